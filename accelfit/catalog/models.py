@@ -1,0 +1,251 @@
+"""Typed rows of the accelerator catalog. Units are in the field names; every fact carries `as_of` and `source`.
+
+The rows are loaded from the versioned YAML files in `accelfit/catalog/data/` (see `loader.py`). Nothing here
+reads files or knows about Pulumi: the planner and the pricing code get a `Catalog` passed in.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from enum import Enum
+from typing import TYPE_CHECKING, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
+
+if TYPE_CHECKING:
+    from accelfit.catalog.lookup import CatalogIndex
+
+
+class Frozen(BaseModel):
+    """Base for catalog rows: immutable, unknown keys rejected (a misspelt key in a data file is an error)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Cloud(str, Enum):
+    gcp = "gcp"
+    aws = "aws"
+
+
+class Precision(str, Enum):
+    fp32 = "fp32"
+    tf32 = "tf32"
+    bf16 = "bf16"
+    fp16 = "fp16"
+    fp8 = "fp8"
+    int8 = "int8"
+
+
+class PricingModel(str, Enum):
+    on_demand = "on-demand"
+    spot = "spot"
+    committed_1y = "committed-1y"
+    committed_3y = "committed-3y"
+
+
+AcceleratorKind = Literal["gpu", "tpu"]
+
+
+class Sourced(Frozen):
+    """A fact with the date it was true and where it came from."""
+
+    as_of: dt.date = Field(description="Date the figure was read or published.")
+    source: str = Field(min_length=3, description="Where the figure comes from (document, page, repository@commit).")
+    verified: bool = Field(default=True, description="False where the figure is second-hand, recalled or judged; "
+                           "`source` then says why.")
+
+
+class Accelerator(Sourced):
+    """One accelerator chip (per GPU or per TPU chip)."""
+
+    name: str = Field(description="Canonical name, e.g. h100-80gb or tpu-v5p.")
+    kind: AcceleratorKind
+    vendor: Literal["nvidia", "google"]
+    aliases: tuple[str, ...] = Field(default=(), description="Other spellings accepted on input.")
+    memory_gib: float = Field(gt=0, description="Device memory per chip, GiB.")
+    memory_bandwidth_gbps: float = Field(gt=0, description="Device memory bandwidth per chip, GB/s.")
+    dense_tflops: dict[Precision, float] = Field(
+        description="Dense (no sparsity) peak per supported precision, TFLOP/s (TOPS for int8). "
+        "A precision missing here is not supported by the chip.")
+    interconnect: str = Field(description="Chip-to-chip link, e.g. NVLink4, PCIe4, ICI.")
+    interconnect_gbps: float = Field(ge=0, description="Chip-to-chip bandwidth per chip, bidirectional, GB/s; 0 if none.")
+    power_w: float | None = Field(default=None, gt=0, description="Board power, W, where published.")
+    max_per_server: int = Field(ge=1, description="Most chips of this model one server or TPU host holds.")
+    tensorcores_per_chip: int | None = Field(default=None, ge=1, description="TPU only: TensorCores per chip.")
+
+    def supports(self, precision: Precision) -> bool:
+        return precision in self.dense_tflops
+
+
+class InstanceType(Sourced):
+    """A cloud machine shape that carries GPUs (AWS instance type or GCP machine type)."""
+
+    cloud: Cloud
+    name: str = Field(description="Instance or machine type, e.g. p5.48xlarge or a3-highgpu-8g.")
+    family: str = Field(description="Family, e.g. p5 or a3-high.")
+    accelerator: str = Field(description="Canonical accelerator name.")
+    accelerator_count: int = Field(ge=1)
+    vcpus: int = Field(ge=1)
+    memory_gib: float = Field(gt=0)
+    local_nvme_gb: float = Field(ge=0, description="Local NVMe/SSD attached to the instance, GB; 0 if none.")
+    network_gbps: float = Field(gt=0, description="Total network bandwidth, Gbps (EFA/RDMA included).")
+    efa_interfaces: int = Field(default=0, ge=0, description="AWS: most EFA interfaces the type takes; 0 = no EFA.")
+    network_cards: int = Field(default=1, ge=1, description="AWS: network cards (EFA interfaces go one per card).")
+    gpudirect: Literal["none", "tcpx", "tcpxo", "rdma"] = Field(
+        default="none", description="GCP: GPUDirect flavour for multi-NIC machines.")
+    extra_networks: int = Field(default=0, ge=0, description="GCP: extra VPCs the machine needs for GPUDirect NICs.")
+    gke_accelerator: str | None = Field(default=None, description="GCP: guest accelerator / GKE label string.")
+    regions: tuple[str, ...] = Field(min_length=1, description="Regions where the type is offered.")
+
+
+class TpuSlice(Sourced):
+    """One Cloud TPU slice shape of a generation."""
+
+    accelerator: str = Field(description="Canonical TPU generation name, e.g. tpu-v5p.")
+    name: str = Field(description="Cloud TPU accelerator type, e.g. v5p-128 (TensorCores) or v5litepod-8 (chips).")
+    chips: int = Field(ge=1)
+    hosts: int = Field(ge=1)
+    topology: str = Field(pattern=r"^[0-9]+x[0-9]+(x[0-9]+)?$", description="e.g. 2x4 or 4x4x4.")
+    accelerator_config_type: str = Field(description="tpu.V2Vm accelerator_config.type, e.g. V5P or V5LITE_POD.")
+    gke_machine_type: str = Field(description="GKE node machine type, e.g. ct5p-hightpu-4t.")
+    gke_accelerator: str = Field(description="GKE node label cloud.google.com/gke-tpu-accelerator.")
+    chips_per_host: int = Field(ge=1)
+    host_vcpus: int = Field(ge=1, description="vCPUs per TPU host VM.")
+    host_memory_gib: float = Field(gt=0, description="RAM per TPU host VM, GiB.")
+    zones: tuple[str, ...] = Field(min_length=1, description="Zones where the slice can be created.")
+    max_slices: int = Field(default=1, ge=1, description="Most slices of this shape in one multislice job.")
+
+    @model_validator(mode="after")
+    def _shape_is_consistent(self) -> TpuSlice:
+        # Messages follow accelfit.validation's "<path>: <what>; <fix>" convention so they point at the field.
+        product = 1
+        for side in self.topology.split("x"):
+            product *= int(side)
+        if product != self.chips:
+            raise ValueError(f"topology: {self.topology} holds {product} chips but chips is {self.chips}; "
+                             "make the topology's sides multiply to the chip count")
+        # A slice smaller than one host (v5e/v6e 1t machines) still occupies one host.
+        if self.chips != self.hosts * self.chips_per_host and not (self.hosts == 1 and self.chips <= self.chips_per_host):
+            raise ValueError(f"hosts: {self.hosts} hosts x {self.chips_per_host} chips per host != {self.chips} chips; "
+                             "set hosts = chips / chips_per_host")
+        return self
+
+    @property
+    def multi_host(self) -> bool:
+        return self.hosts > 1
+
+    @property
+    def regions(self) -> tuple[str, ...]:
+        return tuple(sorted({zone.rsplit("-", 1)[0] for zone in self.zones}))
+
+
+class Price(Sourced):
+    """Hourly price of an instance type (per instance-hour) or of a TPU generation (per chip-hour).
+
+    `verified` (from Sourced) is False where the figure is second-hand or recalled; `source` then says why.
+    """
+
+    cloud: Cloud
+    sku: str = Field(description="Instance/machine type name, or the TPU accelerator name for chip-hours.")
+    unit: Literal["instance-hour", "chip-hour"]
+    region: str
+    pricing: PricingModel
+    hourly_usd: float = Field(gt=0)
+
+
+class ServicePrice(Sourced):
+    """Price of a supporting service: storage, egress, cluster fees, NAT."""
+
+    cloud: Cloud
+    service: str = Field(description="e.g. gcs-standard, s3-standard, filestore-zonal, fsx-lustre-persistent2-125, "
+                         "pd-balanced, ebs-gp3, egress-internet, gke-cluster, eks-cluster, nat-hour, nat-data.")
+    unit: Literal["gib-month", "gb", "hour"] = Field(description="What one `usd` buys.")
+    region: str = Field(description="Region, or '*' for a price that is the same everywhere.")
+    usd: float = Field(ge=0)
+
+
+class EfficiencyFigure(Sourced):
+    """Model FLOPs utilisation to expect for dense LLM training on an accelerator, from published runs."""
+
+    accelerator: str = Field(description="Canonical accelerator name.")
+    mfu: float = Field(gt=0, lt=1)
+    notes: str = Field(default="", description="Which run or judgement the figure rests on.")
+
+
+class Catalog(Frozen):
+    """Everything the planner and pricing know about hardware and prices. Built by `loader.load_catalog`.
+
+    The lookup methods answer from dict indexes built once when the catalog is constructed (see `lookup.py`),
+    so the planner can call them in its inner loops without scanning the rows.
+    """
+
+    schema_version: int
+    accelerators: tuple[Accelerator, ...]
+    instance_types: tuple[InstanceType, ...]
+    tpu_slices: tuple[TpuSlice, ...]
+    prices: tuple[Price, ...]
+    service_prices: tuple[ServicePrice, ...]
+    efficiency: tuple[EfficiencyFigure, ...]
+
+    _index: CatalogIndex = PrivateAttr()
+
+    def model_post_init(self, context: object, /) -> None:
+        from accelfit.catalog.lookup import CatalogIndex  # lookup imports this module; import late
+
+        self._index = CatalogIndex.build(self)
+
+    def accelerator(self, name: str) -> Accelerator:
+        """The accelerator for a canonical name or any alias ('H100', 'v5litepod').
+
+        Raises `names.UnknownAcceleratorError` (a ValueError carrying a suggestion) for an unknown name.
+        """
+        return self._index.accelerator(name)
+
+    def canonical(self, name: str) -> str:
+        """Canonical name for any alias this catalog knows; raises UnknownAcceleratorError."""
+        return self._index.accelerator(name).name
+
+    def instance_type(self, cloud: Cloud | str, name: str) -> InstanceType | None:
+        return self._index.instance_by_key.get((Cloud(cloud), name))
+
+    def instance_types_for(self, cloud: Cloud | str | None = None, accelerator: str | None = None,
+                           region: str | None = None) -> tuple[InstanceType, ...]:
+        """GPU instance types, filtered by cloud, accelerator (alias ok) and region; catalog order."""
+        return self._index.instances(cloud, accelerator, region)
+
+    def tpu_slice(self, name: str) -> TpuSlice | None:
+        """A slice by Cloud TPU accelerator type, e.g. 'v5p-128' or 'v5litepod-16'."""
+        return self._index.slice_by_name.get(name)
+
+    def tpu_slices_for(self, accelerator: str | None = None, zone: str | None = None,
+                       region: str | None = None) -> tuple[TpuSlice, ...]:
+        """TPU slice shapes, filtered by generation (alias ok), zone and region; smallest first."""
+        return self._index.slices(accelerator, zone, region)
+
+    def price(self, cloud: Cloud | str, sku: str, region: str,
+              pricing: PricingModel | str = PricingModel.on_demand) -> Price | None:
+        """Hourly price of an instance type (per instance) or TPU generation (per chip), or None if unknown."""
+        return self._index.price_by_key.get((Cloud(cloud), sku, region, PricingModel(pricing)))
+
+    def prices_for(self, cloud: Cloud | str, sku: str) -> tuple[Price, ...]:
+        """Every price row for one SKU (all regions and pricing models), sorted by region then pricing."""
+        return self._index.prices_by_sku.get((Cloud(cloud), sku), ())
+
+    def tpu_slice_hourly_usd(self, tpu_slice: TpuSlice, region: str,
+                             pricing: PricingModel | str = PricingModel.on_demand) -> float | None:
+        """Slice-hour price = chip-hour price x chips, or None where the generation has no price there."""
+        found = self.price(Cloud.gcp, tpu_slice.accelerator, region, pricing)
+        return None if found is None else found.hourly_usd * tpu_slice.chips
+
+    def service_price(self, cloud: Cloud | str, service: str, region: str) -> ServicePrice | None:
+        """Price of a supporting service in a region, falling back to the cloud-wide row (region '*')."""
+        key = Cloud(cloud)
+        return (self._index.service_by_key.get((key, service, region))
+                or self._index.service_by_key.get((key, service, "*")))
+
+    def mfu(self, accelerator: str) -> EfficiencyFigure:
+        """Expected training MFU for an accelerator (alias ok).
+
+        Raises UnknownAcceleratorError for an unknown name and LookupError when the catalog has no figure.
+        """
+        return self._index.mfu(accelerator)

@@ -1,0 +1,1 @@
+"""The `accelfit` command line. Commands import heavy modules lazily so `accelfit plan` stays fast."""

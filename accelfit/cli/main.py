@@ -1,0 +1,68 @@
+"""Entry point of the `accelfit` command: the command group and the exit-code contract.
+
+Exit codes (design.md section 7): 0 fine; 1 a mandatory policy violation or no feasible plan; 2 invalid input,
+reported as messages that name the file, the field and the fix, never as a traceback.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from accelfit.errors import EXIT_INVALID_INPUT, InputError
+
+
+class AccelfitGroup(click.Group):
+    """Turns our input errors into exit code 2 with readable messages, for every command."""
+
+    def invoke(self, ctx: click.Context):  # type: ignore[override]
+        try:
+            return super().invoke(ctx)
+        except InputError as error:
+            for item in error.problems:
+                click.echo(f"error: {item.render()}", err=True)
+            ctx.exit(EXIT_INVALID_INPUT)
+
+
+@click.group(cls=AccelfitGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="accelfit")
+def cli() -> None:
+    """Plan, price and provision GPU and TPU infrastructure on Pulumi."""
+
+
+def _register() -> None:
+    from accelfit.cli.check_command import check
+    from accelfit.cli.schema_command import schema
+
+    cli.add_command(check)
+    cli.add_command(schema)
+    try:
+        from accelfit.cli.catalog_command import catalog
+    except ImportError:  # the catalog command lands separately; the rest of the CLI works without it
+        pass
+    else:
+        cli.add_command(catalog)
+
+
+_register()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Console-script entry point; returns the exit code instead of raising SystemExit."""
+    try:
+        # Outside standalone mode click returns the code given to ctx.exit() instead of raising it.
+        code = cli.main(args=argv, prog_name="accelfit", standalone_mode=False)
+    except click.exceptions.Exit as done:
+        return done.exit_code
+    except click.ClickException as error:
+        error.show()
+        return EXIT_INVALID_INPUT
+    except click.exceptions.Abort:
+        click.echo("aborted", err=True)
+        return 1
+    return code if isinstance(code, int) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,236 @@
+"""The workload spec: what a team runs, and where it may run (design.md section 3; the names are user-facing).
+
+Strict on purpose: unknown keys are errors (a misspelt `deadline_day` must not silently mean "no deadline"),
+sizes accept suffixes (`70B`, `2T`), fixed choices are enums, and every field has a description that ends up in
+the JSON Schema that `accelfit schema` prints for editors.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Annotated
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
+
+from accelfit.catalog.names import UnknownAcceleratorError, canonical_accelerator
+from accelfit.sizes import SizeError, parse_bytes, parse_count
+
+
+class StrictModel(BaseModel):
+    """Frozen, and unknown keys rejected: a typo in a user's YAML is an error, never a silent default."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", use_enum_values=False)
+
+
+def _count(value: object) -> float:
+    try:
+        return parse_count(value)
+    except SizeError as error:
+        raise ValueError(str(error)) from None
+
+
+def _terabytes(value: object) -> float:
+    """A number is already TB; a string with a unit ('500Gi', '20TB') is converted to TB (10^12 bytes)."""
+    if isinstance(value, str):
+        try:
+            return parse_bytes(value) / 1e12
+        except SizeError as error:
+            raise ValueError(str(error)) from None
+    return value  # type: ignore[return-value]  # numbers are checked by the field's own constraints
+
+
+Count = Annotated[float, BeforeValidator(_count)]
+Terabytes = Annotated[float, BeforeValidator(_terabytes)]
+
+DNS_LABEL = r"^[a-z]([-a-z0-9]*[a-z0-9])?$"
+
+
+class WorkloadKind(str, Enum):
+    training = "training"
+    fine_tuning = "fine-tuning"
+    inference = "inference"
+
+
+class Framework(str, Enum):
+    pytorch = "pytorch"
+    jax = "jax"
+    tensorflow = "tensorflow"
+
+
+class Maturity(str, Enum):
+    experimental = "experimental"
+    evolving = "evolving"
+    stable = "stable"
+
+
+class Precision(str, Enum):
+    fp32 = "fp32"
+    tf32 = "tf32"
+    bf16 = "bf16"
+    fp16 = "fp16"
+    fp8 = "fp8"
+    int8 = "int8"
+
+
+class TrainingMethod(str, Enum):
+    full = "full"
+    lora = "lora"
+
+
+class Traffic(str, Enum):
+    variable = "variable"
+    steady = "steady"
+
+
+class PlacementCloud(str, Enum):
+    gcp = "gcp"
+    aws = "aws"
+
+
+class Portability(str, Enum):
+    none = "none"
+    preferred = "preferred"
+    required = "required"
+
+
+class Deployment(str, Enum):
+    cloud = "cloud"
+    dedicated = "dedicated"
+    any = "any"
+
+
+class Orchestration(str, Enum):
+    kubernetes = "kubernetes"
+    vms = "vms"
+
+
+class Pricing(str, Enum):
+    on_demand = "on-demand"
+    spot = "spot"
+    committed_1y = "committed-1y"
+    committed_3y = "committed-3y"
+
+
+class ModelSpec(StrictModel):
+    parameters: Count = Field(gt=0, description="Parameter count (active parameters for MoE), e.g. 70B or 6.74e9.")
+    precision: Precision = Field(default=Precision.bf16, description="Numeric precision of training or serving.")
+    dynamic_shapes: bool = Field(default=False, description="Data-dependent shapes or control flow (favours GPUs).")
+    custom_kernels: bool = Field(default=False, description="Hand-written CUDA/Triton kernels (needs GPUs).")
+    layers: int | None = Field(default=None, ge=1, description="Transformer layers, for KV-cache sizing.")
+    hidden_size: int | None = Field(default=None, ge=1, description="Model width, for KV-cache sizing.")
+    kv_heads: int | None = Field(default=None, ge=1, description="Key/value heads (GQA), for KV-cache sizing.")
+    attention_heads: int | None = Field(default=None, ge=1, description="Query heads, to derive the head size.")
+    context_tokens: int | None = Field(default=None, ge=1, description="Longest context served, tokens.")
+
+
+class TrainingSpec(StrictModel):
+    tokens: Count = Field(gt=0, description="Training tokens, e.g. 2T.")
+    deadline_days: float = Field(gt=0, le=3650, description="Wall-clock days the run may take.")
+    method: TrainingMethod = Field(default=TrainingMethod.full, description="full, or lora (fine-tuning only).")
+
+
+class InferenceSpec(StrictModel):
+    requests_per_second: float = Field(gt=0, description="Peak requests per second to serve.")
+    input_tokens: int = Field(default=1024, ge=1, description="Prompt tokens per request (typical).")
+    output_tokens: int = Field(default=256, ge=1, description="Generated tokens per request (typical).")
+    latency_p99_ms: float = Field(gt=0, description="99th-percentile end-to-end latency target, ms.")
+    traffic: Traffic = Field(default=Traffic.variable,
+                             description="variable (bursty, mixed batch sizes) or steady (large, regular batches).")
+    hours_per_day: float = Field(default=24, gt=0, le=24, description="Hours a day the service must be up.")
+
+
+class DataSpec(StrictModel):
+    dataset_tb: Terabytes = Field(default=0, ge=0, description="Dataset size, TB (or a size such as 500Gi).")
+    egress_tb_per_month: Terabytes = Field(default=0, ge=0, description="Data leaving the cloud each month, TB.")
+
+
+class PlacementSpec(StrictModel):
+    clouds: tuple[PlacementCloud, ...] = Field(default=(PlacementCloud.gcp, PlacementCloud.aws),
+                                               description="Clouds allowed.")
+    regions: tuple[str, ...] = Field(default=(), description="Region allow-list; empty = any offering region.")
+    portability: Portability = Field(default=Portability.none,
+                                     description="required: must also run off Google Cloud, which rules out TPUs.")
+    deployment: Deployment = Field(default=Deployment.cloud,
+                                   description="cloud, dedicated (own bare-metal inventory only) or any.")
+    inventory: str | None = Field(default=None,
+                                  description="Path to a bare-metal inventory, relative to the file naming it.")
+    orchestration: Orchestration = Field(default=Orchestration.kubernetes,
+                                         description="kubernetes, or vms (TPU VMs / plain instances, no cluster).")
+    accelerators: tuple[str, ...] = Field(default=(),
+                                          description="Accelerator allow-list (canonical names or aliases); empty = any.")
+
+    @field_validator("accelerators", mode="after")
+    @classmethod
+    def _canonical_accelerators(cls, names: tuple[str, ...]) -> tuple[str, ...]:
+        canonical = []
+        for name in names:
+            try:
+                canonical.append(canonical_accelerator(name))
+            except UnknownAcceleratorError as error:
+                hint = f"did you mean {error.suggestion!r}? " if error.suggestion else ""
+                raise ValueError(f"unknown accelerator {name!r}; {hint}known: {', '.join(error.known)}") from None
+        return tuple(dict.fromkeys(canonical))
+
+    @field_validator("regions", mode="after")
+    @classmethod
+    def _region_shape(cls, regions: tuple[str, ...]) -> tuple[str, ...]:
+        for region in regions:
+            if not region or not region.replace("-", "").isalnum() or region != region.lower():
+                raise ValueError(f"region {region!r} is not a region name such as us-central1 or us-east-1")
+        return regions
+
+
+class BudgetSpec(StrictModel):
+    max_monthly_usd: float | None = Field(default=None, gt=0, description="Most the workload may cost a month, USD.")
+    max_total_usd: float | None = Field(default=None, gt=0, description="Most a training run may cost in total, USD.")
+    pricing: Pricing = Field(default=Pricing.on_demand,
+                             description="on-demand, spot, committed-1y or committed-3y.")
+
+
+class WorkloadSpec(StrictModel):
+    """A workload: what runs, how big, how fast it must be, where it may run and what it may cost."""
+
+    name: str = Field(pattern=DNS_LABEL, min_length=1, max_length=40,
+                      description="DNS label used in resource names (lowercase letters, digits, '-'; at most 40 "
+                                  "characters so derived cloud names stay under their 63-character limits).")
+    kind: WorkloadKind = Field(description="training, fine-tuning or inference.")
+    framework: Framework = Field(description="pytorch, jax or tensorflow.")
+    maturity: Maturity = Field(default=Maturity.stable, description="experimental, evolving or stable code.")
+    model: ModelSpec = Field(description="The model: size and numerics.")
+    training: TrainingSpec | None = Field(default=None, description="Required for training and fine-tuning.")
+    inference: InferenceSpec | None = Field(default=None, description="Required for inference.")
+    data: DataSpec = Field(default_factory=DataSpec, description="Data volumes, for storage and egress cost.")
+    placement: PlacementSpec = Field(default_factory=PlacementSpec, description="Where the workload may run.")
+    budget: BudgetSpec = Field(default_factory=BudgetSpec, description="Limits on cost and the pricing model.")
+
+    @model_validator(mode="after")
+    def _cross_field_rules(self) -> WorkloadSpec:
+        # Each rule raises with the field path first, so the loader can point at the right key.
+        trains = self.kind in (WorkloadKind.training, WorkloadKind.fine_tuning)
+        if trains and self.training is None:
+            raise ValueError(f"training: required when kind is {self.kind.value}; add a training block "
+                             "with tokens and deadline_days")
+        if trains and self.inference is not None:
+            raise ValueError(f"inference: not used when kind is {self.kind.value}; remove the inference block")
+        if self.kind is WorkloadKind.inference and self.inference is None:
+            raise ValueError("inference: required when kind is inference; add an inference block with "
+                             "requests_per_second and latency_p99_ms")
+        if self.kind is WorkloadKind.inference and self.training is not None:
+            raise ValueError("training: not used when kind is inference; remove the training block")
+        if (self.training is not None and self.training.method is TrainingMethod.lora
+                and self.kind is not WorkloadKind.fine_tuning):
+            raise ValueError("training.method: lora is for kind fine-tuning; set kind: fine-tuning or method: full")
+        placement = self.placement
+        if placement.deployment is Deployment.dedicated and not placement.inventory:
+            raise ValueError("placement.inventory: required when deployment is dedicated; give the path of a "
+                             "bare-metal inventory file")
+        if placement.deployment is Deployment.cloud and placement.inventory:
+            raise ValueError("placement.inventory: only used when deployment is dedicated or any; set "
+                             "deployment: any (or dedicated) or remove the inventory")
+        if placement.deployment is not Deployment.dedicated and not placement.clouds:
+            raise ValueError("placement.clouds: empty, so nothing can run in a cloud; list at least one of gcp, "
+                             "aws, or set deployment: dedicated")
+        if placement.deployment is Deployment.dedicated and placement.orchestration is Orchestration.vms:
+            raise ValueError("placement.orchestration: bare-metal servers join a Kubernetes cluster; set "
+                             "orchestration: kubernetes")
+        return self

@@ -1,0 +1,114 @@
+"""Turn pydantic validation errors into `Problem`s that name the field path, the bad value and the fix.
+
+Shared by every strict input model (workload spec, inventory, stack config, catalog rows). Messages raised by
+our own validators follow one convention, "<relative.path>: <what is wrong>; <how to fix it>", so cross-field
+rules point at the field they are about rather than at the whole object.
+"""
+
+from __future__ import annotations
+
+import re
+import types
+import typing
+from enum import Enum
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from accelfit.errors import InputError, Problem, did_you_mean, join_path, problem
+
+M = TypeVar("M", bound=BaseModel)
+
+_OWN_MESSAGE = re.compile(r"^(?P<path>[A-Za-z_][A-Za-z0-9_.\[\]]*): (?P<rest>.*)$", re.S)
+
+
+def validate(model: type[M], data: Any, file: str | None, prefix: str = "") -> M:
+    """Validate `data` as `model`; every problem found becomes part of one InputError."""
+    if not isinstance(data, dict):
+        kind = "empty" if data is None else f"a {type(data).__name__}"
+        raise InputError([problem(file, prefix, f"expected a mapping of keys to values, found {kind}",
+                                  f"write the {model.__name__} as YAML keys, see `accelfit schema`")])
+    try:
+        return model.model_validate(data)
+    except ValidationError as error:
+        raise InputError(problems_from(error, model, file, prefix)) from None
+
+
+def problems_from(error: ValidationError, model: type[BaseModel], file: str | None, prefix: str) -> list[Problem]:
+    problems = [_problem(detail, model, file, prefix) for detail in error.errors(include_url=False)]
+    # One problem per field is enough; pydantic reports a union's failure once per member.
+    unique: dict[tuple[str, str], Problem] = {}
+    for item in problems:
+        unique.setdefault((item.field, item.message), item)
+    return list(unique.values())
+
+
+def _problem(detail: dict[str, Any], root: type[BaseModel], file: str | None, prefix: str) -> Problem:
+    loc = tuple(part for part in detail["loc"] if not (isinstance(part, str) and "[" in part and "]" in part))
+    kind = detail["type"]
+    value = detail.get("input")
+    path = join_path(prefix, *loc)
+    owner = _model_at(root, loc[:-1]) if loc else root
+
+    if kind == "extra_forbidden":
+        key = str(loc[-1])
+        allowed = list(owner.model_fields) if owner else []
+        close = did_you_mean(key, allowed)
+        fix = f"did you mean {close!r}?" if close else f"remove it; allowed keys here: {', '.join(allowed)}"
+        return problem(file, path, f"unknown key {key!r}", fix)
+    if kind == "missing":
+        field = owner.model_fields.get(str(loc[-1])) if owner else None
+        described = f" ({field.description})" if field and field.description else ""
+        return problem(file, path, "required field is missing", f"add {loc[-1]}{described}")
+    if kind in ("value_error", "assertion_error"):
+        message = str(detail["msg"]).removeprefix("Value error, ").removeprefix("Assertion failed, ")
+        match = _OWN_MESSAGE.match(message)
+        if match and not match.group("path").startswith("http"):
+            path = join_path(path, match.group("path")) if path else join_path(prefix, match.group("path"))
+            message = match.group("rest")
+            what, _, fix = message.partition("; ")
+            return problem(file, path, what, fix or "see `accelfit schema` for this field")
+        what, _, fix = message.partition("; ")
+        return problem(file, path, what, fix or _field_hint(owner, loc), value)
+    if kind == "enum":
+        expected = detail.get("ctx", {}).get("expected", "")
+        choices = re.findall(r"'([^']*)'", expected)
+        close = did_you_mean(str(value), choices) if isinstance(value, str) else None
+        fix = (f"did you mean {close!r}? " if close else "") + f"use one of: {', '.join(choices)}"
+        return problem(file, path, "not an allowed value", fix, value)
+    if kind.startswith(("greater_than", "less_than", "too_short", "too_long", "string_too", "string_pattern")):
+        return problem(file, path, str(detail["msg"]).rstrip("."), _field_hint(owner, loc), value)
+    return problem(file, path, str(detail["msg"]).rstrip("."), _field_hint(owner, loc), value)
+
+
+def _field_hint(owner: type[BaseModel] | None, loc: tuple[Any, ...]) -> str:
+    if owner and loc and isinstance(loc[-1], str) and loc[-1] in owner.model_fields:
+        description = owner.model_fields[loc[-1]].description
+        if description:
+            return f"{loc[-1]} is: {description}"
+    return "see `accelfit schema` for the expected value"
+
+
+def _model_at(root: type[BaseModel], loc: tuple[Any, ...]) -> type[BaseModel] | None:
+    """The model class that owns the field at `loc` (list indexes skipped), or None."""
+    current: Any = root
+    for part in loc:
+        if isinstance(part, int):
+            continue
+        if not (isinstance(current, type) and issubclass(current, BaseModel)) or part not in current.model_fields:
+            return None
+        current = _inner_model(current.model_fields[part].annotation)
+    return current if isinstance(current, type) and issubclass(current, BaseModel) else None
+
+
+def _inner_model(annotation: Any) -> Any:
+    """Unwrap Optional[X], tuple[X, ...], list[X], dict[str, X] to find a model class X."""
+    if isinstance(annotation, type) and issubclass(annotation, (BaseModel, Enum)):
+        return annotation
+    origin = typing.get_origin(annotation)
+    if origin in (typing.Union, types.UnionType, tuple, list, dict, typing.Annotated):
+        for arg in typing.get_args(annotation):
+            found = _inner_model(arg)
+            if isinstance(found, type) and issubclass(found, BaseModel):
+                return found
+    return annotation
