@@ -1,0 +1,183 @@
+"""The Plan: the planner's answer, and the only thing components build from.
+
+Frozen and explicit: everything a component needs (machine types, counts, zones, taints, labels, storage sizes)
+is decided here, so `components/` chooses nothing. `accelfit plan --json` prints `Plan.to_json_dict()`, whose
+keys scripts rely on (design.md section 4).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from enum import Enum
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Platform(str, Enum):
+    gke_gpu = "gke-gpu"
+    gke_tpu = "gke-tpu"
+    tpu_vm = "tpu-vm"
+    eks_gpu = "eks-gpu"
+    baremetal_gpu = "baremetal-gpu"
+
+
+class PlanCloud(str, Enum):
+    gcp = "gcp"
+    aws = "aws"
+    onprem = "onprem"
+
+
+class Taint(Frozen):
+    key: str
+    value: str
+    effect: Literal["NoSchedule", "PreferNoSchedule", "NoExecute"]
+
+
+class NodePool(Frozen):
+    """One group of identical nodes. GPU/TPU pools carry their accelerators; the system pool carries none."""
+
+    name: str = Field(description="Short role name used in resource names, e.g. system, gpu, tpu-0.")
+    role: Literal["system", "gpu", "tpu"]
+    machine_type: str = Field(description="GCP machine type or AWS instance type.")
+    accelerator: str | None = Field(default=None, description="Canonical accelerator name.")
+    accelerators_per_node: int = Field(default=0, ge=0)
+    gke_accelerator: str | None = Field(default=None, description="GKE guest accelerator / TPU node label.")
+    min_nodes: int = Field(ge=0)
+    max_nodes: int = Field(ge=1)
+    initial_nodes: int = Field(ge=0)
+    spot: bool = False
+    reservation: str | None = Field(default=None, description="Name of a reservation/capacity block to consume.")
+    zones: tuple[str, ...] = Field(min_length=1)
+    taints: tuple[Taint, ...] = ()
+    labels: dict[str, str] = Field(default_factory=dict)
+    compact_placement: bool = Field(default=False, description="Place nodes close together (multi-node training).")
+    tpu_topology: str | None = Field(default=None, description="TPU slice topology, e.g. 4x4x4.")
+    tpu_slice: str | None = Field(default=None, description="Cloud TPU accelerator type, e.g. v5p-128.")
+    efa_interfaces: int = Field(default=0, ge=0, description="AWS: EFA interfaces per node (0 = none).")
+    gpudirect: Literal["none", "tcpx", "tcpxo", "rdma"] = "none"
+    local_nvme_gb: float = Field(default=0, ge=0)
+    driver_version: str | None = Field(default=None, description="GPU driver: GKE DEFAULT/LATEST or a pinned version.")
+    disk_size_gb: int = Field(default=200, ge=10)
+
+
+class TpuVmSlice(Frozen):
+    """A TPU slice run as TPU VMs (orchestration: vms)."""
+
+    name: str = Field(description="Slice name suffix, e.g. slice-0.")
+    accelerator_type: str = Field(description="Cloud TPU accelerator type, e.g. v5p-128.")
+    accelerator_config_type: str = Field(description="V2Vm accelerator_config.type, e.g. V5P.")
+    topology: str
+    zone: str
+    runtime_version: str = Field(description="TPU software version matching the framework.")
+    spot: bool = False
+    reserved: bool = False
+
+
+class NetworkPlan(Frozen):
+    cidr: str = "10.0.0.0/16"
+    pods_cidr: str = "10.64.0.0/14"
+    services_cidr: str = "10.68.0.0/20"
+    extra_networks: int = Field(default=0, ge=0, description="GCP: extra VPCs for GPUDirect NICs.")
+    efa: bool = Field(default=False, description="AWS: EFA networking between nodes.")
+    placement_group: bool = Field(default=False, description="AWS: cluster placement group for the GPU nodes.")
+
+
+class StoragePlan(Frozen):
+    dataset_tb: float = Field(ge=0)
+    checkpoint_tb: float = Field(ge=0, description="Checkpoints kept, TB (sized from the model's state).")
+    bucket_versioning: bool = True
+    checkpoint_retention_days: int = Field(default=30, ge=1, description="Older checkpoint objects age out.")
+    shared_filesystem: Literal["none", "filestore", "fsx-lustre"] = "none"
+    filesystem_capacity_gib: int = Field(default=0, ge=0)
+    filesystem_throughput_mbps_per_tib: int = Field(default=0, ge=0, description="FSx for Lustre per-unit throughput.")
+
+
+class CostLine(Frozen):
+    item: str = Field(description="compute, storage, egress, cluster, network ...")
+    monthly_usd: float
+    total_usd: float
+    note: str = ""
+
+
+class Estimate(Frozen):
+    hours: float = Field(description="Wall-clock hours of the run (training) or per month of service (inference).")
+    accelerator_hours: float
+    devices: int = Field(description="Accelerators (GPUs or TPU chips) in use.")
+    mfu: float | None = Field(default=None, description="Model FLOPs utilisation assumed (training).")
+    mfu_source: str = ""
+    replicas: int | None = Field(default=None, description="Serving replicas (inference).")
+    tokens_per_second: float | None = Field(default=None, description="Training or serving throughput estimate.")
+    latency_p99_ms: float | None = Field(default=None, description="Estimated p99 latency (inference).")
+    memory_per_device_gib: float = Field(description="Memory the workload needs per device.")
+    monthly_usd: float
+    total_usd: float
+    breakdown: tuple[CostLine, ...]
+    prices_verified: bool = Field(default=True, description="False when a price used is second-hand.")
+
+
+class PlanAccelerator(Frozen):
+    name: str
+    kind: Literal["gpu", "tpu"]
+    count: int = Field(ge=1, description="Total accelerators (GPUs or TPU chips).")
+    topology: str | None = None
+    slice: str | None = Field(default=None, description="TPU accelerator type per slice, e.g. v5p-128.")
+    slices: int | None = Field(default=None, description="TPU slices (multislice when > 1).")
+    instance_type: str | None = None
+    nodes: int | None = None
+    per_node: int | None = None
+
+
+class Alternative(Frozen):
+    option: str
+    platform: Platform
+    cloud: PlanCloud
+    region: str
+    accelerator: str
+    count: int
+    pricing: str
+    hours: float
+    monthly_usd: float
+    total_usd: float
+    score_usd: float = Field(description="Cost after soft-preference penalties, used for ranking.")
+    why_not: str
+
+
+class Rejection(Frozen):
+    option: str
+    rule: str = Field(description="Which rule rejected it; rejections are grouped by rule.")
+    reason: str
+
+
+class Plan(Frozen):
+    workload: str
+    kind: str
+    framework: str
+    environment: str
+    option: str = Field(description="Stable id of the chosen option; `accelfit lock` stores it.")
+    platform: Platform
+    cloud: PlanCloud
+    region: str
+    zones: tuple[str, ...]
+    pricing: str
+    orchestration: Literal["kubernetes", "vms"]
+    accelerator: PlanAccelerator
+    node_pools: tuple[NodePool, ...] = ()
+    tpu_vm_slices: tuple[TpuVmSlice, ...] = ()
+    baremetal_hosts: tuple[str, ...] = Field(default=(), description="Inventory server names used.")
+    network: NetworkPlan = Field(default_factory=NetworkPlan)
+    storage: StoragePlan
+    estimate: Estimate
+    reasons: tuple[str, ...]
+    warnings: tuple[str, ...] = ()
+    alternatives: tuple[Alternative, ...] = ()
+    rejected: tuple[Rejection, ...] = ()
+    catalog_as_of: dt.date = Field(description="Newest price date the plan used.")
+
+    def to_json_dict(self) -> dict[str, Any]:
+        """The `accelfit plan --json` document (design.md section 4 keys plus the full plan)."""
+        return self.model_dump(mode="json")

@@ -1,0 +1,147 @@
+"""Run a Pulumi program in-process under `pulumi.runtime` mocks and record every resource it registers.
+
+Used by the tests and by `accelfit preview`. It records what the engine would receive (type token, name,
+parent, camelCase inputs, protect) and catches what mocks let through silently: two resources with one URN
+(reference/pulumi.md 5.2 C). It uses `preview=False` so values the mocks return are known and nothing an
+assertion depends on is silently dropped (reference 5.4); the mocks return the computed outputs components read.
+
+This module imports pulumi; nothing in the pure core (spec, catalog, planner, pricing) imports it.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import pulumi
+import pulumi.runtime
+from pulumi.runtime.mocks import MockMonitor
+
+
+@dataclass(frozen=True)
+class RecordedResource:
+    type: str
+    name: str
+    urn: str
+    parent: str | None = field(metadata={"doc": "URN of the parent, None for children of the stack."})
+    custom: bool
+    inputs: dict[str, Any]
+    protect: bool
+    provider: str
+
+    @property
+    def parent_name(self) -> str | None:
+        return self.parent.rsplit("::", 1)[-1] if self.parent else None
+
+
+@dataclass
+class Recording:
+    resources: list[RecordedResource] = field(default_factory=list)
+    duplicate_urns: list[str] = field(default_factory=list)
+
+    def of_type(self, type_token: str) -> list[RecordedResource]:
+        return [resource for resource in self.resources if resource.type == type_token]
+
+    def named(self, name: str) -> RecordedResource:
+        matches = [resource for resource in self.resources if resource.name == name]
+        if len(matches) != 1:
+            raise KeyError(f"{len(matches)} resources named {name!r}")
+        return matches[0]
+
+
+def plain(value: Any) -> Any:
+    """Inputs as plain JSON data: whole floats back to ints (values travel as protobuf Struct), unknowns marked."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, Mapping):
+        return {str(key): plain(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [plain(item) for item in value]
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    return f"<{type(value).__name__}>"
+
+
+def _computed_outputs(type_token: str, name: str, inputs: dict[str, Any]) -> dict[str, Any]:
+    """Provider-computed outputs the components read, so nothing built from them is dropped under mocks."""
+    outputs: dict[str, Any] = {"name": inputs.get("name", name), "id": f"{name}-id"}
+    if type_token.startswith("gcp:"):
+        outputs["selfLink"] = f"https://www.googleapis.com/compute/v1/projects/mock/{name}"
+        if type_token == "gcp:container/cluster:Cluster":
+            outputs["endpoint"] = "203.0.113.10"
+            outputs["masterAuth"] = {"clusterCaCertificate": "bW9jay1jYQ=="}
+    if type_token.startswith("aws:"):
+        outputs["arn"] = f"arn:aws:mock:::{name}"
+        outputs["bucket"] = inputs.get("bucket", name)
+        if type_token == "aws:ec2/launchTemplate:LaunchTemplate":
+            outputs["latestVersion"] = 1
+        if type_token == "aws:eks/cluster:Cluster":
+            outputs["endpoint"] = "https://mock.eks.amazonaws.com"
+            outputs["certificateAuthority"] = {"data": "bW9jay1jYQ=="}
+            outputs["vpcConfig"] = inputs.get("vpcConfig", {})
+    return outputs
+
+
+class _Mocks(pulumi.runtime.Mocks):
+    def __init__(self, call_results: Callable[[pulumi.runtime.MockCallArgs], dict[str, Any]] | None):
+        self._call_results = call_results
+
+    def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str, dict[str, Any]]:
+        state = dict(args.inputs)
+        for key, value in _computed_outputs(args.typ, args.name, args.inputs).items():
+            state.setdefault(key, value)
+        return f"{args.name}-id", state
+
+    def call(self, args: pulumi.runtime.MockCallArgs) -> tuple[dict[str, Any], list]:
+        # Mocks must return (dict, []) — (dict, None) crashes the SDK (reference 5.1).
+        return (self._call_results(args) if self._call_results else {}), []
+
+
+def engine_urn(urn: str) -> str:
+    """Mocks put `pulumi:pulumi:Stack$` in the URN of the stack's direct children; the real engine does not."""
+    return urn.replace("::pulumi:pulumi:Stack$", "::")
+
+
+class _RecordingMonitor(MockMonitor):
+    def __init__(self, mocks: _Mocks, recording: Recording):
+        super().__init__(mocks)
+        self._recording = recording
+        self._seen: set[str] = set()
+        self._lock = threading.Lock()  # RegisterResource runs on executor threads
+
+    def RegisterResource(self, request):  # noqa: N802 (gRPC method name)
+        response = super().RegisterResource(request)
+        if request.type == "pulumi:pulumi:Stack":
+            return response
+        urn = self.make_urn(request.parent, request.type, request.name)
+        registered = self.resources.get(urn)
+        inputs = plain(pulumi.runtime.rpc.deserialize_properties(request.object)) if registered else {}
+        with self._lock:
+            if urn in self._seen:
+                self._recording.duplicate_urns.append(urn)
+            self._seen.add(urn)
+            parent = request.parent if request.parent and "::pulumi:pulumi:Stack::" not in request.parent else None
+            self._recording.resources.append(RecordedResource(
+                type=request.type, name=request.name, urn=engine_urn(urn),
+                parent=engine_urn(parent) if parent else None, custom=bool(request.custom),
+                inputs=inputs, protect=bool(request.protect), provider=request.provider))
+        return response
+
+
+def record(program: Callable[[], Any], *, project: str = "accelfit", stack: str = "test",
+           config: Mapping[str, str] | None = None,
+           call_results: Callable[[pulumi.runtime.MockCallArgs], dict[str, Any]] | None = None) -> Recording:
+    """Run `program` under mocks with the given stack config; return every resource it registered."""
+    recording = Recording()
+    pulumi.runtime.set_all_config(dict(config or {}))
+    mocks = _Mocks(call_results)
+    pulumi.runtime.set_mocks(mocks, project=project, stack=stack, preview=False,
+                             monitor=_RecordingMonitor(mocks, recording))
+
+    def run() -> None:
+        program()
+
+    pulumi.runtime.test(run)()
+    return recording
