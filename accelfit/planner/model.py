@@ -63,6 +63,9 @@ class NodePool(Frozen):
     local_nvme_gb: float = Field(default=0, ge=0)
     driver_version: str | None = Field(default=None, description="GPU driver: GKE DEFAULT/LATEST or a pinned version.")
     disk_size_gb: int = Field(default=200, ge=10)
+    gpu_sharing_strategy: Literal["TIME_SHARING", "MPS"] | None = Field(
+        default=None, description="GCP: share each GPU between pods (GKE GPU sharing); None = one pod per GPU.")
+    gpu_max_shared_clients: int = Field(default=0, ge=0, description="GCP: pods per GPU when sharing.")
 
 
 class TpuVmSlice(Frozen):
@@ -76,6 +79,8 @@ class TpuVmSlice(Frozen):
     runtime_version: str = Field(description="TPU software version matching the framework.")
     spot: bool = False
     reserved: bool = False
+    queued: bool = Field(default=False, description="Obtain capacity through a Cloud TPU queued resource.")
+    data_disk_gb: int = Field(default=0, ge=0, description="Persistent data disk attached to the slice; 0 = none.")
 
 
 class NetworkPlan(Frozen):
@@ -85,6 +90,7 @@ class NetworkPlan(Frozen):
     extra_networks: int = Field(default=0, ge=0, description="GCP: extra VPCs for GPUDirect NICs.")
     efa: bool = Field(default=False, description="AWS: EFA networking between nodes.")
     placement_group: bool = Field(default=False, description="AWS: cluster placement group for the GPU nodes.")
+    master_cidr: str = Field(default="172.16.0.0/28", description="GCP: /28 for the private GKE control plane.")
 
 
 class StoragePlan(Frozen):
@@ -95,6 +101,8 @@ class StoragePlan(Frozen):
     shared_filesystem: Literal["none", "filestore", "fsx-lustre"] = "none"
     filesystem_capacity_gib: int = Field(default=0, ge=0)
     filesystem_throughput_mbps_per_tib: int = Field(default=0, ge=0, description="FSx for Lustre per-unit throughput.")
+    filestore_tier: Literal["BASIC_HDD", "BASIC_SSD", "ZONAL", "REGIONAL", "ENTERPRISE", "HIGH_SCALE_SSD"] = Field(
+        default="ZONAL", description="GCP: Filestore service tier when shared_filesystem is filestore.")
 
 
 class CostLine(Frozen):
@@ -170,6 +178,8 @@ class Plan(Frozen):
     tpu_vm_slices: tuple[TpuVmSlice, ...] = ()
     baremetal_hosts: tuple[str, ...] = Field(default=(), description="Inventory server names used.")
     network: NetworkPlan = Field(default_factory=NetworkPlan)
+    gke_release_channel: Literal["RAPID", "REGULAR", "STABLE"] = Field(
+        default="REGULAR", description="GCP: GKE release channel of the cluster.")
     storage: StoragePlan
     estimate: Estimate
     reasons: tuple[str, ...]
