@@ -66,6 +66,9 @@ class NodePool(Frozen):
     gpu_sharing_strategy: Literal["TIME_SHARING", "MPS"] | None = Field(
         default=None, description="GCP: share each GPU between pods (GKE GPU sharing); None = one pod per GPU.")
     gpu_max_shared_clients: int = Field(default=0, ge=0, description="GCP: pods per GPU when sharing.")
+    capacity_block: bool = Field(
+        default=False, description="AWS: `reservation` is an EC2 Capacity Block for ML (market type capacity-block) "
+        "rather than an On-Demand Capacity Reservation.")
 
 
 class TpuVmSlice(Frozen):
@@ -180,6 +183,8 @@ class Plan(Frozen):
     network: NetworkPlan = Field(default_factory=NetworkPlan)
     gke_release_channel: Literal["RAPID", "REGULAR", "STABLE"] = Field(
         default="REGULAR", description="GCP: GKE release channel of the cluster.")
+    eks_version: str | None = Field(
+        default=None, description="AWS: EKS Kubernetes version, e.g. 1.33; None = the version EKS defaults to.")
     storage: StoragePlan
     estimate: Estimate
     reasons: tuple[str, ...]
