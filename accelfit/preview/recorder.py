@@ -80,7 +80,8 @@ def _computed_outputs(type_token: str, name: str, inputs: dict[str, Any]) -> dic
         if type_token == "aws:eks/cluster:Cluster":
             outputs["endpoint"] = "https://mock.eks.amazonaws.com"
             outputs["certificateAuthority"] = {"data": "bW9jay1jYQ=="}
-            outputs["vpcConfig"] = inputs.get("vpcConfig", {})
+            # EKS creates the cluster security group; nodes with a custom launch template must be given it.
+            outputs["vpcConfig"] = {"clusterSecurityGroupId": f"{name}-cluster-sg-id", **inputs.get("vpcConfig", {})}
     return outputs
 
 
