@@ -1,0 +1,224 @@
+"""Cross-row and cross-file rules of the catalog data, each broken rule a `Problem` naming file and field path.
+
+Row-level rules (types, ranges, topology x chips) are in the models; these are the rules that need more than
+one row: references between files resolve, keys are unique, and related strings agree with each other.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from pydantic import BaseModel
+
+from accelfit.catalog.models import (
+    Accelerator,
+    Cloud,
+    EfficiencyFigure,
+    InstanceType,
+    Price,
+    TpuSlice,
+)
+from accelfit.catalog.names import fold
+from accelfit.errors import Problem, did_you_mean, problem
+
+
+@dataclass(frozen=True)
+class Located:
+    """A validated row and where it came from, so a rule can point at the exact file and field."""
+
+    row: BaseModel
+    file: str
+    path: str  # e.g. "prices[12]"
+
+    def at(self, field: str, message: str, fix: str, *value: object) -> Problem:
+        return problem(self.file, f"{self.path}.{field}" if field else self.path, message, fix, *value)
+
+
+def check_integrity(rows: dict[str, list[Located]]) -> list[Problem]:
+    accelerators = {item.row.name: item.row for item in rows["accelerators"]}  # type: ignore[attr-defined]
+    aliases = _alias_table(rows["accelerators"])
+    problems: list[Problem] = []
+    problems += _accelerator_rules(rows["accelerators"])
+    problems += _instance_rules(rows["instance_types"], accelerators, aliases)
+    problems += _slice_rules(rows["tpu_slices"], accelerators, aliases)
+    problems += _price_rules(rows["prices"], rows["instance_types"], rows["tpu_slices"], accelerators)
+    problems += _unique(rows["service_prices"], lambda r: (r.cloud, r.service, r.region), "service",
+                        "keep one row per (cloud, service, region)")
+    problems += _efficiency_rules(rows["efficiency"], accelerators)
+    return problems
+
+
+def _alias_table(items: list[Located]) -> dict[str, str]:
+    table: dict[str, str] = {}
+    for item in items:
+        row: Accelerator = item.row  # type: ignore[assignment]
+        for alias in (row.name, *row.aliases):
+            table.setdefault(fold(alias), row.name)
+    return table
+
+
+def _unique(items: Iterable[Located], key, field: str, fix: str) -> list[Problem]:
+    seen: dict[object, Located] = {}
+    problems = []
+    for item in items:
+        k = key(item.row)
+        if k in seen:
+            first = seen[k]
+            problems.append(item.at(field, f"duplicate row (same key as {first.file}: {first.path})", fix,
+                                    getattr(item.row, field)))
+        else:
+            seen[k] = item
+    return problems
+
+
+def _unknown_accelerator(item: Located, field: str, name: str, accelerators: dict[str, Accelerator]) -> Problem:
+    close = did_you_mean(name, accelerators)
+    hint = f"did you mean {close!r}? " if close else ""
+    return item.at(field, "unknown accelerator", f"{hint}use a canonical name from accelerators.yaml "
+                   f"({', '.join(accelerators)})", name)
+
+
+def _accelerator_rules(items: list[Located]) -> list[Problem]:
+    problems = _unique(items, lambda r: r.name, "name", "keep one row per accelerator")
+    owner: dict[str, str] = {}
+    for item in items:
+        row: Accelerator = item.row  # type: ignore[assignment]
+        if fold(row.name) != row.name:
+            problems.append(item.at("name", "canonical names are lower-case with '-' separators",
+                                    f"rename it to {fold(row.name)!r}", row.name))
+        if row.kind == "tpu" and row.tensorcores_per_chip is None:
+            problems.append(item.at("tensorcores_per_chip", "TPU rows need TensorCores per chip",
+                                    "add tensorcores_per_chip (v4/v5p: 2, v5e/v6e: 1)"))
+        for index, alias in enumerate(row.aliases):
+            previous = owner.setdefault(fold(alias), row.name)
+            if previous != row.name:
+                problems.append(item.at(f"aliases[{index}]", f"alias already names {previous!r}",
+                                        "an alias must name exactly one accelerator; remove it from one row", alias))
+        owner.setdefault(fold(row.name), row.name)
+    return problems
+
+
+def _instance_rules(items: list[Located], accelerators: dict[str, Accelerator],
+                    aliases: dict[str, str]) -> list[Problem]:
+    problems = _unique(items, lambda r: (r.cloud, r.name), "name", "keep one row per (cloud, instance type)")
+    for item in items:
+        row: InstanceType = item.row  # type: ignore[assignment]
+        chip = accelerators.get(row.accelerator)
+        if chip is None:
+            problems.append(_unknown_accelerator(item, "accelerator", row.accelerator, accelerators))
+            continue
+        if chip.kind != "gpu":
+            problems.append(item.at("accelerator", "instance types carry GPUs; TPUs are tpu_slices",
+                                    "move the row to tpu_slices or name a GPU", row.accelerator))
+        if row.accelerator_count > chip.max_per_server:
+            problems.append(item.at("accelerator_count", f"more than {chip.name}'s max_per_server "
+                                    f"({chip.max_per_server})", "fix the count or raise max_per_server in "
+                                    "accelerators.yaml", row.accelerator_count))
+        if row.efa_interfaces > row.network_cards:
+            problems.append(item.at("efa_interfaces", f"more EFA interfaces than network cards ({row.network_cards})",
+                                    "EFA interfaces go one per network card; fix either count", row.efa_interfaces))
+        if row.cloud is Cloud.gcp:
+            if row.gke_accelerator is None:
+                problems.append(item.at("gke_accelerator", "GCP machine types need their accelerator string",
+                                        "add the GCE/GKE string, e.g. nvidia-h100-80gb"))
+            elif aliases.get(fold(row.gke_accelerator)) != row.accelerator:
+                problems.append(item.at("gke_accelerator", f"does not name {row.accelerator} in accelerators.yaml",
+                                        f"add it to {row.accelerator}'s aliases or fix the string",
+                                        row.gke_accelerator))
+        elif row.gke_accelerator is not None or row.gpudirect != "none" or row.extra_networks:
+            problems.append(item.at("gke_accelerator", "gke_accelerator, gpudirect and extra_networks are GCP-only",
+                                    "remove them from AWS rows"))
+    return problems
+
+
+def _slice_rules(items: list[Located], accelerators: dict[str, Accelerator],
+                 aliases: dict[str, str]) -> list[Problem]:
+    problems = _unique(items, lambda r: r.name, "name", "keep one row per Cloud TPU accelerator type")
+    first_of_generation: dict[str, TpuSlice] = {}
+    for item in items:
+        row: TpuSlice = item.row  # type: ignore[assignment]
+        chip = accelerators.get(row.accelerator)
+        if chip is None:
+            problems.append(_unknown_accelerator(item, "accelerator", row.accelerator, accelerators))
+            continue
+        if chip.kind != "tpu":
+            problems.append(item.at("accelerator", "TPU slices need a TPU generation",
+                                    "name a tpu-* accelerator", row.accelerator))
+            continue
+        if row.chips_per_host > chip.max_per_server:
+            problems.append(item.at("chips_per_host", f"more than {chip.name}'s max_per_server ({chip.max_per_server})",
+                                    "fix chips_per_host or max_per_server", row.chips_per_host))
+        # Cloud TPU names count TensorCores (v4, v5p: 2 per chip) or chips (v5e, v6e: 1 per chip).
+        expected_suffix = row.chips * (chip.tensorcores_per_chip or 1)
+        if not row.name.endswith(f"-{expected_suffix}"):
+            problems.append(item.at("name", f"should end in -{expected_suffix} ({row.chips} chips x "
+                                    f"{chip.tensorcores_per_chip} TensorCores)", "fix the name or the chip count",
+                                    row.name))
+        if aliases.get(fold(row.gke_accelerator)) != row.accelerator:
+            problems.append(item.at("gke_accelerator", f"does not name {row.accelerator} in accelerators.yaml",
+                                    f"add it to {row.accelerator}'s aliases or fix the label", row.gke_accelerator))
+        first = first_of_generation.setdefault(row.accelerator, row)
+        if row.accelerator_config_type != first.accelerator_config_type:
+            problems.append(item.at("accelerator_config_type", f"differs from {first.name} "
+                                    f"({first.accelerator_config_type})", "one generation has one config type",
+                                    row.accelerator_config_type))
+        if _machine_family(row.gke_machine_type) != _machine_family(first.gke_machine_type):
+            problems.append(item.at("gke_machine_type", f"not in the machine family of {first.name} "
+                                    f"({first.gke_machine_type})", "use the generation's machine family",
+                                    row.gke_machine_type))
+    return problems
+
+
+def _machine_family(machine_type: str) -> str:
+    """'ct5lp-hightpu-4t' -> 'ct5lp-hightpu': the part that names the TPU generation."""
+    return machine_type.rsplit("-", 1)[0]
+
+
+def _price_rules(items: list[Located], instance_items: list[Located], slice_items: list[Located],
+                 accelerators: dict[str, Accelerator]) -> list[Problem]:
+    problems = _unique(items, lambda r: (r.cloud, r.sku, r.region, r.pricing), "pricing",
+                       "keep one row per (cloud, sku, region, pricing)")
+    instance_regions = {(i.row.cloud, i.row.name): set(i.row.regions) for i in instance_items}  # type: ignore
+    tpu_regions: dict[str, set[str]] = defaultdict(set)
+    for item in slice_items:
+        tpu_regions[item.row.accelerator].update(item.row.regions)  # type: ignore[attr-defined]
+    for item in items:
+        row: Price = item.row  # type: ignore[assignment]
+        if row.unit == "instance-hour":
+            regions = instance_regions.get((row.cloud, row.sku))
+            if regions is None:
+                known = [name for cloud, name in instance_regions if cloud == row.cloud]
+                close = did_you_mean(row.sku, known)
+                problems.append(item.at("sku", f"no {row.cloud.value} instance type of that name",
+                                        (f"did you mean {close!r}? " if close else "") +
+                                        "add the instance type or fix the name", row.sku))
+                continue
+        else:
+            chip = accelerators.get(row.sku)
+            if chip is None or chip.kind != "tpu" or row.cloud is not Cloud.gcp:
+                problems.append(item.at("sku", "chip-hour prices name a TPU generation on gcp",
+                                        "use a tpu-* name from accelerators.yaml with cloud gcp", row.sku))
+                continue
+            regions = tpu_regions.get(row.sku, set())
+        if row.region not in regions:
+            problems.append(item.at("region", f"{row.sku} is not offered there in the catalog",
+                                    f"add the region to the offering or use one of: {', '.join(sorted(regions))}",
+                                    row.region))
+    return problems
+
+
+def _efficiency_rules(items: list[Located], accelerators: dict[str, Accelerator]) -> list[Problem]:
+    problems = _unique(items, lambda r: r.accelerator, "accelerator", "keep one MFU row per accelerator")
+    for item in items:
+        row: EfficiencyFigure = item.row  # type: ignore[assignment]
+        if row.accelerator not in accelerators:
+            problems.append(_unknown_accelerator(item, "accelerator", row.accelerator, accelerators))
+    covered = Counter(item.row.accelerator for item in items)  # type: ignore[attr-defined]
+    for name in accelerators:
+        if not covered[name] and items:
+            problems.append(problem(items[0].file, "efficiency", f"no MFU figure for {name!r}",
+                                    f"add an efficiency row for {name} (the planner sizes training with it)"))
+    return problems
+
