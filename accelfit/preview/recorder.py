@@ -92,7 +92,10 @@ class _Mocks(pulumi.runtime.Mocks):
     def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str, dict[str, Any]]:
         state = dict(args.inputs)
         for key, value in _computed_outputs(args.typ, args.name, args.inputs).items():
-            state.setdefault(key, value)
+            if isinstance(value, dict) and isinstance(state.get(key), Mapping):
+                state[key] = {**value, **state[key]}  # computed fields nested in an input block (EKS vpcConfig)
+            else:
+                state.setdefault(key, value)
         return f"{args.name}-id", state
 
     def call(self, args: pulumi.runtime.MockCallArgs) -> tuple[dict[str, Any], list]:
