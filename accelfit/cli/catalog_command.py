@@ -1,0 +1,77 @@
+"""`accelfit catalog`: list accelerators, GPU instance types and TPU slices with dated prices."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING
+
+import click
+
+from accelfit.errors import InputError, did_you_mean, problem
+
+if TYPE_CHECKING:
+    from accelfit.catalog import Catalog
+
+
+@click.command()
+@click.option("--cloud", type=click.Choice(["gcp", "aws"]), help="Only offerings on this cloud.")
+@click.option("--accelerator", "accelerator", metavar="NAME", help="Only this accelerator (aliases such as H100 or v5p ok).")
+@click.option("--region", metavar="REGION", help="Only offerings (and prices) in this region, e.g. us-central1.")
+@click.option("--kind", type=click.Choice(["gpu", "tpu"]), help="Only GPUs or only TPUs.")
+@click.option("--json", "as_json", is_flag=True, help="Print the stable JSON document instead of tables.")
+@click.option("--markdown", "as_markdown", is_flag=True, help="Print markdown tables.")
+def catalog(cloud: str | None, accelerator: str | None, region: str | None, kind: str | None,
+            as_json: bool, as_markdown: bool) -> None:
+    """List the catalog: accelerators, instance types and TPU slices, each price with its date and source."""
+    # Imported here so `accelfit --help` and other commands do not pay for loading the catalog.
+    from accelfit.catalog import Cloud, load_catalog
+    from accelfit.reports.catalog_report import (
+        CatalogFilter,
+        catalog_document,
+        render_catalog_markdown,
+        render_catalog_text,
+    )
+
+    if as_json and as_markdown:
+        raise click.UsageError("--json and --markdown are exclusive; pick one")
+    data = load_catalog()
+    filters = CatalogFilter(
+        cloud=Cloud(cloud) if cloud else None,
+        accelerator=_resolve_accelerator(data, accelerator),
+        region=_check_region(data, region),
+        kind=kind,
+    )
+    if as_json:
+        click.echo(json.dumps(catalog_document(data, filters), indent=2))
+    elif as_markdown:
+        click.echo(render_catalog_markdown(data, filters))
+    else:
+        click.echo(render_catalog_text(data, filters))
+
+
+def _resolve_accelerator(data: Catalog, name: str | None) -> str | None:
+    """Canonical name for --accelerator; an unknown name is invalid input (exit 2) with a suggestion."""
+    if name is None:
+        return None
+    from accelfit.catalog import UnknownAcceleratorError
+
+    try:
+        return data.canonical(name)
+    except UnknownAcceleratorError as error:
+        hint = f"did you mean {error.suggestion!r}? " if error.suggestion else ""
+        raise InputError([problem(None, "--accelerator", "unknown accelerator",
+                                  f"{hint}use one of: {', '.join(error.known)}", name)]) from None
+
+
+def _check_region(data: Catalog, region: str | None) -> str | None:
+    """--region must be a region some offering lists; a typo would otherwise print an empty catalog."""
+    if region is None:
+        return None
+    known = {r for row in data.instance_types for r in row.regions} | {r for row in data.tpu_slices for r in row.regions}
+    if region not in known:
+        close = did_you_mean(region, known)
+        hint = f"did you mean {close!r}? " if close else ""
+        raise InputError([problem(None, "--region", "no catalog offering in that region",
+                                  f"{hint}use a region such as us-central1 or us-east-1 (zones are not regions)",
+                                  region)])
+    return region
