@@ -72,6 +72,8 @@ def _computed_outputs(type_token: str, name: str, inputs: dict[str, Any]) -> dic
         if type_token == "gcp:container/cluster:Cluster":
             outputs["endpoint"] = "203.0.113.10"
             outputs["masterAuth"] = {"clusterCaCertificate": "bW9jay1jYQ=="}
+        if type_token == "gcp:serviceaccount/account:Account":
+            outputs["email"] = f"{inputs.get('accountId', name)}@mock.iam.gserviceaccount.com"
     if type_token.startswith("aws:"):
         outputs["arn"] = f"arn:aws:mock:::{name}"
         outputs["bucket"] = inputs.get("bucket", name)
