@@ -36,18 +36,29 @@ class Located:
         return problem(self.file, f"{self.path}.{field}" if field else self.path, message, fix, *value)
 
 
-def check_integrity(rows: dict[str, list[Located]]) -> list[Problem]:
+def check_integrity(rows: dict[str, list[Located]], rejected: dict[str, set[str]] | None = None) -> list[Problem]:
+    """Problems with references and keys between rows. `rejected` holds names claimed by rows that failed
+    validation: references to them are not reported again (the row's own problem already is)."""
+    rejected = rejected or {}
+    bad_chips = rejected.get("accelerators", set())
+    bad_skus = bad_chips | rejected.get("instance_types", set()) | rejected.get("tpu_slices", set())
     accelerators = {item.row.name: item.row for item in rows["accelerators"]}  # type: ignore[attr-defined]
     aliases = _alias_table(rows["accelerators"])
     problems: list[Problem] = []
     problems += _accelerator_rules(rows["accelerators"])
-    problems += _instance_rules(rows["instance_types"], accelerators, aliases)
-    problems += _slice_rules(rows["tpu_slices"], accelerators, aliases)
-    problems += _price_rules(rows["prices"], rows["instance_types"], rows["tpu_slices"], accelerators)
+    problems += _instance_rules(_keep(rows["instance_types"], bad_chips, "accelerator"), accelerators, aliases)
+    problems += _slice_rules(_keep(rows["tpu_slices"], bad_chips, "accelerator"), accelerators, aliases)
+    problems += _price_rules(_keep(rows["prices"], bad_skus, "sku"), rows["instance_types"], rows["tpu_slices"],
+                             accelerators)
     problems += _unique(rows["service_prices"], lambda r: (r.cloud, r.service, r.region), "service",
                         "keep one row per (cloud, service, region)")
-    problems += _efficiency_rules(rows["efficiency"], accelerators)
+    problems += _efficiency_rules(_keep(rows["efficiency"], bad_chips, "accelerator"), accelerators,
+                                  complete=not rejected.get("efficiency"))
     return problems
+
+
+def _keep(items: list[Located], skip: set[str], field: str) -> list[Located]:
+    return [item for item in items if getattr(item.row, field) not in skip] if skip else items
 
 
 def _alias_table(items: list[Located]) -> dict[str, str]:
@@ -209,7 +220,7 @@ def _price_rules(items: list[Located], instance_items: list[Located], slice_item
     return problems
 
 
-def _efficiency_rules(items: list[Located], accelerators: dict[str, Accelerator]) -> list[Problem]:
+def _efficiency_rules(items: list[Located], accelerators: dict[str, Accelerator], complete: bool) -> list[Problem]:
     problems = _unique(items, lambda r: r.accelerator, "accelerator", "keep one MFU row per accelerator")
     for item in items:
         row: EfficiencyFigure = item.row  # type: ignore[assignment]
@@ -217,7 +228,7 @@ def _efficiency_rules(items: list[Located], accelerators: dict[str, Accelerator]
             problems.append(_unknown_accelerator(item, "accelerator", row.accelerator, accelerators))
     covered = Counter(item.row.accelerator for item in items)  # type: ignore[attr-defined]
     for name in accelerators:
-        if not covered[name] and items:
+        if not covered[name] and items and complete:
             problems.append(problem(items[0].file, "efficiency", f"no MFU figure for {name!r}",
                                     f"add an efficiency row for {name} (the planner sizes training with it)"))
     return problems

@@ -47,6 +47,17 @@ SECTIONS: dict[str, type[BaseModel]] = {
 }
 
 
+# The fields other rows use to refer to a row of each section (a TPU slice is priced by its generation).
+_IDENTITY: dict[str, tuple[str, ...]] = {
+    "accelerators": ("name",),
+    "instance_types": ("name",),
+    "tpu_slices": ("name", "accelerator"),
+    "prices": (),
+    "service_prices": (),
+    "efficiency": ("accelerator",),
+}
+
+
 def load_catalog(data_dir: Path | str | None = None) -> Catalog:
     """The catalog from `data_dir` (default: the packaged data, cached); raises InputError listing every problem."""
     if data_dir is None:
@@ -66,17 +77,22 @@ def _load(data_dir: Path) -> Catalog:
                                   "point at the directory that holds accelerators.yaml and the other catalog files")])
     problems: list[Problem] = []
     rows: dict[str, list[Located]] = {section: [] for section in SECTIONS}
+    rejected: dict[str, set[str]] = {section: set() for section in SECTIONS}
     for path in files:
-        problems.extend(_read_file(path, rows))
-    problems.extend(check_integrity(rows))
+        problems.extend(_read_file(path, rows, rejected))
+    problems.extend(check_integrity(rows, rejected))
     if problems:
         raise InputError(problems)
     return Catalog(schema_version=SCHEMA_VERSION,
                    **{section: tuple(item.row for item in items) for section, items in rows.items()})
 
 
-def _read_file(path: Path, rows: dict[str, list[Located]]) -> list[Problem]:
-    """Validate one data file's rows into `rows`; return its problems (never raise for bad content)."""
+def _read_file(path: Path, rows: dict[str, list[Located]], rejected: dict[str, set[str]]) -> list[Problem]:
+    """Validate one data file's rows into `rows`; return its problems (never raise for bad content).
+
+    The names a rejected row claimed go into `rejected`, so the integrity rules do not report every row that
+    refers to it as a second, misleading problem.
+    """
     file = str(path)
     try:
         document = read_yaml(path)
@@ -116,4 +132,6 @@ def _read_file(path: Path, rows: dict[str, list[Located]]) -> list[Problem]:
                 rows[section].append(Located(validate(model, item, file, where), file, where))
             except InputError as error:
                 problems.extend(error.problems)
+                if isinstance(item, dict):
+                    rejected[section].update(str(item[key]) for key in _IDENTITY[section] if key in item)
     return problems
