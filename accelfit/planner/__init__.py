@@ -1,11 +1,14 @@
 """The planner: workload spec + catalog + environment -> an explained, costed Plan. Pure: no Pulumi, no I/O."""
 
+from accelfit.planner.choose import NoFeasiblePlan
 from accelfit.planner.model import (
     Alternative, CostLine, Estimate, NetworkPlan, NodePool, Plan, PlanAccelerator, PlanCloud, Platform, Rejection,
     StoragePlan, Taint, TpuVmSlice,
 )
+from accelfit.planner.planner import Environment, evaluate_spec, plan
 
 __all__ = [
-    "Alternative", "CostLine", "Estimate", "NetworkPlan", "NodePool", "Plan", "PlanAccelerator", "PlanCloud",
-    "Platform", "Rejection", "StoragePlan", "Taint", "TpuVmSlice",
+    "Alternative", "CostLine", "Environment", "Estimate", "NetworkPlan", "NoFeasiblePlan", "NodePool", "Plan",
+    "PlanAccelerator", "PlanCloud", "Platform", "Rejection", "StoragePlan", "Taint", "TpuVmSlice", "evaluate_spec",
+    "plan",
 ]

@@ -1,0 +1,135 @@
+"""Turn the chosen, sized option into a Plan: node pools, TPU slices, network and storage, all decided here."""
+
+from __future__ import annotations
+
+import math
+
+from accelfit.planner import preferences as pref
+from accelfit.planner.costing import storage_needs
+from accelfit.planner.model import (
+    Estimate, NetworkPlan, NodePool, PlanAccelerator, StoragePlan, Taint, TpuVmSlice,
+)
+from accelfit.planner.options import Sized
+from accelfit.planner.software import baremetal_gpu_driver, gke_gpu_driver_version, tpu_runtime_version
+from accelfit.spec import Traffic, WorkloadSpec
+
+GPU_TAINT = Taint(key="nvidia.com/gpu", value="present", effect="NoSchedule")
+TPU_TAINT = Taint(key="google.com/tpu", value="present", effect="NoSchedule")
+
+
+def role_labels(spec: WorkloadSpec, accelerator: str) -> dict[str, str]:
+    role = "inference" if spec.inference is not None else "training"
+    return {"accelfit.io/role": role, "accelfit.io/workload": spec.name, "accelfit.io/accelerator": accelerator}
+
+
+def plan_accelerator(sized: Sized) -> PlanAccelerator:
+    offer = sized.offer
+    if offer.tpu_slice is not None:
+        return PlanAccelerator(name=offer.accelerator.name, kind="tpu", count=sized.devices,
+                               topology=offer.tpu_slice.topology, slice=offer.tpu_slice.name, slices=sized.units)
+    return PlanAccelerator(name=offer.accelerator.name, kind="gpu", count=sized.devices, instance_type=offer.machine,
+                           nodes=sized.units, per_node=offer.devices_per_unit)
+
+
+def _gpu_scaling(spec: WorkloadSpec, units: int) -> tuple[int, int, int]:
+    """(min, max, initial) nodes. Training pools scale to zero after the run; serving pools keep the base load
+    (peak over headroom) when they run all day, and scale to zero when they serve only part of it."""
+    if spec.training is not None:
+        return 0, units, units
+    headroom = pref.HEADROOM_VARIABLE if spec.inference.traffic is Traffic.variable else pref.HEADROOM_STEADY
+    minimum = 0 if spec.inference.hours_per_day < 24 else max(1, math.floor(units / headroom))
+    return minimum, units, max(minimum, 1)
+
+
+def node_pools(spec: WorkloadSpec, sized: Sized) -> tuple[NodePool, ...]:
+    offer = sized.offer
+    if offer.platform == "tpu-vm":
+        return ()
+    spot = offer.pricing == "spot"
+    labels = role_labels(spec, offer.accelerator.name)
+    multi_node_training = spec.training is not None and sized.units > 1
+    pools: list[NodePool] = []
+    if offer.platform in ("gke-gpu", "gke-tpu", "eks-gpu"):
+        pools.append(NodePool(name="system", role="system", machine_type=pref.SYSTEM_POOL_MACHINE[offer.cloud],
+                              min_nodes=1, max_nodes=3, initial_nodes=1, zones=offer.zones,
+                              labels={"accelfit.io/role": "system"}, disk_size_gb=100))
+    if offer.tpu_slice is not None:
+        tpu = offer.tpu_slice
+        common = dict(role="tpu", machine_type=tpu.gke_machine_type, accelerator=offer.accelerator.name,
+                      accelerators_per_node=min(tpu.chips, tpu.chips_per_host), gke_accelerator=tpu.gke_accelerator,
+                      spot=spot, zones=offer.zones, taints=(TPU_TAINT,), labels=labels, tpu_topology=tpu.topology,
+                      tpu_slice=tpu.name)
+        if spec.training is not None:
+            # A multi-host slice is atomic: one node pool per slice, all its hosts or none (scale to zero after).
+            for index in range(sized.units):
+                pools.append(NodePool(name=f"tpu-{index}", min_nodes=0, max_nodes=tpu.hosts,
+                                      initial_nodes=tpu.hosts, compact_placement=tpu.multi_host, **common))
+        else:
+            minimum, maximum, initial = _gpu_scaling(spec, sized.units)
+            pools.append(NodePool(name="tpu", min_nodes=minimum, max_nodes=maximum, initial_nodes=initial, **common))
+        return tuple(pools)
+
+    minimum, maximum, initial = _gpu_scaling(spec, sized.units)
+    instance = offer.instance
+    if offer.platform == "baremetal-gpu":
+        driver = baremetal_gpu_driver()["version"]
+    elif offer.platform == "gke-gpu":
+        driver = gke_gpu_driver_version()
+    else:
+        driver = None  # EKS: the NVIDIA AMI ships the driver
+    zones = offer.zones[:1] if multi_node_training else offer.zones
+    pools.append(NodePool(
+        name="gpu", role="gpu", machine_type=offer.machine, accelerator=offer.accelerator.name,
+        accelerators_per_node=offer.devices_per_unit,
+        gke_accelerator=instance.gke_accelerator if instance else None,
+        min_nodes=minimum if offer.platform != "baremetal-gpu" else sized.units, max_nodes=maximum,
+        initial_nodes=initial if offer.platform != "baremetal-gpu" else sized.units, spot=spot, zones=zones,
+        taints=(GPU_TAINT,), labels=labels, compact_placement=multi_node_training,
+        efa_interfaces=instance.efa_interfaces if (instance and multi_node_training and offer.cloud == "aws") else 0,
+        gpudirect=instance.gpudirect if (instance and multi_node_training) else "none",
+        local_nvme_gb=instance.local_nvme_gb if instance else 0, driver_version=driver))
+    return tuple(pools)
+
+
+def tpu_vm_slices(spec: WorkloadSpec, sized: Sized) -> tuple[TpuVmSlice, ...]:
+    offer = sized.offer
+    if offer.platform != "tpu-vm" or offer.tpu_slice is None:
+        return ()
+    tpu = offer.tpu_slice
+    runtime = tpu_runtime_version(offer.accelerator.name, spec.framework, tpu.multi_host)
+    return tuple(TpuVmSlice(name=f"slice-{index}", accelerator_type=tpu.name,
+                            accelerator_config_type=tpu.accelerator_config_type, topology=tpu.topology,
+                            zone=offer.zones[0], runtime_version=runtime, spot=offer.pricing == "spot")
+                 for index in range(sized.units))
+
+
+def network_plan(spec: WorkloadSpec, sized: Sized) -> NetworkPlan:
+    offer = sized.offer
+    multi_node_training = spec.training is not None and sized.units > 1
+    instance = offer.instance
+    efa = bool(instance and offer.cloud == "aws" and multi_node_training and instance.efa_interfaces > 0)
+    extra = instance.extra_networks if (instance and offer.cloud == "gcp" and multi_node_training) else 0
+    return NetworkPlan(extra_networks=extra, efa=efa, placement_group=efa)
+
+
+def storage_plan(spec: WorkloadSpec, sized: Sized) -> StoragePlan:
+    needs = storage_needs(spec, sized.offer, sized.units)
+    return StoragePlan(dataset_tb=needs.dataset_tb, checkpoint_tb=round(needs.checkpoint_tb, 3),
+                       shared_filesystem=needs.shared_filesystem,  # type: ignore[arg-type]
+                       filesystem_capacity_gib=needs.filesystem_capacity_gib,
+                       filesystem_throughput_mbps_per_tib=125 if needs.shared_filesystem == "fsx-lustre" else 0)
+
+
+def estimate(sized: Sized) -> Estimate:
+    return Estimate(
+        hours=round(sized.hours, 2), accelerator_hours=round(sized.accelerator_hours, 1), devices=sized.devices,
+        mfu=round(sized.mfu, 4) if sized.mfu is not None else None, mfu_source=sized.mfu_source,
+        replicas=sized.replicas,
+        tokens_per_second=round(sized.tokens_per_second, 1) if sized.tokens_per_second else None,
+        latency_p99_ms=round(sized.latency_p99_ms, 1) if sized.latency_p99_ms is not None else None,
+        memory_per_device_gib=round(sized.memory_per_device_gib, 2),
+        monthly_usd=round(sized.monthly_usd, 2), total_usd=round(sized.total_usd, 2),
+        breakdown=tuple(line.model_copy(update={"monthly_usd": round(line.monthly_usd, 2),
+                                                "total_usd": round(line.total_usd, 2)})
+                        for line in sized.breakdown),
+        prices_verified=sized.offer.price.verified if sized.offer.price else True)

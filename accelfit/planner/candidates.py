@@ -1,0 +1,148 @@
+"""Every offer the catalog (and the inventory) can make for a spec: GPU node types per region, TPU slice shapes
+per zone, owned servers per GPU model; each either priced under the spec's pricing model or rejected."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from accelfit.catalog.models import Catalog, Cloud
+from accelfit.planner import preferences as pref
+from accelfit.planner.costing import onprem_unit_hourly_usd
+from accelfit.planner.eligibility import hard_rejection
+from accelfit.planner.model import Rejection
+from accelfit.planner.options import Offer
+from accelfit.spec import Deployment, Inventory, Orchestration, PlacementCloud, WorkloadSpec
+
+# Regions whose zone list has no "-a" (GCP). Used when the catalog names a region but not its zones.
+_GCP_FIRST_ZONE = {"us-east1": "us-east1-b", "europe-west1": "europe-west1-b", "asia-east1": "asia-east1-a"}
+
+
+def default_zones(cloud: str, region: str) -> tuple[str, ...]:
+    """Zones for a GPU pool when the catalog lists only the region: the region's first zones."""
+    if cloud == "aws":
+        return (f"{region}a", f"{region}b")
+    first = _GCP_FIRST_ZONE.get(region, f"{region}-a")
+    return (first,)
+
+
+@dataclass
+class OfferSet:
+    offers: list[Offer] = field(default_factory=list)
+    rejected: list[Rejection] = field(default_factory=list)
+
+    def reject(self, option: str, rule: str, reason: str) -> None:
+        self.rejected.append(Rejection(option=option, rule=rule, reason=reason))
+
+
+def offers_for(spec: WorkloadSpec, catalog: Catalog, inventory: Inventory | None) -> OfferSet:
+    found = OfferSet()
+    deployment = spec.placement.deployment
+    if deployment in (Deployment.cloud, Deployment.any):
+        _cloud_gpu_offers(spec, catalog, found)
+        _tpu_offers(spec, catalog, found)
+    if deployment in (Deployment.dedicated, Deployment.any) and inventory is not None:
+        _baremetal_offers(spec, catalog, inventory, found)
+    return found
+
+
+def _region_allowed(spec: WorkloadSpec, region: str) -> bool:
+    return not spec.placement.regions or region in spec.placement.regions
+
+
+def _largest_in_family(catalog: Catalog) -> dict[tuple[str, str], int]:
+    largest: dict[tuple[str, str], int] = defaultdict(int)
+    for instance in catalog.instance_types:
+        key = (instance.cloud.value, instance.family)
+        largest[key] = max(largest[key], instance.accelerator_count)
+    return largest
+
+
+def _cloud_gpu_offers(spec: WorkloadSpec, catalog: Catalog, found: OfferSet) -> None:
+    clouds = {cloud.value for cloud in spec.placement.clouds}
+    largest = _largest_in_family(catalog)
+    pricing = spec.budget.pricing.value
+    for instance in catalog.instance_types:
+        cloud = instance.cloud.value
+        if cloud not in clouds:
+            continue
+        platform = "gke-gpu" if cloud == "gcp" else "eks-gpu"
+        accelerator = catalog.accelerator(instance.accelerator)
+        label = f"{platform} {instance.name}"
+        rejection = hard_rejection(spec, accelerator, platform)
+        if rejection:
+            found.reject(label, *rejection)
+            continue
+        regions = [region for region in instance.regions if _region_allowed(spec, region)]
+        if not regions:
+            found.reject(label, "region", f"offered in {', '.join(instance.regions)}; placement.regions allows "
+                                          f"only {', '.join(spec.placement.regions)}")
+            continue
+        for region in regions:
+            price = catalog.price(instance.cloud, instance.name, region, pricing)
+            if price is None:
+                found.reject(f"{label} in {region}", "no-price",
+                             f"the catalog has no {pricing} price for {instance.name} in {region}")
+                continue
+            found.offers.append(Offer(
+                platform=platform, cloud=cloud, region=region, zones=default_zones(cloud, region),
+                accelerator=accelerator, machine=instance.name, devices_per_unit=instance.accelerator_count,
+                max_units=pref.MAX_GPU_NODES,
+                multi_unit=instance.accelerator_count == largest[(cloud, instance.family)],
+                instance=instance, price=price, unit_hourly_usd=price.hourly_usd, pricing=pricing))
+
+
+def _tpu_offers(spec: WorkloadSpec, catalog: Catalog, found: OfferSet) -> None:
+    if PlacementCloud.gcp not in spec.placement.clouds:
+        return
+    platform = "tpu-vm" if spec.placement.orchestration is Orchestration.vms else "gke-tpu"
+    pricing = spec.budget.pricing.value
+    rejected_generations: set[str] = set()
+    # Multislice (several slices over the data-center network) is for jobs beyond the largest single slice.
+    largest_chips: dict[str, int] = defaultdict(int)
+    for tpu_slice in catalog.tpu_slices:
+        largest_chips[tpu_slice.accelerator] = max(largest_chips[tpu_slice.accelerator], tpu_slice.chips)
+    for tpu_slice in catalog.tpu_slices:
+        accelerator = catalog.accelerator(tpu_slice.accelerator)
+        if accelerator.name in rejected_generations:
+            continue
+        rejection = hard_rejection(spec, accelerator, platform)
+        if rejection:
+            found.reject(f"{platform} {accelerator.name}", *rejection)
+            rejected_generations.add(accelerator.name)
+            continue
+        for zone in tpu_slice.zones:
+            region = zone.rsplit("-", 1)[0]
+            if not _region_allowed(spec, region):
+                continue
+            price = catalog.price(Cloud.gcp, tpu_slice.accelerator, region, pricing)
+            if price is None:
+                found.reject(f"{platform} {tpu_slice.name} in {zone}", "no-price",
+                             f"the catalog has no {pricing} price for {accelerator.name} in {region}")
+                continue
+            found.offers.append(Offer(
+                platform=platform, cloud="gcp", region=region, zones=(zone,), accelerator=accelerator,
+                machine=tpu_slice.name, devices_per_unit=tpu_slice.chips, max_units=tpu_slice.max_slices,
+                multi_unit=tpu_slice.max_slices > 1 and tpu_slice.chips == largest_chips[tpu_slice.accelerator],
+                tpu_slice=tpu_slice, price=price,
+                unit_hourly_usd=price.hourly_usd * tpu_slice.chips, pricing=pricing))
+
+
+def _baremetal_offers(spec: WorkloadSpec, catalog: Catalog, inventory: Inventory, found: OfferSet) -> None:
+    groups: dict[tuple[str, int], list] = defaultdict(list)
+    for server in inventory.servers:
+        groups[(server.gpu_model, server.gpu_count)].append(server)
+    for (model, count), servers in sorted(groups.items()):
+        accelerator = catalog.accelerator(model)
+        label = f"baremetal-gpu {model} ×{count} at {inventory.site}"
+        rejection = hard_rejection(spec, accelerator, "baremetal-gpu")
+        if rejection:
+            found.reject(label, *rejection)
+            continue
+        servers = sorted(servers, key=lambda server: server.name)
+        found.offers.append(Offer(
+            platform="baremetal-gpu", cloud="onprem", region=inventory.site, zones=(inventory.site,),
+            accelerator=accelerator, machine=f"{model}x{count}", devices_per_unit=count, max_units=len(servers),
+            multi_unit=True, servers=tuple(servers),
+            unit_hourly_usd=onprem_unit_hourly_usd(accelerator.power_w, count), pricing="owned"))
+

@@ -1,0 +1,109 @@
+"""Ranking: the cheapest score wins, ties broken in a documented order; and the error when nothing fits."""
+
+from __future__ import annotations
+
+from accelfit.planner import preferences as pref
+from accelfit.planner.evaluate import Evaluation
+from accelfit.planner.model import Alternative, PlanCloud, Platform, Rejection
+from accelfit.planner.options import Sized
+from accelfit.spec import WorkloadSpec
+
+
+class NoFeasiblePlan(Exception):
+    """Nothing meets the spec. `binding` names the constraint to relax, `message` by how much."""
+
+    def __init__(self, binding: str, message: str, rejected: tuple[Rejection, ...]):
+        super().__init__(message)
+        self.binding = binding
+        self.message = message
+        self.rejected = rejected
+
+
+def rank_key(sized: Sized) -> tuple:
+    """Score (cost with penalties) to the cent, then total cost, hours, platform order, cloud, region,
+    accelerator name, device count and machine: deterministic for equal scores."""
+    offer = sized.offer
+    return (round(sized.score_usd, 2), round(sized.total_usd, 2), round(sized.hours, 3),
+            pref.PLATFORM_ORDER.index(offer.platform), offer.cloud, offer.region, offer.accelerator.name,
+            sized.devices, offer.machine, offer.zones)
+
+
+def best_per_group(feasible: list[Sized]) -> list[Sized]:
+    """One option per (platform, cloud, accelerator): its best region and shape. Keeps alternatives readable."""
+    best: dict[tuple[str, str, str], Sized] = {}
+    for sized in sorted(feasible, key=rank_key):
+        best.setdefault((sized.offer.platform, sized.offer.cloud, sized.offer.accelerator.name), sized)
+    return sorted(best.values(), key=rank_key)
+
+
+def why_not(chosen: Sized, other: Sized) -> str:
+    parts = []
+    if other.total_usd > chosen.total_usd + 0.005:
+        extra = other.total_usd - chosen.total_usd
+        parts.append(f"costs ${extra:,.0f} more ({extra / max(chosen.total_usd, 0.01):.0%})")
+    if other.penalties:
+        named = ", ".join(f"{penalty.name} +{penalty.fraction:.0%}" for penalty in other.penalties)
+        parts.append(f"penalised: {named}")
+    if not parts:
+        parts.append("ties on cost; lost the documented tie-break (platform order, then cloud, region, name, count)")
+    return "; ".join(parts)
+
+
+def alternatives(chosen: Sized, ranked: list[Sized], top: int) -> tuple[Alternative, ...]:
+    out = []
+    for other in ranked:
+        if other is chosen or (other.offer.platform, other.offer.cloud, other.offer.accelerator.name) == (
+                chosen.offer.platform, chosen.offer.cloud, chosen.offer.accelerator.name):
+            continue
+        offer = other.offer
+        out.append(Alternative(
+            option=other.option_id, platform=Platform(offer.platform), cloud=PlanCloud(offer.cloud),
+            region=offer.region, accelerator=offer.accelerator.name, count=other.devices, pricing=offer.pricing,
+            hours=round(other.hours, 2), monthly_usd=round(other.monthly_usd, 2),
+            total_usd=round(other.total_usd, 2), score_usd=round(other.score_usd, 2), why_not=why_not(chosen, other)))
+        if len(out) >= top:
+            break
+    return tuple(out)
+
+
+def grouped_rejections(rejected: list[Rejection]) -> tuple[Rejection, ...]:
+    """One row per (rule, option family): regions and sizes of the same offer collapse into a count."""
+    groups: dict[tuple[str, str], list[Rejection]] = {}
+    for rejection in rejected:
+        family = rejection.option.split(" in ")[0]
+        groups.setdefault((rejection.rule, family), []).append(rejection)
+    out = []
+    for (rule, family), members in sorted(groups.items()):
+        option = family if len(members) == 1 else f"{family} ({len(members)} places or sizes)"
+        out.append(Rejection(option=option, rule=rule, reason=members[0].reason))
+    return tuple(out)
+
+
+def infeasible(spec: WorkloadSpec, evaluation: Evaluation, rejected: tuple[Rejection, ...]) -> NoFeasiblePlan:
+    """The error that names the binding constraint and how far to relax it."""
+    cheapest = evaluation.cheapest_over_budget
+    if cheapest is not None:
+        if spec.budget.max_total_usd is not None and cheapest.total_usd > spec.budget.max_total_usd:
+            return NoFeasiblePlan("budget.max_total_usd", (
+                f"no option fits budget.max_total_usd ${spec.budget.max_total_usd:,.0f}: the cheapest feasible "
+                f"option ({cheapest.offer.label}) needs ${cheapest.total_usd:,.0f}; raise max_total_usd to at least "
+                f"${cheapest.total_usd:,.0f} or relax the deadline or pricing"), rejected)
+        return NoFeasiblePlan("budget.max_monthly_usd", (
+            f"no option fits budget.max_monthly_usd ${spec.budget.max_monthly_usd:,.0f}: the cheapest feasible "
+            f"option ({cheapest.offer.label}) needs ${cheapest.monthly_usd:,.0f} a month; raise max_monthly_usd to "
+            f"at least ${cheapest.monthly_usd:,.0f}"), rejected)
+    if evaluation.fastest_days is not None and spec.training is not None:
+        return NoFeasiblePlan("training.deadline_days", (
+            f"no option finishes within training.deadline_days {spec.training.deadline_days:g}: the fastest takes "
+            f"{evaluation.fastest_days:,.1f} days; set deadline_days to at least {evaluation.fastest_days:,.1f} or "
+            "reduce training.tokens"), rejected)
+    if evaluation.best_latency_ms is not None and spec.inference is not None:
+        return NoFeasiblePlan("inference.latency_p99_ms", (
+            f"no option meets inference.latency_p99_ms {spec.inference.latency_p99_ms:g}: the best reaches about "
+            f"{evaluation.best_latency_ms:,.0f} ms; raise latency_p99_ms to at least "
+            f"{evaluation.best_latency_ms:,.0f} or use a smaller model or lower precision"), rejected)
+    rules = sorted({rejection.rule for rejection in rejected})
+    return NoFeasiblePlan("placement", (
+        "no accelerator in the allowed clouds, regions and accelerators can run this workload "
+        f"(rejected for: {', '.join(rules) or 'nothing offered'}); widen placement.clouds, placement.regions or "
+        "placement.accelerators, or see the rejected options"), rejected)

@@ -1,0 +1,56 @@
+"""The decision matrix, made exact: hard rules reject an accelerator for a workload with an actionable reason;
+soft rules add documented penalties (see preferences.py)."""
+
+from __future__ import annotations
+
+from accelfit.catalog.models import Accelerator, Precision as CatalogPrecision
+from accelfit.planner import preferences as pref
+from accelfit.spec import Framework, Maturity, Orchestration, Portability, Traffic, WorkloadKind, WorkloadSpec
+
+# TPU generations built for serving; v4 and v5p are training parts (reference section 3).
+SERVING_TPUS = ("tpu-v5e", "tpu-v6e")
+
+
+def hard_rejection(spec: WorkloadSpec, accelerator: Accelerator, platform: str) -> tuple[str, str] | None:
+    """(rule, reason) when the accelerator cannot run the workload on this platform, else None."""
+    is_tpu = accelerator.kind == "tpu"
+    allowed = spec.placement.accelerators
+    if allowed and accelerator.name not in allowed:
+        return ("allow-list", f"{accelerator.name} is not in placement.accelerators ({', '.join(allowed)}); "
+                              "add it there to consider it")
+    if is_tpu and spec.placement.portability is Portability.required:
+        return ("portability", "placement.portability is required and TPUs run only on Google Cloud; set "
+                               "portability: preferred to allow TPUs with a penalty")
+    if is_tpu and spec.model.custom_kernels:
+        return ("custom-kernels", "model.custom_kernels: hand-written CUDA/Triton kernels run only on NVIDIA GPUs")
+    precision = CatalogPrecision(spec.model.precision.value)
+    if not accelerator.supports(precision):
+        supported = ", ".join(p.value for p in accelerator.dense_tflops)
+        return ("precision", f"{accelerator.name} does not support {precision.value} (it supports {supported}); "
+                             "change model.precision or allow a newer accelerator")
+    if is_tpu and spec.kind is WorkloadKind.inference and accelerator.name not in SERVING_TPUS:
+        return ("tpu-serving", f"{accelerator.name} is a training TPU; serving on TPU uses {' or '.join(SERVING_TPUS)}")
+    if not is_tpu and spec.placement.orchestration is Orchestration.vms and platform != "baremetal-gpu":
+        return ("orchestration", "accelfit runs cloud GPUs as Kubernetes node pools; set placement.orchestration: "
+                                 "kubernetes to consider GPUs")
+    return None
+
+
+def penalties(spec: WorkloadSpec, accelerator: Accelerator) -> tuple[pref.Penalty, ...]:
+    """Soft preferences that apply to running this workload on this accelerator."""
+    if accelerator.kind != "tpu":
+        return ()
+    found: list[pref.Penalty] = []
+    if spec.framework is Framework.pytorch:
+        found.append(pref.PYTORCH_ON_TPU)
+    if spec.model.dynamic_shapes:
+        found.append(pref.DYNAMIC_SHAPES_ON_TPU)
+    if spec.maturity is Maturity.experimental:
+        found.append(pref.EXPERIMENTAL_ON_TPU)
+    elif spec.maturity is Maturity.evolving:
+        found.append(pref.EVOLVING_ON_TPU)
+    if spec.inference is not None and spec.inference.traffic is Traffic.variable:
+        found.append(pref.VARIABLE_INFERENCE_ON_TPU)
+    if spec.placement.portability is Portability.preferred:
+        found.append(pref.PORTABILITY_PREFERRED_ON_TPU)
+    return tuple(found)

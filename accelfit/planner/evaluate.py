@@ -1,0 +1,110 @@
+"""Size and cost every offer; keep the feasible ones and say why the others fail."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from accelfit.catalog.models import Catalog
+from accelfit.planner.costing import cost_lines, storage_needs, totals
+from accelfit.planner.eligibility import penalties
+from accelfit.planner.model import Rejection
+from accelfit.planner.options import Offer, Sized
+from accelfit.planner.sizing import Unfit, size_inference, size_training
+from accelfit.spec import WorkloadSpec
+
+
+@dataclass
+class Evaluation:
+    feasible: list[Sized] = field(default_factory=list)
+    rejected: list[Rejection] = field(default_factory=list)
+    # How close the infeasible options came, to tell the user how far to relax a constraint.
+    fastest_days: float | None = None
+    best_latency_ms: float | None = None
+    cheapest_over_budget: Sized | None = None
+
+
+def size_offer(spec: WorkloadSpec, catalog: Catalog, offer: Offer) -> Sized:
+    """Size and cost one offer; raises Unfit when it cannot meet the workload at any allowed count."""
+    if spec.training is not None:
+        figure = catalog.mfu(offer.accelerator.name)
+        size = size_training(spec, offer, figure.mfu)
+        storage = storage_needs(spec, offer, size.units)
+        lines = cost_lines(spec, catalog, offer, size.units, size.hours, storage)
+        monthly, total = totals(lines)
+        return Sized(offer=offer, units=size.units, devices=size.devices, hours=size.hours,
+                     accelerator_hours=size.hours * size.devices,
+                     memory_per_device_gib=size.memory_per_device_gib, monthly_usd=monthly, total_usd=total,
+                     breakdown=lines, mfu=size.mfu, mfu_source=figure.source,
+                     tokens_per_second=size.tokens_per_second, penalties=penalties(spec, offer.accelerator))
+    size = size_inference(spec, offer)
+    storage = storage_needs(spec, offer, size.units)
+    lines = cost_lines(spec, catalog, offer, size.units, 0.0, storage)
+    monthly, total = totals(lines)
+    serving_hours = spec.inference.hours_per_day * 30.42
+    return Sized(offer=offer, units=size.units, devices=size.devices, hours=serving_hours,
+                 accelerator_hours=serving_hours * size.devices, memory_per_device_gib=size.memory_per_device_gib,
+                 monthly_usd=monthly, total_usd=total, breakdown=lines, replicas=size.replicas,
+                 tokens_per_second=size.tokens_per_second, latency_p99_ms=size.latency_p99_ms,
+                 penalties=penalties(spec, offer.accelerator),
+                 notes=(f"{size.replicas} replicas of {size.devices_per_replica} × {offer.accelerator.name}, "
+                        f"batch {size.batch}",))
+
+
+def evaluate(spec: WorkloadSpec, catalog: Catalog, offers: list[Offer]) -> Evaluation:
+    result = Evaluation()
+    for offer in offers:
+        try:
+            sized = size_offer(spec, catalog, offer)
+        except Unfit as unfit:
+            result.rejected.append(Rejection(option=offer.label, rule=unfit.rule, reason=unfit.reason))
+            if unfit.rule == "deadline" and unfit.best is not None:
+                result.fastest_days = min(unfit.best, result.fastest_days or unfit.best)
+            if unfit.rule == "latency" and unfit.best is not None:
+                result.best_latency_ms = min(unfit.best, result.best_latency_ms or unfit.best)
+            continue
+        over = _over_budget(spec, sized)
+        if over:
+            result.rejected.append(Rejection(option=offer.label, rule="budget", reason=over))
+            if result.cheapest_over_budget is None or _budget_key(spec, sized) < _budget_key(
+                    spec, result.cheapest_over_budget):
+                result.cheapest_over_budget = sized
+            continue
+        result.feasible.append(sized)
+    result.feasible = smallest_per_family(result.feasible)
+    return result
+
+
+def _budget_key(spec: WorkloadSpec, sized: Sized) -> float:
+    return sized.total_usd if spec.budget.max_total_usd is not None else sized.monthly_usd
+
+
+def _over_budget(spec: WorkloadSpec, sized: Sized) -> str | None:
+    budget = spec.budget
+    if budget.max_total_usd is not None and sized.total_usd > budget.max_total_usd:
+        return f"costs ${sized.total_usd:,.0f} in total; budget.max_total_usd is ${budget.max_total_usd:,.0f}"
+    if budget.max_monthly_usd is not None and sized.monthly_usd > budget.max_monthly_usd:
+        return f"costs ${sized.monthly_usd:,.0f} a month; budget.max_monthly_usd is ${budget.max_monthly_usd:,.0f}"
+    return None
+
+
+def family_key(sized: Sized) -> tuple:
+    """Offers that differ only in size: same platform, place, accelerator and pricing."""
+    offer = sized.offer
+    return (offer.platform, offer.cloud, offer.zones, offer.accelerator.name, offer.pricing)
+
+
+def smallest_per_family(feasible: list[Sized]) -> list[Sized]:
+    """"Grow the count until the deadline holds": within a family keep the fewest devices that meet the spec.
+
+    Bigger shapes of the same accelerator cost about the same for a fixed amount of work (they finish sooner),
+    and would otherwise win on cents of cluster fees; the smallest sufficient shape is what is easiest to get.
+    Ties on devices go to the cheaper option.
+    """
+    best: dict[tuple, Sized] = {}
+    for sized in feasible:
+        key = family_key(sized)
+        current = best.get(key)
+        if current is None or (sized.devices, sized.score_usd, sized.offer.machine) < (
+                current.devices, current.score_usd, current.offer.machine):
+            best[key] = sized
+    return list(best.values())

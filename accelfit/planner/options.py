@@ -1,0 +1,71 @@
+"""Internal value types of the planner: what can be bought (an Offer) and an Offer sized for the workload."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from accelfit.catalog.models import Accelerator, InstanceType, Price, TpuSlice
+from accelfit.planner.model import CostLine
+from accelfit.planner.preferences import Penalty
+from accelfit.spec import Server
+
+
+@dataclass(frozen=True)
+class Offer:
+    """One purchasable unit in one place: a GPU node type, a TPU slice shape, or a group of owned servers.
+
+    A *unit* is what the count multiplies: a node (GPU), a slice (TPU), a server (bare metal).
+    """
+
+    platform: str
+    cloud: str
+    region: str
+    zones: tuple[str, ...]
+    accelerator: Accelerator
+    machine: str
+    devices_per_unit: int
+    max_units: int
+    multi_unit: bool = True  # False for partial-node GPU types, which only ever run as one node
+    instance: InstanceType | None = None
+    tpu_slice: TpuSlice | None = None
+    servers: tuple[Server, ...] = ()
+    price: Price | None = None
+    unit_hourly_usd: float = 0.0
+    pricing: str = "on-demand"
+
+    @property
+    def label(self) -> str:
+        return f"{self.platform} {self.accelerator.name} {self.machine} in {self.region} ({self.pricing})"
+
+
+@dataclass(frozen=True)
+class Sized:
+    """An offer with a count and its estimate: time, cost, penalties and the score used for ranking."""
+
+    offer: Offer
+    units: int
+    devices: int
+    hours: float
+    accelerator_hours: float
+    memory_per_device_gib: float
+    monthly_usd: float
+    total_usd: float
+    breakdown: tuple[CostLine, ...]
+    mfu: float | None = None
+    mfu_source: str = ""
+    replicas: int | None = None
+    tokens_per_second: float | None = None
+    latency_p99_ms: float | None = None
+    penalties: tuple[Penalty, ...] = ()
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def score_usd(self) -> float:
+        cost = self.total_usd if self.total_usd else self.monthly_usd
+        return cost * (1.0 + sum(penalty.fraction for penalty in self.penalties))
+
+    @property
+    def option_id(self) -> str:
+        offer = self.offer
+        return "/".join((offer.platform, offer.cloud, offer.region, offer.accelerator.name, offer.machine,
+                         f"x{self.units}", offer.pricing))

@@ -1,0 +1,134 @@
+"""plan(spec, catalog, environment) -> Plan: candidates, eligibility, sizing, cost, choice. Pure and deterministic."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from accelfit.catalog.models import Catalog
+from accelfit.planner.balance import NodeShape, balance_problems
+from accelfit.planner.build import estimate, network_plan, node_pools, plan_accelerator, storage_plan, tpu_vm_slices
+from accelfit.planner.candidates import offers_for
+from accelfit.planner.choose import alternatives, best_per_group, grouped_rejections, infeasible, rank_key
+from accelfit.planner.evaluate import Evaluation, evaluate
+from accelfit.planner.model import Plan, PlanCloud, Platform
+from accelfit.planner.options import Sized
+from accelfit.sizes import format_count
+from accelfit.spec import Inventory, WorkloadSpec
+
+
+@dataclass(frozen=True)
+class Environment:
+    """Where the plan is for: the stack's environment name and, for bare metal, the inventory."""
+
+    name: str = "dev"
+    inventory: Inventory | None = None
+
+
+def evaluate_spec(spec: WorkloadSpec, catalog: Catalog, environment: Environment) -> tuple[Evaluation, list]:
+    """Every feasible sized option and every rejection (the planner's full search, before choosing)."""
+    offers = offers_for(spec, catalog, environment.inventory)
+    evaluation = evaluate(spec, catalog, offers.offers)
+    return evaluation, offers.rejected + evaluation.rejected
+
+
+def plan(spec: WorkloadSpec, catalog: Catalog, environment: Environment | None = None, *, top: int = 8) -> Plan:
+    """The cheapest eligible option that meets the deadline or latency and the budget, explained.
+
+    Raises `NoFeasiblePlan` naming the binding constraint and how far to relax it.
+    """
+    environment = environment or Environment()
+    evaluation, rejected = evaluate_spec(spec, catalog, environment)
+    grouped = grouped_rejections(rejected)
+    if not evaluation.feasible:
+        raise infeasible(spec, evaluation, grouped)
+    ranked = best_per_group(evaluation.feasible)
+    chosen = min(evaluation.feasible, key=rank_key)
+    return build_plan(spec, environment, chosen, ranked, grouped, top)
+
+
+def build_plan(spec: WorkloadSpec, environment: Environment, chosen: Sized, ranked: list[Sized],
+               rejected: tuple, top: int) -> Plan:
+    offer = chosen.offer
+    return Plan(
+        workload=spec.name, kind=spec.kind.value, framework=spec.framework.value, environment=environment.name,
+        option=chosen.option_id, platform=Platform(offer.platform), cloud=PlanCloud(offer.cloud),
+        region=offer.region, zones=offer.zones, pricing=offer.pricing,
+        orchestration=spec.placement.orchestration.value, accelerator=plan_accelerator(chosen),
+        node_pools=node_pools(spec, chosen), tpu_vm_slices=tpu_vm_slices(spec, chosen),
+        baremetal_hosts=tuple(server.name for server in offer.servers[:chosen.units]),
+        network=network_plan(spec, chosen), storage=storage_plan(spec, chosen), estimate=estimate(chosen),
+        reasons=reasons(spec, chosen, ranked, rejected), warnings=warnings(spec, chosen),
+        alternatives=alternatives(chosen, ranked, top), rejected=rejected,
+        catalog_as_of=offer.price.as_of if offer.price else _newest_date(ranked))
+
+
+def _newest_date(ranked: list[Sized]):
+    import datetime as dt
+
+    dates = [sized.offer.price.as_of for sized in ranked if sized.offer.price]
+    return max(dates) if dates else dt.date.today()
+
+
+def reasons(spec: WorkloadSpec, chosen: Sized, ranked: list[Sized], rejected: tuple) -> tuple[str, ...]:
+    offer = chosen.offer
+    shape = (f"{chosen.units} × {offer.machine}" if offer.tpu_slice is None
+             else f"{chosen.units} × {offer.machine} slice ({offer.tpu_slice.topology})")
+    goal = "meets the deadline" if spec.training is not None else "meets the latency target"
+    out = [f"Chose {offer.platform} on {offer.cloud} in {offer.region}: {chosen.devices} × {offer.accelerator.name} "
+           f"as {shape}, {offer.pricing}; the cheapest eligible option that {goal} and the budget."]
+    if spec.training is not None:
+        flops_per = 4 if spec.training.method.value == "lora" else 6
+        out.append(f"Training: {flops_per}·N·D = {flops_per} × {format_count(spec.model.parameters)} × "
+                   f"{format_count(spec.training.tokens)} tokens at MFU {chosen.mfu:.0%} takes "
+                   f"{chosen.hours / 24:,.1f} days ({chosen.accelerator_hours:,.0f} accelerator-hours); deadline "
+                   f"{spec.training.deadline_days:g} days.")
+        out.append(f"Memory: about {chosen.memory_per_device_gib:,.1f} GiB of training state per device "
+                   f"({offer.accelerator.memory_gib:g} GiB each).")
+    else:
+        out.append(f"Serving {spec.inference.requests_per_second:g} req/s: {chosen.notes[0]}; p99 about "
+                   f"{chosen.latency_p99_ms:,.0f} ms against {spec.inference.latency_p99_ms:g} ms.")
+    if offer.price is not None:
+        out.append(f"Price: ${offer.price.hourly_usd:,.4g}/{offer.price.unit} {offer.pricing} in {offer.region} "
+                   f"(as of {offer.price.as_of}, {offer.price.source}"
+                   + ("" if offer.price.verified else "; second-hand figure, verify before committing") + ").")
+    if chosen.penalties:
+        out.append("Penalties applied: " + "; ".join(f"{p.name} +{p.fraction:.0%} ({p.reason})"
+                                                     for p in chosen.penalties) + ".")
+    runner_up = next((other for other in ranked if other.offer.platform != offer.platform
+                      or other.offer.accelerator.name != offer.accelerator.name), None)
+    if runner_up is not None:
+        out.append(f"Next best: {runner_up.offer.platform} {runner_up.offer.accelerator.name} in "
+                   f"{runner_up.offer.region} at ${runner_up.total_usd:,.0f} "
+                   f"(score ${runner_up.score_usd:,.0f} vs ${chosen.score_usd:,.0f}).")
+    if rejected:
+        rules: dict[str, int] = {}
+        for rejection in rejected:
+            rules[rejection.rule] = rules.get(rejection.rule, 0) + 1
+        out.append("Rejected option groups: " + ", ".join(f"{count} by {rule}" for rule, count in sorted(rules.items()))
+                   + ".")
+    return tuple(out)
+
+
+def warnings(spec: WorkloadSpec, chosen: Sized) -> tuple[str, ...]:
+    offer = chosen.offer
+    out: list[str] = []
+    if offer.price is not None and not offer.price.verified:
+        out.append(f"The {offer.pricing} price of {offer.price.sku} is second-hand ({offer.price.source}).")
+    if offer.pricing.startswith("committed") and spec.training is not None:
+        out.append(f"{offer.pricing} bills the whole term; it pays off only if the capacity is reused after this run.")
+    training = spec.training is not None
+    multi_node = chosen.units > 1
+    if offer.instance is not None:
+        instance = offer.instance
+        node = NodeShape(name=instance.name, gpus=instance.accelerator_count, gpu_memory_gib=offer.accelerator.memory_gib,
+                         cpu_cores=instance.vcpus / 2, memory_gib=instance.memory_gib,
+                         nvme_tb=instance.local_nvme_gb / 1000, network_gbps=instance.network_gbps)
+        out.extend(f"Unbalanced node: {problem}" for problem in balance_problems(node, training, multi_node))
+    for server in offer.servers[:chosen.units]:
+        node = NodeShape(name=server.name, gpus=server.gpu_count, gpu_memory_gib=offer.accelerator.memory_gib,
+                         cpu_cores=server.cpu_cores, memory_gib=server.memory_gib, nvme_tb=server.nvme_tb,
+                         network_gbps=server.network_gbps)
+        out.extend(f"Unbalanced server: {problem}" for problem in balance_problems(node, training, multi_node))
+    if offer.platform == "baremetal-gpu":
+        out.append("Owned servers are charged at their power cost only (sunk hardware); see planner preferences.")
+    return tuple(out)

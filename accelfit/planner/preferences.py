@@ -1,0 +1,99 @@
+"""The planner's judgement calls, in one place, each with its reason. Facts (specs, prices, MFU) are catalog data;
+these are the engineering assumptions and soft preferences that turn facts into a choice.
+
+Soft preferences are penalties, not rejections: an option's *score* is its cost times (1 + the sum of its
+penalties), and the cheapest score wins. A penalty therefore means "choose this only if it is that much cheaper".
+Each penalty appears by name in the plan's reasons or an alternative's `why_not`, so nothing is hidden.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Penalty:
+    name: str
+    fraction: float
+    reason: str
+
+
+# --- Soft preferences (design.md section 4, "the decision matrix made exact") -------------------------------------
+PYTORCH_ON_TPU = Penalty(
+    "pytorch-on-tpu", 0.30,
+    "PyTorch on TPU runs through PyTorch/XLA: ops without XLA lowerings fall back to the CPU and graph breaks "
+    "recompile, so expect porting work and lower efficiency than on GPUs")
+DYNAMIC_SHAPES_ON_TPU = Penalty(
+    "dynamic-shapes-on-tpu", 0.40,
+    "data-dependent shapes make XLA recompile per shape; TPUs need static shapes (padding/bucketing) to run well")
+EXPERIMENTAL_ON_TPU = Penalty(
+    "experimental-code-on-tpu", 0.25,
+    "experimental code changes often; GPU tooling (eager debugging, profilers, the CUDA ecosystem) iterates faster")
+EVOLVING_ON_TPU = Penalty(
+    "evolving-code-on-tpu", 0.10,
+    "evolving code still changes; XLA compilation and debugging add friction on TPUs")
+VARIABLE_INFERENCE_ON_TPU = Penalty(
+    "variable-traffic-inference-on-tpu", 0.25,
+    "bursty traffic with mixed batch sizes wastes TPU throughput on padding and recompiles; GPUs batch "
+    "dynamically with continuous batching")
+PORTABILITY_PREFERRED_ON_TPU = Penalty(
+    "portability-preferred-tpu", 0.15,
+    "portability is preferred and TPUs exist only on Google Cloud")
+
+# --- Efficiency assumptions ----------------------------------------------------------------------------------------
+# Time lost to checkpointing, restarts and evaluation on top of pure step time (reference section 8: 5-15%).
+TRAINING_OVERHEAD_FRACTION = 0.10
+# Extra time on spot capacity: preemptions cost the work since the last checkpoint plus a restart.
+SPOT_TRAINING_OVERHEAD_FRACTION = 0.15
+# Multi-node GPU training over a network slower than this per node loses efficiency (no RDMA-class fabric).
+FAST_FABRIC_GBPS_PER_NODE = 400.0
+SLOW_FABRIC_MFU_FACTOR = 0.75  # 0.30 vs 0.40 in the reference's starting values
+# Multislice TPU jobs talk over the data-center network between slices.
+MULTISLICE_MFU_FACTOR = 0.95
+# LoRA skips weight gradients of frozen weights: about 4·N·D FLOPs instead of 6·N·D.
+LORA_FLOPS_PER_PARAM_TOKEN = 4.0
+FULL_FLOPS_PER_PARAM_TOKEN = 6.0
+
+# --- Memory assumptions (reference section 8) ----------------------------------------------------------------------
+# Mixed-precision Adam: bf16 weights and grads plus fp32 master, momentum and variance = 16 bytes/parameter,
+# sharded over all devices (ZeRO-3/FSDP); activations (with recomputation) take about a fifth more.
+FULL_TRAINING_BYTES_PER_PARAM = 16.0
+ACTIVATION_FACTOR = 1.2
+# LoRA trains ~1% of the parameters as adapters with full Adam state; the frozen base is held in its precision.
+LORA_ADAPTER_FRACTION = 0.01
+# Leave this share of device memory free for fragmentation, the CUDA/XLA runtime and buffers.
+USABLE_MEMORY_FRACTION = 0.90
+
+# --- Inference assumptions -----------------------------------------------------------------------------------------
+# Share of peak memory bandwidth and compute that serving engines reach in decode and prefill.
+DECODE_BANDWIDTH_EFFICIENCY = 0.60
+PREFILL_COMPUTE_EFFICIENCY = 0.50
+# Capacity headroom over the stated peak requests/second.
+HEADROOM_VARIABLE = 1.30
+HEADROOM_STEADY = 1.15
+# Largest batch the planner assumes a serving engine keeps in flight per replica.
+MAX_BATCH = 256
+
+# --- Sizes and limits ----------------------------------------------------------------------------------------------
+# Largest GPU node pool the planner proposes; beyond this, capacity needs a dedicated conversation with the cloud.
+MAX_GPU_NODES = 256
+# Checkpoints kept: bf16 weights (2) + fp32 master weights and Adam moments (12) bytes/parameter, three kept.
+CHECKPOINT_BYTES_PER_PARAM = 14.0
+CHECKPOINTS_KEPT = 3
+# Multi-node GPU training with at least this much data gets a parallel file system in front of the bucket.
+SHARED_FILESYSTEM_MIN_DATASET_TB = 1.0
+HOURS_PER_MONTH = 730.0
+DAYS_PER_MONTH = 30.42
+
+# --- Owned (bare-metal) hardware -----------------------------------------------------------------------------------
+# Owned servers are a sunk cost; the marginal cost the planner charges is power. Stated in every bare-metal plan.
+ONPREM_USD_PER_KWH = 0.12
+ONPREM_PUE = 1.4
+ONPREM_HOST_POWER_FACTOR = 1.5  # CPUs, memory, NICs and fans on top of the GPUs' board power
+
+# Tie-break order when two options score the same to the cent: owned hardware first (already paid for), then
+# managed TPU, then GPU clouds; then cloud, region, accelerator name and count, alphabetically/ascending.
+PLATFORM_ORDER = ("baremetal-gpu", "gke-tpu", "tpu-vm", "gke-gpu", "eks-gpu")
+
+# System node pools for cluster add-ons (not for workloads).
+SYSTEM_POOL_MACHINE = {"gcp": "e2-standard-4", "aws": "m6i.xlarge"}

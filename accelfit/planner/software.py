@@ -1,0 +1,34 @@
+"""Software versions written into plans (TPU runtimes, GPU drivers), read from `data/software.yaml`."""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from accelfit.spec import Framework
+
+SOFTWARE_FILE = Path(__file__).parent / "data" / "software.yaml"
+
+
+@functools.cache
+def _software() -> dict[str, Any]:
+    with SOFTWARE_FILE.open(encoding="utf-8") as handle:
+        return yaml.load(handle, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+
+
+def tpu_runtime_version(generation: str, framework: Framework, multi_host: bool) -> str:
+    runtimes = _software()["tpu_runtimes"]
+    if framework is Framework.tensorflow:
+        return runtimes["tensorflow"][generation]["multi_host" if multi_host else "single_host"]
+    return runtimes["common"][generation]
+
+
+def gke_gpu_driver_version() -> str:
+    return _software()["gke_gpu_driver"]["version"]
+
+
+def baremetal_gpu_driver() -> dict[str, Any]:
+    return dict(_software()["baremetal_gpu_driver"])
