@@ -84,9 +84,9 @@ class InstanceType(Sourced):
     name: str = Field(description="Instance or machine type, e.g. p5.48xlarge or a3-highgpu-8g.")
     family: str = Field(description="Family, e.g. p5 or a3-high.")
     accelerator: str = Field(description="Canonical accelerator name.")
-    accelerator_count: int = Field(ge=1)
-    vcpus: int = Field(ge=1)
-    memory_gib: float = Field(gt=0)
+    accelerator_count: int = Field(ge=1, description="GPUs per instance.")
+    vcpus: int = Field(ge=1, description="vCPUs per instance.")
+    memory_gib: float = Field(gt=0, description="RAM per instance, GiB.")
     local_nvme_gb: float = Field(ge=0, description="Local NVMe/SSD attached to the instance, GB; 0 if none.")
     network_gbps: float = Field(gt=0, description="Total network bandwidth, Gbps (EFA/RDMA included).")
     efa_interfaces: int = Field(default=0, ge=0, description="AWS: most EFA interfaces the type takes; 0 = no EFA.")
@@ -103,13 +103,13 @@ class TpuSlice(Sourced):
 
     accelerator: str = Field(description="Canonical TPU generation name, e.g. tpu-v5p.")
     name: str = Field(description="Cloud TPU accelerator type, e.g. v5p-128 (TensorCores) or v5litepod-8 (chips).")
-    chips: int = Field(ge=1)
-    hosts: int = Field(ge=1)
+    chips: int = Field(ge=1, description="TPU chips in the slice.")
+    hosts: int = Field(ge=1, description="TPU VMs (GKE nodes) in the slice.")
     topology: str = Field(pattern=r"^[0-9]+x[0-9]+(x[0-9]+)?$", description="e.g. 2x4 or 4x4x4.")
     accelerator_config_type: str = Field(description="tpu.V2Vm accelerator_config.type, e.g. V5P or V5LITE_POD.")
     gke_machine_type: str = Field(description="GKE node machine type, e.g. ct5p-hightpu-4t.")
     gke_accelerator: str = Field(description="GKE node label cloud.google.com/gke-tpu-accelerator.")
-    chips_per_host: int = Field(ge=1)
+    chips_per_host: int = Field(ge=1, description="TPU chips per host VM.")
     host_vcpus: int = Field(ge=1, description="vCPUs per TPU host VM.")
     host_memory_gib: float = Field(gt=0, description="RAM per TPU host VM, GiB.")
     zones: tuple[str, ...] = Field(min_length=1, description="Zones where the slice can be created.")
@@ -148,9 +148,9 @@ class Price(Sourced):
     cloud: Cloud
     sku: str = Field(description="Instance/machine type name, or the TPU accelerator name for chip-hours.")
     unit: Literal["instance-hour", "chip-hour"]
-    region: str
+    region: str = Field(description="Region the price applies to, e.g. us-east-1 or us-central1.")
     pricing: PricingModel
-    hourly_usd: float = Field(gt=0)
+    hourly_usd: float = Field(gt=0, description="USD per hour (per instance, or per chip for TPU), above 0.")
 
 
 class ServicePrice(Sourced):
@@ -161,14 +161,14 @@ class ServicePrice(Sourced):
                          "pd-balanced, ebs-gp3, egress-internet, gke-cluster, eks-cluster, nat-hour, nat-data.")
     unit: Literal["gib-month", "gb", "hour"] = Field(description="What one `usd` buys.")
     region: str = Field(description="Region, or '*' for a price that is the same everywhere.")
-    usd: float = Field(ge=0)
+    usd: float = Field(ge=0, description="USD per unit, 0 or more.")
 
 
 class EfficiencyFigure(Sourced):
     """Model FLOPs utilisation to expect for dense LLM training on an accelerator, from published runs."""
 
     accelerator: str = Field(description="Canonical accelerator name.")
-    mfu: float = Field(gt=0, lt=1)
+    mfu: float = Field(gt=0, lt=1, description="Model FLOPs utilisation, a fraction between 0 and 1.")
     notes: str = Field(default="", description="Which run or judgement the figure rests on.")
 
 
