@@ -1,0 +1,48 @@
+"""SharedFilestore: a Filestore NFS share on the VPC, for plans that need a shared POSIX file system."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pulumi
+from pulumi_gcp import filestore
+
+from accelfit.errors import InputError, problem
+
+# Tiers that are regional take a region as their location; the others a zone.
+# https://cloud.google.com/filestore/docs/service-tiers
+REGIONAL_TIERS = ("REGIONAL", "ENTERPRISE")
+
+
+@dataclass(frozen=True)
+class SharedFilestoreArgs:
+    tier: str
+    capacity_gib: int
+    network: pulumi.Input[str]
+    """VPC name (Filestore takes the name, not the self link)."""
+    region: str
+    zone: str
+    share_name: str = "shared"
+    protect: bool = False
+    """Filestore deletion protection and Pulumi `protect` (prod)."""
+    labels: dict[str, str] = field(default_factory=dict)
+
+
+class SharedFilestore(pulumi.ComponentResource):
+    instance: filestore.Instance
+
+    def __init__(self, name: str, args: SharedFilestoreArgs, opts: pulumi.ResourceOptions | None = None):
+        if args.capacity_gib < 1024:
+            raise InputError([problem(f"SharedFilestore {name}", "capacity_gib",
+                                      "Filestore shares start at 1024 GiB", "set 1024 or more", args.capacity_gib)])
+        super().__init__("accelfit:gcp:SharedFilestore", name, None, opts)
+        self.instance = filestore.Instance(
+            f"{name}-filestore", tier=args.tier,
+            location=args.region if args.tier in REGIONAL_TIERS else args.zone,
+            file_shares=filestore.InstanceFileSharesArgs(name=args.share_name, capacity_gb=args.capacity_gib),
+            networks=[filestore.InstanceNetworkArgs(network=args.network, modes=["MODE_IPV4"],
+                                                    connect_mode="DIRECT_PEERING")],
+            deletion_protection_enabled=args.protect, labels=args.labels,
+            opts=pulumi.ResourceOptions(parent=self, protect=args.protect))
+
+        self.register_outputs({"instance_name": self.instance.name, "share": args.share_name})

@@ -1,0 +1,118 @@
+"""Pure translations from Plan values to GKE/GCE API values. No Pulumi import; each has its own unit test.
+
+None of these choose hardware: they spell what the plan decided in the form the API wants.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+
+ROLE_LABEL = "accelfit.io/role"
+GPU_TAINT = ("nvidia.com/gpu", "present", "NoSchedule")
+TPU_TAINT = ("google.com/tpu", "present", "NoSchedule")
+
+# Kubernetes spelling -> GKE API spelling of taint effects.
+# https://cloud.google.com/kubernetes-engine/docs/how-to/node-taints
+_TAINT_EFFECTS = {"NoSchedule": "NO_SCHEDULE", "PreferNoSchedule": "PREFER_NO_SCHEDULE", "NoExecute": "NO_EXECUTE"}
+
+# GKE managed driver installation only takes these values; an exact driver version cannot be requested through
+# the node pool API. https://cloud.google.com/kubernetes-engine/docs/how-to/gpus#installing_drivers
+MANAGED_DRIVER_VERSIONS = ("DEFAULT", "LATEST")
+RESERVATION_KEY = "compute.googleapis.com/reservation-name"
+
+
+def gke_taint_effect(effect: str) -> str:
+    """'NoSchedule' -> 'NO_SCHEDULE'; raises KeyError for an unknown effect."""
+    return _TAINT_EFFECTS[effect]
+
+
+def with_required_taint(taints: Iterable[tuple[str, str, str]],
+                        required: tuple[str, str, str]) -> list[tuple[str, str, str]]:
+    """The plan's taints plus the accelerator taint when it is missing, so only pods that tolerate it (i.e. ask
+    for the accelerator) land on these nodes. A plan taint with the same key wins (it was set on purpose)."""
+    taints = list(taints)
+    if not any(key == required[0] for key, _, _ in taints):
+        taints.append(required)
+    return taints
+
+
+def node_labels(role: str, plan_labels: Mapping[str, str]) -> dict[str, str]:
+    """Kubernetes node labels: the plan's, plus the role label the schedulers and Kueue select on."""
+    return {**plan_labels, ROLE_LABEL: role}
+
+
+def driver_installation(driver_version: str) -> tuple[str, str | None]:
+    """(GKE gpu_driver_version, pinned version or None).
+
+    DEFAULT/LATEST are GKE-managed. Any other string is an exact driver version GKE cannot install, so managed
+    installation is disabled and the version is returned, to be put in a node label the GPU operator reads."""
+    if driver_version.upper() in MANAGED_DRIVER_VERSIONS:
+        return driver_version.upper(), None
+    return "INSTALLATION_DISABLED", driver_version
+
+
+def reservation_affinity(reservation: str | None, spot: bool) -> tuple[str, str | None, list[str]]:
+    """(consume_reservation_type, key, values).
+
+    A named reservation is consumed specifically; spot VMs cannot consume reservations, so they say so
+    explicitly; on-demand nodes without a named reservation may use any matching one.
+    https://cloud.google.com/kubernetes-engine/docs/how-to/consuming-reservations"""
+    if reservation:
+        return "SPECIFIC_RESERVATION", RESERVATION_KEY, [reservation]
+    if spot:
+        return "NO_RESERVATION", None, []
+    return "ANY_RESERVATION", None, []
+
+
+def per_zone_count(total: int, zones: int) -> int:
+    """GKE's initial_node_count is per zone; the plan counts nodes per pool. Round up so the pool starts with
+    at least the planned count. https://cloud.google.com/kubernetes-engine/docs/concepts/node-pools"""
+    return math.ceil(total / max(zones, 1))
+
+
+def autoscaling_location_policy(spot: bool) -> str:
+    """ANY for spot pools (take capacity wherever it is), BALANCED otherwise (spread across zones).
+    https://cloud.google.com/kubernetes-engine/docs/concepts/cluster-autoscaler#location_policy"""
+    return "ANY" if spot else "BALANCED"
+
+
+def extra_subnet_cidr(index: int) -> str:
+    """Subnet of the index-th extra GPUDirect network: 192.168.<index>.0/24, as in the GKE GPUDirect guide.
+    https://cloud.google.com/kubernetes-engine/docs/how-to/gpu-bandwidth-gpudirect-tcpx"""
+    if not 0 <= index < 256:
+        raise ValueError(f"extra network index {index} out of range 0..255")
+    return f"192.168.{index}.0/24"
+
+
+def extra_network_mtu(gpudirect: str) -> int:
+    """MTU of the extra GPU NIC networks: 8244 for GPUDirect-TCPX/TCPXO (GKE guide), 8896 for RDMA (A3 Ultra).
+    https://cloud.google.com/kubernetes-engine/docs/how-to/gpu-bandwidth-gpudirect-tcpx#create-vpcs-subnets
+    https://cloud.google.com/ai-hypercomputer/docs/create/gke-ai-hypercompute-custom"""
+    return 8896 if gpudirect == "rdma" else 8244
+
+
+def service_account_id(name: str) -> str:
+    """A service account id from a component name: 6-30 characters, lowercase letter first, no trailing '-'.
+    https://cloud.google.com/iam/docs/service-accounts-create#creating"""
+    cleaned = "".join(ch if ch.isalnum() else "-" for ch in name.lower())
+    if not cleaned[:1].isalpha():
+        cleaned = "sa-" + cleaned
+    cleaned = cleaned[:30].rstrip("-")
+    return cleaned.ljust(6, "0")
+
+
+def topology_chips(topology: str) -> int:
+    """'4x4x4' -> 64."""
+    product = 1
+    for side in topology.split("x"):
+        product *= int(side)
+    return product
+
+
+LOCAL_SSD_GB = 375  # every GCE local SSD disk is 375 GB. https://cloud.google.com/compute/docs/disks/local-ssd
+
+
+def local_ssd_count(local_nvme_gb: float) -> int:
+    """Number of 375 GB local SSD disks behind the plan's local NVMe capacity (bundled on A3/G2 machines)."""
+    return round(local_nvme_gb / LOCAL_SSD_GB)

@@ -1,0 +1,118 @@
+"""Plan -> component args: a mechanical translation, nothing chosen here. Each function takes the Plan piece
+and the already-created dependencies (network, cluster, service account) and returns a frozen args object, so
+a user composing the components by hand can fill the same objects themselves."""
+
+from __future__ import annotations
+
+import pulumi
+
+from accelfit.planner.model import NodePool, Plan, TpuVmSlice
+from components.gcp.bucket import DataBucketArgs
+from components.gcp.filestore import SharedFilestoreArgs
+from components.gcp.gke_cluster import GkeClusterArgs, SystemPoolArgs
+from components.gcp.gpu_node_pool import GpuNodePoolArgs
+from components.gcp.network import NetworkArgs
+from components.gcp.node_settings import local_ssd_count, topology_chips
+from components.gcp.tpu_node_pool import TpuNodePoolArgs
+from components.gcp.tpu_queued import QueuedSlice, TpuQueuedSlicesArgs
+from components.gcp.tpu_vm import TpuVmSliceArgs
+
+
+def is_prod(plan: Plan) -> bool:
+    return plan.environment == "prod"
+
+
+def gpudirect_of(plan: Plan) -> str:
+    """The GPUDirect flavour of the plan's GPU pools ('none' when no pool uses it)."""
+    return next((pool.gpudirect for pool in plan.node_pools if pool.gpudirect != "none"), "none")
+
+
+def rdma_network_profile(project: str, zone: str) -> str:
+    """RDMA VPCs for A3 Ultra/A4 NICs use the zone's RoCE network profile.
+    https://cloud.google.com/vpc/docs/rdma-network-profiles"""
+    return f"projects/{project}/global/networkProfiles/{zone}-vpc-roce"
+
+
+def network_args(plan: Plan, project: str) -> NetworkArgs:
+    gpudirect = gpudirect_of(plan)
+    extra = plan.network.extra_networks if gpudirect != "none" else 0
+    return NetworkArgs(region=plan.region, cidr=plan.network.cidr, pods_cidr=plan.network.pods_cidr,
+                       services_cidr=plan.network.services_cidr, extra_networks=extra, gpudirect=gpudirect,
+                       extra_network_profile=(rdma_network_profile(project, plan.zones[0])
+                                              if gpudirect == "rdma" and extra else None))
+
+
+def cluster_args(plan: Plan, project: str, network: pulumi.Input[str], subnetwork: pulumi.Input[str],
+                 service_account: pulumi.Input[str], labels: dict[str, str]) -> GkeClusterArgs:
+    system = next(pool for pool in plan.node_pools if pool.role == "system")
+    return GkeClusterArgs(
+        project=project, region=plan.region, network=network, subnetwork=subnetwork,
+        service_account=service_account, release_channel=plan.gke_release_channel,
+        deletion_protection=is_prod(plan), master_cidr=plan.network.master_cidr,
+        multi_networking=gpudirect_of(plan) != "none" and plan.network.extra_networks > 0,
+        filestore_csi=plan.storage.shared_filesystem == "filestore", labels=labels,
+        system_pool=SystemPoolArgs(machine_type=system.machine_type, zones=system.zones,
+                                   min_nodes=system.min_nodes, max_nodes=system.max_nodes,
+                                   initial_nodes=system.initial_nodes, disk_size_gb=system.disk_size_gb,
+                                   labels=dict(system.labels)))
+
+
+def _taints(pool: NodePool) -> tuple[tuple[str, str, str], ...]:
+    return tuple((taint.key, taint.value, taint.effect) for taint in pool.taints)
+
+
+def gpu_pool_args(plan: Plan, pool: NodePool, cluster: pulumi.Input[str], service_account: pulumi.Input[str],
+                  extra_networks: list[tuple[pulumi.Input[str], pulumi.Input[str]]],
+                  labels: dict[str, str]) -> GpuNodePoolArgs:
+    return GpuNodePoolArgs(
+        cluster=cluster, location=plan.region, zones=pool.zones, machine_type=pool.machine_type,
+        gpu_type=pool.gke_accelerator or "", gpus_per_node=pool.accelerators_per_node,
+        driver_version=pool.driver_version or "", service_account=service_account, environment=plan.environment,
+        min_nodes=pool.min_nodes, max_nodes=pool.max_nodes, initial_nodes=pool.initial_nodes, spot=pool.spot,
+        reservation=pool.reservation, compact_placement=pool.compact_placement,
+        gpu_sharing_strategy=pool.gpu_sharing_strategy, gpu_max_shared_clients=pool.gpu_max_shared_clients,
+        taints=_taints(pool), labels=dict(pool.labels), resource_labels=labels, disk_size_gb=pool.disk_size_gb,
+        local_ssd_count=local_ssd_count(pool.local_nvme_gb),
+        additional_networks=tuple(extra_networks) if pool.gpudirect != "none" else ())
+
+
+def tpu_pool_args(plan: Plan, pool: NodePool, cluster: pulumi.Input[str], service_account: pulumi.Input[str],
+                  labels: dict[str, str]) -> TpuNodePoolArgs:
+    # Multi-host when the slice has more chips than one node holds; those pools need the topology placement.
+    multi_host = bool(pool.tpu_topology) and topology_chips(pool.tpu_topology) > pool.accelerators_per_node
+    return TpuNodePoolArgs(
+        cluster=cluster, location=plan.region, zone=pool.zones[0], machine_type=pool.machine_type,
+        tpu_slice=pool.tpu_slice or "", tpu_topology=pool.tpu_topology if multi_host else None,
+        service_account=service_account, min_nodes=pool.min_nodes, max_nodes=pool.max_nodes,
+        initial_nodes=pool.initial_nodes, spot=pool.spot, reservation=pool.reservation, taints=_taints(pool),
+        labels=dict(pool.labels), resource_labels=labels, disk_size_gb=pool.disk_size_gb)
+
+
+def tpu_vm_args(plan: Plan, item: TpuVmSlice, network: pulumi.Input[str], subnetwork: pulumi.Input[str],
+                service_account: pulumi.Input[str], labels: dict[str, str]) -> TpuVmSliceArgs:
+    return TpuVmSliceArgs(
+        zone=item.zone, accelerator_config_type=item.accelerator_config_type, topology=item.topology,
+        runtime_version=item.runtime_version, network=network, subnetwork=subnetwork,
+        service_account=service_account, spot=item.spot, reserved=item.reserved, data_disk_gb=item.data_disk_gb,
+        labels=labels, description=f"{plan.workload} {item.accelerator_type} ({plan.framework})")
+
+
+def queued_args(plan: Plan, project: str, items: list[TpuVmSlice], network: pulumi.Input[str],
+                subnetwork: pulumi.Input[str]) -> TpuQueuedSlicesArgs:
+    return TpuQueuedSlicesArgs(
+        project=project, zone=items[0].zone, network=network, subnetwork=subnetwork,
+        description=f"{plan.workload} ({plan.framework})",
+        slices=tuple(QueuedSlice(node_id=f"{plan.workload}-{item.name}", accelerator_type=item.accelerator_type,
+                                 runtime_version=item.runtime_version) for item in items))
+
+
+def bucket_args(plan: Plan, members: tuple[pulumi.Input[str], ...], labels: dict[str, str]) -> DataBucketArgs:
+    return DataBucketArgs(location=plan.region, versioning=plan.storage.bucket_versioning,
+                          checkpoint_retention_days=plan.storage.checkpoint_retention_days, protect=is_prod(plan),
+                          readers_writers=members, labels=labels)
+
+
+def filestore_args(plan: Plan, network: pulumi.Input[str], labels: dict[str, str]) -> SharedFilestoreArgs:
+    return SharedFilestoreArgs(tier=plan.storage.filestore_tier, capacity_gib=plan.storage.filesystem_capacity_gib,
+                               network=network, region=plan.region, zone=plan.zones[0], protect=is_prod(plan),
+                               labels=labels)

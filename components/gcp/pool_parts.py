@@ -1,0 +1,61 @@
+"""Pieces every GKE node pool shares (system, GPU, TPU), built as the SDK's *Args classes (typos in dict
+literals would pass silently: reference/pulumi.md P4). The decisions behind them live in node_settings.py."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import pulumi
+from pulumi_gcp import container
+
+from components.gcp.node_settings import (
+    autoscaling_location_policy,
+    gke_taint_effect,
+    per_zone_count,
+    reservation_affinity,
+)
+
+# Only Google's own APIs, authorised by the node service account's IAM roles.
+# https://cloud.google.com/compute/docs/access/service-accounts#scopes_best_practice
+CLOUD_PLATFORM_SCOPE = "https://www.googleapis.com/auth/cloud-platform"
+
+
+def taints(plan_taints: Iterable[tuple[str, str, str]]) -> list[container.NodePoolNodeConfigTaintArgs]:
+    return [container.NodePoolNodeConfigTaintArgs(key=key, value=value, effect=gke_taint_effect(effect))
+            for key, value, effect in plan_taints]
+
+
+def reservation(name: str | None, spot: bool) -> container.NodePoolNodeConfigReservationAffinityArgs:
+    kind, key, values = reservation_affinity(name, spot)
+    return container.NodePoolNodeConfigReservationAffinityArgs(consume_reservation_type=kind, key=key,
+                                                               values=values or None)
+
+
+def autoscaling(min_nodes: int, max_nodes: int, spot: bool) -> container.NodePoolAutoscalingArgs:
+    """Pool-wide bounds (total_*), not per zone, because the plan counts nodes per pool."""
+    return container.NodePoolAutoscalingArgs(total_min_node_count=min_nodes, total_max_node_count=max_nodes,
+                                             location_policy=autoscaling_location_policy(spot))
+
+
+def initial_per_zone(initial_nodes: int, zones: Sequence[str]) -> int:
+    return per_zone_count(initial_nodes, len(zones))
+
+
+def secure_node_basics(service_account: pulumi.Input[str]) -> dict:
+    """Node settings every pool gets: its own service account, Workload Identity metadata, shielded boot."""
+    return {
+        "service_account": service_account,
+        "oauth_scopes": [CLOUD_PLATFORM_SCOPE],
+        "workload_metadata_config": container.NodePoolNodeConfigWorkloadMetadataConfigArgs(mode="GKE_METADATA"),
+        "shielded_instance_config": container.NodePoolNodeConfigShieldedInstanceConfigArgs(
+            enable_secure_boot=True, enable_integrity_monitoring=True),
+    }
+
+
+def private_nodes() -> container.NodePoolNetworkConfigArgs:
+    """No external IPs on the nodes; egress goes through Cloud NAT."""
+    return container.NodePoolNetworkConfigArgs(enable_private_nodes=True)
+
+
+def management() -> container.NodePoolManagementArgs:
+    return container.NodePoolManagementArgs(auto_repair=True, auto_upgrade=True)
