@@ -76,6 +76,10 @@ class Accelerator(Sourced):
     def supports(self, precision: Precision) -> bool:
         return precision in self.dense_tflops
 
+    def __hash__(self) -> int:
+        # dense_tflops is a dict, which the generated frozen hash cannot hash; the name identifies a chip.
+        return hash((type(self).__name__, self.name))
+
 
 class InstanceType(Sourced):
     """A cloud machine shape that carries GPUs (AWS instance type or GCP machine type)."""
