@@ -32,17 +32,13 @@ def cli() -> None:
 
 
 def _register() -> None:
+    from accelfit.cli.catalog_command import catalog
     from accelfit.cli.check_command import check
+    from accelfit.cli.plan_command import plan
     from accelfit.cli.schema_command import schema
 
-    cli.add_command(check)
-    cli.add_command(schema)
-    try:
-        from accelfit.cli.catalog_command import catalog
-    except ImportError:  # the catalog command lands separately; the rest of the CLI works without it
-        pass
-    else:
-        cli.add_command(catalog)
+    for command in (catalog, check, plan, schema):
+        cli.add_command(command)
 
 
 _register()

@@ -10,8 +10,7 @@ from accelfit.catalog.models import Catalog, Cloud
 from accelfit.planner import preferences as pref
 from accelfit.planner.costing import onprem_unit_hourly_usd
 from accelfit.planner.eligibility import hard_rejection
-from accelfit.planner.model import Rejection
-from accelfit.planner.options import Offer
+from accelfit.planner.options import Offer, RawRejection
 from accelfit.spec import Deployment, Inventory, Orchestration, PlacementCloud, WorkloadSpec
 
 # Regions whose zone list has no "-a" (GCP). Used when the catalog names a region but not its zones.
@@ -29,10 +28,10 @@ def default_zones(cloud: str, region: str) -> tuple[str, ...]:
 @dataclass
 class OfferSet:
     offers: list[Offer] = field(default_factory=list)
-    rejected: list[Rejection] = field(default_factory=list)
+    rejected: list[RawRejection] = field(default_factory=list)
 
-    def reject(self, option: str, rule: str, reason: str) -> None:
-        self.rejected.append(Rejection(option=option, rule=rule, reason=reason))
+    def reject(self, platform: str, accelerator: str, machine: str, place: str, rule: str, reason: str) -> None:
+        self.rejected.append(RawRejection(platform, accelerator, machine, place, rule, reason))
 
 
 def offers_for(spec: WorkloadSpec, catalog: Catalog, inventory: Inventory | None) -> OfferSet:
@@ -68,20 +67,20 @@ def _cloud_gpu_offers(spec: WorkloadSpec, catalog: Catalog, found: OfferSet) -> 
             continue
         platform = "gke-gpu" if cloud == "gcp" else "eks-gpu"
         accelerator = catalog.accelerator(instance.accelerator)
-        label = f"{platform} {instance.name}"
+        where = (platform, accelerator.name, instance.name)
         rejection = hard_rejection(spec, accelerator, platform)
         if rejection:
-            found.reject(label, *rejection)
+            found.reject(*where, "", *rejection)
             continue
         regions = [region for region in instance.regions if _region_allowed(spec, region)]
         if not regions:
-            found.reject(label, "region", f"offered in {', '.join(instance.regions)}; placement.regions allows "
+            found.reject(*where, "", "region", f"offered in {', '.join(instance.regions)}; placement.regions allows "
                                           f"only {', '.join(spec.placement.regions)}")
             continue
         for region in regions:
             price = catalog.price(instance.cloud, instance.name, region, pricing)
             if price is None:
-                found.reject(f"{label} in {region}", "no-price",
+                found.reject(*where, region, "no-price",
                              f"the catalog has no {pricing} price for {instance.name} in {region}")
                 continue
             found.offers.append(Offer(
@@ -108,7 +107,7 @@ def _tpu_offers(spec: WorkloadSpec, catalog: Catalog, found: OfferSet) -> None:
             continue
         rejection = hard_rejection(spec, accelerator, platform)
         if rejection:
-            found.reject(f"{platform} {accelerator.name}", *rejection)
+            found.reject(platform, accelerator.name, "", "", *rejection)
             rejected_generations.add(accelerator.name)
             continue
         for zone in tpu_slice.zones:
@@ -117,7 +116,7 @@ def _tpu_offers(spec: WorkloadSpec, catalog: Catalog, found: OfferSet) -> None:
                 continue
             price = catalog.price(Cloud.gcp, tpu_slice.accelerator, region, pricing)
             if price is None:
-                found.reject(f"{platform} {tpu_slice.name} in {zone}", "no-price",
+                found.reject(platform, accelerator.name, tpu_slice.name, zone, "no-price",
                              f"the catalog has no {pricing} price for {accelerator.name} in {region}")
                 continue
             found.offers.append(Offer(
@@ -134,10 +133,9 @@ def _baremetal_offers(spec: WorkloadSpec, catalog: Catalog, inventory: Inventory
         groups[(server.gpu_model, server.gpu_count)].append(server)
     for (model, count), servers in sorted(groups.items()):
         accelerator = catalog.accelerator(model)
-        label = f"baremetal-gpu {model} ×{count} at {inventory.site}"
         rejection = hard_rejection(spec, accelerator, "baremetal-gpu")
         if rejection:
-            found.reject(label, *rejection)
+            found.reject("baremetal-gpu", accelerator.name, f"{model}x{count}", inventory.site, *rejection)
             continue
         servers = sorted(servers, key=lambda server: server.name)
         found.offers.append(Offer(

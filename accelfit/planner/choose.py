@@ -5,7 +5,7 @@ from __future__ import annotations
 from accelfit.planner import preferences as pref
 from accelfit.planner.evaluate import Evaluation
 from accelfit.planner.model import Alternative, PlanCloud, Platform, Rejection
-from accelfit.planner.options import Sized
+from accelfit.planner.options import RawRejection, Sized
 from accelfit.spec import WorkloadSpec
 
 
@@ -66,15 +66,19 @@ def alternatives(chosen: Sized, ranked: list[Sized], top: int) -> tuple[Alternat
     return tuple(out)
 
 
-def grouped_rejections(rejected: list[Rejection]) -> tuple[Rejection, ...]:
-    """One row per (rule, option family): regions and sizes of the same offer collapse into a count."""
-    groups: dict[tuple[str, str], list[Rejection]] = {}
+def grouped_rejections(rejected: list[RawRejection]) -> tuple[Rejection, ...]:
+    """One row per (rule, platform, accelerator): machine types, sizes and places collapse into one line,
+    with the first reason as the example (reasons in a group differ only in numbers)."""
+    groups: dict[tuple[str, str, str], list[RawRejection]] = {}
     for rejection in rejected:
-        family = rejection.option.split(" in ")[0]
-        groups.setdefault((rejection.rule, family), []).append(rejection)
+        groups.setdefault((rejection.rule, rejection.platform, rejection.accelerator), []).append(rejection)
     out = []
-    for (rule, family), members in sorted(groups.items()):
-        option = family if len(members) == 1 else f"{family} ({len(members)} places or sizes)"
+    for (rule, platform, accelerator), members in sorted(groups.items()):
+        machines = sorted({member.machine for member in members if member.machine})
+        places = {member.place for member in members if member.place}
+        shown = ", ".join(machines[:3]) + (f" +{len(machines) - 3} more" if len(machines) > 3 else "")
+        option = f"{platform} {accelerator}" + (f" ({shown})" if shown else "") + (
+            f" in {len(places)} places" if len(places) > 1 else "")
         out.append(Rejection(option=option, rule=rule, reason=members[0].reason))
     return tuple(out)
 

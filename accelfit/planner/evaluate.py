@@ -7,8 +7,7 @@ from dataclasses import dataclass, field
 from accelfit.catalog.models import Catalog
 from accelfit.planner.costing import cost_lines, storage_needs, totals
 from accelfit.planner.eligibility import penalties
-from accelfit.planner.model import Rejection
-from accelfit.planner.options import Offer, Sized
+from accelfit.planner.options import Offer, RawRejection, Sized
 from accelfit.planner.sizing import Unfit, size_inference, size_training
 from accelfit.spec import WorkloadSpec
 
@@ -16,7 +15,7 @@ from accelfit.spec import WorkloadSpec
 @dataclass
 class Evaluation:
     feasible: list[Sized] = field(default_factory=list)
-    rejected: list[Rejection] = field(default_factory=list)
+    rejected: list[RawRejection] = field(default_factory=list)
     # How close the infeasible options came, to tell the user how far to relax a constraint.
     fastest_days: float | None = None
     best_latency_ms: float | None = None
@@ -56,7 +55,7 @@ def evaluate(spec: WorkloadSpec, catalog: Catalog, offers: list[Offer]) -> Evalu
         try:
             sized = size_offer(spec, catalog, offer)
         except Unfit as unfit:
-            result.rejected.append(Rejection(option=offer.label, rule=unfit.rule, reason=unfit.reason))
+            result.rejected.append(_raw(offer, unfit.rule, unfit.reason))
             if unfit.rule == "deadline" and unfit.best is not None:
                 result.fastest_days = min(unfit.best, result.fastest_days or unfit.best)
             if unfit.rule == "latency" and unfit.best is not None:
@@ -64,7 +63,7 @@ def evaluate(spec: WorkloadSpec, catalog: Catalog, offers: list[Offer]) -> Evalu
             continue
         over = _over_budget(spec, sized)
         if over:
-            result.rejected.append(Rejection(option=offer.label, rule="budget", reason=over))
+            result.rejected.append(_raw(offer, "budget", over))
             if result.cheapest_over_budget is None or _budget_key(spec, sized) < _budget_key(
                     spec, result.cheapest_over_budget):
                 result.cheapest_over_budget = sized
@@ -72,6 +71,10 @@ def evaluate(spec: WorkloadSpec, catalog: Catalog, offers: list[Offer]) -> Evalu
         result.feasible.append(sized)
     result.feasible = smallest_per_family(result.feasible)
     return result
+
+
+def _raw(offer: Offer, rule: str, reason: str) -> RawRejection:
+    return RawRejection(offer.platform, offer.accelerator.name, offer.machine, ",".join(offer.zones), rule, reason)
 
 
 def _budget_key(spec: WorkloadSpec, sized: Sized) -> float:

@@ -39,6 +39,18 @@ class Offer:
 
 
 @dataclass(frozen=True)
+class RawRejection:
+    """One option that failed one rule, before grouping (platform and accelerator group it for the report)."""
+
+    platform: str
+    accelerator: str
+    machine: str
+    place: str
+    rule: str
+    reason: str
+
+
+@dataclass(frozen=True)
 class Sized:
     """An offer with a count and its estimate: time, cost, penalties and the score used for ranking."""
 

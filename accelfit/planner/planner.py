@@ -12,6 +12,7 @@ from accelfit.planner.choose import alternatives, best_per_group, grouped_reject
 from accelfit.planner.evaluate import Evaluation, evaluate
 from accelfit.planner.model import Plan, PlanCloud, Platform
 from accelfit.planner.options import Sized
+from accelfit.reports.durations import duration
 from accelfit.sizes import format_count
 from accelfit.spec import Inventory, WorkloadSpec
 
@@ -80,7 +81,7 @@ def reasons(spec: WorkloadSpec, chosen: Sized, ranked: list[Sized], rejected: tu
         flops_per = 4 if spec.training.method.value == "lora" else 6
         out.append(f"Training: {flops_per}·N·D = {flops_per} × {format_count(spec.model.parameters)} × "
                    f"{format_count(spec.training.tokens)} tokens at MFU {chosen.mfu:.0%} takes "
-                   f"{chosen.hours / 24:,.1f} days ({chosen.accelerator_hours:,.0f} accelerator-hours); deadline "
+                   f"{duration(chosen.hours)} ({chosen.accelerator_hours:,.0f} accelerator-hours); deadline "
                    f"{spec.training.deadline_days:g} days.")
         out.append(f"Memory: about {chosen.memory_per_device_gib:,.1f} GiB of training state per device "
                    f"({offer.accelerator.memory_gib:g} GiB each).")

@@ -1,0 +1,63 @@
+"""`accelfit plan SPEC | --stack ENV`: the chosen option, why, the estimate, the alternatives and what was rejected."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from accelfit.errors import EXIT_POLICY_OR_INFEASIBLE, InputError, problem
+
+
+@click.command()
+@click.argument("spec_file", required=False, type=click.Path(path_type=Path))
+@click.option("--stack", "stack_name", help="Plan the workload of stacks/Pulumi.<STACK>.yaml.")
+@click.option("--json", "as_json", is_flag=True, help="Print the plan as JSON (stable keys).")
+@click.option("--markdown", is_flag=True, help="Print the plan as markdown.")
+@click.option("--top", default=5, show_default=True, type=click.IntRange(0, 100), help="Alternatives to show.")
+@click.option("--chart", type=click.Path(path_type=Path), help="Write cost against time to an .svg or .png file.")
+@click.pass_context
+def plan(ctx: click.Context, spec_file: Path | None, stack_name: str | None, as_json: bool, markdown: bool,
+         top: int, chart: Path | None) -> None:
+    """Choose accelerators, count and platform for a workload, and explain the choice with its cost."""
+    from accelfit.catalog import load_catalog
+    from accelfit.planner import Environment, NoFeasiblePlan, evaluate_spec
+    from accelfit.planner import plan as make_plan
+    from accelfit.spec import load_workload
+
+    if (spec_file is None) == (stack_name is None):
+        raise InputError([problem(None, "arguments", "give either a spec file or --stack ENV",
+                                  "e.g. `accelfit plan spec.yaml` or `accelfit plan --stack dev`")])
+    if stack_name:
+        from accelfit.stackfile import load_stack
+
+        stack = load_stack(stack_name)
+        loaded, environment_name = stack.workload, stack.environment
+    else:
+        loaded, environment_name = load_workload(spec_file), "dev"
+    catalog = load_catalog()
+    environment = Environment(name=environment_name, inventory=loaded.inventory)
+    try:
+        result = make_plan(loaded.spec, catalog, environment, top=max(top, 8))
+    except NoFeasiblePlan as failure:
+        click.echo(f"no feasible plan: {failure.message}", err=True)
+        for rejection in failure.rejected[:20]:
+            click.echo(f"  rejected [{rejection.rule}] {rejection.option}: {rejection.reason}", err=True)
+        ctx.exit(EXIT_POLICY_OR_INFEASIBLE)
+        return
+    if chart is not None:
+        from accelfit.reports.plan_chart import write_chart
+
+        evaluation, _ = evaluate_spec(loaded.spec, catalog, environment)
+        write_chart(chart, result, evaluation.feasible)
+    if as_json:
+        click.echo(json.dumps(result.to_json_dict(), indent=2, sort_keys=True))
+    elif markdown:
+        from accelfit.reports.plan_report import render_markdown
+
+        click.echo(render_markdown(result, top=top, stack=stack_name))
+    else:
+        from accelfit.reports.plan_report import render_text
+
+        click.echo(render_text(result, top=top, stack=stack_name))
