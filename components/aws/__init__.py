@@ -1,0 +1,39 @@
+"""AWS components: VPC, EKS with GPU managed node groups (NVIDIA AMI, EFA, placement groups, spot and
+reservations), S3 and FSx for Lustre.
+
+`build(plan, ownership)` is what the Pulumi program calls for an eks-gpu plan; the components can also be
+composed by hand (each takes a typed frozen args object). Importing this package imports `pulumi_aws` and
+never `pulumi_gcp`.
+"""
+
+from __future__ import annotations
+
+from accelfit.catalog import Catalog, load_catalog
+from accelfit.planner.model import Plan
+from components.aws.data_bucket import DataBucket, DataBucketArgs
+from components.aws.eks_cluster import EksCluster, EksClusterArgs
+from components.aws.eks_roles import EksRoles, EksRolesArgs
+from components.aws.lustre import LustreFileSystem, LustreFileSystemArgs
+from components.aws.network import AwsNetwork, AwsNetworkArgs
+from components.aws.node_group import ManagedNodeGroup, ManagedNodeGroupArgs, NodeTaint
+from components.aws.plan_checks import validate_eks_plan
+from components.aws.stack import EksGpuStack, EksGpuStackArgs
+from components.aws.workload_identity import WorkloadIdentity, WorkloadIdentityArgs
+from components.common import Ownership
+
+__all__ = [
+    "AwsNetwork", "AwsNetworkArgs", "DataBucket", "DataBucketArgs", "EksCluster", "EksClusterArgs", "EksGpuStack",
+    "EksGpuStackArgs", "EksRoles", "EksRolesArgs", "LustreFileSystem", "LustreFileSystemArgs", "ManagedNodeGroup",
+    "ManagedNodeGroupArgs", "NodeTaint", "WorkloadIdentity", "WorkloadIdentityArgs", "build", "validate_eks_plan",
+]
+
+
+def build(plan: Plan, ownership: Ownership, catalog: Catalog | None = None) -> EksGpuStack:
+    """Create everything an eks-gpu plan needs; the component is named after the workload.
+
+    Raises accelfit.errors.InputError (field paths into the plan) before creating anything when the plan
+    cannot be built: an instance type missing from the region, EFA on a type without it, spot in a
+    reservation, a multi-zone EFA pool, an FSx size AWS does not offer...
+    """
+    return EksGpuStack(plan.workload, EksGpuStackArgs(plan=plan, ownership=ownership,
+                                                      catalog=catalog if catalog is not None else load_catalog()))

@@ -1,0 +1,63 @@
+"""Pure IAM policy documents and AWS-managed policy ARNs. No Pulumi here, so each document is unit-tested.
+
+Least privilege: the cluster role gets only AmazonEKSClusterPolicy, nodes only the three policies EKS lists for
+the node role, and workloads reach the data bucket through EKS Pod Identity with a policy scoped to that bucket.
+"""
+
+from __future__ import annotations
+
+import json
+
+
+def partition(region: str | None) -> str:
+    """The ARN partition of a region (https://docs.aws.amazon.com/IAM/latest/UserGuide/reference-arns.html)."""
+    if region and region.startswith("cn-"):
+        return "aws-cn"
+    if region and region.startswith("us-gov-"):
+        return "aws-us-gov"
+    return "aws"
+
+
+def managed_policy_arn(name: str, region: str | None = None) -> str:
+    return f"arn:{partition(region)}:iam::aws:policy/{name}"
+
+
+# https://docs.aws.amazon.com/eks/latest/userguide/cluster-iam-role.html
+CLUSTER_POLICIES = ("AmazonEKSClusterPolicy",)
+# https://docs.aws.amazon.com/eks/latest/userguide/create-node-role.html: the worker policy, image pulls
+# (PullOnly is the narrower successor of ReadOnly) and the VPC CNI's ENI management.
+NODE_POLICIES = ("AmazonEKSWorkerNodePolicy", "AmazonEC2ContainerRegistryPullOnly", "AmazonEKS_CNI_Policy")
+
+
+def assume_role_policy(service: str, *, tag_session: bool = False) -> str:
+    """Trust policy letting one AWS service principal assume the role (Pod Identity also needs TagSession:
+    https://docs.aws.amazon.com/eks/latest/userguide/pod-id-role.html)."""
+    actions = ["sts:AssumeRole", "sts:TagSession"] if tag_session else "sts:AssumeRole"
+    return json.dumps({"Version": "2012-10-17", "Statement": [
+        {"Effect": "Allow", "Principal": {"Service": service}, "Action": actions}]})
+
+
+def bucket_read_write_policy(bucket_arn: str) -> str:
+    """Read, write and list one bucket; no bucket-level administration (policy, ACLs, deletion)."""
+    return json.dumps({"Version": "2012-10-17", "Statement": [
+        {"Sid": "ListBucket", "Effect": "Allow", "Action": ["s3:ListBucket", "s3:GetBucketLocation"],
+         "Resource": bucket_arn},
+        {"Sid": "ReadWriteObjects", "Effect": "Allow",
+         "Action": ["s3:GetObject", "s3:PutObject", "s3:DeleteObject", "s3:AbortMultipartUpload"],
+         "Resource": f"{bucket_arn}/*"}]})
+
+
+def deny_insecure_transport_policy(bucket_arn: str) -> str:
+    """Bucket policy refusing plain-HTTP requests
+    (https://docs.aws.amazon.com/AmazonS3/latest/userguide/security-best-practices.html)."""
+    return json.dumps({"Version": "2012-10-17", "Statement": [
+        {"Sid": "DenyInsecureTransport", "Effect": "Deny", "Principal": "*", "Action": "s3:*",
+         "Resource": [bucket_arn, f"{bucket_arn}/*"], "Condition": {"Bool": {"aws:SecureTransport": "false"}}}]})
+
+
+def kms_key_use_policy(key_arn: str) -> str:
+    """What EKS needs on the secrets-encryption key, and nothing else
+    (https://docs.aws.amazon.com/eks/latest/userguide/enable-kms.html)."""
+    return json.dumps({"Version": "2012-10-17", "Statement": [
+        {"Effect": "Allow", "Action": ["kms:Encrypt", "kms:Decrypt", "kms:ListGrants", "kms:DescribeKey"],
+         "Resource": key_arn}]})

@@ -1,0 +1,130 @@
+"""EksGpuStack: everything an eks-gpu Plan needs, composed from the AWS components.
+
+Network -> IAM roles -> EKS cluster -> one managed node group per plan pool -> data bucket (+ FSx for Lustre
+linked to it when the plan asks) -> Pod Identity for the workload's pods. The whole plan is checked first
+(`plan_checks.validate_eks_plan`), so a bad plan creates nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pulumi
+
+from accelfit.catalog import Catalog
+from accelfit.planner.model import NodePool, Plan
+from components.aws.checks import raise_if_any
+from components.aws.data_bucket import DataBucket, DataBucketArgs
+from components.aws.eks_cluster import EksCluster, EksClusterArgs
+from components.aws.eks_roles import EksRoles, EksRolesArgs
+from components.aws.lustre import LustreFileSystem, LustreFileSystemArgs
+from components.aws.network import AwsNetwork, AwsNetworkArgs
+from components.aws.node_group import ManagedNodeGroup, ManagedNodeGroupArgs, NodeTaint
+from components.aws.plan_checks import filesystem_zone, validate_eks_plan
+from components.aws.workload_identity import WorkloadIdentity, WorkloadIdentityArgs
+from components.common import Ownership, child_name
+
+PROTECTED_ENVIRONMENTS = frozenset({"prod"})
+
+
+@dataclass(frozen=True)
+class EksGpuStackArgs:
+    plan: Plan
+    ownership: Ownership
+    catalog: Catalog = field(metadata={"doc": "Read to check the plan (types offered, EFA limits)."})
+    public_access_cidrs: tuple[str, ...] = field(
+        default=(), metadata={"doc": "CIDRs allowed to the public API endpoint; empty = private only."})
+    admin_principal_arns: tuple[str, ...] = field(
+        default=(), metadata={"doc": "IAM principals given cluster-admin access entries."})
+
+
+def node_group_args(pool: NodePool, network: AwsNetwork, roles: EksRoles, cluster: EksCluster,
+                    tags: dict[str, str], region: str) -> ManagedNodeGroupArgs:
+    """A plan pool as node-group args: a field-by-field translation, nothing decided here."""
+    return ManagedNodeGroupArgs(
+        cluster_name=cluster.cluster_name,
+        node_role_arn=roles.node_role_arn,
+        subnet_ids=[network.private_subnet_ids[zone] for zone in pool.zones],
+        security_group_ids=[network.node_security_group_id, cluster.cluster_security_group_id],
+        instance_type=pool.machine_type,
+        min_size=pool.min_nodes, max_size=pool.max_nodes, desired_size=pool.initial_nodes,
+        accelerated=pool.role == "gpu",
+        spot=pool.spot,
+        capacity_reservation_id=pool.reservation,
+        capacity_block=pool.capacity_block,
+        taints=tuple(NodeTaint(key=taint.key, value=taint.value, effect=taint.effect) for taint in pool.taints),
+        labels=dict(pool.labels),
+        efa_interfaces=pool.efa_interfaces,
+        placement_group=pool.compact_placement,
+        root_volume_gb=pool.disk_size_gb,
+        local_nvme_scratch=pool.local_nvme_gb > 0,
+        tags={**tags, "accelfit-pool": pool.name},
+        region=region)
+
+
+class EksGpuStack(pulumi.ComponentResource):
+    network: AwsNetwork
+    cluster: EksCluster
+    node_groups: dict[str, ManagedNodeGroup]
+    bucket: DataBucket
+    filesystem: LustreFileSystem | None
+    identity: WorkloadIdentity
+
+    def __init__(self, name: str, args: EksGpuStackArgs, opts: pulumi.ResourceOptions | None = None):
+        plan = args.plan
+        raise_if_any(validate_eks_plan(plan, args.catalog))
+        super().__init__("accelfit:aws:EksGpuStack", name, None, opts)
+        child = pulumi.ResourceOptions(parent=self)
+        tags = args.ownership.aws_tags()
+        region = plan.region
+        protect = plan.environment in PROTECTED_ENVIRONMENTS
+
+        self.network = AwsNetwork(child_name(name, "network"), AwsNetworkArgs(
+            region=region, zones=tuple(plan.zones), cidr=plan.network.cidr, tags=tags), opts=child)
+        roles = EksRoles(child_name(name, "roles"), EksRolesArgs(tags=tags, region=region), opts=child)
+        self.cluster = EksCluster(child_name(name, "cluster"), EksClusterArgs(
+            role_arn=roles.cluster_role_arn, role_name=roles.cluster_role_name,
+            subnet_ids=list(self.network.private_subnet_ids.values()), version=plan.eks_version,
+            service_cidr=plan.network.services_cidr, public_access_cidrs=args.public_access_cidrs,
+            admin_principal_arns=args.admin_principal_arns, deletion_protection=protect, tags=tags, region=region),
+            opts=pulumi.ResourceOptions(parent=self, depends_on=[roles]))
+
+        # Nodes join only once their role carries its policies, hence the dependency on the roles component.
+        self.node_groups = {
+            pool.name: ManagedNodeGroup(child_name(name, f"pool-{pool.name}"),
+                                        node_group_args(pool, self.network, roles, self.cluster, tags, region),
+                                        opts=pulumi.ResourceOptions(parent=self, depends_on=[roles]))
+            for pool in plan.node_pools}
+
+        storage = plan.storage
+        self.bucket = DataBucket(child_name(name, "data"), DataBucketArgs(
+            checkpoint_retention_days=storage.checkpoint_retention_days, versioning=storage.bucket_versioning,
+            protect=protect, tags=tags, region=region), opts=child)
+        self.filesystem = None
+        if storage.shared_filesystem == "fsx-lustre":
+            self.filesystem = LustreFileSystem(child_name(name, "lustre"), LustreFileSystemArgs(
+                vpc_id=self.network.vpc_id,
+                subnet_id=self.network.private_subnet_ids[filesystem_zone(plan)],
+                client_security_group_ids=[self.network.node_security_group_id,
+                                           self.cluster.cluster_security_group_id],
+                capacity_gib=storage.filesystem_capacity_gib,
+                throughput_mbps_per_tib=storage.filesystem_throughput_mbps_per_tib,
+                bucket_name=self.bucket.bucket_name, protect=protect, tags=tags, region=region), opts=child)
+
+        # The workload's pods run as service account <workload> in namespace <workload>.
+        self.identity = WorkloadIdentity(child_name(name, "identity"), WorkloadIdentityArgs(
+            cluster_name=self.cluster.cluster_name, bucket_arn=self.bucket.bucket_arn, namespace=plan.workload,
+            service_account=plan.workload, tags=tags, region=region), opts=child)
+
+        outputs = {
+            "cluster_name": self.cluster.cluster_name,
+            "cluster_endpoint": self.cluster.endpoint,
+            "vpc_id": self.network.vpc_id,
+            "node_groups": {pool: group.node_group_name for pool, group in self.node_groups.items()},
+            "bucket_name": self.bucket.bucket_name,
+            "workload_role_arn": self.identity.role_arn,
+        }
+        if self.filesystem is not None:
+            outputs["filesystem_dns_name"] = self.filesystem.dns_name
+            outputs["filesystem_mount_name"] = self.filesystem.mount_name
+        self.register_outputs(outputs)
