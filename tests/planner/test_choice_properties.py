@@ -1,0 +1,78 @@
+"""Properties over generated specs: the chosen option is the cheapest feasible candidate found by brute force,
+and the plan is identical across runs."""
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from planner_specs import INFERENCE, TRAINING, make_spec
+
+from accelfit.planner import NoFeasiblePlan, plan
+from accelfit.planner.candidates import offers_for
+from accelfit.planner.choose import rank_key
+from accelfit.planner.evaluate import family_key, size_offer
+from accelfit.planner.sizing import Unfit
+
+training_specs = st.builds(
+    lambda params, tokens, days, framework, pricing, clouds, kernels: make_spec(
+        TRAINING, model__parameters=params, training__tokens=tokens, training__deadline_days=days,
+        framework=framework, budget__pricing=pricing, placement__clouds=clouds, model__custom_kernels=kernels),
+    st.sampled_from(["350M", "1B", "7B", "13B", "34B", "70B"]),
+    st.sampled_from(["10B", "100B", "300B", "1T"]),
+    st.sampled_from([3, 7, 14, 30, 90]),
+    st.sampled_from(["jax", "pytorch", "tensorflow"]),
+    st.sampled_from(["on-demand", "spot"]),
+    st.sampled_from([["gcp"], ["aws"], ["gcp", "aws"]]),
+    st.booleans())
+
+inference_specs = st.builds(
+    lambda params, rps, latency, traffic, hours: make_spec(
+        INFERENCE, model__parameters=params, inference__requests_per_second=rps, inference__latency_p99_ms=latency,
+        inference__traffic=traffic, inference__hours_per_day=hours),
+    st.sampled_from(["1B", "8B", "13B", "70B"]),
+    st.sampled_from([1, 10, 50, 200]),
+    st.sampled_from([1000, 3000, 10000]),
+    st.sampled_from(["variable", "steady"]),
+    st.sampled_from([8, 24]))
+
+
+def brute_force_best(spec, catalog):
+    """Every offer at every unit count it allows; per family the fewest devices that meet the spec (the
+    planner's documented sizing rule); then the lowest rank key."""
+    import dataclasses
+
+    feasible = []
+    for offer in offers_for(spec, catalog, None).offers:
+        limit = offer.max_units if (offer.multi_unit or spec.training is None) else 1
+        for units in range(1, min(limit, 64) + 1):
+            pinned = dataclasses.replace(offer, max_units=units, multi_unit=units > 1 or offer.multi_unit)
+            try:
+                sized = size_offer(spec, catalog, pinned)
+            except Unfit:
+                continue
+            if sized.units != units:
+                continue
+            if spec.budget.max_total_usd and sized.total_usd > spec.budget.max_total_usd:
+                continue
+            feasible.append(sized)
+            break  # larger counts of the same offer only finish sooner at about the same cost
+    per_family = {}
+    for sized in feasible:
+        key = family_key(sized)
+        if key not in per_family or (sized.devices, sized.score_usd) < (per_family[key].devices,
+                                                                        per_family[key].score_usd):
+            per_family[key] = sized
+    return min(per_family.values(), key=rank_key) if per_family else None
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(spec=st.one_of(training_specs, inference_specs))
+def test_chosen_is_cheapest_feasible_and_deterministic(catalog, spec):
+    expected = brute_force_best(spec, catalog)
+    try:
+        first = plan(spec, catalog)
+    except NoFeasiblePlan:
+        assert expected is None or expected.units > 64
+        return
+    assert expected is not None
+    assert first.option == expected.option_id
+    assert plan(spec, catalog) == first
