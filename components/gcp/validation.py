@@ -34,14 +34,14 @@ def region_of(zone: str) -> str:
 
 def plan_problems(plan: Plan, catalog: Catalog) -> list[Problem]:
     problems: list[Problem] = []
-    if plan.cloud.value != "gcp" or plan.platform.value not in GCP_PLATFORMS:
+    if _value(plan.cloud) != "gcp" or _value(plan.platform) not in GCP_PLATFORMS:
         problems.append(problem(FILE, "platform", "the GCP components build only gke-gpu, gke-tpu and tpu-vm plans",
-                                "build this plan with the components of its cloud", plan.platform.value))
+                                "build this plan with the components of its cloud", _value(plan.platform)))
         return problems
     problems += _zone_problems("zones", plan.zones, plan.region)
     problems += _network_problems(plan)
     problems += _storage_problems(plan)
-    if plan.platform.value == "tpu-vm":
+    if _value(plan.platform) == "tpu-vm":
         problems += _tpu_vm_problems(plan, catalog)
     else:
         problems += _cluster_problems(plan, catalog)
@@ -101,9 +101,9 @@ def _cluster_problems(plan: Plan, catalog: Catalog) -> list[Problem]:
     if roles["system"] != 1:
         problems.append(problem(FILE, "node_pools", "a GKE plan needs exactly one system pool",
                                 "add one pool with role: system (small, no accelerators)", roles["system"]))
-    wanted = "gpu" if plan.platform.value == "gke-gpu" else "tpu"
+    wanted = "gpu" if _value(plan.platform) == "gke-gpu" else "tpu"
     if roles[wanted] == 0:
-        problems.append(problem(FILE, "node_pools", f"a {plan.platform.value} plan has no {wanted} pool",
+        problems.append(problem(FILE, "node_pools", f"a {_value(plan.platform)} plan has no {wanted} pool",
                                 f"add at least one pool with role: {wanted}"))
     for name, count in Counter(pool.name for pool in plan.node_pools).items():
         if count > 1:
@@ -293,6 +293,11 @@ def _tpu_vm_slice_problems(path: str, item: TpuVmSlice, plan: Plan, catalog: Cat
                                         "set queued: false to create the slice as a TPU VM directly",
                                         getattr(item, field)))
     return problems
+
+
+def _value(member: object) -> str:
+    """An enum member's value; a plain string as is (model_copy(update=...) does not re-validate)."""
+    return str(getattr(member, "value", member))
 
 
 def _canonical(catalog: Catalog, name: str) -> str | None:

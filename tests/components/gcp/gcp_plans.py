@@ -136,3 +136,29 @@ EXAMPLES = {
 def ownership(plan: Plan) -> Ownership:
     return Ownership(team="research-llm", cost_center="cc-4410", environment=plan.environment,
                      workload=plan.workload)
+
+
+def record_plan(plan: Plan, catalog=None):
+    """Build `plan` under the recording mocks. Returns (recording, error): an InputError raised by build() is
+    caught inside the program, so a test can also check that nothing was registered before it."""
+    from accelfit.errors import InputError
+    from accelfit.preview.recorder import record
+    from components.gcp import build
+
+    caught: list[InputError] = []
+
+    def program() -> None:
+        try:
+            build(plan, ownership(plan), catalog=catalog)
+        except InputError as error:
+            caught.append(error)
+
+    recording = record(program, config={"gcp:project": PROJECT})
+    return recording, (caught[0] if caught else None)
+
+
+def resource_list(recording) -> list[dict]:
+    """The golden-file view: every resource with type, name, parent name, inputs and protect, sorted by name."""
+    return sorted(({"type": item.type, "name": item.name, "parent": item.parent_name, "inputs": item.inputs,
+                    "protect": item.protect} for item in recording.resources),
+                  key=lambda item: (item["name"], item["type"]))

@@ -1,0 +1,71 @@
+"""Cloud TPU beyond the example stacks: GKE multislice pools, queued multislice, spot, data disks."""
+
+from __future__ import annotations
+
+import gcp_plans
+
+
+def test_gke_tpu_multislice_has_one_atomic_pool_per_slice():
+    recording, error = gcp_plans.record_plan(gcp_plans.gke_tpu_multislice())
+    assert error is None and recording.duplicate_urns == []
+    pools = [item for item in recording.of_type("gcp:container/nodePool:NodePool") if "-tpu-" in item.name]
+    assert [pool.name for pool in sorted(pools, key=lambda p: p.name)] == ["tpu-train-tpu-0-pool",
+                                                                          "tpu-train-tpu-1-pool"]
+    for pool in pools:
+        inputs = pool.inputs
+        assert inputs["placementPolicy"] == {"type": "COMPACT", "tpuTopology": "4x4"}
+        assert inputs["nodeLocations"] == ["us-east5-b"]
+        assert inputs["initialNodeCount"] == 4
+        assert inputs["autoscaling"]["totalMinNodeCount"] == 0 and inputs["autoscaling"]["totalMaxNodeCount"] == 4
+        node = inputs["nodeConfig"]
+        assert node["machineType"] == "ct5lp-hightpu-4t"
+        assert node["spot"] is True
+        assert node["reservationAffinity"] == {"consumeReservationType": "NO_RESERVATION"}
+        assert node["taints"] == [{"key": "google.com/tpu", "value": "present", "effect": "NO_SCHEDULE"}]
+        assert node["labels"]["accelfit.io/role"] == "tpu" and node["labels"]["accelfit.io/tpu-slice"] == "v5litepod-16"
+        assert "guestAccelerators" not in node
+        assert inputs["networkConfig"]["enablePrivateNodes"] is True
+        assert pool.parent_name == pool.name.removesuffix("-pool")
+
+
+def test_reserved_tpu_pool_consumes_the_named_reservation():
+    plan = gcp_plans.gke_tpu_multislice()
+    pools = tuple(pool.model_copy(update={"spot": False, "reservation": "v5e-res", "min_nodes": 4})
+                  if pool.role == "tpu" else pool for pool in plan.node_pools)
+    recording, error = gcp_plans.record_plan(plan.model_copy(update={"node_pools": pools}))
+    assert error is None
+    pool = recording.named("tpu-train-tpu-0-pool").inputs
+    assert pool["nodeConfig"]["reservationAffinity"] == {
+        "consumeReservationType": "SPECIFIC_RESERVATION", "key": "compute.googleapis.com/reservation-name",
+        "values": ["v5e-res"]}
+    assert "autoscaling" not in pool  # all hosts, always: a fixed atomic slice
+
+
+def test_queued_multislice_is_one_request_for_all_slices():
+    recording, error = gcp_plans.record_plan(gcp_plans.queued_multislice())
+    assert error is None
+    [queued] = recording.of_type("gcp:tpu/v2QueuedResource:V2QueuedResource")
+    specs = queued.inputs["tpu"]["nodeSpecs"]
+    assert [spec["nodeId"] for spec in specs] == ["jax-multislice-slice-0", "jax-multislice-slice-1"]
+    for spec in specs:
+        assert spec["parent"] == f"projects/{gcp_plans.PROJECT}/locations/us-east5-a"
+        assert spec["node"]["acceleratorType"] == "v5p-128"
+        assert spec["node"]["runtimeVersion"] == "v2-alpha-tpuv5"
+        assert spec["node"]["networkConfig"]["enableExternalIps"] is False
+    assert recording.of_type("gcp:tpu/v2Vm:V2Vm") == []
+
+
+def test_spot_multislice_as_vms_with_data_disks():
+    plan = gcp_plans.queued_multislice()
+    slices = tuple(item.model_copy(update={"queued": False, "spot": True, "data_disk_gb": 2048})
+                   for item in plan.tpu_vm_slices)
+    recording, error = gcp_plans.record_plan(plan.model_copy(update={"tpu_vm_slices": slices}))
+    assert error is None and recording.duplicate_urns == []
+    vms = recording.of_type("gcp:tpu/v2Vm:V2Vm")
+    disks = recording.of_type("gcp:compute/disk:Disk")
+    assert len(vms) == 2 and len(disks) == 2
+    for vm in vms:
+        assert vm.inputs["schedulingConfig"] == {"spot": True, "reserved": False}
+        assert vm.inputs["dataDisks"][0]["mode"] == "READ_ONLY"
+        assert vm.inputs["dataDisks"][0]["sourceDisk"].endswith("-data-id")
+    assert all(disk.inputs["size"] == 2048 and disk.inputs["zone"] == "us-east5-a" for disk in disks)
