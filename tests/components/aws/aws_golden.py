@@ -17,8 +17,9 @@ def updating() -> bool:
 
 def check_text(name: str, actual: str) -> None:
     path = GOLDEN / name
-    if updating() or not path.exists():
+    if updating():
         path.write_text(actual)
+    assert path.exists(), f"{path} is missing; create it with ACCELFIT_UPDATE_GOLDEN=1"
     assert actual == path.read_text(), f"{path} differs; regenerate with ACCELFIT_UPDATE_GOLDEN=1 if intended"
 
 
