@@ -4,6 +4,17 @@ reservations), S3 and FSx for Lustre.
 `build(plan, ownership)` is what the Pulumi program calls for an eks-gpu plan; the components can also be
 composed by hand (each takes a typed frozen args object). Importing this package imports `pulumi_aws` and
 never `pulumi_gcp`.
+
+By hand, in your own program (every argument is checked before anything is created):
+
+    network = AwsNetwork("lab", AwsNetworkArgs(region="us-west-2", zones=("us-west-2a", "us-west-2b")))
+    ManagedNodeGroup("lab-a100", ManagedNodeGroupArgs(
+        cluster_name=my_cluster.name, node_role_arn=my_node_role.arn,
+        subnet_ids=[network.private_subnet_ids["us-west-2a"]],          # one zone for EFA
+        security_group_ids=[network.node_security_group_id, my_cluster.vpc_config.cluster_security_group_id],
+        instance_type="p4d.24xlarge", min_size=0, max_size=4, desired_size=0,
+        efa_interfaces=4, placement_group=True,
+        taints=(NodeTaint("nvidia.com/gpu", "present", "NoSchedule"),)))
 """
 
 from __future__ import annotations
