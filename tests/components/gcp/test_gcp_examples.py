@@ -11,6 +11,7 @@ import pytest
 import gcp_plans
 
 GOLDEN = Path(__file__).parent / "golden"
+ROOT = Path(__file__).parents[3]
 LABELS = {"team": "research-llm", "cost-center": "cc-4410", "managed-by": "accelfit"}
 # GCP types that take labels; networks, firewalls, routers, NAT and IAM bindings have none.
 LABELLED = {"gcp:container/cluster:Cluster": "resourceLabels", "gcp:tpu/v2Vm:V2Vm": "labels",
@@ -147,3 +148,38 @@ def test_l4_inference_pool_and_prod_cluster():
     system = recording.named("chat-serve-gke-system").inputs
     assert "guestAccelerators" not in system["nodeConfig"]
     assert system["nodeConfig"]["labels"] == {"accelfit.io/role": "system"}
+
+
+@pytest.mark.parametrize("name", sorted(gcp_plans.EXAMPLES))
+def test_fixture_plan_matches_its_example_stack(name):
+    """The hand-built plan is what the planner should produce for the stack's spec: same workload, environment,
+    region, ownership and orchestration."""
+    import yaml
+
+    stack = ROOT / "stacks" / f"Pulumi.example-gcp-{name}.yaml"
+    config = yaml.safe_load(stack.read_text())["config"]
+    plan = gcp_plans.EXAMPLES[name]()
+    spec = config["accelfit:workload"]
+    owner = gcp_plans.ownership(plan)
+    assert spec["name"] == plan.workload and spec["kind"] == plan.kind and spec["framework"] == plan.framework
+    assert config["accelfit:environment"] == plan.environment
+    assert config["gcp:region"] == plan.region
+    assert spec["placement"]["orchestration"] == plan.orchestration
+    assert (config["accelfit:team"], config["accelfit:costCenter"]) == (owner.team, owner.cost_center)
+
+
+def test_spot_shared_gpu_pool_with_pinned_driver():
+    plan = gcp_plans.l4_inference()
+    pools = list(plan.node_pools)
+    pools[1] = pools[1].model_copy(update={"spot": True, "gpu_sharing_strategy": "TIME_SHARING",
+                                           "gpu_max_shared_clients": 4, "driver_version": "550.90.07"})
+    recording, error = gcp_plans.record_plan(plan.model_copy(update={"node_pools": tuple(pools)}))
+    assert error is None
+    pool = recording.named("chat-serve-gpu-pool").inputs
+    accelerator = pool["nodeConfig"]["guestAccelerators"][0]
+    assert accelerator["gpuSharingConfig"] == {"gpuSharingStrategy": "TIME_SHARING", "maxSharedClientsPerGpu": 4}
+    assert accelerator["gpuDriverInstallationConfig"] == {"gpuDriverVersion": "INSTALLATION_DISABLED"}
+    assert pool["nodeConfig"]["labels"]["accelfit.io/gpu-driver"] == "550.90.07"
+    assert pool["nodeConfig"]["spot"] is True
+    assert pool["nodeConfig"]["reservationAffinity"] == {"consumeReservationType": "NO_RESERVATION"}
+    assert pool["autoscaling"]["locationPolicy"] == "ANY"
