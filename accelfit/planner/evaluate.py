@@ -61,7 +61,7 @@ def evaluate(spec: WorkloadSpec, catalog: Catalog, offers: list[Offer]) -> Evalu
             if unfit.rule == "latency" and unfit.best is not None:
                 result.best_latency_ms = min(unfit.best, result.best_latency_ms or unfit.best)
             continue
-        over = _over_budget(spec, sized)
+        over = over_budget(spec, sized)
         if over:
             result.rejected.append(_raw(offer, "budget", over))
             if result.cheapest_over_budget is None or _budget_key(spec, sized) < _budget_key(
@@ -81,7 +81,7 @@ def _budget_key(spec: WorkloadSpec, sized: Sized) -> float:
     return sized.total_usd if spec.budget.max_total_usd is not None else sized.monthly_usd
 
 
-def _over_budget(spec: WorkloadSpec, sized: Sized) -> str | None:
+def over_budget(spec: WorkloadSpec, sized: Sized) -> str | None:
     budget = spec.budget
     if budget.max_total_usd is not None and sized.total_usd > budget.max_total_usd:
         return f"costs ${sized.total_usd:,.0f} in total; budget.max_total_usd is ${budget.max_total_usd:,.0f}"

@@ -1,0 +1,112 @@
+"""The selection lock: a chosen option written into the stack file (`accelfit:selection`) so a plan does not
+change under a running cluster because a price moved. The program builds from the lock while it still
+satisfies the spec, and says when a fresh plan would choose differently and what that would save or cost."""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from accelfit.catalog.models import Catalog
+from accelfit.planner.candidates import offers_for
+from accelfit.planner.choose import best_per_group, grouped_rejections, infeasible, rank_key
+from accelfit.planner.evaluate import evaluate, over_budget, size_offer
+from accelfit.planner.model import Plan
+from accelfit.planner.planner import Environment, build_plan
+from accelfit.planner.sizing import Unfit
+from accelfit.spec import WorkloadSpec
+
+
+class Selection(BaseModel):
+    """What `accelfit lock` writes under `accelfit:selection` in a stack file."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    option: str = Field(description="Option id: platform/cloud/region/accelerator/machine/xUNITS/pricing.")
+    locked_on: dt.date
+    catalog_as_of: dt.date
+    monthly_usd: float
+    total_usd: float
+
+    @property
+    def parts(self) -> tuple[str, str, str, str, str, int, str]:
+        platform, cloud, region, accelerator, machine, units, pricing = self.option.split("/")
+        return platform, cloud, region, accelerator, machine, int(units.removeprefix("x")), pricing
+
+    @classmethod
+    def from_plan(cls, plan: Plan, today: dt.date) -> Selection:
+        return cls(option=plan.option, locked_on=today, catalog_as_of=plan.catalog_as_of,
+                   monthly_usd=plan.estimate.monthly_usd, total_usd=plan.estimate.total_usd)
+
+
+@dataclasses.dataclass(frozen=True)
+class LockStatus:
+    state: Literal["none", "used", "stale"]
+    message: str
+    locked_option: str | None = None
+    fresh_option: str | None = None
+    fresh_monthly_delta_usd: float | None = None
+
+    def to_json_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+def plan_with_lock(spec: WorkloadSpec, catalog: Catalog, environment: Environment,
+                   selection: Selection | None, *, top: int = 8) -> tuple[Plan, LockStatus]:
+    """The locked option when it still meets the spec, else a fresh plan; either way, what a fresh plan says."""
+    offers = offers_for(spec, catalog, environment.inventory)
+    evaluation = evaluate(spec, catalog, offers.offers)
+    rejected = grouped_rejections(offers.rejected + evaluation.rejected)
+    ranked = best_per_group(evaluation.feasible)
+    fresh = min(evaluation.feasible, key=rank_key) if evaluation.feasible else None
+    if selection is None:
+        if fresh is None:
+            raise infeasible(spec, evaluation, rejected)
+        return build_plan(spec, environment, fresh, ranked, rejected, top), LockStatus(
+            "none", "no selection is locked; `accelfit lock` pins this choice", fresh_option=fresh.option_id)
+
+    locked, why_stale = _locked_sized(spec, catalog, offers.offers, selection)
+    if locked is None:
+        if fresh is None:
+            raise infeasible(spec, evaluation, rejected)
+        status = LockStatus("stale", f"the locked selection {selection.option} no longer fits the spec ({why_stale}); "
+                            f"built the fresh plan {fresh.option_id} instead; run `accelfit lock` to pin it",
+                            locked_option=selection.option, fresh_option=fresh.option_id)
+        return build_plan(spec, environment, fresh, ranked, rejected, top), status
+    plan = build_plan(spec, environment, locked, ranked, rejected, top)
+    plan = plan.model_copy(update={"reasons": (f"Locked selection (accelfit lock on {selection.locked_on}): "
+                                               f"{selection.option}.",) + plan.reasons})
+    if fresh is None or fresh.option_id == locked.option_id:
+        return plan, LockStatus("used", "built the locked selection; a fresh plan chooses the same",
+                                locked_option=selection.option, fresh_option=locked.option_id,
+                                fresh_monthly_delta_usd=0.0)
+    delta = fresh.monthly_usd - locked.monthly_usd
+    verb = "save" if delta < 0 else "cost"
+    return plan, LockStatus(
+        "used", f"built the locked selection; a fresh plan would choose {fresh.option_id}, which would {verb} "
+                f"${abs(delta):,.0f} a month (total ${fresh.total_usd:,.0f} vs ${locked.total_usd:,.0f}); run "
+                "`accelfit lock` to switch", locked_option=selection.option, fresh_option=fresh.option_id,
+        fresh_monthly_delta_usd=round(delta, 2))
+
+
+def _locked_sized(spec: WorkloadSpec, catalog: Catalog, offers: list, selection: Selection):
+    platform, cloud, region, accelerator, machine, units, pricing = selection.parts
+    matching = [offer for offer in offers if (offer.platform, offer.cloud, offer.region, offer.accelerator.name,
+                                              offer.machine, offer.pricing)
+                == (platform, cloud, region, accelerator, machine, pricing)]
+    if not matching:
+        return None, "the catalog or placement no longer offers it"
+    offer = dataclasses.replace(matching[0], max_units=max(units, 1))
+    try:
+        sized = size_offer(spec, catalog, offer)
+    except Unfit as unfit:
+        return None, unfit.reason
+    if sized.units != units:
+        return None, f"the spec now needs {sized.units} units, the lock has {units}"
+    over = over_budget(spec, sized)
+    if over:
+        return None, over
+    return sized, ""

@@ -1,0 +1,56 @@
+"""The Pulumi program: stack config -> workload spec -> plan (locked selection respected) -> components.
+
+`__main__.py` calls `run()`; `accelfit preview` calls it too, under mocks, so both build exactly the same thing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pulumi
+
+from accelfit.catalog import load_catalog
+from accelfit.errors import InputError
+from accelfit.planner import Environment, Plan
+from accelfit.planner.lock import LockStatus, Selection, plan_with_lock
+from accelfit.spec import WorkloadSpec
+from accelfit.spec.loader import WORKLOAD_KEY, with_inventory
+from accelfit.stackfile import stack_path
+from accelfit.validation import validate
+from components.build import build
+from components.common import Ownership
+
+
+@dataclass(frozen=True)
+class ProgramResult:
+    plan: Plan
+    lock: LockStatus
+
+
+def run(project_dir: Path | None = None) -> ProgramResult:
+    project_dir = project_dir or Path.cwd()
+    stack = pulumi.get_stack()
+    source = stack_path(stack, project_dir)
+    config = pulumi.Config()  # the project's namespace: accelfit:<key>
+    prefix = f"config.{WORKLOAD_KEY}"
+    spec = validate(WorkloadSpec, config.require_object("workload"), str(source), prefix)
+    loaded = with_inventory(spec, source, prefix)
+    raw_selection = config.get_object("selection")
+    selection = validate(Selection, raw_selection, str(source), f"config.{pulumi.get_project()}:selection") \
+        if raw_selection else None
+    environment = config.get("environment") or stack
+    catalog = load_catalog()
+    plan, lock = plan_with_lock(spec, catalog, Environment(environment, loaded.inventory), selection)
+    if lock.state == "stale":
+        pulumi.log.warn(lock.message)
+    ownership = Ownership(team=config.require("team"), cost_center=config.require("costCenter"),
+                          environment=environment, workload=spec.name)
+    build(plan, ownership, catalog)
+    pulumi.export("plan", {"option": plan.option, "platform": plan.platform.value, "region": plan.region,
+                           "accelerator": plan.accelerator.name, "count": plan.accelerator.count,
+                           "monthly_usd": plan.estimate.monthly_usd, "total_usd": plan.estimate.total_usd})
+    return ProgramResult(plan=plan, lock=lock)
+
+
+__all__ = ["InputError", "ProgramResult", "run"]
