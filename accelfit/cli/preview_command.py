@@ -1,0 +1,46 @@
+"""`accelfit preview --stack ENV`: the program run offline under mocks, priced and policy-checked."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from accelfit.errors import EXIT_POLICY_OR_INFEASIBLE
+
+
+@click.command()
+@click.option("--stack", "stack_name", required=True, help="The stack to preview (stacks/Pulumi.<STACK>.yaml).")
+@click.option("--json", "as_json", is_flag=True, help="Print the stable JSON document (input of `accelfit diff`).")
+@click.option("--markdown", is_flag=True, help="Print markdown (for pull-request comments).")
+@click.option("--timings", is_flag=True, help="Print how long each part took to stderr.")
+@click.pass_context
+def preview(ctx: click.Context, stack_name: str, as_json: bool, markdown: bool, timings: bool) -> None:
+    """Preview a stack in-process: plan, resources, monthly cost and policy results. Exit 1 on a mandatory
+    policy violation or when no plan fits."""
+    from accelfit.planner import NoFeasiblePlan
+    from accelfit.preview.run import preview_stack
+
+    try:
+        result = preview_stack(stack_name)
+    except NoFeasiblePlan as failure:
+        click.echo(f"no feasible plan: {failure.message}", err=True)
+        ctx.exit(EXIT_POLICY_OR_INFEASIBLE)
+        return
+    if as_json:
+        click.echo(json.dumps(result.document, indent=2, sort_keys=True))
+    elif markdown:
+        from accelfit.reports.preview_report import render_markdown
+
+        click.echo(render_markdown(result.document))
+    else:
+        from accelfit.reports.preview_report import render_text
+
+        click.echo(render_text(result.document))
+    if timings:
+        t = result.timings
+        click.echo(f"timings: imports {t.imports_s:.2f}s, program {t.program_s:.2f}s, pricing {t.pricing_s:.3f}s, "
+                   f"policies {t.policies_s:.3f}s", err=True)
+    if result.mandatory_violations:
+        click.echo(f"{result.mandatory_violations} mandatory policy violation(s)", err=True)
+        ctx.exit(EXIT_POLICY_OR_INFEASIBLE)

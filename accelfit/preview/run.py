@@ -1,0 +1,110 @@
+"""`accelfit preview --stack ENV`: the stack's program run in-process under mocks, every resource recorded,
+priced and checked by the real policy pack, as one stable document (consumed by `accelfit diff` and CI)."""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from accelfit.errors import InputError, problem
+from accelfit.pricing import NeutralResource, PricingContext, price_resources
+from accelfit.stackfile import StackFile, load_stack
+
+PREVIEW_SCHEMA_VERSION = 1
+
+
+@dataclass
+class Timings:
+    imports_s: float = 0.0
+    program_s: float = 0.0
+    pricing_s: float = 0.0
+    policies_s: float = 0.0
+
+
+@dataclass
+class PreviewResult:
+    document: dict[str, Any]
+    mandatory_violations: int
+    timings: Timings = field(default_factory=Timings)
+
+
+def pricing_context(stack: StackFile, plan: Any) -> PricingContext:
+    dataset, checkpoints = plan.storage.dataset_tb, plan.storage.checkpoint_tb
+    gib = (dataset + checkpoints) * 1e12 / 2**30
+    return PricingContext(
+        gcp_region=plan.region if plan.cloud.value == "gcp" else stack.get("gcp:region"),
+        aws_region=plan.region if plan.cloud.value == "aws" else stack.get("aws:region"),
+        bucket_gib=gib, bucket_basis=f"the spec's {dataset:g} TB dataset + {checkpoints:g} TB of checkpoints",
+        pricing=plan.pricing)
+
+
+def policy_config(stack: StackFile) -> dict[str, Any]:
+    path = stack.project_dir / "policies" / "config" / f"{stack.environment}.json"
+    if not path.is_file():
+        raise InputError([problem(str(path), "", "no policy configuration for this environment",
+                                  "add policies/config/<environment>.json (see policies/README.md)")])
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as error:
+        raise InputError([problem(str(path), f"line {error.lineno}", "not valid JSON", "fix the JSON syntax")]) \
+            from None
+
+
+def preview_stack(name: str, project_dir: Path | None = None) -> PreviewResult:
+    timings = Timings()
+    started = time.perf_counter()
+    stack = load_stack(name, project_dir)
+    from accelfit.preview.recorder import record
+    from components.program import run
+
+    from accelfit.preview.policy_bridge import run_pack
+    timings.imports_s = time.perf_counter() - started
+
+    started = time.perf_counter()
+    outcome: dict[str, Any] = {}
+    recording = record(lambda: outcome.setdefault("result", run(stack.project_dir)), project=stack.project,
+                       stack=stack.name, config=stack.pulumi_config())
+    if recording.duplicate_urns:
+        raise InputError([problem(str(stack.path), "resources", "two resources share a name",
+                                  "give each resource its own name", sorted(set(recording.duplicate_urns)))])
+    result = outcome["result"]
+    timings.program_s = time.perf_counter() - started
+
+    started = time.perf_counter()
+    from accelfit.catalog import load_catalog
+
+    neutral = [NeutralResource(type=r.type, name=r.name, props=r.inputs, urn=r.urn)
+               for r in recording.resources if r.custom]
+    costs = price_resources(neutral, load_catalog(), pricing_context(stack, result.plan))
+    by_urn = costs.by_urn()
+    timings.pricing_s = time.perf_counter() - started
+
+    started = time.perf_counter()
+    pack = run_pack(recording.resources, policy_config(stack), stack)
+    timings.policies_s = time.perf_counter() - started
+
+    names = {r.urn: r.name for r in recording.resources}
+    resources = [{
+        "type": r.type, "name": r.name, "urn": r.urn, "parent": names.get(r.parent) if r.parent else None,
+        "custom": r.custom, "inputs": r.inputs, "protect": r.protect,
+        "monthly_usd": by_urn[r.urn].monthly_usd if r.urn in by_urn else 0.0,
+        "cost_basis": by_urn[r.urn].basis if r.urn in by_urn else None,
+    } for r in recording.resources]
+    document = {
+        "schema_version": PREVIEW_SCHEMA_VERSION,
+        "stack": stack.name,
+        "environment": stack.environment,
+        "plan": result.plan.to_json_dict(),
+        "lock": result.lock.to_json_dict(),
+        "budget": {"max_monthly_usd": stack.spec.budget.max_monthly_usd,
+                   "max_total_usd": stack.spec.budget.max_total_usd},
+        "resources": sorted(resources, key=lambda item: item["urn"]),
+        "cost": {"monthly_usd": costs.monthly_usd, "min_monthly_usd": costs.min_monthly_usd,
+                 "assumptions": list(costs.assumptions)},
+        "policies": pack,
+    }
+    mandatory = sum(1 for violation in pack["violations"] if violation["level"] == "mandatory")
+    return PreviewResult(document=document, mandatory_violations=mandatory, timings=timings)

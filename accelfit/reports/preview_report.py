@@ -1,0 +1,88 @@
+"""Render an `accelfit preview` document: plan summary, resources grouped by component with their monthly cost,
+the total against the budget, the lock status and the policy results."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+from accelfit.reports.durations import usd
+from accelfit.reports.table import render_markdown_table, render_table
+
+
+def short_type(token: str) -> str:
+    """'gcp:container/nodePool:NodePool' -> 'gcp:NodePool'."""
+    provider, _, rest = token.partition(":")
+    return f"{provider}:{rest.rsplit(':', 1)[-1]}"
+
+
+def group_by_component(document: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+    """Custom resources under the top-level component that holds them ('(stack)' for none)."""
+    by_name = {resource["name"]: resource for resource in document["resources"]}
+    groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for resource in document["resources"]:
+        if not resource["custom"]:
+            continue
+        root, parent = "(stack)", resource["parent"]
+        while parent:
+            root = parent
+            parent = by_name.get(parent, {}).get("parent")
+        groups[root].append(resource)
+    return dict(sorted(groups.items()))
+
+
+def _summary(document: dict[str, Any]) -> list[str]:
+    plan = document["plan"]
+    acc = plan["accelerator"]
+    shape = (f"{acc['count']} × {acc['name']} ({acc['slices']} × {acc['slice']}, {acc['topology']})"
+             if acc["kind"] == "tpu" else f"{acc['count']} × {acc['name']} on {acc['nodes']} × {acc['instance_type']}")
+    budget = document["budget"]["max_monthly_usd"]
+    cost = document["cost"]
+    against = f" of a {usd(budget)} budget" if budget else ""
+    return [f"Plan: {plan['platform']} {plan['cloud']} {plan['region']} · {shape} · {plan['pricing']}",
+            f"Cost: {usd(cost['monthly_usd'])} a month at full scale{against} (at minimum scale "
+            f"{usd(cost['min_monthly_usd'])})",
+            f"Lock: {document['lock']['message']}"]
+
+
+def _violation_rows(document: dict[str, Any]) -> list[list[object]]:
+    return [[v["level"], v["policy"], v["resource"], v["message"]] for v in document["policies"]["violations"]]
+
+
+def render_text(document: dict[str, Any]) -> str:
+    title = f"accelfit preview: stack {document['stack']} ({document['environment']})"
+    out = [title, "=" * len(title), *_summary(document), ""]
+    for component, members in group_by_component(document).items():
+        total = sum(member["monthly_usd"] for member in members)
+        out.append(f"{component}  ({len(members)} resources, {usd(total)}/month)")
+        rows = [[short_type(m["type"]), m["name"], usd(m["monthly_usd"]) if m["monthly_usd"] else "-",
+                 "protected" if m["protect"] else ""] for m in members]
+        out += ["  " + line for line in render_table(["type", "name", "monthly", ""], rows).splitlines()]
+        out.append("")
+    custom = sum(1 for resource in document["resources"] if resource["custom"])
+    out.append(f"{custom} resources, {usd(document['cost']['monthly_usd'])} a month.")
+    out += ["", "Cost assumptions:"] + [f"  - {line}" for line in document["cost"]["assumptions"]]
+    policies = document["policies"]
+    violations = policies["violations"]
+    out += ["", f"Policies ({policies['pack']}, {len(policies['rules'])} rules): "
+                f"{sum(v['level'] == 'mandatory' for v in violations)} mandatory, "
+                f"{sum(v['level'] == 'advisory' for v in violations)} advisory violations"]
+    if violations:
+        out.append(render_table(["level", "policy", "resource", "message"], _violation_rows(document)))
+    return "\n".join(out)
+
+
+def render_markdown(document: dict[str, Any]) -> str:
+    out = [f"### accelfit preview: `{document['stack']}` ({document['environment']})", ""]
+    out += [f"- {line}" for line in _summary(document)] + [""]
+    violations = document["policies"]["violations"]
+    mandatory = sum(v["level"] == "mandatory" for v in violations)
+    out.append(f"**Policies:** {mandatory} mandatory, {len(violations) - mandatory} other violations of "
+               f"{len(document['policies']['rules'])} rules")
+    if violations:
+        out += ["", render_markdown_table(["level", "policy", "resource", "message"], _violation_rows(document))]
+    out += ["", "<details><summary>Resources and monthly cost</summary>", ""]
+    rows = [[component, short_type(m["type"]), m["name"], usd(m["monthly_usd"]) if m["monthly_usd"] else "-"]
+            for component, members in group_by_component(document).items() for m in members]
+    out += [render_markdown_table(["component", "type", "name", "monthly"], rows), "", "</details>"]
+    return "\n".join(out)
