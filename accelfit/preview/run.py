@@ -83,7 +83,7 @@ def preview_stack(name: str, project_dir: Path | None = None) -> PreviewResult:
     timings.pricing_s = time.perf_counter() - started
 
     started = time.perf_counter()
-    pack = run_pack(recording.resources, policy_config(stack), stack)
+    pack = run_pack(recording.resources, policy_config(stack), stack, pricing_context(stack, result.plan))
     timings.policies_s = time.perf_counter() - started
 
     names = {r.urn: r.name for r in recording.resources}

@@ -56,8 +56,8 @@ def render_text(document: dict[str, Any]) -> str:
         total = sum(member["monthly_usd"] for member in members)
         out.append(f"{component}  ({len(members)} resources, {usd(total)}/month)")
         rows = [[short_type(m["type"]), m["name"], usd(m["monthly_usd"]) if m["monthly_usd"] else "-",
-                 "protected" if m["protect"] else ""] for m in members]
-        out += ["  " + line for line in render_table(["type", "name", "monthly", ""], rows).splitlines()]
+                 "yes" if m["protect"] else "no"] for m in members]
+        out += ["  " + line for line in render_table(["type", "name", "monthly", "protected"], rows).splitlines()]
         out.append("")
     custom = sum(1 for resource in document["resources"] if resource["custom"])
     out.append(f"{custom} resources, {usd(document['cost']['monthly_usd'])} a month.")
