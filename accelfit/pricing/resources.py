@@ -85,6 +85,11 @@ def _region_of_location(location: str | None) -> str | None:
     return location
 
 
+def _first(*values: Any) -> float:
+    """The first value that is set; 0 is a real value here (a pool that scales to zero)."""
+    return float(next((value for value in values if value is not None), 0))
+
+
 class _Pricer:
     def __init__(self, catalog: Catalog, context: PricingContext):
         self.catalog = catalog
@@ -121,9 +126,9 @@ class _Pricer:
         region = _region_of_location(props.get("location")) or self.context.gcp_region
         spot = bool(node_config.get("spot") or node_config.get("preemptible"))
         autoscaling = props.get("autoscaling") or {}
-        count = props.get("nodeCount") or props.get("initialNodeCount") or 0
-        maximum = autoscaling.get("totalMaxNodeCount") or autoscaling.get("maxNodeCount") or count
-        minimum = autoscaling.get("totalMinNodeCount") or autoscaling.get("minNodeCount") or count
+        count = _first(props.get("nodeCount"), props.get("initialNodeCount"))
+        maximum = _first(autoscaling.get("totalMaxNodeCount"), autoscaling.get("maxNodeCount"), count)
+        minimum = _first(autoscaling.get("totalMinNodeCount"), autoscaling.get("minNodeCount"), count)
         locations = props.get("nodeLocations") or []
         per_zone = not autoscaling.get("totalMaxNodeCount") and autoscaling.get("maxNodeCount") and len(locations) > 1
         zones = len(locations) if per_zone else 1

@@ -1,0 +1,89 @@
+"""The offline preview end to end: the program under mocks, priced, checked by the real policy pack."""
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from accelfit.cli.main import main
+from accelfit.preview.run import preview_stack
+
+ROOT = Path(__file__).parents[2]
+GOLDEN = Path(__file__).parent / "golden"
+
+
+def project_copy(tmp_path: Path, stack: str, edit=None) -> Path:
+    """A copy of the project's stack, project file and policy config, with an optional text edit of the stack."""
+    (tmp_path / "stacks").mkdir()
+    shutil.copy(ROOT / "Pulumi.yaml", tmp_path / "Pulumi.yaml")
+    shutil.copytree(ROOT / "policies" / "config", tmp_path / "policies" / "config")
+    text = (ROOT / "stacks" / f"Pulumi.{stack}.yaml").read_text()
+    if edit:
+        old, new = edit
+        assert old in text
+        text = text.replace(old, new)
+    (tmp_path / "stacks" / f"Pulumi.{stack}.yaml").write_text(text)
+    return tmp_path
+
+
+def test_dev_preview_document_is_stable():
+    document = preview_stack("dev", ROOT).document
+    rendered = json.dumps(document, indent=2, sort_keys=True) + "\n"
+    golden = GOLDEN / "preview-dev.json"
+    if os.environ.get("ACCELFIT_UPDATE_GOLDEN"):
+        golden.parent.mkdir(exist_ok=True)
+        golden.write_text(rendered)
+    assert rendered == golden.read_text()
+
+
+def test_dev_preview_has_every_part():
+    result = preview_stack("dev", ROOT)
+    document = result.document
+    assert document["stack"] == "dev" and document["plan"]["platform"] == "gke-tpu"
+    custom = [r for r in document["resources"] if r["custom"]]
+    assert len(custom) >= 10
+    assert all({"type", "name", "parent", "inputs", "protect", "monthly_usd"} <= set(r) for r in custom)
+    assert all(r["parent"] for r in custom), "every resource belongs to a component"
+    assert document["cost"]["monthly_usd"] == pytest.approx(sum(r["monthly_usd"] for r in custom), abs=0.05)
+    assert len(document["policies"]["rules"]) >= 20
+    assert result.mandatory_violations == 0
+
+
+def test_example_stacks_are_clean_under_their_policies():
+    for stack in ("staging", "prod"):
+        result = preview_stack(stack, ROOT)
+        mandatory = [v for v in result.document["policies"]["violations"] if v["level"] == "mandatory"]
+        assert mandatory == [], (stack, mandatory)
+
+
+def test_prod_change_over_budget_fails_with_a_mandatory_violation(tmp_path, capsys, monkeypatch):
+    # Cutting the prod deadline from 30 to 7 days quadruples the slice; at full scale all month it is over
+    # the prod policy budget, even though the run itself fits the spec's budget.
+    project = project_copy(tmp_path, "prod", ("deadline_days: 30", "deadline_days: 7"))
+    result = preview_stack("prod", project)
+    budget = [v for v in result.document["policies"]["violations"] if v["policy"] == "stack-monthly-budget"]
+    assert budget and budget[0]["level"] == "mandatory"
+    assert "allowed 450000 USD/month" in budget[0]["message"]
+    monkeypatch.chdir(project)
+    assert main(["preview", "--stack", "prod"]) == 1
+    assert "mandatory policy violation" in capsys.readouterr().err
+
+
+def test_preview_markdown_and_text(capsys, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    assert main(["preview", "--stack", "dev", "--markdown"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("### accelfit preview: `dev`") and "<details>" in out
+    assert main(["preview", "--stack", "dev"]) == 0
+    out = capsys.readouterr().out
+    assert "Policies (accelfit" in out and "Cost assumptions:" in out
+
+
+def test_invalid_stack_exits_2(tmp_path, capsys, monkeypatch):
+    project = project_copy(tmp_path, "dev", ("framework: jax", "framework: jaxx"))
+    monkeypatch.chdir(project)
+    assert main(["preview", "--stack", "dev"]) == 2
+    err = capsys.readouterr().err
+    assert "config.accelfit:workload.framework" in err and "did you mean 'jax'" in err and "Traceback" not in err
