@@ -1,0 +1,1 @@
+"""Policy tests import their helpers from policy_resources (this directory); nothing global here."""

@@ -1,0 +1,78 @@
+"""The in-process runner: config applied as the engine applies it, and the known-bad stack's results."""
+
+from __future__ import annotations
+
+import pytest
+from bad_stack import EXPECTED, bad_resources, over_budget
+from policy_resources import config, gke_gpu_pool
+
+from policies.accelfit_policies import all_policies
+from policies.runner import mandatory, policy_info_of, reconcile_config, run_policies
+
+
+def levels(env: str) -> dict[str, str]:
+    return {name: entry.level for name, entry in reconcile_config(policy_info_of(all_policies()), config(env)).items()}
+
+
+def test_the_pack_has_at_least_twenty_rules_with_unique_names():
+    names = [policy.name for policy in all_policies()]
+    assert len(names) >= 20 and len(set(names)) == len(names)
+
+
+def test_reconcile_order_all_then_policy_entry_and_schema_defaults():
+    info = {"a": ("advisory", {"limit": {"type": "integer", "default": 3}}), "b": ("mandatory", {})}
+    result = reconcile_config(info, {"all": "mandatory", "a": {"limit": 5}, "b": "disabled"})
+    assert (result["a"].level, result["a"].properties) == ("mandatory", {"limit": 5})
+    assert result["b"].level == "disabled"
+    assert reconcile_config(info, {})["a"].properties == {"limit": 3}
+
+
+def test_reconcile_refuses_unknown_policies_settings_and_types():
+    info = {"a": ("advisory", {"limit": {"type": "integer"}})}
+    for bad in ({"typo": "advisory"}, {"a": {"limti": 1}}, {"a": {"limit": "many"}}, {"a": "loud"}):
+        with pytest.raises(ValueError):
+            reconcile_config(info, bad)
+
+
+def test_environment_files_load_advisory_in_dev_and_mandatory_in_prod():
+    dev, prod = levels("dev"), levels("prod")
+    assert set(dev.values()) <= {"advisory", "disabled"}
+    assert prod["stack-monthly-budget"] == prod["no-public-ips-on-accelerators"] == "mandatory"
+    assert prod["gke-gpu-driver-pinned"] == prod["deletion-protection"] == "mandatory"
+    assert prod["spot-outside-prod"] == "disabled" and dev["spot-outside-prod"] == "advisory"
+    assert levels("staging")["stack-monthly-budget"] == "mandatory"
+
+
+def test_known_bad_stack_under_prod_config_is_mandatory():
+    found = run_policies(bad_resources(), config("prod"), price_resources=over_budget)
+    reported = {(violation.policy, violation.name) for violation in mandatory(found)}
+    assert EXPECTED <= reported
+    budget = next(v for v in found if v.policy == "stack-monthly-budget")
+    assert "999999 USD/month" in budget.message and "allowed 450000" in budget.message
+
+
+def test_known_bad_stack_under_dev_config_is_only_advisory():
+    found = run_policies(bad_resources(), config("dev"), price_resources=over_budget)
+    assert found and mandatory(found) == []
+    assert ("no-public-ips-on-accelerators", "llm-train-gpu-pool") in {(v.policy, v.name) for v in found}
+
+
+def test_messages_print_whole_numbers_though_the_wire_sends_floats():
+    found = run_policies([gke_gpu_pool()], {"bounded-autoscaling": {"maxNodesPerPool": 2}})
+    [message] = [v.message for v in found if v.policy == "bounded-autoscaling"]
+    assert "4 nodes" in message and "4.0" not in message
+
+
+def test_unknown_preview_values_become_an_advisory_not_a_crash():
+    from pulumi_policy.proxy import UNKNOWN_BOOLEAN_VALUE
+
+    pool = gke_gpu_pool()
+    pool["props"]["networkConfig"]["enablePrivateNodes"] = UNKNOWN_BOOLEAN_VALUE
+    found = run_policies([pool], config("prod"))
+    [cannot] = [v for v in found if v.policy == "no-public-ips-on-accelerators"]
+    assert cannot.level == "advisory" and "during preview" in cannot.message
+
+
+def test_disabled_policies_do_not_run():
+    found = run_policies(bad_resources(), {"all": "disabled"}, price_resources=over_budget)
+    assert found == []
