@@ -1,0 +1,70 @@
+"""Planner speed: median time of plan() over the full catalog for representative specs, and of the whole
+`accelfit plan` process (which must not import Pulumi). Targets: plan() < 50 ms, the process < 1 s.
+
+Run: ./dev bench   (or .venv/bin/python benchmarks/bench_planner.py --runs 20)
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+SPECS = {
+    "jax-pretrain-70b (gcp+aws)": {
+        "name": "pretrain", "kind": "training", "framework": "jax", "model": {"parameters": "70B"},
+        "training": {"tokens": "2T", "deadline_days": 30}, "placement": {"clouds": ["gcp", "aws"]}},
+    "pytorch-finetune-custom-kernels": {
+        "name": "finetune", "kind": "fine-tuning", "framework": "pytorch",
+        "model": {"parameters": "13B", "custom_kernels": True},
+        "training": {"tokens": "5B", "deadline_days": 3, "method": "lora"}, "placement": {"clouds": ["gcp", "aws"]}},
+    "realtime-inference-8b": {
+        "name": "serve", "kind": "inference", "framework": "pytorch", "model": {"parameters": "8B"},
+        "inference": {"requests_per_second": 40, "latency_p99_ms": 10000}, "placement": {"clouds": ["gcp", "aws"]}},
+    "onprem-h100 (inventory)": {
+        "name": "onprem", "kind": "training", "framework": "pytorch", "model": {"parameters": "8B"},
+        "training": {"tokens": "200B", "deadline_days": 14},
+        "placement": {"deployment": "any", "inventory": "inventory-lab.yaml", "clouds": ["aws"]}},
+}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=20)
+    runs = parser.parse_args().runs
+
+    from accelfit.catalog import load_catalog
+    from accelfit.planner import Environment, plan
+    from accelfit.spec import WorkloadSpec, load_inventory
+
+    catalog = load_catalog()
+    inventory = load_inventory(ROOT / "tests" / "fixtures" / "inventory-lab.yaml")
+    print(f"{'spec':40} {'median plan() ms':>17} {'chosen'}")
+    for label, document in SPECS.items():
+        spec = WorkloadSpec.model_validate(document)
+        environment = Environment("dev", inventory if spec.placement.inventory else None)
+        times = []
+        for _ in range(runs):
+            started = time.perf_counter()
+            result = plan(spec, catalog, environment)
+            times.append((time.perf_counter() - started) * 1000)
+        print(f"{label:40} {statistics.median(times):17.1f} {result.option}")
+
+    times = []
+    for _ in range(max(3, runs // 4)):
+        started = time.perf_counter()
+        subprocess.run([str(ROOT / ".venv" / "bin" / "accelfit"), "plan", "--stack", "prod", "--json"], cwd=ROOT,
+                       check=True, capture_output=True)
+        times.append(time.perf_counter() - started)
+    print(f"\n`accelfit plan --stack prod --json` whole process: median {statistics.median(times):.2f} s "
+          f"over {len(times)} runs")
+
+
+if __name__ == "__main__":
+    main()
