@@ -24,7 +24,6 @@ from typing import Any
 
 from google.protobuf import json_format, struct_pb2
 from pulumi_policy import (
-    EnforcementLevel,
     PolicyCustomTimeouts,
     PolicyResource,
     PolicyResourceOptions,
@@ -225,5 +224,5 @@ def mandatory(violations: Iterable[Violation]) -> list[Violation]:
     return [violation for violation in violations if violation.level == "mandatory"]
 
 
-__all__ = ["LEVELS", "PACK_NAME", "EnforcementLevel", "PolicyConfigEntry", "Violation", "mandatory",
+__all__ = ["LEVELS", "PACK_NAME", "PolicyConfigEntry", "Violation", "mandatory",
            "policy_info_of", "reconcile_config", "run_policies", "wire_props"]

@@ -75,8 +75,8 @@ def check_gpu_driver(view: ResourceView, settings: Settings) -> list[str]:
     if view.type != GKE_NODE_POOL:
         return []
     allowed = [str(value).upper() for value in settings.get("allowedDriverVersions") or ["DEFAULT", "LATEST"]]
-    pinned_label = get(view.props, f"nodeConfig.labels", {}).get(DRIVER_LABEL) if isinstance(
-        get(view.props, "nodeConfig.labels"), Mapping) else None
+    labels = get(view.props, "nodeConfig.labels", {})
+    pinned_label = labels.get(DRIVER_LABEL) if isinstance(labels, Mapping) else None
     out = []
     for guest in items(get(view.props, "nodeConfig.guestAccelerators")):
         version = str(get(guest, "gpuDriverInstallationConfig.gpuDriverVersion", "unset")).upper()
