@@ -38,8 +38,9 @@ def with_required_taint(taints: Iterable[tuple[str, str, str]],
 
 
 def node_labels(role: str, plan_labels: Mapping[str, str]) -> dict[str, str]:
-    """Kubernetes node labels: the plan's, plus the role label the schedulers and Kueue select on."""
-    return {**plan_labels, ROLE_LABEL: role}
+    """Kubernetes node labels: the plan's, plus a role label the schedulers and Kueue select on. The plan's own
+    role (training/inference) wins over the pool kind (gpu/tpu): policies key on it (training pools scale to zero)."""
+    return {ROLE_LABEL: role, **plan_labels}
 
 
 def driver_installation(driver_version: str) -> tuple[str, str | None]:
