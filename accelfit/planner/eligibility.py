@@ -3,7 +3,7 @@ soft rules add documented penalties (see preferences.py)."""
 
 from __future__ import annotations
 
-from accelfit.catalog.models import Accelerator, Precision as CatalogPrecision
+from accelfit.catalog.models import Accelerator
 from accelfit.planner import preferences as pref
 from accelfit.spec import Framework, Maturity, Orchestration, Portability, Traffic, WorkloadKind, WorkloadSpec
 
@@ -23,7 +23,7 @@ def hard_rejection(spec: WorkloadSpec, accelerator: Accelerator, platform: str) 
                                "portability: preferred to allow TPUs with a penalty")
     if is_tpu and spec.model.custom_kernels:
         return ("custom-kernels", "model.custom_kernels: hand-written CUDA/Triton kernels run only on NVIDIA GPUs")
-    precision = CatalogPrecision(spec.model.precision.value)
+    precision = spec.model.precision
     if not accelerator.supports(precision):
         supported = ", ".join(p.value for p in accelerator.dense_tflops)
         return ("precision", f"{accelerator.name} does not support {precision.value} (it supports {supported}); "

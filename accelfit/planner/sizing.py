@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from accelfit.catalog.models import Accelerator, Precision as CatalogPrecision
+from accelfit.catalog.models import Accelerator
 from accelfit.planner import preferences as pref
 from accelfit.planner.memory import (
     GIB, kv_cache_bytes_per_token, min_devices_for_training, training_bytes, weights_bytes,
@@ -54,8 +54,7 @@ class InferenceSize:
 def peak_flops(accelerator: Accelerator, precision: Precision) -> float:
     """Dense peak in FLOP/s. FP8 training is measured against the BF16 peak (reference section 7): the MFU
     figures come from BF16 runs, and counting FP8's doubled peak would double-count its gain."""
-    key = CatalogPrecision.bf16 if precision is Precision.fp8 and CatalogPrecision.bf16 in accelerator.dense_tflops \
-        else CatalogPrecision(precision.value)
+    key = Precision.bf16 if precision is Precision.fp8 and Precision.bf16 in accelerator.dense_tflops else precision
     return accelerator.dense_tflops[key] * 1e12
 
 

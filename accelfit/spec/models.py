@@ -12,6 +12,8 @@ from typing import Annotated
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
 
+from accelfit.catalog.models import Precision
+from accelfit.catalog.models import PricingModel as Pricing
 from accelfit.catalog.names import UnknownAcceleratorError, canonical_accelerator
 from accelfit.sizes import SizeError, parse_bytes, parse_count
 
@@ -63,15 +65,6 @@ class Maturity(str, Enum):
     stable = "stable"
 
 
-class Precision(str, Enum):
-    fp32 = "fp32"
-    tf32 = "tf32"
-    bf16 = "bf16"
-    fp16 = "fp16"
-    fp8 = "fp8"
-    int8 = "int8"
-
-
 class TrainingMethod(str, Enum):
     full = "full"
     lora = "lora"
@@ -102,13 +95,6 @@ class Deployment(str, Enum):
 class Orchestration(str, Enum):
     kubernetes = "kubernetes"
     vms = "vms"
-
-
-class Pricing(str, Enum):
-    on_demand = "on-demand"
-    spot = "spot"
-    committed_1y = "committed-1y"
-    committed_3y = "committed-3y"
 
 
 class ModelSpec(StrictModel):
