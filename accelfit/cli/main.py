@@ -35,12 +35,13 @@ def _register() -> None:
     from accelfit.cli.catalog_command import catalog
     from accelfit.cli.check_command import check
     from accelfit.cli.cost_command import cost
+    from accelfit.cli.diff_command import diff
     from accelfit.cli.lock_command import lock
     from accelfit.cli.plan_command import plan
     from accelfit.cli.preview_command import preview
     from accelfit.cli.schema_command import schema
 
-    for command in (catalog, check, cost, lock, plan, preview, schema):
+    for command in (catalog, check, cost, diff, lock, plan, preview, schema):
         cli.add_command(command)
 
 

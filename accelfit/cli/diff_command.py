@@ -1,0 +1,96 @@
+"""`accelfit diff BASE HEAD`: what a change does to an environment, from two `accelfit preview --json` documents.
+
+Exit codes: 0 fine (also when costs rose, unless a guard below was asked for); 1 a guard that was asked for
+tripped (`--fail-on-increase PCT`, `--fail-over-budget`), naming the flag on stderr; 2 invalid input (a document
+that cannot be read, names the file and the field).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from accelfit.errors import EXIT_POLICY_OR_INFEASIBLE, InputError, problem
+
+
+@click.command()
+@click.argument("base", required=False, type=click.Path(path_type=Path, dir_okay=False))
+@click.argument("head", required=False, type=click.Path(path_type=Path, dir_okay=False))
+@click.option("--base-ref", metavar="REF", help="Preview --stack at this git revision as BASE (a temporary "
+              "worktree); HEAD defaults to the working tree's preview.")
+@click.option("--stack", "stack_name", metavar="ENV", help="The stack to preview with --base-ref.")
+@click.option("--markdown", is_flag=True, help="Print a pull-request comment (summary first, details folded).")
+@click.option("--json", "as_json", is_flag=True, help="Print the diff as JSON.")
+@click.option("--fail-on-increase", "fail_on_increase_pct", type=click.FloatRange(min=0), metavar="PCT",
+              help="Exit 1 when the monthly cost rises by more than PCT percent.")
+@click.option("--fail-over-budget", is_flag=True, help="Exit 1 when the change raises the cost of an "
+              "environment that is then over its budget.max_monthly_usd.")
+@click.pass_context
+def diff(ctx: click.Context, base: Path | None, head: Path | None, base_ref: str | None, stack_name: str | None,
+         markdown: bool, as_json: bool, fail_on_increase_pct: float | None, fail_over_budget: bool) -> None:
+    """Compare two previews of one stack: resources added, changed, replaced and removed by component; monthly
+    cost before and after with the biggest movers; policy violations new, fixed and still failing."""
+    from accelfit.diff import diff_documents, parse_document, read_document, render_markdown, render_text
+    from accelfit.diff.format import pct_text
+
+    if markdown and as_json:
+        raise InputError([problem(None, "--markdown/--json", "choose one output format", "pass only one of them")])
+    if base_ref is not None:
+        if base is not None and head is None:
+            head, base = base, None  # `accelfit diff --base-ref main --stack dev head.json`
+        if base is not None or not stack_name:
+            raise InputError([problem(None, "--base-ref", "takes --stack ENV and at most a HEAD file, not BASE",
+                                      "use `accelfit diff --base-ref REF --stack ENV [HEAD]`")])
+        base_doc = parse_document(*_preview_at(base_ref, stack_name))
+    elif base is None or head is None:
+        raise InputError([problem(None, "BASE HEAD", "two preview documents are needed",
+                                  "run `accelfit diff base.json head.json`, or `--base-ref REF --stack ENV`")])
+    else:
+        base_doc = read_document(base)
+    if head is not None:
+        head_doc = read_document(head)
+    else:
+        from accelfit.planner import NoFeasiblePlan
+
+        try:
+            head_doc = parse_document(*_preview_here(stack_name or ""))
+        except NoFeasiblePlan as failure:
+            click.echo(f"no feasible plan for the working tree's {stack_name}: {failure.message}", err=True)
+            ctx.exit(EXIT_POLICY_OR_INFEASIBLE)
+            return
+
+    result = diff_documents(base_doc, head_doc, fail_on_increase_pct)
+    if as_json:
+        click.echo(json.dumps(result.to_json_dict(), indent=2, sort_keys=True))
+    elif markdown:
+        click.echo(render_markdown(result), nl=False)
+    else:
+        click.echo(render_text(result))
+
+    tripped = []
+    if result.budget.increase_exceeded:
+        tripped.append(f"--fail-on-increase {fail_on_increase_pct:g}: the monthly cost rose "
+                       f"{pct_text(result.budget.increase_pct)}")
+    if fail_over_budget and result.budget.pushes_over_budget:
+        tripped.append(f"--fail-over-budget: {result.budget.head_monthly_usd:,.2f} USD a month is over the budget "
+                       f"of {result.budget.max_monthly_usd:,.2f}")
+    for line in tripped:
+        click.echo(f"failed: {line}", err=True)
+    if tripped:
+        ctx.exit(EXIT_POLICY_OR_INFEASIBLE)
+
+
+def _preview_at(ref: str, stack: str) -> tuple[object, str]:
+    from accelfit.diff.at_revision import preview_at_revision
+    from accelfit.stackfile import find_project_dir
+
+    return preview_at_revision(ref, stack, find_project_dir())
+
+
+def _preview_here(stack: str) -> tuple[object, str]:
+    """HEAD for --base-ref: the working tree's preview, run in this process."""
+    from accelfit.preview.run import preview_stack
+
+    return preview_stack(stack).document, f"{stack} (working tree)"

@@ -1,0 +1,93 @@
+"""Words and numbers shared by the text and markdown renderings of a diff, so they say the same thing."""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+from accelfit.diff.inputs import MISSING
+from accelfit.diff.model import ResourceDiff, StackDiff
+from accelfit.reports.durations import usd
+
+VALUE_CHARS = 60  # a changed input longer than this is cut; the JSON output carries it whole
+SYMBOL = {"add": "+", "replace": "+-", "change": "~", "remove": "-"}  # the signs `pulumi preview` uses
+VERB = {"add": "to add", "replace": "to replace", "change": "to change", "remove": "to remove"}
+
+
+def signed_usd(amount: float) -> str:
+    if round(amount, 2) == 0:
+        return "$0"
+    return ("+" if amount > 0 else "-") + usd(abs(amount))
+
+
+def pct_text(pct: float | None) -> str:
+    if pct is None:
+        return "no change"
+    if math.isinf(pct):
+        return "new cost"
+    return f"{pct:+.1f}%"
+
+
+def value_text(value: Any, limit: int = VALUE_CHARS) -> str:
+    if value is MISSING:
+        return "(unset)"
+    text = value if isinstance(value, str) else json.dumps(value, sort_keys=True, separators=(",", ":"))
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def short_type(token: str) -> str:
+    """'gcp:container/nodePool:NodePool' -> 'gcp:NodePool'."""
+    provider, _, rest = token.partition(":")
+    return f"{provider}:{rest.rsplit(':', 1)[-1]}"
+
+
+def cost_line(diff: StackDiff, arrow: str = "->") -> str:
+    guard = diff.budget
+    budget = f"; budget {usd(guard.max_monthly_usd)}" if guard.max_monthly_usd is not None else ""
+    return (f"{usd(guard.base_monthly_usd)} {arrow} {usd(guard.head_monthly_usd)} a month at full scale "
+            f"({signed_usd(guard.delta_usd)}, {pct_text(guard.increase_pct)}){budget}")
+
+
+def resources_line(diff: StackDiff) -> str:
+    counts = ", ".join(f"{diff.count(action)} {VERB[action]}" for action in ("add", "change", "replace", "remove"))
+    return f"{counts} ({diff.unchanged} unchanged)"
+
+
+def policies_line(diff: StackDiff) -> str:
+    new = diff.violations_with("new")
+    mandatory = sum(1 for v in new if v.level == "mandatory")
+    detail = f" ({mandatory} mandatory)" if mandatory else ""
+    return (f"{len(new)} new{detail}, {len(diff.violations_with('fixed'))} fixed, "
+            f"{len(diff.violations_with('failing'))} still failing")
+
+
+def callouts(diff: StackDiff) -> list[tuple[str, str]]:
+    """The budget guard's findings as (title, text), most serious first; empty when there is nothing to call
+    out."""
+    guard = diff.budget
+    out = []
+    if guard.over_budget and guard.max_monthly_usd is not None:
+        over = guard.head_monthly_usd - guard.max_monthly_usd
+        when = ("this change pushes it over" if not guard.was_over_budget
+                else "it was already over; this change " + ("raises" if guard.delta_usd > 0 else "does not raise")
+                + " the cost")
+        out.append(("Over budget", f"{usd(guard.head_monthly_usd)} a month at full scale against a budget of "
+                   f"{usd(guard.max_monthly_usd)} (over by {usd(over)}); {when}."))
+    if guard.increase_exceeded:
+        out.append(("Cost increase", f"{pct_text(guard.increase_pct)} ({signed_usd(guard.delta_usd)} a month) "
+                                     f"exceeds the {guard.fail_on_increase_pct:g}% allowed by --fail-on-increase."))
+    return out
+
+
+def lock_stale_text(diff: StackDiff) -> str | None:
+    """The lock line, when the lock is stale (a fresh plan would choose differently than the locked option)."""
+    if not diff.selection.lock_stale:
+        return None
+    return diff.selection.lock_message or "a fresh plan would choose a different option than the locked one"
+
+
+def replace_note(resource: ResourceDiff) -> str:
+    reasons = "; ".join(resource.replace_reasons)
+    refused = " The resource is protected: the engine will refuse to replace it." if resource.protect else ""
+    return f"{reasons}.{refused}" if reasons else refused.strip()

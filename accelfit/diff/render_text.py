@@ -1,0 +1,53 @@
+"""The diff as plain text for a terminal: call-outs, summary, cost movers, resources by component, policies."""
+
+from __future__ import annotations
+
+from accelfit.diff import format as fmt
+from accelfit.diff.model import StackDiff
+from accelfit.reports.durations import usd
+from accelfit.reports.table import render_table
+
+
+def render_text(diff: StackDiff) -> str:
+    title = f"accelfit diff: stack {diff.stack} ({diff.environment})"
+    out = [title, "=" * len(title)]
+    if diff.base_stack != diff.stack:
+        out.append(f"note: comparing stack {diff.base_stack} (base) with {diff.stack} (head)")
+    out += [f"!! {title}: {text}" for title, text in fmt.callouts(diff)]
+    out += [f"Monthly cost: {fmt.cost_line(diff)}",
+            f"Resources: {fmt.resources_line(diff)}",
+            f"Policies: {fmt.policies_line(diff)}"]
+    selection, stale = diff.selection, fmt.lock_stale_text(diff)
+    if selection.option_changed:
+        out.append(f"Selection changed: {selection.base_option or '(none)'} -> {selection.head_option or '(none)'}")
+    if stale:
+        out.append(f"Lock is stale: {stale}")
+    movers = diff.movers
+    if movers:
+        rows = [[fmt.signed_usd(r.delta_usd), usd(r.before_usd), usd(r.after_usd), fmt.SYMBOL[r.action],
+                 fmt.short_type(r.type), r.name] for r in movers]
+        out += ["", "Cost movers (a month):",
+                _indent(render_table(["change", "before", "after", "", "type", "resource"], rows))]
+    if diff.resources:
+        out += ["", "Resources:"]
+    for component in diff.components:
+        out.append(f"  {component}")
+        for resource in (r for r in diff.resources if r.component == component):
+            protect = " [protected]" if resource.protect else ""
+            out.append(f"    {fmt.SYMBOL[resource.action]:>2} {fmt.short_type(resource.type)} {resource.name}"
+                       f"{protect}")
+            if resource.action == "replace":
+                out.append(f"         replaced: {fmt.replace_note(resource)}")
+            for change in resource.changes:
+                mark = "  (forces replacement)" if change.replaces_because else ""
+                out.append(f"         {change.path}: {fmt.value_text(change.old)} -> {fmt.value_text(change.new)}"
+                           f"{mark}")
+    if diff.violations:
+        out += ["", "Policy violations:"]
+        for v in diff.violations:
+            out += [f"  {v.status:<7} {v.level:<9} {v.policy} on {v.resource or '(stack)'}", f"          {v.message}"]
+    return "\n".join(out)
+
+
+def _indent(text: str) -> str:
+    return "\n".join("  " + line for line in text.splitlines())
