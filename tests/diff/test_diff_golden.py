@@ -76,3 +76,10 @@ def test_json_names_the_three_changes(capsys, base_path, head_path):
     assert [m["name"] for m in diff["movers"]] == ["llm-pretrain-tpu-0-pool", "chat-serve-gpu-pool"]
     assert diff["cost"]["pushes_over_budget"] is True
     assert diff["selection"]["option_changed"] is True
+
+
+def test_readme_shows_the_real_comment():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "## Reviewing changes in pull requests" in readme
+    assert (GOLDEN / "dev-change.md").read_text(encoding="utf-8") in readme, \
+        "README's example comment differs from tests/diff/golden/dev-change.md: paste the new golden output"
