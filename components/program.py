@@ -46,7 +46,8 @@ def run(project_dir: Path | None = None) -> ProgramResult:
         pulumi.log.warn(lock.message)
     ownership = Ownership(team=config.require("team"), cost_center=config.require("costCenter"),
                           environment=environment, workload=spec.name)
-    build(plan, ownership, catalog)
+    build(plan, ownership, catalog, inventory=loaded.inventory,
+          inventory_source=str(loaded.inventory_path) if loaded.inventory_path else "inventory")
     pulumi.export("plan", {"option": plan.option, "platform": plan.platform.value, "region": plan.region,
                            "accelerator": plan.accelerator.name, "count": plan.accelerator.count,
                            "monthly_usd": plan.estimate.monthly_usd, "total_usd": plan.estimate.total_usd})

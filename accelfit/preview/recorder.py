@@ -51,10 +51,19 @@ class Recording:
         return matches[0]
 
 
+# How the SDK wraps a secret on the wire: {SIG_KEY: SECRET_SIG, "value": ...} (pulumi.runtime.rpc).
+_SIG_KEY = "4dabf18193072939515e22adb298388d"
+_SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270"
+SECRET = "[secret]"
+
+
 def plain(value: Any) -> Any:
-    """Inputs as plain JSON data: whole floats back to ints (values travel as protobuf Struct), unknowns marked."""
+    """Inputs as plain JSON data: whole floats back to ints (values travel as protobuf Struct), unknowns marked,
+    secrets blinded as `[secret]` the way `pulumi preview --json` shows them (never in a report in plain text)."""
     if isinstance(value, float) and value.is_integer():
         return int(value)
+    if isinstance(value, Mapping) and value.get(_SIG_KEY) == _SECRET_SIG:
+        return SECRET
     if isinstance(value, Mapping):
         return {str(key): plain(item) for key, item in value.items()}
     if isinstance(value, (list, tuple)):
@@ -79,6 +88,9 @@ def _computed_outputs(type_token: str, name: str, inputs: dict[str, Any]) -> dic
         outputs["bucket"] = inputs.get("bucket", name)
         if type_token == "aws:ec2/launchTemplate:LaunchTemplate":
             outputs["latestVersion"] = 1
+        if type_token == "aws:eks/nodeGroup:NodeGroup":
+            # EKS labels each node with its group's name; the Kubernetes layer's Kueue flavors select on it.
+            outputs["nodeGroupName"] = inputs.get("nodeGroupName", name)
         if type_token == "aws:eks/cluster:Cluster":
             outputs["endpoint"] = "https://mock.eks.amazonaws.com"
             outputs["certificateAuthority"] = {"data": "bW9jay1jYQ=="}

@@ -1,0 +1,59 @@
+"""How accelfit reaches owned servers and their cluster, read from stack config. Secrets stay Pulumi secrets.
+
+    pulumi config set --secret accelfit:sshPrivateKey < ~/.ssh/accelfit_ed25519
+    pulumi config set --secret accelfit:joinToken "$(kubeadm token create --ttl 24h)"
+    pulumi config set --secret accelfit:kubeconfig < admin.kubeconfig
+    pulumi config set accelfit:joinEndpoint 10.20.0.5:6443          # the API server hosts join
+    pulumi config set accelfit:joinCaCertHash sha256:<hex>          # kubeadm's discovery hash (public)
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import pulumi
+
+from accelfit.errors import InputError, Problem, problem
+
+SECRET_KEYS = {
+    "sshPrivateKey": "pulumi config set --secret accelfit:sshPrivateKey < ~/.ssh/<key>",
+    "joinToken": "pulumi config set --secret accelfit:joinToken \"$(kubeadm token create)\"",
+    "kubeconfig": "pulumi config set --secret accelfit:kubeconfig < <admin kubeconfig of the cluster>",
+}
+_ENDPOINT = re.compile(r"^[A-Za-z0-9.-]+:[0-9]{1,5}$")
+_CA_HASH = re.compile(r"^sha256:[0-9a-f]{64}$")
+
+
+@dataclass(frozen=True)
+class HostAccess:
+    ssh_private_key: pulumi.Output[str]
+    join_token: pulumi.Output[str]
+    kubeconfig: pulumi.Output[str]
+    join_endpoint: str
+    ca_cert_hash: str
+
+
+def read_host_access(source: str = "stack") -> HostAccess:
+    """Every missing or malformed key is reported at once, before anything is created."""
+    config = pulumi.Config()
+    problems: list[Problem] = []
+    secrets = {}
+    for key, fix in SECRET_KEYS.items():
+        value = config.get_secret(key)  # get() on a secret would warn and expose it in plain text
+        if value is None:
+            problems.append(problem(source, f"accelfit:{key}", "required secret is not set", fix))
+        secrets[key] = value
+    endpoint = config.get("joinEndpoint")
+    if not endpoint or not _ENDPOINT.match(endpoint):
+        problems.append(problem(source, "accelfit:joinEndpoint", "the API server hosts join is missing or not "
+                                "host:port", "pulumi config set accelfit:joinEndpoint 10.20.0.5:6443", endpoint))
+    ca_hash = config.get("joinCaCertHash")
+    if not ca_hash or not _CA_HASH.match(ca_hash):
+        problems.append(problem(source, "accelfit:joinCaCertHash", "missing or not sha256:<64 hex digits>",
+                                "take it from `kubeadm token create --print-join-command` on a control-plane node",
+                                ca_hash))
+    if problems:
+        raise InputError(problems)
+    return HostAccess(ssh_private_key=secrets["sshPrivateKey"], join_token=secrets["joinToken"],
+                      kubeconfig=secrets["kubeconfig"], join_endpoint=endpoint, ca_cert_hash=ca_hash)

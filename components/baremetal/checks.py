@@ -1,0 +1,67 @@
+"""Checks of a bare-metal plan against its inventory, run before any resource exists. Pure."""
+
+from __future__ import annotations
+
+from accelfit.errors import InputError, Problem, did_you_mean, problem
+from accelfit.planner.model import Plan
+from accelfit.spec.inventory import Inventory
+from accelfit.validation import validate
+
+GKE_MANAGED = frozenset({"DEFAULT", "LATEST"})
+
+
+def revalidated(inventory: Inventory, source: str) -> Inventory:
+    """The inventory's own rules (unique names and addresses, known GPU models, GPU counts the model allows),
+    run again here so an Inventory built without validation (model_construct) is refused too."""
+    return validate(Inventory, inventory.model_dump(mode="json"), source)
+
+
+def plan_problems(plan: Plan, inventory: Inventory | None, source: str = "inventory") -> list[Problem]:
+    problems: list[Problem] = []
+    if plan.platform.value != "baremetal-gpu":
+        return [problem("plan", "platform", "not a bare-metal plan", "build it with its cloud's components",
+                        plan.platform.value)]
+    if inventory is None:
+        return [problem("stack", "placement.inventory", "a bare-metal plan needs the inventory it was made from",
+                        "set placement.inventory to the inventory file")]
+    if inventory.site != plan.region:
+        problems.append(problem(source, "site", f"the plan is for site {plan.region!r}",
+                                "plan again with this inventory (accelfit plan --stack ...)", inventory.site))
+    gpu_pools = [pool for pool in plan.node_pools if pool.role == "gpu"]
+    if len(gpu_pools) != 1:
+        problems.append(problem("plan", "node_pools", "a bare-metal plan has exactly one GPU pool",
+                                "plan again", [pool.name for pool in gpu_pools]))
+    elif not gpu_pools[0].driver_version or gpu_pools[0].driver_version.upper() in GKE_MANAGED:
+        problems.append(problem("plan", "node_pools.gpu.driver_version", "bare metal needs a pinned driver version",
+                                "plan again (the planner pins it from its software data)",
+                                gpu_pools[0].driver_version))
+    if not plan.baremetal_hosts:
+        problems.append(problem("plan", "baremetal_hosts", "no servers chosen", "plan again with this inventory"))
+    servers = {server.name: server for server in inventory.servers}
+    seen: set[str] = set()
+    for index, host in enumerate(plan.baremetal_hosts):
+        if host in seen:
+            problems.append(problem("plan", f"baremetal_hosts[{index}]", "listed twice", "list each server once",
+                                    host))
+        seen.add(host)
+        server = servers.get(host)
+        if server is None:
+            hint = did_you_mean(host, servers)
+            problems.append(problem(source, f"servers[name={host}]", "the plan uses a server the inventory lacks",
+                                    f"did you mean {hint!r}? " if hint else "plan again with this inventory", host))
+            continue
+        if gpu_pools and (server.gpu_model != gpu_pools[0].accelerator
+                          or server.gpu_count != gpu_pools[0].accelerators_per_node):
+            problems.append(problem(source, f"servers[name={host}]", f"has {server.gpu_count} x {server.gpu_model}, "
+                                    f"the plan's pool {gpu_pools[0].accelerators_per_node} x "
+                                    f"{gpu_pools[0].accelerator}", "plan again with this inventory", host))
+    return problems
+
+
+def check_plan(plan: Plan, inventory: Inventory | None, source: str = "inventory") -> Inventory:
+    if inventory is not None:
+        inventory = revalidated(inventory, source)
+    problems = plan_problems(plan, inventory, source)
+    if problems:
+        raise InputError(problems)
+    return inventory  # type: ignore[return-value]  (plan_problems refuses None)

@@ -1,0 +1,55 @@
+"""NodeMembership: each joined server's node labelled (GPU model and count, rack, site, pool) and tainted
+through the Kubernetes API, with server-side apply patches that own only these fields."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import pulumi
+import pulumi_kubernetes as k8s
+
+from accelfit.spec.inventory import Server
+from components.common import child_name
+
+
+@dataclass(frozen=True)
+class NodeMembershipArgs:
+    servers: tuple[Server, ...]
+    site: str
+    pool: str
+    pool_labels: Mapping[str, str] = field(metadata={"doc": "The plan's labels for the pool's nodes."})
+    taints: tuple[tuple[str, str, str], ...] = field(metadata={"doc": "(key, value, effect) from the plan."})
+    provider: k8s.Provider
+    joined: Mapping[str, pulumi.Resource] = field(
+        default_factory=dict, metadata={"doc": "Server name -> what makes its node exist (the join command)."})
+
+
+def node_labels(server: Server, site: str, pool: str, pool_labels: Mapping[str, str]) -> dict[str, str]:
+    """The inventory's extra labels first, so accelfit's own labels (what Kueue and the policies read) win."""
+    labels = {**server.labels, **pool_labels,
+              "accelfit.io/pool": pool, "accelfit.io/site": site,
+              "accelfit.io/gpu-model": server.gpu_model, "accelfit.io/gpu-count": str(server.gpu_count),
+              # Well-known topology labels: topology spread constraints and Kueue's topology-aware scheduling
+              # read these to keep a job's pods within a rack.
+              "topology.kubernetes.io/region": site}
+    if server.rack:
+        labels["accelfit.io/rack"] = server.rack
+        labels["topology.kubernetes.io/zone"] = server.rack
+    return labels
+
+
+class NodeMembership(pulumi.ComponentResource):
+    def __init__(self, name: str, args: NodeMembershipArgs, opts: pulumi.ResourceOptions | None = None):
+        super().__init__("accelfit:baremetal:NodeMembership", name, None, opts)
+        taints = [k8s.core.v1.TaintPatchArgs(key=key, value=value, effect=effect) for key, value, effect in args.taints]
+        for server in args.servers:
+            joined = args.joined.get(server.name)
+            k8s.core.v1.NodePatch(
+                child_name(name, server.name),
+                metadata=k8s.meta.v1.ObjectMetaPatchArgs(
+                    name=server.name, labels=node_labels(server, args.site, args.pool, args.pool_labels)),
+                spec=k8s.core.v1.NodeSpecPatchArgs(taints=taints),
+                opts=pulumi.ResourceOptions(parent=self, provider=args.provider,
+                                            depends_on=[joined] if joined is not None else []))
+        self.register_outputs({"nodes": [server.name for server in args.servers]})

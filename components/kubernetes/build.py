@@ -1,0 +1,119 @@
+"""The Kubernetes layer for a plan on the cluster that was built for it: GKE, EKS or bare metal.
+
+Everything platform-specific is gathered here: how to reach the cluster, which node label picks out a pool's
+nodes, where the pools' capacities come from. The layer itself (layer.KubernetesLayer) is the same everywhere.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import pulumi
+
+from accelfit.catalog.models import Catalog
+from accelfit.errors import InputError, problem
+from accelfit.planner.model import Plan
+from accelfit.spec.inventory import Inventory
+from components.common import Ownership
+from components.kubernetes.access import eks_kubeconfig, gke_kubeconfig
+from components.kubernetes.capacity import cloud_capacities, inventory_capacities
+from components.kubernetes.gpu_software import GpuSoftware, gpu_software
+from components.kubernetes.layer import KubernetesLayer, KubernetesLayerArgs
+from components.kubernetes.queues import FlavorPlan, NodeCapacity, flavor_plans
+
+if TYPE_CHECKING:
+    from components.aws.stack import EksGpuStack
+    from components.gcp.stack import GcpStack
+
+# Node labels each platform puts on every node of a pool by itself (the pool's name as value).
+GKE_POOL_LABEL = "cloud.google.com/gke-nodepool"
+EKS_POOL_LABEL = "eks.amazonaws.com/nodegroup"
+BAREMETAL_POOL_LABEL = "accelfit.io/pool"  # set by accelfit's node membership patch
+_DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
+
+
+def layer_labels(ownership: Ownership) -> dict[str, str]:
+    values = ownership.gcp_labels()  # lowercase, at most 63 characters: valid Kubernetes label values too
+    return {"app.kubernetes.io/managed-by": "accelfit", **{f"accelfit.io/{key}": value
+                                                           for key, value in values.items() if key != "managed-by"}}
+
+
+def team_namespaces(plan: Plan) -> tuple[str, ...]:
+    """Namespaces that get a LocalQueue: `accelfit:teamNamespaces` (a list), else the workload's namespace
+    (where the workload's service account lives)."""
+    configured = pulumi.Config().get_object("teamNamespaces")
+    if configured is None:
+        return (plan.workload,)
+    if not isinstance(configured, list) or not configured:
+        raise InputError([problem("stack", "accelfit:teamNamespaces", "must be a non-empty list of namespaces",
+                                  "e.g. teamNamespaces: [research, applied]", configured)])
+    bad = [name for name in configured if not isinstance(name, str) or not _DNS_LABEL.match(name)]
+    if bad:
+        raise InputError([problem("stack", "accelfit:teamNamespaces", "not a Kubernetes namespace name",
+                                  "use lowercase letters, digits and '-', at most 63 characters", bad)])
+    return tuple(dict.fromkeys(configured))
+
+
+@dataclass(frozen=True)
+class LayerPlan:
+    """The layer's decided inputs, derived (and checked) before any resource of the stack is created."""
+
+    queue_name: str
+    flavors: tuple[FlavorPlan, ...]
+    team_namespaces: tuple[str, ...]
+    gpu_software: GpuSoftware | None
+
+
+def plan_layer(plan: Plan, capacities: Mapping[str, NodeCapacity]) -> LayerPlan:
+    return LayerPlan(queue_name=plan.workload, flavors=tuple(flavor_plans(plan, capacities)),
+                     team_namespaces=team_namespaces(plan), gpu_software=gpu_software(plan))
+
+
+def plan_cloud_layer(plan: Plan, catalog: Catalog) -> LayerPlan | None:
+    """None when the plan has no cluster (TPU VMs)."""
+    if plan.orchestration != "kubernetes":
+        return None
+    return plan_layer(plan, cloud_capacities(plan, catalog))
+
+
+def plan_baremetal_layer(plan: Plan, inventory: Inventory) -> LayerPlan:
+    return plan_layer(plan, inventory_capacities(plan, inventory))
+
+
+def _layer(plan: Plan, layer: LayerPlan, ownership: Ownership, kubeconfig: pulumi.Input[str],
+           selectors: Mapping[str, Mapping[str, pulumi.Input[str]]],
+           dependencies: list[pulumi.Resource]) -> KubernetesLayer:
+    return KubernetesLayer(f"{plan.workload}-k8s", KubernetesLayerArgs(
+        kubeconfig=kubeconfig, queue_name=layer.queue_name, flavors=layer.flavors, pool_selectors=selectors,
+        team_namespaces=layer.team_namespaces, gpu_software=layer.gpu_software, labels=layer_labels(ownership),
+        cluster_dependencies=dependencies))
+
+
+def build_for_gke(plan: Plan, layer: LayerPlan, stack: GcpStack, ownership: Ownership) -> KubernetesLayer:
+    assert stack.cluster is not None, "plan_cloud_layer returns None for plans without a cluster"
+    cluster = stack.cluster.cluster
+    kubeconfig = pulumi.Output.all(cluster.name, cluster.endpoint, cluster.master_auth.cluster_ca_certificate) \
+        .apply(lambda parts: gke_kubeconfig(*parts))
+    built = {"gpu": iter(stack.gpu_pools), "tpu": iter(stack.tpu_pools)}  # created in plan order, per role
+    selectors = {pool.name: {GKE_POOL_LABEL: next(built[pool.role]).pool_name}
+                 for pool in plan.node_pools if pool.role in ("gpu", "tpu")}
+    return _layer(plan, layer, ownership, kubeconfig, selectors,
+                  [stack.cluster, *stack.gpu_pools, *stack.tpu_pools])
+
+
+def build_for_eks(plan: Plan, layer: LayerPlan, stack: EksGpuStack, ownership: Ownership) -> KubernetesLayer:
+    cluster = stack.cluster
+    kubeconfig = pulumi.Output.all(cluster.cluster_name, cluster.endpoint, cluster.certificate_authority) \
+        .apply(lambda parts: eks_kubeconfig(*parts, region=plan.region))
+    selectors = {pool.name: {EKS_POOL_LABEL: stack.node_groups[pool.name].node_group_name}
+                 for pool in plan.node_pools if pool.role in ("gpu", "tpu")}
+    return _layer(plan, layer, ownership, kubeconfig, selectors, [cluster])
+
+
+def build_for_baremetal(plan: Plan, layer: LayerPlan, kubeconfig: pulumi.Input[str], ownership: Ownership,
+                        dependencies: list[pulumi.Resource]) -> KubernetesLayer:
+    selectors = {pool.name: {BAREMETAL_POOL_LABEL: pool.name} for pool in plan.node_pools if pool.role == "gpu"}
+    return _layer(plan, layer, ownership, kubeconfig, selectors, dependencies)

@@ -1,0 +1,53 @@
+"""Pool capacities for Kueue quotas: accelerators, vCPUs and memory of each accelerator pool at its largest.
+
+Facts only, read from the catalog (cloud machine shapes) or the inventory (owned servers); pure, no Pulumi.
+Quotas use the machine's full vCPUs and memory, not the (lower) allocatable amounts: Kueue then never refuses a
+job the nodes could hold, and the scheduler still places pods by what is really allocatable.
+"""
+
+from __future__ import annotations
+
+from accelfit.catalog.models import Catalog
+from accelfit.errors import InputError, problem
+from accelfit.planner.model import NodePool, Plan
+from accelfit.spec.inventory import Inventory
+from components.kubernetes.queues import NodeCapacity
+
+
+def cloud_capacities(plan: Plan, catalog: Catalog) -> dict[str, NodeCapacity]:
+    found: dict[str, NodeCapacity] = {}
+    problems = []
+    for index, pool in enumerate(plan.node_pools):
+        if pool.role not in ("gpu", "tpu"):
+            continue
+        shape = _per_node(plan, pool, catalog)
+        if shape is None:
+            problems.append(problem("plan", f"node_pools[{index}].machine_type",
+                                    "the catalog has no vCPU/memory figures for this machine type",
+                                    "add it to the catalog or plan a listed machine type", pool.machine_type))
+            continue
+        cpus, memory_gib = shape
+        found[pool.name] = NodeCapacity(accelerators=pool.accelerators_per_node * pool.max_nodes,
+                                        cpus=cpus * pool.max_nodes, memory_gib=int(memory_gib * pool.max_nodes))
+    if problems:
+        raise InputError(problems)
+    return found
+
+
+def _per_node(plan: Plan, pool: NodePool, catalog: Catalog) -> tuple[int, float] | None:
+    if pool.role == "tpu" and pool.tpu_slice:
+        tpu = catalog.tpu_slice(pool.tpu_slice)
+        return (tpu.host_vcpus, tpu.host_memory_gib) if tpu else None
+    instance = catalog.instance_type(plan.cloud.value, pool.machine_type)
+    return (instance.vcpus, instance.memory_gib) if instance else None
+
+
+def inventory_capacities(plan: Plan, inventory: Inventory) -> dict[str, NodeCapacity]:
+    """Bare metal: the sum over the plan's servers. Physical cores are counted (the inventory does not say
+    whether SMT is on), which errs towards admitting less CPU than the nodes have."""
+    chosen = set(plan.baremetal_hosts)
+    servers = [server for server in inventory.servers if server.name in chosen]
+    total = NodeCapacity(accelerators=sum(server.gpu_count for server in servers),
+                         cpus=sum(server.cpu_cores for server in servers),
+                         memory_gib=int(sum(server.memory_gib for server in servers)))
+    return {pool.name: total for pool in plan.node_pools if pool.role == "gpu"}

@@ -1,0 +1,99 @@
+"""What NVIDIA software each platform needs in the cluster, and the Helm values that install it. Pure data.
+
+- Bare metal: nothing comes with the hosts but what accelfit installs, so the GPU Operator runs the lot.
+- EKS (AL2023 NVIDIA AMI): the image ships the driver and the container toolkit and configures containerd for
+  them (https://docs.aws.amazon.com/eks/latest/userguide/ml-eks-optimized-ami.html), but not the device plugin:
+  the operator runs with driver and toolkit off, device plugin and DCGM exporter on.
+- GKE: GKE installs the driver and runs its own device plugin on GPU nodes
+  (https://cloud.google.com/kubernetes-engine/docs/how-to/gpus#installing_drivers); a second device plugin
+  from the operator would fight it. What GKE lacks is GPU telemetry in Prometheus form, so GKE gets only the
+  standalone DCGM exporter, reading the driver GKE installed, scraped by Google Cloud Managed Prometheus.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from accelfit.errors import InputError, problem
+from accelfit.planner.model import Plan
+
+GKE_MANAGED_DRIVERS = frozenset({"DEFAULT", "LATEST"})
+# GKE installs the NVIDIA libraries and tools here on each GPU node.
+GKE_NVIDIA_HOST_DIR = "/home/kubernetes/bin/nvidia"
+GPU_TOLERATION = {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}
+
+
+@dataclass(frozen=True)
+class GpuSoftware:
+    platform: Literal["gke-gpu", "eks-gpu", "baremetal-gpu"]
+    operator: bool
+    driver: bool
+    driver_version: str | None
+    toolkit: bool
+    device_plugin: bool
+    monitoring: Literal["managed-prometheus", "prometheus-operator"]
+
+
+def gpu_software(plan: Plan) -> GpuSoftware | None:
+    """None when the plan has no GPU pool (TPU clusters: GKE exports TPU metrics itself)."""
+    pools = [pool for pool in plan.node_pools if pool.role == "gpu"]
+    if not pools:
+        return None
+    platform = plan.platform.value
+    if platform == "baremetal-gpu":
+        # Host preparation installs driver and toolkit at the pinned versions before the node joins. The
+        # operator's driver stays on at the same pinned version: it recognises a pre-installed driver and leaves
+        # that node alone, and drives any GPU node that joins without host preparation to the same version.
+        # Its toolkit stays off: containerd on the hosts is already configured by the pinned host toolkit.
+        return GpuSoftware(platform, operator=True, driver=True, driver_version=pools[0].driver_version,
+                           toolkit=False, device_plugin=True, monitoring="prometheus-operator")
+    if platform == "eks-gpu":
+        return GpuSoftware(platform, operator=True, driver=False, driver_version=None, toolkit=False,
+                           device_plugin=True, monitoring="prometheus-operator")
+    if platform == "gke-gpu":
+        unmanaged = [(index, pool.driver_version) for index, pool in enumerate(plan.node_pools)
+                     if pool.role == "gpu" and (pool.driver_version or "DEFAULT").upper() not in GKE_MANAGED_DRIVERS]
+        if unmanaged:
+            index, version = unmanaged[0]
+            raise InputError([problem("plan", f"node_pools[{index}].driver_version",
+                                      "the Kubernetes layer supports only GKE-managed drivers on GKE (a pinned "
+                                      "driver needs the GPU Operator in place of GKE's device plugin)",
+                                      "use DEFAULT or LATEST", version)])
+        return GpuSoftware(platform, operator=False, driver=False, driver_version=None, toolkit=False,
+                           device_plugin=False, monitoring="managed-prometheus")
+    raise InputError([problem("plan", "platform", "no GPU software profile for this platform",
+                              "use gke-gpu, eks-gpu or baremetal-gpu", platform)])
+
+
+def operator_values(software: GpuSoftware) -> dict[str, Any]:
+    """GPU Operator chart values. https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/
+    getting-started.html#chart-customization-options"""
+    driver: dict[str, Any] = {"enabled": software.driver}
+    if software.driver:
+        # Pinned: the operator would otherwise install its release's default driver.
+        driver["version"] = software.driver_version
+    return {
+        "operator": {"defaultRuntime": "containerd"},
+        "driver": driver,
+        "toolkit": {"enabled": software.toolkit},
+        "devicePlugin": {"enabled": software.device_plugin},
+        # GPU utilisation, memory, power and temperature per GPU; our own ServiceMonitor scrapes it.
+        "dcgmExporter": {"enabled": True, "serviceMonitor": {"enabled": False}},
+        "nfd": {"enabled": True},
+    }
+
+
+def gke_dcgm_exporter_values() -> dict[str, Any]:
+    """dcgm-exporter on GKE GPU nodes, using the driver GKE installed (mounted where the exporter looks for it).
+    https://cloud.google.com/stackdriver/docs/managed-prometheus/exporters/nvidia-dcgm"""
+    return {
+        "serviceMonitor": {"enabled": False},  # Managed Prometheus scrapes through a PodMonitoring instead
+        "tolerations": [GPU_TOLERATION],
+        "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+            {"matchExpressions": [{"key": "cloud.google.com/gke-accelerator", "operator": "Exists"}]}]}}},
+        "extraHostVolumes": [{"name": "nvidia-install-dir-host", "hostPath": GKE_NVIDIA_HOST_DIR}],
+        "extraVolumeMounts": [{"name": "nvidia-install-dir-host", "mountPath": "/usr/local/nvidia",
+                               "readOnly": True}],
+        "extraEnv": [{"name": "LD_LIBRARY_PATH", "value": "/usr/local/nvidia/lib64"}],
+    }

@@ -1,0 +1,92 @@
+"""KueueRouting: Kueue through Helm (pinned), a ResourceFlavor per accelerator pool, one ClusterQueue with the
+flavors in the plan's fallback order and quotas from the plan, and a LocalQueue in each team namespace."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import pulumi
+import pulumi_kubernetes as k8s
+
+from accelfit.errors import InputError, problem
+from components.common import child_name
+from components.kubernetes.charts import ChartPin, pin
+from components.kubernetes.helm import namespace, release
+from components.kubernetes.queues import (
+    KUEUE_API,
+    QUEUE_NAMESPACE_LABEL,
+    FlavorPlan,
+    cluster_queue_spec,
+    resource_flavor_spec,
+)
+
+
+@dataclass(frozen=True)
+class KueueRoutingArgs:
+    queue_name: str = field(metadata={"doc": "Name of the ClusterQueue and of each LocalQueue."})
+    flavors: tuple[FlavorPlan, ...] = field(metadata={"doc": "In fallback order (queues.flavor_plans)."})
+    pool_selectors: Mapping[str, Mapping[str, pulumi.Input[str]]] = field(
+        metadata={"doc": "Pool name -> the platform's own node label(s) that pick out that pool's nodes."})
+    team_namespaces: tuple[str, ...]
+    provider: k8s.Provider
+    labels: dict[str, str] = field(default_factory=dict)
+    chart: ChartPin = field(default_factory=lambda: pin("kueue"))
+
+
+def validate_kueue_args(name: str, args: KueueRoutingArgs) -> None:
+    where = f"KueueRouting {name}"
+    problems = []
+    if not args.flavors:
+        problems.append(problem(where, "flavors", "no accelerator pool to route to", "plan GPU or TPU pools"))
+    for index, flavor in enumerate(args.flavors):
+        if flavor.pool not in args.pool_selectors:
+            problems.append(problem(where, f"flavors[{index}].pool", "no node selector for this pool",
+                                    "pass the pool's node label in pool_selectors", flavor.pool))
+    if not args.team_namespaces:
+        problems.append(problem(where, "team_namespaces", "no namespace to submit from", "give at least one"))
+    if len(set(args.team_namespaces)) != len(args.team_namespaces):
+        problems.append(problem(where, "team_namespaces", "listed twice", "list each namespace once",
+                                list(args.team_namespaces)))
+    if problems:
+        raise InputError(problems)
+
+
+class KueueRouting(pulumi.ComponentResource):
+    release: k8s.helm.v3.Release
+    cluster_queue: k8s.apiextensions.CustomResource
+
+    def __init__(self, name: str, args: KueueRoutingArgs, opts: pulumi.ResourceOptions | None = None):
+        validate_kueue_args(name, args)
+        super().__init__("accelfit:kubernetes:KueueRouting", name, None, opts)
+        ns = namespace(child_name(name, "namespace"), args.chart.namespace, args.labels,
+                       pulumi.ResourceOptions(parent=self, provider=args.provider))
+        self.release = release(child_name(name, "release"), "kueue", args.chart, {}, self, args.provider,
+                               depends_on=[ns])
+        # Kueue's objects need its CRDs and admission webhook: both come with the release.
+        after_kueue = pulumi.ResourceOptions(parent=self, provider=args.provider, depends_on=[self.release])
+
+        flavors = [k8s.apiextensions.CustomResource(
+            child_name(name, f"flavor-{flavor.pool}"), api_version=KUEUE_API, kind="ResourceFlavor",
+            metadata={"name": flavor.name, "labels": args.labels},
+            spec=resource_flavor_spec(flavor, args.pool_selectors[flavor.pool]), opts=after_kueue)
+            for flavor in args.flavors]
+        self.cluster_queue = k8s.apiextensions.CustomResource(
+            child_name(name, "cluster-queue"), api_version=KUEUE_API, kind="ClusterQueue",
+            metadata={"name": args.queue_name, "labels": args.labels},
+            spec=cluster_queue_spec(args.queue_name, list(args.flavors)),
+            opts=pulumi.ResourceOptions(parent=self, provider=args.provider, depends_on=[self.release, *flavors]))
+
+        for team_namespace in args.team_namespaces:
+            team = namespace(child_name(name, f"ns-{team_namespace}"), team_namespace,
+                             {**args.labels, QUEUE_NAMESPACE_LABEL: args.queue_name},
+                             pulumi.ResourceOptions(parent=self, provider=args.provider))
+            k8s.apiextensions.CustomResource(
+                child_name(name, f"queue-{team_namespace}"), api_version=KUEUE_API, kind="LocalQueue",
+                metadata={"name": args.queue_name, "namespace": team_namespace, "labels": args.labels},
+                spec={"clusterQueue": args.queue_name},
+                opts=pulumi.ResourceOptions(parent=self, provider=args.provider,
+                                            depends_on=[team, self.cluster_queue]))
+
+        self.register_outputs({"cluster_queue": args.queue_name,
+                               "flavors": [flavor.name for flavor in args.flavors]})

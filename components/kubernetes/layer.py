@@ -1,0 +1,72 @@
+"""KubernetesLayer: what every accelfit cluster (GKE, EKS, bare metal) gets inside it: a provider on the
+cluster, the GPU software its platform lacks, Kueue routing with fallback, and GPU telemetry.
+
+It takes plain, already-decided inputs (kubeconfig, flavors in order, per-pool node selectors, the platform's GPU
+software profile); `components.kubernetes.build` derives them from a plan and the cluster that was created.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import pulumi
+import pulumi_kubernetes as k8s
+
+from components.common import child_name
+from components.kubernetes.gpu_operator import GpuOperator, GpuOperatorArgs
+from components.kubernetes.gpu_software import GpuSoftware
+from components.kubernetes.kueue import KueueRouting, KueueRoutingArgs, validate_kueue_args
+from components.kubernetes.queues import FlavorPlan
+from components.kubernetes.telemetry import GpuTelemetry, GpuTelemetryArgs
+
+
+@dataclass(frozen=True)
+class KubernetesLayerArgs:
+    kubeconfig: pulumi.Input[str] = field(metadata={"doc": "Kubeconfig of the cluster (exec plugin or secret)."})
+    queue_name: str
+    flavors: tuple[FlavorPlan, ...]
+    pool_selectors: Mapping[str, Mapping[str, pulumi.Input[str]]]
+    team_namespaces: tuple[str, ...]
+    gpu_software: GpuSoftware | None = field(
+        default=None, metadata={"doc": "None for clusters without GPU pools (no operator, no DCGM)."})
+    labels: dict[str, str] = field(default_factory=dict)
+    cluster_dependencies: Sequence[pulumi.Resource] = field(
+        default=(), metadata={"doc": "What must exist before anything is applied in the cluster."})
+
+
+class KubernetesLayer(pulumi.ComponentResource):
+    provider: k8s.Provider
+    gpu_operator: GpuOperator | None
+    routing: KueueRouting
+    telemetry: GpuTelemetry | None
+
+    def __init__(self, name: str, args: KubernetesLayerArgs, opts: pulumi.ResourceOptions | None = None):
+        validate_kueue_args(child_name(name, "kueue"), _kueue_args(args, provider=None))  # before any resource
+        super().__init__("accelfit:kubernetes:KubernetesLayer", name, None, opts)
+        # Server-side apply: objects other controllers also write (nodes, CRDs) are merged field by field.
+        self.provider = k8s.Provider(child_name(name, "provider"), kubeconfig=args.kubeconfig,
+                                     enable_server_side_apply=True,
+                                     opts=pulumi.ResourceOptions(parent=self,
+                                                                 depends_on=list(args.cluster_dependencies)))
+        child = pulumi.ResourceOptions(parent=self)
+        software = args.gpu_software
+        self.gpu_operator = None
+        if software is not None and software.operator:
+            self.gpu_operator = GpuOperator(child_name(name, "gpu-operator"), GpuOperatorArgs(
+                software=software, provider=self.provider, labels=args.labels), opts=child)
+        self.routing = KueueRouting(child_name(name, "kueue"), _kueue_args(args, self.provider), opts=child)
+        self.telemetry = None
+        if software is not None:
+            self.telemetry = GpuTelemetry(child_name(name, "telemetry"), GpuTelemetryArgs(
+                software=software, provider=self.provider, labels=args.labels,
+                exporter_dependencies=[self.gpu_operator.release] if self.gpu_operator else []), opts=child)
+        self.register_outputs({"cluster_queue": args.queue_name,
+                               "gpu_operator": self.gpu_operator is not None,
+                               "telemetry": software.monitoring if software else None})
+
+
+def _kueue_args(args: KubernetesLayerArgs, provider: k8s.Provider | None) -> KueueRoutingArgs:
+    return KueueRoutingArgs(queue_name=args.queue_name, flavors=args.flavors, pool_selectors=args.pool_selectors,
+                            team_namespaces=args.team_namespaces, provider=provider,  # type: ignore[arg-type]
+                            labels=args.labels)

@@ -1,0 +1,117 @@
+"""Kueue routing for a plan, as plain data: one ResourceFlavor per accelerator pool, a ClusterQueue whose flavors
+are tried in the plan's fallback order, quotas sized from the pools. Pure: no Pulumi import, nothing chosen here
+that the plan has not decided (the order and quotas follow from the plan's pools).
+
+Fallback order (Kueue admits a workload into the first flavor of the list with room for it):
+1. the plan's accelerator kind first (the best fit the planner chose); the other kind only when the plan carries
+   pools of both, which the planner does only when the workload may run on either (TPU then GPU for a TPU plan);
+2. within a kind: reserved or owned capacity (already paid for), then on-demand, then spot (may be reclaimed).
+https://kueue.sigs.k8s.io/docs/concepts/cluster_queue/#flavorfungibility
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from accelfit.planner.model import NodePool, Plan
+
+KUEUE_API = "kueue.x-k8s.io/v1beta1"
+RESOURCE_OF_KIND = {"gpu": "nvidia.com/gpu", "tpu": "google.com/tpu"}
+TIER_ORDER = ("reservation", "on-demand", "spot")
+# Namespaces carrying this label (value: the ClusterQueue's name) may submit to the ClusterQueue.
+QUEUE_NAMESPACE_LABEL = "accelfit.io/cluster-queue"
+# The components that own the node pools rewrite this label (GKE sets it to the pool role), so flavors never
+# select on it; the other plan labels are on every node of the pool as the plan wrote them.
+_REWRITTEN_LABELS = frozenset({"accelfit.io/role"})
+
+Tier = Literal["reservation", "on-demand", "spot"]
+
+
+@dataclass(frozen=True)
+class NodeCapacity:
+    """What one pool offers at its largest: accelerators, vCPUs and memory over all its nodes."""
+
+    accelerators: int
+    cpus: int
+    memory_gib: int
+
+
+@dataclass(frozen=True)
+class FlavorPlan:
+    name: str = field(metadata={"doc": "Kubernetes name of the ResourceFlavor (cluster-scoped)."})
+    pool: str
+    kind: Literal["gpu", "tpu"]
+    tier: Tier
+    node_labels: Mapping[str, str]
+    taints: tuple[tuple[str, str, str], ...] = field(metadata={"doc": "(key, value, effect) of the pool's nodes."})
+    capacity: NodeCapacity
+
+    @property
+    def resource(self) -> str:
+        return RESOURCE_OF_KIND[self.kind]
+
+
+def capacity_tier(pool: NodePool, owned: bool) -> Tier:
+    if owned or pool.reservation:
+        return "reservation"
+    return "spot" if pool.spot else "on-demand"
+
+
+def flavor_plans(plan: Plan, capacities: Mapping[str, NodeCapacity]) -> list[FlavorPlan]:
+    """One flavor per accelerator pool of `plan`, in fallback order. `capacities` is keyed by pool name."""
+    owned = plan.platform.value == "baremetal-gpu"
+    flavors = [FlavorPlan(
+        name=f"{plan.workload}-{pool.name}", pool=pool.name, kind=pool.role, tier=capacity_tier(pool, owned),
+        node_labels={key: value for key, value in pool.labels.items() if key not in _REWRITTEN_LABELS},
+        taints=tuple((taint.key, taint.value, taint.effect) for taint in pool.taints),
+        capacity=capacities[pool.name])
+        for pool in plan.node_pools if pool.role in ("gpu", "tpu")]
+    return fallback_order(flavors, preferred_kind=plan.accelerator.kind)
+
+
+def fallback_order(flavors: list[FlavorPlan], preferred_kind: str) -> list[FlavorPlan]:
+    """Preferred kind first, then reservation -> on-demand -> spot; ties by pool name (stable, documented)."""
+    return sorted(flavors, key=lambda flavor: (flavor.kind != preferred_kind, TIER_ORDER.index(flavor.tier),
+                                               flavor.pool))
+
+
+def covered_resources(flavors: list[FlavorPlan]) -> list[str]:
+    """cpu and memory (every pod asks for them) plus each accelerator resource the flavors offer."""
+    accelerators = sorted({flavor.resource for flavor in flavors})
+    return ["cpu", "memory", *accelerators]
+
+
+def resource_flavor_spec(flavor: FlavorPlan, pool_selector: Mapping[str, Any]) -> dict[str, Any]:
+    """`pool_selector` is the platform's own per-pool node label (values may be Pulumi Outputs)."""
+    return {
+        "nodeLabels": {**flavor.node_labels, **pool_selector},
+        # Kueue admits a workload into a tainted flavor only when it tolerates the taints; the tolerations are
+        # added to the pods it admits, so teams need not repeat the GPU/TPU taint in every job.
+        "nodeTaints": [{"key": key, "value": value, "effect": effect} for key, value, effect in flavor.taints],
+        "tolerations": [{"key": key, "operator": "Equal", "value": value, "effect": effect}
+                        for key, value, effect in flavor.taints],
+    }
+
+
+def cluster_queue_spec(queue_name: str, flavors: list[FlavorPlan]) -> dict[str, Any]:
+    """One resource group covering every resource, its flavors in fallback order. A flavor offers 0 of the
+    accelerator it does not have, so a GPU job skips TPU flavors (and vice versa) and falls through the list."""
+    covered = covered_resources(flavors)
+
+    def quotas(flavor: FlavorPlan) -> list[dict[str, str]]:
+        amounts = {"cpu": str(flavor.capacity.cpus), "memory": f"{flavor.capacity.memory_gib}Gi"}
+        for resource in covered[2:]:
+            amounts[resource] = str(flavor.capacity.accelerators if resource == flavor.resource else 0)
+        return [{"name": resource, "nominalQuota": amounts[resource]} for resource in covered]
+
+    return {
+        "namespaceSelector": {"matchLabels": {QUEUE_NAMESPACE_LABEL: queue_name}},
+        # Large jobs waiting for room must not block small ones that fit now.
+        "queueingStrategy": "BestEffortFIFO",
+        "resourceGroups": [{"coveredResources": covered,
+                            "flavors": [{"name": flavor.name, "resources": quotas(flavor)} for flavor in flavors]}],
+        # Try the next flavor when the current one is full instead of waiting (fallback, not preemption).
+        "flavorFungibility": {"whenCanBorrow": "TryNextFlavor", "whenCanPreempt": "TryNextFlavor"},
+    }

@@ -1,0 +1,100 @@
+"""The on-prem example stack (4 x 8-GPU H100 servers) run through the Pulumi program under mocks: host
+preparation, cluster membership, GPU Operator, Kueue and telemetry, asserted on the recorded resources."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import metal_stack
+
+HOSTS = ("gpu-01", "gpu-02", "gpu-03", "gpu-04")
+COMMAND = "command:remote:Command"
+
+
+@pytest.fixture(scope="module")
+def recording():
+    recording, error = metal_stack.record_stack()
+    assert error is None, error
+    return recording
+
+
+def test_two_commands_per_host_in_order(recording):
+    commands = {item.name: item for item in recording.of_type(COMMAND)}
+    assert sorted(commands) == sorted(f"lab-finetune-metal-hosts-{host}-{step}" for host in HOSTS
+                                      for step in ("prepare", "join"))
+    prepare = commands["lab-finetune-metal-hosts-gpu-03-prepare"].inputs["create"]
+    steps = [prepare.index(f"accelfit-{step}") for step in ("preflight", "driver", "toolkit")]
+    assert steps == sorted(steps) and prepare.count("sudo -n bash -c") == 3 and " && " in prepare
+    assert "EXPECTED_GPUS=8" in prepare and "DRIVER_VERSION=570.172.08" in prepare
+    assert "TOOLKIT_VERSION=1.17.8" in prepare
+    assert commands["lab-finetune-metal-hosts-gpu-03-prepare"].inputs["update"] == prepare  # re-run on change
+    join = commands["lab-finetune-metal-hosts-gpu-03-join"].inputs
+    assert "NODE_NAME=gpu-03" in join["create"] and join["stdin"] == "[secret]"
+
+
+def test_connections_are_secret_and_secrets_never_appear_in_plain_text(recording):
+    for item in recording.of_type(COMMAND):
+        assert item.inputs["connection"] == "[secret]", item.name
+    dumped = json.dumps([item.inputs for item in recording.resources])
+    for secret in ("MOCK-KEY-7f3a", metal_stack.JOIN_TOKEN, "MOCK-KUBECONFIG-91c2"):
+        assert secret not in dumped
+
+
+def test_nodes_labelled_and_tainted_through_the_api(recording):
+    patches = {item.inputs["metadata"]["name"]: item.inputs for item in recording.of_type("kubernetes:core/v1:NodePatch")}
+    assert sorted(patches) == list(HOSTS)
+    labels = patches["gpu-04"]["metadata"]["labels"]
+    assert labels["accelfit.io/gpu-model"] == "h100-80gb" and labels["accelfit.io/gpu-count"] == "8"
+    assert labels["accelfit.io/rack"] == "r2" and labels["accelfit.io/site"] == "lab-rack-a"
+    assert labels["topology.kubernetes.io/zone"] == "r2" and labels["accelfit.io/pool"] == "gpu"
+    assert labels["accelfit.io/owner"] == "research"  # the inventory's extra label
+    assert patches["gpu-01"]["spec"]["taints"] == [{"key": "nvidia.com/gpu", "value": "present",
+                                                    "effect": "NoSchedule"}]
+
+
+def test_gpu_operator_runs_the_driver_at_the_pinned_version(recording):
+    release = recording.named("lab-finetune-k8s-gpu-operator-release").inputs
+    assert release["chart"] == "gpu-operator" and release["version"] == "v25.3.4"
+    assert release["values"]["driver"] == {"enabled": True, "version": "570.172.08"}
+    assert release["values"]["toolkit"] == {"enabled": False}
+    assert release["values"]["devicePlugin"] == {"enabled": True}
+    namespace = recording.named("lab-finetune-k8s-gpu-operator-namespace").inputs["metadata"]
+    assert namespace["labels"]["pod-security.kubernetes.io/enforce"] == "privileged"
+
+
+def test_kueue_routes_to_the_owned_servers_with_their_quota(recording):
+    assert recording.named("lab-finetune-k8s-kueue-release").inputs["version"] == "0.14.1"
+    flavor = recording.named("lab-finetune-k8s-kueue-flavor-gpu").inputs
+    assert flavor["spec"]["nodeLabels"]["accelfit.io/pool"] == "gpu"
+    queue = recording.named("lab-finetune-k8s-kueue-cluster-queue").inputs["spec"]
+    [group] = queue["resourceGroups"]
+    assert group["flavors"] == [{"name": "lab-finetune-gpu", "resources": [
+        {"name": "cpu", "nominalQuota": "448"}, {"name": "memory", "nominalQuota": "8192Gi"},
+        {"name": "nvidia.com/gpu", "nominalQuota": "32"}]}]
+    local = recording.named("lab-finetune-k8s-kueue-queue-lab-finetune").inputs
+    assert local["metadata"]["namespace"] == "lab-finetune" and local["spec"] == {"clusterQueue": "lab-finetune"}
+
+
+def test_dcgm_scraped_by_prometheus(recording):
+    monitor = recording.named("lab-finetune-k8s-telemetry-service-monitor").inputs
+    assert monitor["metadata"]["namespace"] == "gpu-operator"
+    assert monitor["spec"]["selector"] == {"matchLabels": {"app": "nvidia-dcgm-exporter"}}
+    assert recording.named("lab-finetune-k8s-telemetry-prometheus").inputs["chart"] == "kube-prometheus-stack"
+
+
+def test_parents_and_names(recording):
+    assert recording.duplicate_urns == []
+    components = {item.name for item in recording.resources if not item.custom}
+    for item in recording.resources:
+        if item.parent is None:
+            assert item.name in ("lab-finetune-metal", "lab-finetune-k8s"), item.name
+        else:
+            assert item.parent_name in components and item.name.startswith(item.parent_name + "-"), item.name
+
+
+def test_kubernetes_objects_use_the_explicit_providers(recording):
+    for item in recording.resources:
+        if item.custom and item.type.startswith("kubernetes:"):
+            assert "pulumi:providers:kubernetes::lab-finetune-" in item.provider, item.name

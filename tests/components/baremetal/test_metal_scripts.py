@@ -1,0 +1,80 @@
+"""Host scripts: golden files for every rendered script, shellcheck on each, and the rendering contract."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from accelfit.spec import load_inventory
+from components.baremetal import scripts
+from components.baremetal.scripts import ClusterJoin, host_scripts, render
+
+ROOT = Path(__file__).resolve().parents[3]
+GOLDEN = Path(__file__).parent / "golden"
+INVENTORY = load_inventory(ROOT / "stacks" / "inventories" / "lab-h100.yaml")
+JOIN = ClusterJoin(api_server="10.20.0.5:6443", ca_cert_hash="sha256:" + "ab" * 32,
+                   taint=("nvidia.com/gpu", "present", "NoSchedule"))
+RENDERED = host_scripts(INVENTORY.servers[0], "570.172.08", "1.17.8", JOIN)
+
+
+@pytest.mark.parametrize("script", scripts.SCRIPTS)
+def test_rendered_script_matches_golden(script):
+    path = GOLDEN / f"{script}.sh"
+    if os.environ.get("ACCELFIT_UPDATE_GOLDEN") == "1":
+        path.write_text(RENDERED[script])
+    assert path.exists(), f"{path} missing; run with ACCELFIT_UPDATE_GOLDEN=1"
+    assert RENDERED[script] == path.read_text(), f"{script} differs from {path.name}; regenerate if intended"
+
+
+@pytest.mark.skipif(shutil.which("shellcheck") is None,
+                    reason="shellcheck is not installed (./dev setup installs it from the Debian packages when run "
+                           "as root; otherwise `apt-get install shellcheck`)")
+@pytest.mark.parametrize("script", scripts.SCRIPTS)
+def test_rendered_script_passes_shellcheck(script, tmp_path):
+    path = tmp_path / f"{script}.sh"
+    path.write_text(RENDERED[script])
+    result = subprocess.run(["shellcheck", "--shell=bash", "--severity=style", str(path)],
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+@pytest.mark.parametrize("script", scripts.SCRIPTS)
+def test_scripts_are_strict_and_fail_loudly(script):
+    text = RENDERED[script]
+    assert text.startswith("#!/usr/bin/env bash\n")
+    assert "\nset -euo pipefail\n" in text
+    assert 'echo "accelfit' in text and ">&2" in text and "exit 1" in text
+
+
+def test_pinned_versions_and_host_facts_are_in_the_scripts():
+    assert "EXPECTED_GPUS=8\n" in RENDERED["preflight"] and "GPU_MODEL=h100-80gb\n" in RENDERED["preflight"]
+    assert "DRIVER_VERSION=570.172.08\n" in RENDERED["driver"] and "DRIVER_BRANCH=570\n" in RENDERED["driver"]
+    assert "TOOLKIT_VERSION=1.17.8\n" in RENDERED["toolkit"]
+    assert "NODE_NAME=gpu-01\n" in RENDERED["join"] and "API_SERVER=10.20.0.5:6443\n" in RENDERED["join"]
+
+
+def test_join_token_is_read_from_stdin_never_templated():
+    assert "token" not in {name for name in scripts._PLACEHOLDER.findall(scripts._template("join.sh.tmpl"))}
+    assert "read -r join_token" in RENDERED["join"]
+
+
+def test_fabric_manager_only_for_8_gpu_nvswitch_boards():
+    assert "FABRIC_MANAGER=yes\n" in RENDERED["driver"]
+    small = INVENTORY.servers[0].model_copy(update={"gpu_model": "l40s", "gpu_count": 4})
+    assert "FABRIC_MANAGER=no\n" in host_scripts(small, "570.172.08", "1.17.8", JOIN)["driver"]
+
+
+def test_values_are_shell_quoted():
+    odd = INVENTORY.servers[0].model_copy(update={"name": "gpu-01; rm -rf /"})
+    assert "NODE_NAME='gpu-01; rm -rf /'\n" in host_scripts(odd, "570.172.08", "1.17.8", JOIN)["preflight"]
+
+
+def test_template_and_values_must_match():
+    with pytest.raises(ValueError, match=r"placeholders without values \['gpu_count'"):
+        render("preflight", {"node_name": "x", "gpu_model": "h100-80gb", "min_free_gib": 50})
+    with pytest.raises(ValueError, match=r"values without placeholders \['extra'\]"):
+        render("toolkit", {"node_name": "x", "toolkit_version": "1", "extra": "y"})
