@@ -30,6 +30,10 @@ def node_labels(server: Server, site: str, pool: str, pool_labels: Mapping[str, 
     labels = {**server.labels, **pool_labels,
               "accelfit.io/pool": pool, "accelfit.io/site": site,
               "accelfit.io/gpu-model": server.gpu_model, "accelfit.io/gpu-count": str(server.gpu_count),
+              # The host's shape, for schedulers and for the balance policy (per-GPU CPU, memory, NVMe, network
+              # against accelfit/planner/data/balance.yaml), which sees resources, not the inventory.
+              "accelfit.io/cpu-cores": str(server.cpu_cores), "accelfit.io/memory-gib": f"{server.memory_gib:g}",
+              "accelfit.io/nvme-tb": f"{server.nvme_tb:g}", "accelfit.io/network-gbps": f"{server.network_gbps:g}",
               # Well-known topology labels: topology spread constraints and Kueue's topology-aware scheduling
               # read these to keep a job's pods within a rack.
               "topology.kubernetes.io/region": site}

@@ -50,6 +50,8 @@ def test_nodes_labelled_and_tainted_through_the_api(recording):
     assert labels["accelfit.io/rack"] == "r2" and labels["accelfit.io/site"] == "lab-rack-a"
     assert labels["topology.kubernetes.io/zone"] == "r2" and labels["accelfit.io/pool"] == "gpu"
     assert labels["accelfit.io/owner"] == "research"  # the inventory's extra label
+    assert (labels["accelfit.io/cpu-cores"], labels["accelfit.io/memory-gib"], labels["accelfit.io/nvme-tb"],
+            labels["accelfit.io/network-gbps"]) == ("112", "2048", "30", "3200")  # what a balance policy reads
     assert patches["gpu-01"]["spec"]["taints"] == [{"key": "nvidia.com/gpu", "value": "present",
                                                     "effect": "NoSchedule"}]
 
