@@ -9,6 +9,7 @@ exit 2 and a fix instead of a traceback.
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -127,8 +128,7 @@ def parse_document(data: Any, source: str) -> PreviewDocument:
     policies = reader.get(data, "policies", "", (Mapping,), default={})
     raw_resources = reader.get(data, "resources", "", (list,), default=[])
     resources = tuple(filter(None, (_resource(reader, item, index) for index, item in enumerate(raw_resources))))
-    keys = [resource.key for resource in resources]
-    duplicates = sorted({key for key in keys if keys.count(key) > 1})
+    duplicates = sorted(key for key, count in Counter(r.key for r in resources).items() if count > 1)
     if duplicates:
         reader.bad("resources", "two resources share an identity (urn, or type and name)", REGENERATE, duplicates)
     raw_violations = reader.get(policies, "violations", "policies", (list,), default=[])

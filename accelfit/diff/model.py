@@ -174,6 +174,13 @@ class StackDiff:
     def components(self) -> tuple[str, ...]:
         return tuple(dict.fromkeys(resource.component for resource in self.resources))
 
+    def by_component(self) -> dict[str, list[ResourceDiff]]:
+        """Changed resources per component, in display order."""
+        groups: dict[str, list[ResourceDiff]] = {}
+        for resource in self.resources:
+            groups.setdefault(resource.component, []).append(resource)
+        return groups
+
     def to_json_dict(self) -> dict[str, Any]:
         return {
             "schema_version": DIFF_SCHEMA_VERSION,

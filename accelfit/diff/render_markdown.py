@@ -100,8 +100,7 @@ def _policy_details(diff: StackDiff) -> str:
 def _resource_blocks(diff: StackDiff) -> list[str]:
     """One block per changed resource; the first of each component carries the component heading."""
     blocks: list[str] = []
-    for component in diff.components:
-        members = [r for r in diff.resources if r.component == component]
+    for component, members in diff.by_component().items():
         counts = ", ".join(f"{sum(r.action == a for r in members)} {fmt.VERB[a]}"
                            for a in ("add", "change", "replace", "remove") if any(r.action == a for r in members))
         delta = sum(r.delta_usd for r in members)

@@ -30,9 +30,9 @@ def render_text(diff: StackDiff) -> str:
                 _indent(render_table(["change", "before", "after", "", "type", "resource"], rows))]
     if diff.resources:
         out += ["", "Resources:"]
-    for component in diff.components:
+    for component, members in diff.by_component().items():
         out.append(f"  {component}")
-        for resource in (r for r in diff.resources if r.component == component):
+        for resource in members:
             protect = " [protected]" if resource.protect else ""
             out.append(f"    {fmt.SYMBOL[resource.action]:>2} {fmt.short_type(resource.type)} {resource.name}"
                        f"{protect}")

@@ -145,9 +145,19 @@ REPLACEMENT_RULES: Mapping[str, tuple[ReplacementRule, ...]] = {
 }
 
 
+_BY_TYPE: Mapping[str, Mapping[str, str]] = {
+    type_token: {rule.path: rule.reason for rule in rules} for type_token, rules in REPLACEMENT_RULES.items()}
+
+
 def replacement_reason(type_token: str, path: str) -> str | None:
     """Why changing `path` on a resource of this type replaces it, or None for an in-place update."""
-    for rule in REPLACEMENT_RULES.get(type_token, ()):
-        if rule.path == ANY_INPUT or path == rule.path or path.startswith((f"{rule.path}.", f"{rule.path}[")):
-            return rule.reason
-    return None
+    rules = _BY_TYPE.get(type_token)
+    if not rules:
+        return None
+    if ANY_INPUT in rules:
+        return rules[ANY_INPUT]
+    # The path itself and each enclosing path: "a.b[0].c" -> "a", "a.b", "a.b[0]", "a.b[0].c".
+    for end, char in enumerate(path):
+        if char in ".[" and path[:end] in rules:
+            return rules[path[:end]]
+    return rules.get(path)
