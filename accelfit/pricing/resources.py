@@ -104,7 +104,9 @@ class _Pricer:
     def compute_hourly(self, cloud: Cloud, sku: str, region: str | None, spot: bool) -> tuple[float, str] | None:
         if region is None:
             return None
-        pricing = "spot" if spot else (self.context.pricing if self.context.pricing != "owned" else "on-demand")
+        # A resource that is not spot runs on demand, unless the plan bought a commitment for its compute.
+        pricing = "spot" if spot else (self.context.pricing if self.context.pricing.startswith("committed")
+                                       else "on-demand")
         price = self.catalog.price(cloud, sku, region, pricing) or (
             None if spot else self.catalog.price(cloud, sku, region, "on-demand"))
         if price is None:
