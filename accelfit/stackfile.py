@@ -18,6 +18,11 @@ from accelfit.yamlio import read_yaml
 
 PROJECT_FILE = "Pulumi.yaml"
 ENVIRONMENTS = ("dev", "staging", "prod")
+SECRET_PLACEHOLDER = "[secret]"
+
+
+def is_secure(value: Any) -> bool:
+    return isinstance(value, dict) and set(value) == {"secure"}
 
 
 @dataclass(frozen=True)
@@ -41,8 +46,15 @@ class StackFile:
         return str(self.get("environment") or self.name)
 
     def pulumi_config(self) -> dict[str, str]:
-        """Config as `pulumi.runtime.set_all_config` wants it: strings, objects as JSON (as the CLI sends them)."""
-        return {key: value if isinstance(value, str) else json.dumps(value) for key, value in self.config.items()}
+        """Config as `pulumi.runtime.set_all_config` wants it: strings, objects as JSON (as the CLI sends them).
+
+        Encrypted values (`{secure: ...}`, written by `pulumi config set --secret`) cannot be decrypted without the
+        CLI; the offline preview sees a placeholder, marked secret, as `pulumi preview --json` shows "[secret]"."""
+        return {key: SECRET_PLACEHOLDER if is_secure(value) else value if isinstance(value, str) else json.dumps(value)
+                for key, value in self.config.items()}
+
+    def secret_keys(self) -> list[str]:
+        return sorted(key for key, value in self.config.items() if is_secure(value))
 
 
 def find_project_dir(start: Path | None = None) -> Path:

@@ -149,11 +149,11 @@ class _RecordingMonitor(MockMonitor):
 
 
 def record(program: Callable[[], Any], *, project: str = "accelfit", stack: str = "test",
-           config: Mapping[str, str] | None = None,
+           config: Mapping[str, str] | None = None, secret_keys: list[str] | None = None,
            call_results: Callable[[pulumi.runtime.MockCallArgs], dict[str, Any]] | None = None) -> Recording:
     """Run `program` under mocks with the given stack config; return every resource it registered."""
     recording = Recording()
-    pulumi.runtime.set_all_config(dict(config or {}))
+    pulumi.runtime.set_all_config(dict(config or {}), secret_keys=list(secret_keys or []))
     mocks = _Mocks(call_results)
     pulumi.runtime.set_mocks(mocks, project=project, stack=stack, preview=False,
                              monitor=_RecordingMonitor(mocks, recording))

@@ -66,7 +66,7 @@ def preview_stack(name: str, project_dir: Path | None = None) -> PreviewResult:
     started = time.perf_counter()
     outcome: dict[str, Any] = {}
     recording = record(lambda: outcome.setdefault("result", run(stack.project_dir)), project=stack.project,
-                       stack=stack.name, config=stack.pulumi_config())
+                       stack=stack.name, config=stack.pulumi_config(), secret_keys=stack.secret_keys())
     if recording.duplicate_urns:
         raise InputError([problem(str(stack.path), "resources", "two resources share a name",
                                   "give each resource its own name", sorted(set(recording.duplicate_urns)))])
