@@ -215,9 +215,23 @@ BALANCE_OPTIONS = {
 }
 
 
+# Bare-metal nodes carry their host shape as labels (components/baremetal/membership.py): label -> field.
+NODE_SHAPE_LABELS = {"accelfit.io/gpu-model": "gpuModel", "accelfit.io/gpu-count": "gpuCount",
+                     "accelfit.io/cpu-cores": "cpuCores", "accelfit.io/memory-gib": "memoryGib",
+                     "accelfit.io/nvme-tb": "nvmeTb", "accelfit.io/network-gbps": "networkGbps"}
+
+
 def server_data(view: ResourceView) -> Mapping[str, Any] | None:
-    """Inventory data a resource carries (the inventory server fields in camelCase), under `server` or at the
-    top level of its props; None when it carries none."""
+    """Inventory data a resource carries: the host-shape labels of a bare-metal NodePatch, or the inventory server
+    fields in camelCase under `server` or at the top level of its props; None when it carries none."""
+    if view.type == "kubernetes:core/v1:NodePatch":
+        metadata = get(view.props, "metadata")
+        labels = get(metadata, "labels") if isinstance(metadata, Mapping) else None
+        if not isinstance(labels, Mapping) or "accelfit.io/gpu-model" not in labels:
+            return None
+        shape = {field: labels[label] for label, field in NODE_SHAPE_LABELS.items() if label in labels}
+        shape["name"] = get(metadata, "name", view.name)
+        return shape
     server = get(view.props, "server")
     candidate = server if isinstance(server, Mapping) else view.props
     return candidate if has_key(candidate, "gpuModel") and has_key(candidate, "gpuCount") else None

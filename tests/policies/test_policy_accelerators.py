@@ -98,3 +98,18 @@ def test_server_balance_passes_for_a_dgx_class_server():
 def test_server_balance_fails_for_a_starved_server():
     [message] = violations(accelerators.server_balance_policy(), resource_args(server(cpuCores=16, nvmeTb=1)))
     assert "2 CPU cores per GPU, below 4" in message and "NVMe" in message and "gpu-01" in message
+
+
+def node_patch(**labels):
+    shape = {"accelfit.io/gpu-model": "h100-80gb", "accelfit.io/gpu-count": "8", "accelfit.io/cpu-cores": "112",
+             "accelfit.io/memory-gib": "2048", "accelfit.io/nvme-tb": "30", "accelfit.io/network-gbps": "3200",
+             "accelfit.io/site": "lab-rack-a", **labels}
+    return {"type": "kubernetes:core/v1:NodePatch", "name": "lab-gpu-01-node",
+            "props": {"metadata": {"name": "gpu-01", "labels": shape}}}
+
+
+def test_server_balance_reads_the_node_labels_bare_metal_components_write():
+    assert violations(accelerators.server_balance_policy(), resource_args(node_patch())) == []
+    [message] = violations(accelerators.server_balance_policy(),
+                           resource_args(node_patch(**{"accelfit.io/memory-gib": "256"})))
+    assert "host memory" in message and "gpu-01" in message
