@@ -11,7 +11,6 @@ from pathlib import Path
 import pulumi
 
 from accelfit.catalog import load_catalog
-from accelfit.errors import InputError
 from accelfit.planner import Environment, Plan
 from accelfit.planner.lock import LockStatus, Selection, plan_with_lock
 from accelfit.spec import WorkloadSpec
@@ -54,4 +53,4 @@ def run(project_dir: Path | None = None) -> ProgramResult:
     return ProgramResult(plan=plan, lock=lock)
 
 
-__all__ = ["InputError", "ProgramResult", "run"]
+__all__ = ["ProgramResult", "run"]

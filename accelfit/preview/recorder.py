@@ -102,8 +102,11 @@ def _computed_outputs(type_token: str, name: str, inputs: dict[str, Any]) -> dic
 class _Mocks(pulumi.runtime.Mocks):
     def __init__(self, call_results: Callable[[pulumi.runtime.MockCallArgs], dict[str, Any]] | None):
         self._call_results = call_results
+        # The inputs the monitor just deserialized, per executor thread, so the recorder need not decode them again.
+        self.last_inputs = threading.local()
 
     def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str, dict[str, Any]]:
+        self.last_inputs.value = args.inputs
         state = dict(args.inputs)
         for key, value in _computed_outputs(args.typ, args.name, args.inputs).items():
             if isinstance(value, dict) and isinstance(state.get(key), Mapping):
@@ -125,17 +128,18 @@ def engine_urn(urn: str) -> str:
 class _RecordingMonitor(MockMonitor):
     def __init__(self, mocks: _Mocks, recording: Recording):
         super().__init__(mocks)
+        self._mocks = mocks
         self._recording = recording
         self._seen: set[str] = set()
         self._lock = threading.Lock()  # RegisterResource runs on executor threads
 
     def RegisterResource(self, request):  # noqa: N802 (gRPC method name)
+        self._mocks.last_inputs.value = {}
         response = super().RegisterResource(request)
         if request.type == "pulumi:pulumi:Stack":
             return response
         urn = self.make_urn(request.parent, request.type, request.name)
-        registered = self.resources.get(urn)
-        inputs = plain(pulumi.runtime.rpc.deserialize_properties(request.object)) if registered else {}
+        inputs = plain(self._mocks.last_inputs.value)
         with self._lock:
             if urn in self._seen:
                 self._recording.duplicate_urns.append(urn)
