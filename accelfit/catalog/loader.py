@@ -22,6 +22,7 @@ from accelfit.catalog.models import (
     Accelerator,
     Catalog,
     EfficiencyFigure,
+    GpuZoneAvailability,
     InstanceType,
     Price,
     ServicePrice,
@@ -44,6 +45,7 @@ SECTIONS: dict[str, type[BaseModel]] = {
     "prices": Price,
     "service_prices": ServicePrice,
     "efficiency": EfficiencyFigure,
+    "gpu_zones": GpuZoneAvailability,
 }
 
 
@@ -55,6 +57,7 @@ _IDENTITY: dict[str, tuple[str, ...]] = {
     "prices": (),
     "service_prices": (),
     "efficiency": ("accelerator",),
+    "gpu_zones": ("family",),
 }
 
 

@@ -102,6 +102,14 @@ class InstanceType(Sourced):
     regions: tuple[str, ...] = Field(min_length=1, description="Regions where the type is offered.")
 
 
+class GpuZoneAvailability(Sourced):
+    """The zones where one GPU machine family is offered (data/gpu_availability.yaml)."""
+
+    cloud: Cloud
+    family: str = Field(description="Machine family as in instance_types, e.g. a3-ultra.")
+    zones: tuple[str, ...] = Field(min_length=1, description="Zones where the family is offered.")
+
+
 class TpuSlice(Sourced):
     """One Cloud TPU slice shape of a generation."""
 
@@ -190,6 +198,7 @@ class Catalog(Frozen):
     prices: tuple[Price, ...]
     service_prices: tuple[ServicePrice, ...]
     efficiency: tuple[EfficiencyFigure, ...]
+    gpu_zones: tuple[GpuZoneAvailability, ...] = ()
 
     _index: CatalogIndex = PrivateAttr()
 
@@ -211,6 +220,14 @@ class Catalog(Frozen):
 
     def instance_type(self, cloud: Cloud | str, name: str) -> InstanceType | None:
         return self._index.instance_by_key.get((Cloud(cloud), name))
+
+    def gpu_zones_in(self, cloud: Cloud | str, family: str, region: str) -> tuple[str, ...] | None:
+        """Zones of `region` where the family is offered, sorted; None when the catalog has no availability row
+        for the family (its zones are unknown, not empty)."""
+        row = next((item for item in self.gpu_zones if item.cloud == Cloud(cloud) and item.family == family), None)
+        if row is None:
+            return None
+        return tuple(sorted(zone for zone in row.zones if zone.rsplit("-", 1)[0] == region))
 
     def instance_types_for(self, cloud: Cloud | str | None = None, accelerator: str | None = None,
                            region: str | None = None) -> tuple[InstanceType, ...]:

@@ -49,9 +49,13 @@ def node_pools(spec: WorkloadSpec, sized: Sized) -> tuple[NodePool, ...]:
     labels = role_labels(spec, offer.accelerator.name)
     multi_node_training = spec.training is not None and sized.units > 1
     pools: list[NodePool] = []
+    # Multi-node training keeps every node in one zone (compact placement, no cross-zone traffic); serving
+    # spreads over the offer's zones. The system pool follows, so add-ons run where the work runs.
+    pool_zones = offer.zones[:1] if multi_node_training else offer.zones
     if offer.platform in ("gke-gpu", "gke-tpu", "eks-gpu"):
         pools.append(NodePool(name="system", role="system", machine_type=pref.SYSTEM_POOL_MACHINE[offer.cloud],
-                              min_nodes=1, max_nodes=3, initial_nodes=1, zones=offer.zones,
+                              min_nodes=1, max_nodes=3, initial_nodes=1,
+                              zones=pool_zones if offer.cloud == "gcp" else offer.zones,
                               labels={"accelfit.io/role": "system"}, disk_size_gb=100))
     if offer.tpu_slice is not None:
         tpu = offer.tpu_slice
@@ -77,7 +81,7 @@ def node_pools(spec: WorkloadSpec, sized: Sized) -> tuple[NodePool, ...]:
         driver = gke_gpu_driver_version()
     else:
         driver = None  # EKS: the NVIDIA AMI ships the driver
-    zones = offer.zones[:1] if multi_node_training else offer.zones
+    zones = pool_zones
     pools.append(NodePool(
         name="gpu", role="gpu", machine_type=offer.machine, accelerator=offer.accelerator.name,
         accelerators_per_node=offer.devices_per_unit,

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from accelfit.catalog.models import Catalog, Cloud
+from accelfit.catalog.models import Catalog, Cloud, InstanceType
 from accelfit.planner import preferences as pref
 from accelfit.planner.costing import onprem_unit_hourly_usd
 from accelfit.planner.eligibility import hard_rejection
@@ -23,6 +23,21 @@ def default_zones(cloud: str, region: str) -> tuple[str, ...]:
         return (f"{region}a", f"{region}b")
     first = _GCP_FIRST_ZONE.get(region, f"{region}-a")
     return (first,)
+
+
+# Serving pools spread over up to this many zones (a zone outage keeps the others serving); training pools
+# take the first (build.py), since multi-node jobs want their nodes in one zone.
+MAX_POOL_ZONES = 3
+
+
+def gpu_zones(catalog: Catalog, instance: InstanceType, region: str) -> tuple[str, ...]:
+    """Zones for a GPU pool: the region's zones where the machine family is offered (catalog availability data),
+    at most MAX_POOL_ZONES; the region's first zone(s) only for a family without availability data."""
+    if instance.cloud is Cloud.gcp:
+        zones = catalog.gpu_zones_in(instance.cloud, instance.family, region)
+        if zones is not None:
+            return zones[:MAX_POOL_ZONES]
+    return default_zones(instance.cloud.value, region)
 
 
 @dataclass
@@ -83,8 +98,13 @@ def _cloud_gpu_offers(spec: WorkloadSpec, catalog: Catalog, found: OfferSet) -> 
                 found.reject(*where, region, "no-price",
                              f"the catalog has no {pricing} price for {instance.name} in {region}")
                 continue
+            zones = gpu_zones(catalog, instance, region)
+            if not zones:
+                found.reject(*where, region, "zone",
+                             f"the catalog's availability data lists no zone of {region} offering {instance.family}")
+                continue
             found.offers.append(Offer(
-                platform=platform, cloud=cloud, region=region, zones=default_zones(cloud, region),
+                platform=platform, cloud=cloud, region=region, zones=zones,
                 accelerator=accelerator, machine=instance.name, devices_per_unit=instance.accelerator_count,
                 max_units=pref.MAX_GPU_NODES,
                 multi_unit=instance.accelerator_count == largest[(cloud, instance.family)],

@@ -196,3 +196,25 @@ def test_tpu_vm_stack_enables_the_tpu_api_and_not_gke():
     assert error is None
     services = {item.inputs["service"] for item in recording.of_type("gcp:projects/service:Service")}
     assert "tpu.googleapis.com" in services and "container.googleapis.com" not in services
+
+
+# --- GPU zone availability -----------------------------------------------------------------------------------
+
+def test_gpu_pool_in_a_zone_without_the_family_is_refused():
+    plan = gcp_family_plans.training_plan("a3-ultra", zones=("us-central1-a",))
+    plan = plan.model_copy(update={"zones": ("us-central1-a",)})
+    problems = _refused(plan)
+    text = problems["node_pools[1].zones[0]"]
+    assert "a3-ultra machines are not offered in us-central1-a" in text and "us-central1-b" in text
+
+
+def test_example_stacks_gpu_pools_are_in_offered_zones():
+    from accelfit.catalog import load_catalog
+
+    catalog = load_catalog()
+    for make in (gcp_plans.gke_h100_training, gcp_plans.l4_inference):
+        plan = make()
+        for pool in plan.node_pools:
+            if pool.role == "gpu":
+                family = catalog.instance_type("gcp", pool.machine_type).family
+                assert set(pool.zones) <= set(catalog.gpu_zones_in("gcp", family, plan.region))
