@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from accelfit.catalog.models import Accelerator
 from accelfit.planner import preferences as pref
 from accelfit.planner.memory import (
-    GIB, kv_cache_bytes_per_token, min_devices_for_training, training_bytes, weights_bytes,
+    GIB, TrainingMemory, kv_cache_bytes_per_token, training_memory, training_state_bytes, weights_bytes,
 )
 from accelfit.planner.options import Offer
 from accelfit.spec import Precision, TrainingMethod, Traffic, WorkloadSpec
@@ -37,6 +37,10 @@ class TrainingSize:
     mfu: float
     memory_per_device_gib: float
     tokens_per_second: float
+    tensor_parallel: int = 1
+    recompute_fraction: float = 0.0
+    activation_gib: float = 0.0
+    state_gib: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -64,56 +68,96 @@ def training_flops(spec: WorkloadSpec) -> float:
     return per * spec.model.parameters * spec.training.tokens
 
 
-def effective_mfu(offer: Offer, units: int, base_mfu: float) -> float:
+def effective_mfu(offer: Offer, units: int, base_mfu: float, recompute_fraction: float = 0.0) -> float:
+    """MFU after the layout's costs: the fabric between units and recomputed layers (which repeat a forward)."""
+    recompute = pref.FULL_FLOPS_PER_PARAM_TOKEN / (
+        pref.FULL_FLOPS_PER_PARAM_TOKEN + pref.RECOMPUTE_FORWARD_FLOPS_PER_PARAM_TOKEN * recompute_fraction)
+    mfu = base_mfu * recompute
     if units <= 1:
-        return base_mfu
+        return mfu
     if offer.tpu_slice is not None:
-        return base_mfu * pref.MULTISLICE_MFU_FACTOR
+        return mfu * pref.MULTISLICE_MFU_FACTOR
     if offer.instance is not None and offer.instance.network_gbps < pref.FAST_FABRIC_GBPS_PER_NODE:
-        return base_mfu * pref.SLOW_FABRIC_MFU_FACTOR
+        return mfu * pref.SLOW_FABRIC_MFU_FACTOR
     if offer.servers and min(server.network_gbps for server in offer.servers) < pref.FAST_FABRIC_GBPS_PER_NODE:
-        return base_mfu * pref.SLOW_FABRIC_MFU_FACTOR
-    return base_mfu
+        return mfu * pref.SLOW_FABRIC_MFU_FACTOR
+    return mfu
 
 
 def training_overhead(spot: bool) -> float:
     return 1.0 + pref.TRAINING_OVERHEAD_FRACTION + (pref.SPOT_TRAINING_OVERHEAD_FRACTION if spot else 0.0)
 
 
-def training_hours(spec: WorkloadSpec, offer: Offer, units: int, base_mfu: float) -> float:
+def layout(spec: WorkloadSpec, offer: Offer, units: int) -> TrainingMemory | None:
+    return training_memory(spec.model, spec.training.method, units * offer.devices_per_unit,
+                           offer.accelerator.memory_gib, offer.devices_per_unit)
+
+
+def training_hours(spec: WorkloadSpec, offer: Offer, units: int, base_mfu: float,
+                   recompute_fraction: float = 0.0) -> float:
     devices = units * offer.devices_per_unit
-    mfu = effective_mfu(offer, units, base_mfu)
+    mfu = effective_mfu(offer, units, base_mfu, recompute_fraction)
     seconds = training_flops(spec) / (devices * peak_flops(offer.accelerator, spec.model.precision) * mfu)
     return seconds / 3600.0 * training_overhead(offer.pricing == "spot")
 
 
+def _units_for_memory(spec: WorkloadSpec, offer: Offer, most: int) -> int | None:
+    """Fewest units whose devices hold the training state and one micro-batch's activations."""
+    state = training_state_bytes(spec.model.parameters, spec.model.precision, spec.training.method)
+    usable = offer.accelerator.memory_gib * GIB * pref.USABLE_MEMORY_FRACTION
+    low = min(most, max(1, math.ceil(state / usable / offer.devices_per_unit)))
+    if layout(spec, offer, most) is None:
+        return None  # activations do not shrink with the device count: if the largest size fails, all do
+    high = most  # more devices only shrink the state shard, so the fitting counts are [answer, most]
+    while low < high:
+        middle = (low + high) // 2
+        if layout(spec, offer, middle) is None:
+            low = middle + 1
+        else:
+            high = middle
+    return low
+
+
 def size_training(spec: WorkloadSpec, offer: Offer, base_mfu: float) -> TrainingSize:
-    """The smallest unit count that fits the training state and meets the deadline."""
+    """The smallest unit count that fits the training state and activations and meets the deadline."""
     accelerator = offer.accelerator
-    state_bytes = training_bytes(spec.model.parameters, spec.model.precision, spec.training.method)
-    units_for_memory = math.ceil(min_devices_for_training(state_bytes, accelerator.memory_gib)
-                                 / offer.devices_per_unit)
-    deadline_hours = spec.training.deadline_days * 24.0
-    units_for_deadline = max(1, math.ceil(training_hours(spec, offer, 1, base_mfu) / deadline_hours))
-    units = max(units_for_memory, units_for_deadline)
-    # Efficiency drops once the job spans units, so re-check and grow until the deadline holds.
-    while units <= offer.max_units and training_hours(spec, offer, units, base_mfu) > deadline_hours:
-        units += 1
     most = offer.max_units if offer.multi_unit else 1
-    if units_for_memory > most:
-        need_gib = state_bytes / GIB
-        raise Unfit("memory", f"training state needs about {need_gib:,.0f} GiB; {most} × {offer.machine} hold "
-                              f"{most * offer.devices_per_unit * accelerator.memory_gib:,.0f} GiB", best=None)
-    if units > most:
-        fastest = training_hours(spec, offer, most, base_mfu)
+    units_for_memory = _units_for_memory(spec, offer, most)
+    if units_for_memory is None:
+        need_gib = training_state_bytes(spec.model.parameters, spec.model.precision, spec.training.method) / GIB
+        raise Unfit("memory", f"training state needs about {need_gib:,.0f} GiB plus activations; {most} × "
+                              f"{offer.machine} hold {most * offer.devices_per_unit * accelerator.memory_gib:,.0f} "
+                              "GiB", best=None)
+    deadline_hours = spec.training.deadline_days * 24.0
+
+    def hours_at(units: int) -> float:
+        fitted = layout(spec, offer, units)
+        return training_hours(spec, offer, units, base_mfu, fitted.recompute_fraction if fitted else 0.0)
+
+    if hours_at(most) > deadline_hours:
+        fastest = hours_at(most)
         raise Unfit("deadline", f"takes {fastest / 24:,.1f} days at its largest size ({most} × {offer.machine}); "
                                 f"the deadline is {spec.training.deadline_days:g} days", best=fastest / 24)
+    # The fewest units that meet the deadline. Hours fall as units grow (more devices, and less recomputation as
+    # the state shard shrinks; the fabric penalty applies from two units on), so a bisection finds it.
+    low, high = units_for_memory, most
+    while low < high:
+        middle = (low + high) // 2
+        if hours_at(middle) <= deadline_hours:
+            high = middle
+        else:
+            low = middle + 1
+    units = low
+    fitted = layout(spec, offer, units)
     devices = units * offer.devices_per_unit
-    hours = training_hours(spec, offer, units, base_mfu)
+    hours = hours_at(units)
     return TrainingSize(
-        units=units, devices=devices, hours=hours, mfu=effective_mfu(offer, units, base_mfu),
-        memory_per_device_gib=state_bytes / devices / GIB,
-        tokens_per_second=spec.training.tokens / (hours * 3600.0))
+        units=units, devices=devices, hours=hours,
+        mfu=effective_mfu(offer, units, base_mfu, fitted.recompute_fraction),
+        memory_per_device_gib=fitted.total_bytes / GIB,
+        tokens_per_second=spec.training.tokens / (hours * 3600.0),
+        tensor_parallel=fitted.tensor_parallel, recompute_fraction=fitted.recompute_fraction,
+        activation_gib=fitted.activation_bytes / GIB, state_gib=fitted.state_bytes / GIB)
 
 
 # p99 latency is taken as this multiple of the mean under continuous batching (queueing and stragglers).
