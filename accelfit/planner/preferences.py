@@ -69,16 +69,10 @@ LORA_ADAPTER_FRACTION = 0.01
 USABLE_MEMORY_FRACTION = 0.90
 
 # --- Inference assumptions -----------------------------------------------------------------------------------------
-# Share of peak memory bandwidth and compute that serving engines reach in decode and prefill. Batch-1 decode
-# of an 8B bf16 model on one L4 (300 GB/s) runs at about 15 tokens/s in common engines: 80% of the 18.75 upper
-# bound; 0.75 leaves a little margin.
-DECODE_BANDWIDTH_EFFICIENCY = 0.75
-PREFILL_COMPUTE_EFFICIENCY = 0.50
+# Serving efficiency per accelerator and engine, tensor-parallel links and engine limits are data: data/serving.yaml.
 # Capacity headroom over the stated peak requests/second.
 HEADROOM_VARIABLE = 1.30
 HEADROOM_STEADY = 1.15
-# Largest batch the planner assumes a serving engine keeps in flight per replica.
-MAX_BATCH = 256
 
 # --- Sizes and limits ----------------------------------------------------------------------------------------------
 # There is no fixed node cap: cluster, node-pool and node-group limits are data (data/scale_limits.yaml, limits.py).
