@@ -18,7 +18,7 @@ _GCP_FIRST_ZONE = {"us-east1": "us-east1-b", "europe-west1": "europe-west1-b", "
 
 
 def default_zones(cloud: str, region: str) -> tuple[str, ...]:
-    """Zones for a GPU pool when the catalog lists only the region: the region's first zones."""
+    """Zones for a GPU pool when the availability data lists only the region: the region's first zones."""
     if cloud == "aws":
         return (f"{region}a", f"{region}b")
     first = _GCP_FIRST_ZONE.get(region, f"{region}-a")
@@ -84,11 +84,20 @@ def _cloud_gpu_offers(spec: WorkloadSpec, catalog: Catalog, found: OfferSet) -> 
                              f"the catalog has no {pricing} price for {instance.name} in {region}")
                 continue
             found.offers.append(Offer(
-                platform=platform, cloud=cloud, region=region, zones=default_zones(cloud, region),
+                platform=platform, cloud=cloud, region=region, zones=_gpu_zones(catalog, instance, region),
                 accelerator=accelerator, machine=instance.name, devices_per_unit=instance.accelerator_count,
                 max_units=pref.MAX_GPU_NODES,
                 multi_unit=instance.accelerator_count == largest[(cloud, instance.family)],
                 instance=instance, price=price, unit_hourly_usd=price.hourly_usd, pricing=pricing))
+
+
+def _gpu_zones(catalog: Catalog, instance, region: str) -> tuple[str, ...]:
+    """A GCP pool goes in the first zone the availability data lists for the machine type; AWS rows list AZ IDs
+    (the same for every account) or nothing, and subnets take AZ names, so AWS keeps the region's first zones."""
+    listed = catalog.offered_zones(instance.cloud, instance.name, region) or ()
+    if instance.cloud is Cloud.gcp and listed:
+        return (listed[0],)
+    return default_zones(instance.cloud.value, region)
 
 
 def _tpu_offers(spec: WorkloadSpec, catalog: Catalog, found: OfferSet) -> None:
