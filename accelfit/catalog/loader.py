@@ -87,6 +87,11 @@ def _load_active(base: str) -> Catalog:
     return _load(DATA_DIR, store.imported_dir(Path(base)))
 
 
+def forget_active() -> None:
+    """Drop the cached active catalog (after `accelfit catalog update` installed a new one)."""
+    _load_active.cache_clear()
+
+
 def _load(data_dir: Path, imported: Path | None = None) -> Catalog:
     files = sorted(data_dir.glob("*.yaml"))
     if not files:

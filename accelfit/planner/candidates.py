@@ -13,6 +13,8 @@ from accelfit.planner.eligibility import hard_rejection
 from accelfit.planner.options import Offer, RawRejection
 from accelfit.spec import Deployment, Inventory, Orchestration, PlacementCloud, WorkloadSpec
 
+NO_PRICE = "no-price"  # the rejection rule for an offered option the catalog has no price for
+
 # Regions whose zone list has no "-a" (GCP). Used when the catalog names a region but not its zones.
 _GCP_FIRST_ZONE = {"us-east1": "us-east1-b", "europe-west1": "europe-west1-b", "asia-east1": "asia-east1-a"}
 
@@ -32,6 +34,11 @@ class OfferSet:
 
     def reject(self, platform: str, accelerator: str, machine: str, place: str, rule: str, reason: str) -> None:
         self.rejected.append(RawRejection(platform, accelerator, machine, place, rule, reason))
+
+
+def catalog_label(catalog: Catalog) -> str:
+    """'shipped snapshot (prices as of ...)' or 'imported <date> from <source>': what the plan says it used."""
+    return catalog.origin.label if catalog.origin is not None else "hand-built catalog"
 
 
 def offers_for(spec: WorkloadSpec, catalog: Catalog, inventory: Inventory | None) -> OfferSet:
@@ -80,7 +87,7 @@ def _cloud_gpu_offers(spec: WorkloadSpec, catalog: Catalog, found: OfferSet) -> 
         for region in regions:
             price = catalog.price(instance.cloud, instance.name, region, pricing)
             if price is None:
-                found.reject(*where, region, "no-price",
+                found.reject(*where, region, NO_PRICE,
                              f"the catalog has no {pricing} price for {instance.name} in {region}")
                 continue
             found.offers.append(Offer(
@@ -88,7 +95,8 @@ def _cloud_gpu_offers(spec: WorkloadSpec, catalog: Catalog, found: OfferSet) -> 
                 accelerator=accelerator, machine=instance.name, devices_per_unit=instance.accelerator_count,
                 max_units=pref.MAX_GPU_NODES,
                 multi_unit=instance.accelerator_count == largest[(cloud, instance.family)],
-                instance=instance, price=price, unit_hourly_usd=price.hourly_usd, pricing=pricing))
+                instance=instance, price=price, unit_hourly_usd=price.hourly_usd, pricing=pricing,
+                catalog=catalog_label(catalog)))
 
 
 def _gpu_zones(catalog: Catalog, instance, region: str) -> tuple[str, ...]:
@@ -125,7 +133,7 @@ def _tpu_offers(spec: WorkloadSpec, catalog: Catalog, found: OfferSet) -> None:
                 continue
             price = catalog.price(Cloud.gcp, tpu_slice.accelerator, region, pricing)
             if price is None:
-                found.reject(platform, accelerator.name, tpu_slice.name, zone, "no-price",
+                found.reject(platform, accelerator.name, tpu_slice.name, zone, NO_PRICE,
                              f"the catalog has no {pricing} price for {accelerator.name} in {region}")
                 continue
             found.offers.append(Offer(
@@ -133,7 +141,8 @@ def _tpu_offers(spec: WorkloadSpec, catalog: Catalog, found: OfferSet) -> None:
                 machine=tpu_slice.name, devices_per_unit=tpu_slice.chips, max_units=tpu_slice.max_slices,
                 multi_unit=tpu_slice.max_slices > 1 and tpu_slice.chips == largest_chips[tpu_slice.accelerator],
                 tpu_slice=tpu_slice, price=price,
-                unit_hourly_usd=price.hourly_usd * tpu_slice.chips, pricing=pricing))
+                unit_hourly_usd=price.hourly_usd * tpu_slice.chips, pricing=pricing,
+                catalog=catalog_label(catalog)))
 
 
 def _baremetal_offers(spec: WorkloadSpec, catalog: Catalog, inventory: Inventory, found: OfferSet) -> None:
@@ -151,5 +160,6 @@ def _baremetal_offers(spec: WorkloadSpec, catalog: Catalog, inventory: Inventory
             platform="baremetal-gpu", cloud="onprem", region=inventory.site, zones=(inventory.site,),
             accelerator=accelerator, machine=f"{model}x{count}", devices_per_unit=count, max_units=len(servers),
             multi_unit=True, servers=tuple(servers),
-            unit_hourly_usd=onprem_unit_hourly_usd(accelerator.power_w, count), pricing="owned"))
+            unit_hourly_usd=onprem_unit_hourly_usd(accelerator.power_w, count), pricing="owned",
+            catalog=catalog_label(catalog)))
 
