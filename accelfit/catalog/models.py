@@ -233,6 +233,11 @@ class Catalog(Frozen):
 
         self._index = CatalogIndex.build(self)
 
+    @property
+    def label(self) -> str:
+        """Which catalog this is, as plans and reports print it."""
+        return self.origin.label if self.origin is not None else "hand-built catalog"
+
     def accelerator(self, name: str) -> Accelerator:
         """The accelerator for a canonical name or any alias ('H100', 'v5litepod').
 

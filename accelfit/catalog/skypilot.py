@@ -129,7 +129,7 @@ def import_aws(text: str, catalog: Catalog, provenance: Provenance) -> tuple[Imp
 def import_gcp(text: str, catalog: Catalog, provenance: Provenance) -> tuple[ImportResult, list[Problem]]:
     rows, problems = read_rows(text, GCP_FILE, GCP_COLUMNS)
     result = ImportResult(rows_read=len(rows))
-    vm_rows: dict[str, dict[str, tuple[float | None, float | None]]] = defaultdict(dict)  # type -> zone -> prices
+    vm_rows: dict[str, dict[str, tuple[str, float | None, float | None]]] = defaultdict(dict)  # type -> zone -> ...
     gpu_rows: dict[tuple[str, int, str], tuple[float | None, float | None]] = {}
     tpu_rows: list[tuple[str, int, str, str, float | None, float | None]] = []
     for row in rows:
@@ -137,7 +137,7 @@ def import_gcp(text: str, catalog: Catalog, provenance: Provenance) -> tuple[Imp
         prices = (price_cell(row["Price"]), price_cell(row["SpotPrice"]))
         if name:
             if catalog.instance_type(Cloud.gcp, name) is not None:
-                vm_rows[name][zone] = prices
+                vm_rows[name][zone] = (row["Region"], *prices)
             elif name.split("-")[0] in ("a2", "a3", "a4", "g2"):
                 result.skip("GPU machine type accelfit has no hardware description for", name)
         elif accelerator.startswith("tpu-"):
@@ -175,8 +175,7 @@ def _gcp_machines(catalog: Catalog, vm_rows: dict, gpu_rows: dict, result: Impor
         regions: dict[str, set[str]] = defaultdict(set)
         on_demand: dict[str, set[float]] = defaultdict(set)
         spot: dict[str, list[float]] = defaultdict(list)
-        for zone, (vm_price, vm_spot) in by_zone.items():
-            region = zone.rsplit("-", 1)[0]
+        for zone, (region, vm_price, vm_spot) in by_zone.items():
             regions[region].add(zone)
             gpu_price, gpu_spot = gpu_rows.get((*gpu_key, zone), (None, None))
             if vm_price is not None and gpu_price is not None:

@@ -58,12 +58,15 @@ def catalog(ctx: click.Context, cloud: str | None, accelerator: str | None, regi
         region=_check_region(data, region),
         kind=kind,
     )
+    label = data.label
     if as_json:
-        click.echo(json.dumps(catalog_document(data, filters), indent=2))
+        document = catalog_document(data, filters)
+        document["catalog"] = data.origin.model_dump(mode="json") if data.origin else None
+        click.echo(json.dumps(document, indent=2))
     elif as_markdown:
-        click.echo(render_catalog_markdown(data, filters))
+        click.echo(f"**Catalog:** {label}\n\n" + render_catalog_markdown(data, filters))
     else:
-        click.echo(render_catalog_text(data, filters))
+        click.echo(f"Catalog: {label}\n\n" + render_catalog_text(data, filters))
 
 
 def _resolve_accelerator(data: Catalog, name: str | None) -> str | None:

@@ -36,11 +36,6 @@ class OfferSet:
         self.rejected.append(RawRejection(platform, accelerator, machine, place, rule, reason))
 
 
-def catalog_label(catalog: Catalog) -> str:
-    """'shipped snapshot (prices as of ...)' or 'imported <date> from <source>': what the plan says it used."""
-    return catalog.origin.label if catalog.origin is not None else "hand-built catalog"
-
-
 def offers_for(spec: WorkloadSpec, catalog: Catalog, inventory: Inventory | None) -> OfferSet:
     found = OfferSet()
     deployment = spec.placement.deployment
@@ -96,7 +91,7 @@ def _cloud_gpu_offers(spec: WorkloadSpec, catalog: Catalog, found: OfferSet) -> 
                 max_units=pref.MAX_GPU_NODES,
                 multi_unit=instance.accelerator_count == largest[(cloud, instance.family)],
                 instance=instance, price=price, unit_hourly_usd=price.hourly_usd, pricing=pricing,
-                catalog=catalog_label(catalog)))
+                catalog=catalog.label))
 
 
 def _gpu_zones(catalog: Catalog, instance, region: str) -> tuple[str, ...]:
@@ -142,7 +137,7 @@ def _tpu_offers(spec: WorkloadSpec, catalog: Catalog, found: OfferSet) -> None:
                 multi_unit=tpu_slice.max_slices > 1 and tpu_slice.chips == largest_chips[tpu_slice.accelerator],
                 tpu_slice=tpu_slice, price=price,
                 unit_hourly_usd=price.hourly_usd * tpu_slice.chips, pricing=pricing,
-                catalog=catalog_label(catalog)))
+                catalog=catalog.label))
 
 
 def _baremetal_offers(spec: WorkloadSpec, catalog: Catalog, inventory: Inventory, found: OfferSet) -> None:
@@ -161,5 +156,5 @@ def _baremetal_offers(spec: WorkloadSpec, catalog: Catalog, inventory: Inventory
             accelerator=accelerator, machine=f"{model}x{count}", devices_per_unit=count, max_units=len(servers),
             multi_unit=True, servers=tuple(servers),
             unit_hourly_usd=onprem_unit_hourly_usd(accelerator.power_w, count), pricing="owned",
-            catalog=catalog_label(catalog)))
+            catalog=catalog.label))
 

@@ -16,10 +16,6 @@ _HEADERS = ["cloud", "kind", "pricing", "offered", "priced", "share", "unpriced 
 _SHOWN = 4
 
 
-def catalog_label(catalog: Catalog) -> str:
-    return catalog.origin.label if catalog.origin else "hand-built catalog"
-
-
 def coverage_document(catalog: Catalog) -> dict[str, Any]:
     origin = catalog.origin.model_dump(mode="json") if catalog.origin else None
     return {"catalog": origin, "coverage": [
@@ -31,7 +27,7 @@ def coverage_document(catalog: Catalog) -> dict[str, Any]:
 def render_coverage(catalog: Catalog, markdown: bool = False) -> str:
     rows = [_row(line) for line in coverage(catalog)]
     table = (render_markdown_table if markdown else render_table)(_HEADERS, rows)
-    head = f"Catalog: {catalog_label(catalog)}"
+    head = f"Catalog: {catalog.label}"
     fill = ("Offered = instance type (GPU) or TPU generation x region in the availability data. "
             "Fill missing prices with `accelfit catalog update` (SkyPilot's catalog) and re-run.")
     return f"**{head}**\n\n{table}\n\n{fill}" if markdown else f"{head}\n\n{table}\n\n{fill}"
