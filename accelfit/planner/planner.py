@@ -11,6 +11,7 @@ from accelfit.planner.candidates import offers_for
 from accelfit.planner.choose import alternatives, best_per_group, grouped_rejections, infeasible, rank_key
 from accelfit.planner.evaluate import Evaluation, evaluate
 from accelfit.planner.limits import capacity_notes, nodes_per_pool, pool_sizes
+from accelfit.planner.missing_prices import missing_price_notes
 from accelfit.planner.model import Plan, PlanCloud, Platform
 from accelfit.planner.options import Sized
 from accelfit.reports.durations import duration
@@ -59,9 +60,10 @@ def build_plan(spec: WorkloadSpec, environment: Environment, chosen: Sized, rank
         node_pools=node_pools(spec, chosen), tpu_vm_slices=tpu_vm_slices(spec, chosen),
         baremetal_hosts=tuple(server.name for server in offer.servers[:chosen.units]),
         network=network_plan(spec, chosen), storage=storage_plan(spec, chosen), estimate=estimate(chosen),
-        reasons=reasons(spec, chosen, ranked, rejected), warnings=warnings(spec, chosen),
+        reasons=reasons(spec, chosen, ranked, rejected),
+        warnings=warnings(spec, chosen) + missing_price_notes(offer.pricing, rejected),
         alternatives=alternatives(chosen, ranked, top), rejected=rejected,
-        catalog_as_of=offer.price.as_of if offer.price else _newest_date(ranked))
+        catalog_as_of=offer.price.as_of if offer.price else _newest_date(ranked), catalog=offer.catalog)
 
 
 def _newest_date(ranked: list[Sized]):
