@@ -18,6 +18,7 @@ import click
 def cost(preview_file: Path, stack_name: str, as_json: bool, markdown: bool) -> None:
     """Monthly cost of every priced resource in a real Pulumi preview, with the assumptions stated."""
     from accelfit.catalog import load_catalog
+    from accelfit.calibration.store import load_team_efficiency
     from accelfit.planner import Environment
     from accelfit.planner.lock import Selection, plan_with_lock
     from accelfit.preview.run import pricing_context
@@ -32,7 +33,8 @@ def cost(preview_file: Path, stack_name: str, as_json: bool, markdown: bool) -> 
     catalog = load_catalog()
     raw = stack.get("selection")
     selection = validate(Selection, raw, str(stack.path), f"config.{stack.project}:selection") if raw else None
-    plan, _ = plan_with_lock(stack.spec, catalog, Environment(stack.environment, stack.workload.inventory), selection)
+    plan, _ = plan_with_lock(stack.spec, catalog, Environment(stack.environment, stack.workload.inventory,
+                                                                      load_team_efficiency()), selection)
     report = price_resources(load_preview(preview_file), catalog, pricing_context(stack, plan))
     if as_json:
         click.echo(json.dumps({"stack": stack.name, "monthly_usd": report.monthly_usd,

@@ -14,6 +14,7 @@ from accelfit.planner.limits import capacity_notes, nodes_per_pool, pool_sizes
 from accelfit.planner.missing_prices import missing_price_notes
 from accelfit.planner.model import Plan, PlanCloud, Platform
 from accelfit.planner.options import Sized
+from accelfit.planner.team_efficiency import TeamEfficiency
 from accelfit.reports.durations import duration
 from accelfit.sizes import format_count
 from accelfit.spec import Inventory, WorkloadSpec
@@ -21,16 +22,18 @@ from accelfit.spec import Inventory, WorkloadSpec
 
 @dataclass(frozen=True)
 class Environment:
-    """Where the plan is for: the stack's environment name and, for bare metal, the inventory."""
+    """Where the plan is for: the stack's environment name, for bare metal the inventory, and the team's own
+    measured efficiency (`accelfit calibrate`), which replaces the catalog's figures where it has one."""
 
     name: str = "dev"
     inventory: Inventory | None = None
+    efficiency: TeamEfficiency | None = None
 
 
 def evaluate_spec(spec: WorkloadSpec, catalog: Catalog, environment: Environment) -> tuple[Evaluation, list]:
     """Every feasible sized option and every rejection (the planner's full search, before choosing)."""
     offers = offers_for(spec, catalog, environment.inventory)
-    evaluation = evaluate(spec, catalog, offers.offers)
+    evaluation = evaluate(spec, catalog, offers.offers, environment.efficiency)
     return evaluation, offers.rejected + evaluation.rejected
 
 
@@ -91,6 +94,8 @@ def reasons(spec: WorkloadSpec, chosen: Sized, ranked: list[Sized], rejected: tu
         out.append(f"Serving {spec.inference.requests_per_second:g} req/s: {chosen.notes[0]}; p99 about "
                    f"{chosen.latency_p99_ms:,.0f} ms against {spec.inference.latency_p99_ms:g} ms.")
     out.extend(capacity_reasons(chosen))
+    if chosen.calibration:
+        out.append(f"Calibration: {chosen.calibration}")
     if offer.price is not None:
         out.append(f"Price: ${offer.price.hourly_usd:,.4g}/{offer.price.unit} {offer.pricing} in {offer.region} "
                    f"(as of {offer.price.as_of}, {offer.price.source}"
