@@ -91,6 +91,8 @@ def _computed_outputs(type_token: str, name: str, inputs: dict[str, Any]) -> dic
         if type_token == "aws:eks/nodeGroup:NodeGroup":
             # EKS labels each node with its group's name; the Kubernetes layer's Kueue flavors select on it.
             outputs["nodeGroupName"] = inputs.get("nodeGroupName", name)
+            # EKS makes one Auto Scaling group per managed node group; autoscaler tags are set on it.
+            outputs["resources"] = [{"autoscalingGroups": [{"name": f"eks-{name}-asg"}]}]
         if type_token == "aws:eks/cluster:Cluster":
             outputs["endpoint"] = "https://mock.eks.amazonaws.com"
             outputs["certificateAuthority"] = {"data": "bW9jay1jYQ=="}

@@ -55,6 +55,7 @@ def validate_kueue_args(name: str, args: KueueRoutingArgs) -> None:
 class KueueRouting(pulumi.ComponentResource):
     release: k8s.helm.v3.Release
     cluster_queue: k8s.apiextensions.CustomResource
+    team_namespaces: list[k8s.core.v1.Namespace]
 
     def __init__(self, name: str, args: KueueRoutingArgs, opts: pulumi.ResourceOptions | None = None):
         validate_kueue_args(name, args)
@@ -77,10 +78,12 @@ class KueueRouting(pulumi.ComponentResource):
             spec=cluster_queue_spec(args.queue_name, list(args.flavors)),
             opts=pulumi.ResourceOptions(parent=self, provider=args.provider, depends_on=[self.release, *flavors]))
 
+        self.team_namespaces = []
         for team_namespace in args.team_namespaces:
             team = namespace(child_name(name, f"ns-{team_namespace}"), team_namespace,
                              {**args.labels, QUEUE_NAMESPACE_LABEL: args.queue_name},
                              pulumi.ResourceOptions(parent=self, provider=args.provider))
+            self.team_namespaces.append(team)
             k8s.apiextensions.CustomResource(
                 child_name(name, f"queue-{team_namespace}"), api_version=KUEUE_API, kind="LocalQueue",
                 metadata={"name": args.queue_name, "namespace": team_namespace, "labels": args.labels},

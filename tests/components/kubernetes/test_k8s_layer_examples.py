@@ -24,8 +24,8 @@ EXAMPLES = {
     "gke-h100-training": (gcp_plans.gke_h100_training, gcp_plans.ownership, {"gcp:project": gcp_plans.PROJECT}),
     "gke-l4-inference": (gcp_plans.l4_inference, gcp_plans.ownership, {"gcp:project": gcp_plans.PROJECT}),
     "gke-tpu-multislice": (gcp_plans.gke_tpu_multislice, gcp_plans.ownership, {"gcp:project": gcp_plans.PROJECT}),
-    "eks-h100-training": (aws_plans.h100_training_plan, aws_plans.ownership_for, {}),
-    "eks-l4-inference": (aws_plans.l4_inference_plan, aws_plans.ownership_for, {}),
+    "eks-h100-training": (aws_plans.h100_training_plan, aws_plans.ownership_for, aws_plans.ACCESS_CONFIG),
+    "eks-l4-inference": (aws_plans.l4_inference_plan, aws_plans.ownership_for, aws_plans.ACCESS_CONFIG),
 }
 
 
@@ -96,12 +96,12 @@ def test_gke_selects_pools_by_gke_label_and_scrapes_with_managed_prometheus():
     queue = recording.named("llm-train-k8s-kueue-cluster-queue").inputs["spec"]["resourceGroups"][0]
     # a3-highgpu-8g: 208 vCPUs, 8 GPUs; the pool scales to 4 nodes
     assert queue["flavors"][0]["resources"][0] == {"name": "cpu", "nominalQuota": "832"}
-    assert queue["flavors"][0]["resources"][2] == {"name": "nvidia.com/gpu", "nominalQuota": "32"}
+    assert queue["flavors"][0]["resources"][3] == {"name": "nvidia.com/gpu", "nominalQuota": "32"}
 
 
 def test_eks_selects_node_groups_and_runs_the_operator_without_driver():
     plan = aws_plans.h100_training_plan()
-    recording = record(lambda: build(plan, aws_plans.ownership_for(plan)))
+    recording = record(lambda: build(plan, aws_plans.ownership_for(plan)), config=aws_plans.ACCESS_CONFIG)
     flavor = recording.named("llm-pretrain-k8s-kueue-flavor-gpu").inputs["spec"]
     assert flavor["nodeLabels"]["eks.amazonaws.com/nodegroup"]
     values = recording.named("llm-pretrain-k8s-gpu-operator-release").inputs["values"]
@@ -114,7 +114,7 @@ def test_tpu_multislice_queue_orders_both_slices_and_has_no_gpu_software():
     recording = record(lambda: build(plan, gcp_plans.ownership(plan)), config={"gcp:project": gcp_plans.PROJECT})
     group = recording.named("tpu-train-k8s-kueue-cluster-queue").inputs["spec"]["resourceGroups"][0]
     assert [flavor["name"] for flavor in group["flavors"]] == ["tpu-train-tpu-0", "tpu-train-tpu-1"]
-    assert group["coveredResources"] == ["cpu", "memory", "google.com/tpu"]
+    assert group["coveredResources"] == ["cpu", "memory", "ephemeral-storage", "google.com/tpu"]
     assert recording.of_type("accelfit:kubernetes:GpuTelemetry") == []
 
 
