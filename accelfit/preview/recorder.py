@@ -30,6 +30,7 @@ class RecordedResource:
     inputs: dict[str, Any]
     protect: bool
     provider: str
+    dependencies: tuple[str, ...] = field(default=(), metadata={"doc": "URNs from depends_on (and inputs)."})
 
     @property
     def parent_name(self) -> str | None:
@@ -150,7 +151,8 @@ class _RecordingMonitor(MockMonitor):
             self._recording.resources.append(RecordedResource(
                 type=request.type, name=request.name, urn=engine_urn(urn),
                 parent=engine_urn(parent) if parent else None, custom=bool(request.custom),
-                inputs=inputs, protect=bool(request.protect), provider=request.provider))
+                inputs=inputs, protect=bool(request.protect), provider=request.provider,
+                dependencies=tuple(engine_urn(dependency) for dependency in request.dependencies)))
         return response
 
 

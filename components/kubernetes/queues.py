@@ -20,6 +20,7 @@ from accelfit.planner.model import NodePool, Plan
 # v1beta2 is the stored version from Kueue 0.15; v1beta1 is deprecated (kubernetes-sigs/kueue v0.19.2
 # charts/kueue/templates/crd: v1beta1 served, deprecated, storage false).
 KUEUE_API = "kueue.x-k8s.io/v1beta2"
+KUEUE_PREVIOUS_API = "kueue.x-k8s.io/v1beta1"
 RESOURCE_OF_KIND = {"gpu": "nvidia.com/gpu", "tpu": "google.com/tpu"}
 # Kueue admits a pod only when the ClusterQueue covers every resource it requests
 # (https://kueue.sigs.k8s.io/docs/concepts/cluster_queue/#resources): jobs ask for node-local scratch

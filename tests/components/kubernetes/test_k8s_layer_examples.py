@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from accelfit.errors import InputError
 from accelfit.preview.recorder import record
 from components.build import build
 
@@ -140,3 +141,40 @@ def test_layer_problem_refused_before_the_cloud_stack_is_created():
 
     recording = record(program, config={"gcp:project": gcp_plans.PROJECT})
     assert caught and recording.resources == []
+
+
+def test_eks_layer_waits_for_the_node_groups_and_adds_autoscaler_efa_plugin_and_lustre_volume():
+    plan = aws_plans.h100_training_plan()
+    recording = record(lambda: build(plan, aws_plans.ownership_for(plan)), config=aws_plans.ACCESS_CONFIG)
+    provider = recording.named("llm-pretrain-k8s-provider")
+    waited = {urn.rsplit("::", 1)[-1] for urn in provider.dependencies}
+    # As on GKE: the node groups (Helm waits for pods, pods need nodes) and the FSx CSI add-on.
+    assert {"llm-pretrain-pool-gpu-ng", "llm-pretrain-pool-system-ng", "llm-pretrain-fsx-csi"} <= waited
+    autoscaler = recording.named("llm-pretrain-k8s-eks-addons-cluster-autoscaler").inputs
+    assert (autoscaler["chart"], autoscaler["version"]) == ("cluster-autoscaler", "9.59.0")
+    assert autoscaler["values"]["image"]["tag"] == "v1.35.2"  # the cluster's Kubernetes minor
+    assert autoscaler["values"]["autoDiscovery"] == {"clusterName": "llm-pretrain-cluster-eks"}
+    assert autoscaler["values"]["rbac"]["serviceAccount"]["name"] == "cluster-autoscaler"
+    efa = recording.named("llm-pretrain-k8s-eks-addons-efa-device-plugin").inputs
+    assert efa["chart"] == "aws-efa-k8s-device-plugin"
+    assert {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"} in efa["values"]["tolerations"]
+    pv = recording.named("llm-pretrain-k8s-eks-addons-lustre-pv").inputs["spec"]
+    assert pv["csi"]["driver"] == "fsx.csi.aws.com" and pv["capacity"] == {"storage": "19200Gi"}
+    assert pv["csi"]["volumeHandle"] == "llm-pretrain-lustre-fs-id"
+    claim = recording.named("llm-pretrain-k8s-eks-addons-lustre-pvc").inputs
+    assert claim["metadata"]["namespace"] == "llm-pretrain" and claim["spec"]["storageClassName"] == ""
+
+
+def test_eks_without_efa_installs_no_efa_plugin_but_still_the_autoscaler():
+    plan = aws_plans.l4_inference_plan()
+    recording = record(lambda: build(plan, aws_plans.ownership_for(plan)), config=aws_plans.ACCESS_CONFIG)
+    names = {resource.name for resource in recording.resources}
+    assert "chat-serve-k8s-eks-addons-cluster-autoscaler" in names
+    assert "chat-serve-k8s-eks-addons-efa-device-plugin" not in names
+
+
+def test_eks_without_access_config_is_refused_before_anything_is_created():
+    plan = aws_plans.l4_inference_plan()
+    with pytest.raises(InputError) as raised:
+        record(lambda: build(plan, aws_plans.ownership_for(plan)))
+    assert "accelfit:eksPublicAccessCidrs" in str(raised.value)

@@ -62,6 +62,7 @@ def test_mixed_queue_offers_each_flavor_only_its_accelerator():
         {"name": "ephemeral-storage", "nominalQuota": "0Gi"},
         {"name": "google.com/tpu", "nominalQuota": "8"}, {"name": "nvidia.com/gpu", "nominalQuota": "0"}]
     assert group["flavors"][1]["resources"][4] == {"name": "nvidia.com/gpu", "nominalQuota": "8"}
+    assert spec["flavorFungibility"]["whenCanBorrow"] == "TryNextFlavor"
 
 
 def test_queue_covers_scratch_and_efa_when_a_pool_has_efa():
@@ -73,7 +74,6 @@ def test_queue_covers_scratch_and_efa_when_a_pool_has_efa():
                                          "vpc.amazonaws.com/efa"]
     quotas = {row["name"]: row["nominalQuota"] for row in group["flavors"][0]["resources"]}
     assert quotas["ephemeral-storage"] == "61440Gi" and quotas["vpc.amazonaws.com/efa"] == "64"
-    assert spec["flavorFungibility"]["whenCanBorrow"] == "TryNextFlavor"
 
 
 def test_flavor_selects_its_pool_and_tolerates_its_taint_but_not_the_rewritten_role_label():
