@@ -57,7 +57,7 @@ def why_monthly_exceeds_run(plan: Plan) -> str:
 
 
 def cost_summary(plan: Plan) -> list[str]:
-    lines = [f"{figures_line(plan_cost(plan))} (prices as of {plan.catalog_as_of})"]
+    lines = [f"{figures_line(plan_cost(plan))} (prices as of {plan.catalog_as_of})" + _catalog_note(plan)]
     note = monthly_above_run_note(plan_cost(plan), why_monthly_exceeds_run(plan))
     return lines + ([note] if note else [])
 
@@ -82,6 +82,10 @@ def _rejected_rows(plan: Plan) -> list[list[object]]:
 
 
 ALT_HEADERS = ["platform", "accelerator", "count", "region", "pricing", "time", "total", "monthly", "why not"]
+
+
+def _catalog_note(plan: Plan) -> str:
+    return f"; catalog: {plan.catalog}" if plan.catalog else ""
 
 
 def render_text(plan: Plan, top: int = 5, stack: str | None = None) -> str:

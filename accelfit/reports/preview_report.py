@@ -49,7 +49,8 @@ def _summary(document: dict[str, Any]) -> list[str]:
     if note:
         out.append(f"Note: {note}")
     out += [f"Budget: {budget_text(line)}" for line in document["budget"].get("lines", [])]
-    out.append(f"Lock: {document['lock']['message']}")
+    out += [f"Lock: {document['lock']['message']}",
+            f"Catalog: {plan.get('catalog') or 'shipped snapshot'} (prices as of {plan['catalog_as_of']})"]
     return out
 
 
