@@ -5,7 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from accelfit.catalog.models import Catalog
-from accelfit.planner.costing import cost_lines, storage_needs, totals
+from accelfit.planner.costing import (
+    cost_assumptions, cost_lines, cost_parts, plan_figures, serving_plan, storage_needs,
+)
 from accelfit.planner.eligibility import penalties
 from accelfit.planner.options import Offer, RawRejection, Sized
 from accelfit.planner.serving import Efficiency
@@ -38,14 +40,17 @@ def size_offer(spec: WorkloadSpec, catalog: Catalog, offer: Offer, team: TeamEff
                            f"{team.path or 'team efficiency file'}) replaces the catalog's {figure.mfu:.0%}.")
         size = size_training(spec, offer, mfu)
         storage = storage_needs(spec, offer, size.units)
-        lines = cost_lines(spec, catalog, offer, size.units, size.hours, storage)
-        monthly, total = totals(lines)
+        parts = cost_parts(spec, catalog, offer, size.units, size.hours, storage)
+        cost = plan_figures(spec, parts)
         return Sized(offer=offer, units=size.units, devices=size.devices, hours=size.hours,
                      accelerator_hours=size.hours * size.devices,
-                     memory_per_device_gib=size.memory_per_device_gib, monthly_usd=monthly, total_usd=total,
-                     breakdown=lines, mfu=size.mfu, mfu_source=mfu_source,
-                     tokens_per_second=size.tokens_per_second, penalties=penalties(spec, offer.accelerator),
-                     notes=(training_memory_note(size),), calibration=calibration)
+                     memory_per_device_gib=size.memory_per_device_gib, monthly_usd=cost.monthly_usd,
+                     total_usd=cost.run_total_usd, breakdown=cost_lines(parts),
+                     full_scale_monthly_usd=cost.full_scale_monthly_usd,
+                     cost_assumptions=cost_assumptions(spec, offer, size.hours), mfu=size.mfu,
+                     mfu_source=mfu_source, tokens_per_second=size.tokens_per_second,
+                     penalties=penalties(spec, offer.accelerator), notes=(training_memory_note(size),),
+                     calibration=calibration)
     measured_serving = team.serving_for(accelerator) if team else None
     efficiency, calibration = None, ""
     if measured_serving is not None:
@@ -57,12 +62,14 @@ def size_offer(spec: WorkloadSpec, catalog: Catalog, offer: Offer, team: TeamEff
                        f"replacing the catalog's {row.decode_bandwidth:.0%} / {row.prefill_compute:.0%}.")
     size = size_inference(spec, offer, efficiency)
     storage = storage_needs(spec, offer, size.units)
-    lines = cost_lines(spec, catalog, offer, size.units, 0.0, storage)
-    monthly, total = totals(lines)
-    serving_hours = spec.inference.hours_per_day * 30.42
+    parts = cost_parts(spec, catalog, offer, size.units, 0.0, storage)
+    cost = plan_figures(spec, parts)
+    serving_hours, _ = serving_plan(spec, offer)
     return Sized(offer=offer, units=size.units, devices=size.devices, hours=serving_hours,
                  accelerator_hours=serving_hours * size.devices, memory_per_device_gib=size.memory_per_device_gib,
-                 monthly_usd=monthly, total_usd=total, breakdown=lines, replicas=size.replicas,
+                 monthly_usd=cost.monthly_usd, total_usd=cost.monthly_usd, breakdown=cost_lines(parts),
+                 full_scale_monthly_usd=cost.full_scale_monthly_usd,
+                 cost_assumptions=cost_assumptions(spec, offer, 0.0), replicas=size.replicas,
                  tokens_per_second=size.tokens_per_second, latency_p99_ms=size.latency_p99_ms,
                  penalties=penalties(spec, offer.accelerator),
                  notes=(inference_note(size, offer),), calibration=calibration)

@@ -64,6 +64,8 @@ class Sized:
     monthly_usd: float
     total_usd: float
     breakdown: tuple[CostLine, ...]
+    full_scale_monthly_usd: float = 0.0
+    cost_assumptions: tuple[str, ...] = ()
     mfu: float | None = None
     mfu_source: str = ""
     replicas: int | None = None

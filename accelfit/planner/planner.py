@@ -62,8 +62,8 @@ def build_plan(spec: WorkloadSpec, environment: Environment, chosen: Sized, rank
         orchestration=spec.placement.orchestration.value, accelerator=plan_accelerator(chosen),
         node_pools=node_pools(spec, chosen), tpu_vm_slices=tpu_vm_slices(spec, chosen),
         baremetal_hosts=tuple(server.name for server in offer.servers[:chosen.units]),
-        network=network_plan(spec, chosen), storage=storage_plan(spec, chosen), estimate=estimate(chosen),
-        reasons=reasons(spec, chosen, ranked, rejected),
+        network=network_plan(spec, chosen), storage=storage_plan(spec, chosen),
+        estimate=estimate(chosen, spec), reasons=reasons(spec, chosen, ranked, rejected),
         warnings=warnings(spec, chosen) + missing_price_notes(offer.pricing, rejected),
         alternatives=alternatives(chosen, ranked, top), rejected=rejected,
         catalog_as_of=offer.price.as_of if offer.price else _newest_date(ranked), catalog=offer.catalog)
@@ -91,8 +91,10 @@ def reasons(spec: WorkloadSpec, chosen: Sized, ranked: list[Sized], rejected: tu
                    f"{spec.training.deadline_days:g} days.")
         out.append(f"Memory: {chosen.notes[0]} ({offer.accelerator.memory_gib:g} GiB each).")
     else:
+        target = spec.inference.latency_p99_ms
         out.append(f"Serving {spec.inference.requests_per_second:g} req/s: {chosen.notes[0]}; p99 about "
-                   f"{chosen.latency_p99_ms:,.0f} ms against {spec.inference.latency_p99_ms:g} ms.")
+                   f"{chosen.latency_p99_ms:,.0f} ms against a {target:g} ms target "
+                   f"({(target - chosen.latency_p99_ms) / target:.0%} headroom).")
     out.extend(capacity_reasons(chosen))
     if chosen.calibration:
         out.append(f"Calibration: {chosen.calibration}")

@@ -49,9 +49,11 @@ def test_frontier_run_builds_every_pool(catalog, cloud, pool_type, size_key, lim
         # Past 1,024 nodes the default /14 pods range (a /24 per node) is too small; the plan widens it.
         assert result.network.pods_cidr != "10.64.0.0/14"
     else:
-        from components.aws import build
+        from components.aws import ClusterAccess, build
 
-        recording = record(lambda: build(result, owner(result), catalog))
+        # EKS stacks say who reaches the API (components/aws/cluster_access.py).
+        access = ClusterAccess(public_access_cidrs=("203.0.113.0/24",))
+        recording = record(lambda: build(result, owner(result), catalog, access))
     created = [item for item in recording.resources if item.type == pool_type]
     accelerated = [item for item in created if "system" not in item.name]
     assert len(accelerated) == len(gpu_pools)
