@@ -190,12 +190,12 @@ def _gpu_pool_problems(path: str, pool: NodePool, plan: Plan, catalog: Catalog) 
             problems.append(problem(FILE, join_path(path, "machine_type"),
                                     f"{machine.name} is not offered in {plan.region}",
                                     f"use one of its regions: {', '.join(machine.regions)}", pool.machine_type))
-        offered = catalog.gpu_zones_in(Cloud.gcp, machine.family, plan.region)
-        if offered is not None:
-            # accelfit/catalog/data/gpu_availability.yaml (zones per machine family, with its source)
+        offered = catalog.offered_zones(Cloud.gcp, machine.name, plan.region)
+        if offered:  # None: not offered in the region (reported above); (): the data lists no zones there
+            # accelfit/catalog/data/gpu_availability.yaml (zones per machine type and region, with their source)
             problems += [problem(FILE, join_path(path, "zones", index),
-                                 f"{machine.family} machines are not offered in {zone}",
-                                 f"use one of {', '.join(offered) or 'no zone of ' + plan.region}", zone)
+                                 f"{machine.name} is not offered in {zone}",
+                                 f"use one of {', '.join(offered)}", zone)
                          for index, zone in enumerate(pool.zones) if zone not in offered]
         if gcp_rules().boot_disk(machine.family) is None:
             problems.append(problem(FILE, join_path(path, "machine_type"),
