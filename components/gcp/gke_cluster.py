@@ -14,6 +14,7 @@ from pulumi_gcp import compute, container
 from accelfit.errors import InputError, problem
 from components.gcp import pool_parts
 from components.gcp.names import fitted_name
+from components.kubernetes.access import gke_dns_kubeconfig, gke_kubeconfig
 from components.gcp.network import PODS_RANGE_NAME, SERVICES_RANGE_NAME
 from components.gcp.node_settings import node_labels
 
@@ -166,6 +167,17 @@ class GkeCluster(pulumi.ComponentResource):
                 **pool_parts.secure_node_basics(args.service_account)),
             opts=named)
 
+        # The Kubernetes layer connects through the DNS endpoint when it is on (it works from any network, e.g.
+        # CI runners outside the authorized CIDRs), else through the IP endpoint with the cluster CA.
+        if args.dns_endpoint:
+            self.kubeconfig = pulumi.Output.all(
+                self.cluster.name, self.cluster.control_plane_endpoints_config).apply(
+                lambda parts: gke_dns_kubeconfig(parts[0], str(((parts[1] or {}).get("dns_endpoint_config") or {})
+                                                               .get("endpoint"))))
+        else:
+            self.kubeconfig = pulumi.Output.all(
+                self.cluster.name, self.cluster.endpoint, self.cluster.master_auth.cluster_ca_certificate).apply(
+                lambda parts: gke_kubeconfig(*parts))
         self.cluster_name = self.cluster.name
         self.cluster_id = self.cluster.id
         self.endpoint = self.cluster.endpoint

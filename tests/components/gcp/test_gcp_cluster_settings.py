@@ -152,3 +152,21 @@ def test_flex_start_breaches_are_refused(changes, field):
     with pytest.raises(InputError) as caught:
         validate_gpu_pool_args("by-hand", _pool_args(**changes))
     assert field in {item.field for item in caught.value.problems}
+
+
+def test_dns_endpoint_kubeconfig_has_no_cluster_ca_and_uses_the_plugin():
+    import yaml
+
+    from components.kubernetes.access import gke_dns_kubeconfig
+
+    document = yaml.safe_load(gke_dns_kubeconfig("c", "gke-abc.us-central1.gke.goog"))
+    assert document["clusters"][0]["cluster"] == {"server": "https://gke-abc.us-central1.gke.goog"}
+    assert document["users"][0]["user"]["exec"]["command"] == "gke-gcloud-auth-plugin"
+
+
+def test_layer_connects_through_the_dns_endpoint_when_it_is_on():
+    config = {"accelfit:controlPlane": '{"dnsEndpoint": true}'}
+    recording, error = gcp_family_plans.record_full(gcp_plans.l4_inference(), config)
+    assert error is None
+    kubeconfig = recording.named("chat-serve-k8s-provider").inputs["kubeconfig"]
+    assert "certificate-authority-data" not in kubeconfig and "203.0.113.10" not in kubeconfig
