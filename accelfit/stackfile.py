@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from accelfit.errors import InputError, problem
+from accelfit.inputfile import is_regular_file
 from accelfit.spec import LoadedWorkload, WorkloadSpec
 from accelfit.spec.loader import with_inventory, workload_from_document
 from accelfit.yamlio import read_yaml
@@ -60,7 +61,7 @@ class StackFile:
 def find_project_dir(start: Path | None = None) -> Path:
     here = (start or Path.cwd()).resolve()
     for directory in (here, *here.parents):
-        if (directory / PROJECT_FILE).is_file():
+        if is_regular_file(directory / PROJECT_FILE):
             return directory
     raise InputError([problem(str(here), PROJECT_FILE, "no Pulumi project found here or above",
                               "run accelfit from inside the project (the folder with Pulumi.yaml)")])
@@ -80,7 +81,7 @@ def load_stack(name: str, project_dir: Path | None = None) -> StackFile:
                                   "add `name: accelfit`")])
     project = str(project_doc["name"])
     path = stack_path(name, project_dir)
-    if not path.is_file():
+    if not is_regular_file(path):
         available = sorted(p.name.removeprefix("Pulumi.").removesuffix(".yaml") for p in path.parent.glob("Pulumi.*.yaml"))
         raise InputError([problem(str(path), "", f"no stack file for stack {name!r}",
                                   f"use one of: {', '.join(available) or '(none)'}")])

@@ -9,7 +9,6 @@ worktree is removed afterwards, also when the preview fails.
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 import tempfile
@@ -17,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from accelfit.errors import InputError, problem
+from accelfit.jsonio import parse_json
 
 PREVIEW_TIMEOUT_S = 900
 
@@ -45,11 +45,8 @@ def preview_at_revision(ref: str, stack: str, project_dir: Path) -> tuple[Any, s
         raise InputError([problem(label, "", f"previewing the stack at this revision failed ({detail})",
                                   "check that the stack exists and previews at that revision, or pass BASE as a "
                                   "file")])
-    try:
-        return json.loads(done.stdout), label
-    except json.JSONDecodeError as error:
-        raise InputError([problem(label, f"line {error.lineno}", "the preview did not print JSON",
-                                  "run `accelfit preview --stack ENV --json` at that revision to see why")]) from None
+    return parse_json(done.stdout, label, "run `accelfit preview --stack ENV --json` at that revision to see why"), \
+        label
 
 
 def _git(args: list[str], cwd: Path, ref: str) -> str:

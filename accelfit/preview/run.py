@@ -3,13 +3,14 @@ priced and checked by the real policy pack, as one stable document (consumed by 
 
 from __future__ import annotations
 
-import json
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from accelfit.errors import InputError, problem
+from accelfit.inputfile import is_regular_file
+from accelfit.jsonio import read_json
 from accelfit.pricing import NeutralResource, PricingContext, price_resources
 from accelfit.stackfile import StackFile, load_stack
 
@@ -43,14 +44,14 @@ def pricing_context(stack: StackFile, plan: Any) -> PricingContext:
 
 def policy_config(stack: StackFile) -> dict[str, Any]:
     path = stack.project_dir / "policies" / "config" / f"{stack.environment}.json"
-    if not path.is_file():
+    if not is_regular_file(path):
         raise InputError([problem(str(path), "", "no policy configuration for this environment",
                                   "add policies/config/<environment>.json (see policies/README.md)")])
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as error:
-        raise InputError([problem(str(path), f"line {error.lineno}", "not valid JSON", "fix the JSON syntax")]) \
-            from None
+    config = read_json(path, "fix the JSON syntax (see policies/README.md)")
+    if not isinstance(config, dict):
+        raise InputError([problem(str(path), "", "expected a JSON object of policy settings",
+                                  "see policies/README.md")])
+    return config
 
 
 def preview_stack(name: str, project_dir: Path | None = None) -> PreviewResult:

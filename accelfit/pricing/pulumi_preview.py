@@ -6,11 +6,11 @@ component resources (`custom: false`) cost nothing themselves.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from accelfit.errors import InputError, problem
+from accelfit.jsonio import read_json
 from accelfit.pricing.resources import NeutralResource
 
 REMOVING_OPS = frozenset({"delete", "delete-replaced", "discard", "discard-replaced", "remove-pending-replace",
@@ -39,11 +39,5 @@ def resources_from_preview(document: Any, source: str) -> list[NeutralResource]:
 
 
 def load_preview(path: Path) -> list[NeutralResource]:
-    try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InputError([problem(str(path), "", "file not found", "check the path")]) from None
-    except json.JSONDecodeError as error:
-        raise InputError([problem(str(path), f"line {error.lineno}", f"not valid JSON: {error.msg}",
-                                  "pass the output of `pulumi preview --json`")]) from None
+    document = read_json(path, "pass the output of `pulumi preview --json`")
     return resources_from_preview(document, str(path))

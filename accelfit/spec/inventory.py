@@ -8,7 +8,7 @@ import re
 from pydantic import Field, field_validator, model_validator
 
 from accelfit.catalog.names import UnknownAcceleratorError, accelerator_kind, canonical_accelerator, max_per_server
-from accelfit.spec.models import DNS_LABEL, StrictModel
+from accelfit.spec.models import DNS_LABEL, Number, StrictModel, WholeNumber
 
 _HOSTNAME = re.compile(r"^(?=.{1,253}$)([a-zA-Z0-9]([-a-zA-Z0-9]{0,61}[a-zA-Z0-9])?)(\.[a-zA-Z0-9]([-a-zA-Z0-9]{0,61}[a-zA-Z0-9])?)*$")
 # Kubernetes label keys: optional DNS prefix, then a name of at most 63 characters.
@@ -21,11 +21,11 @@ class Server(StrictModel):
     address: str = Field(description="Unique IP address or DNS name reached over SSH.")
     ssh_user: str = Field(pattern=r"^[a-z_][a-z0-9_-]{0,31}$", description="User accelfit logs in as over SSH.")
     gpu_model: str = Field(description="Canonical accelerator name or alias, e.g. h100-80gb or H100.")
-    gpu_count: int = Field(ge=1, le=16, description="GPUs in the server.")
-    cpu_cores: int = Field(ge=1, le=1024, description="Physical CPU cores.")
-    memory_gib: float = Field(gt=0, le=65536, description="System memory, GiB.")
-    nvme_tb: float = Field(default=0, ge=0, le=1000, description="Local NVMe, TB.")
-    network_gbps: float = Field(gt=0, le=100000, description="Total network bandwidth, Gbps.")
+    gpu_count: WholeNumber = Field(ge=1, le=16, description="GPUs in the server.")
+    cpu_cores: WholeNumber = Field(ge=1, le=1024, description="Physical CPU cores.")
+    memory_gib: Number = Field(gt=0, le=65536, description="System memory, GiB.")
+    nvme_tb: Number = Field(default=0, ge=0, le=1000, description="Local NVMe, TB.")
+    network_gbps: Number = Field(gt=0, le=100000, description="Total network bandwidth, Gbps.")
     rack: str | None = Field(default=None, max_length=63, description="Rack, for topology labels.")
     labels: dict[str, str] = Field(default_factory=dict, description="Extra Kubernetes node labels.")
 
