@@ -7,6 +7,7 @@ everything that is wrong at once; the CLI prints them and exits 2 without a trac
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import reprlib
 from collections.abc import Iterable, Mapping, Sequence
@@ -88,6 +89,11 @@ class InputError(Exception):
 
     def render(self, limit: int | None = None) -> str:
         return "\n".join(self.lines(limit))
+
+    def naming_file(self, file: str, placeholders: tuple[str | None, ...] = ("stack", None)) -> InputError:
+        """The same problems, with a placeholder file name (components say "stack") replaced by the real file."""
+        return InputError([dataclasses.replace(item, file=file, line=item.line or line_of(file, item.field))
+                           if item.file in placeholders else item for item in self.problems])
 
     def lines(self, limit: int | None = MAX_PROBLEMS_SHOWN) -> list[str]:
         """One line per problem, at most `limit` of them, then how many more there were."""

@@ -69,6 +69,12 @@ class StackFile:
         return {key: SECRET_PLACEHOLDER if is_secure(value) else value if isinstance(value, str) else json.dumps(value)
                 for key, value in self.config.items()}
 
+    def secret_values(self) -> tuple[str, ...]:
+        """Plain-text values of secret-named keys (longest first), to blind wherever a report would copy them."""
+        values = {value for key, value in self.config.items() if secret_named(key) and isinstance(value, str)
+                  and len(value) >= 4}
+        return tuple(sorted(values, key=len, reverse=True))
+
     def secret_keys(self) -> list[str]:
         """Encrypted keys, and secret-named keys set in plain text: both are secrets to the program, so their
         values are blinded in every report."""

@@ -12,7 +12,7 @@ from accelfit.errors import InputError, problem
 from accelfit.inputfile import is_regular_file
 from accelfit.jsonio import read_json
 from accelfit.pricing import NeutralResource, PricingContext, price_resources
-from accelfit.stackfile import StackFile, load_stack
+from accelfit.stackfile import SECRET_PLACEHOLDER, StackFile, load_stack
 
 PREVIEW_SCHEMA_VERSION = 1
 
@@ -54,6 +54,36 @@ def policy_config(stack: StackFile) -> dict[str, Any]:
     return config
 
 
+UNSET_SECRET = "[unset]"
+
+
+def with_unset_secrets(stack: StackFile) -> tuple[dict[str, str], dict[str, str]]:
+    """The stack's config for the mocks, with a placeholder for each host-access secret that is not set, and the
+    command that sets each one. Offline, an unset secret is no reason to stop (as an encrypted one is not);
+    `pulumi up` still requires them, and the preview says which are missing."""
+    from components.baremetal.access import SECRET_KEYS
+
+    config = stack.pulumi_config()
+    unset = {f"{stack.project}:{key}": command for key, command in SECRET_KEYS.items()
+             if f"{stack.project}:{key}" not in config}
+    return {**config, **{key: UNSET_SECRET for key in unset}}, unset
+
+
+def blind_secrets(value: Any, secrets: tuple[str, ...]) -> Any:
+    """`value` with every occurrence of a secret's text replaced by [secret], wherever a resource copied it."""
+    if not secrets:
+        return value
+    if isinstance(value, str):
+        for secret in secrets:
+            value = value.replace(secret, SECRET_PLACEHOLDER)
+        return value
+    if isinstance(value, dict):
+        return {key: blind_secrets(item, secrets) for key, item in value.items()}
+    if isinstance(value, list):
+        return [blind_secrets(item, secrets) for item in value]
+    return value
+
+
 def preview_stack(name: str, project_dir: Path | None = None) -> PreviewResult:
     timings = Timings()
     started = time.perf_counter()
@@ -66,8 +96,9 @@ def preview_stack(name: str, project_dir: Path | None = None) -> PreviewResult:
 
     started = time.perf_counter()
     outcome: dict[str, Any] = {}
+    config, unset = with_unset_secrets(stack)
     recording = record(lambda: outcome.setdefault("result", run(stack.project_dir)), project=stack.project,
-                       stack=stack.name, config=stack.pulumi_config(), secret_keys=stack.secret_keys())
+                       stack=stack.name, config=config, secret_keys=[*stack.secret_keys(), *unset])
     if recording.duplicate_urns:
         raise InputError([problem(str(stack.path), "resources", "two resources share a name",
                                   "give each resource its own name", sorted(set(recording.duplicate_urns)))])
@@ -107,5 +138,10 @@ def preview_stack(name: str, project_dir: Path | None = None) -> PreviewResult:
                  "assumptions": list(costs.assumptions)},
         "policies": pack,
     }
+    if result.plan.platform.value == "baremetal-gpu" and unset:
+        document["unset_secrets"] = [{"key": key, "set_with": unset[key]} for key in sorted(unset)]
+    if stack.warnings:
+        document["warnings"] = list(stack.warnings)
+    document = blind_secrets(document, stack.secret_values())
     mandatory = sum(1 for violation in pack["violations"] if violation["level"] == "mandatory")
     return PreviewResult(document=document, mandatory_violations=mandatory, timings=timings)

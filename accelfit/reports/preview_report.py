@@ -42,7 +42,14 @@ def _summary(document: dict[str, Any]) -> list[str]:
     return [f"Plan: {plan['platform']} {plan['cloud']} {plan['region']} · {shape} · {plan['pricing']}",
             f"Cost: {usd(cost['monthly_usd'])} a month at full scale{against} (at minimum scale "
             f"{usd(cost['min_monthly_usd'])})",
-            f"Lock: {document['lock']['message']}"]
+            f"Lock: {document['lock']['message']}", *_notes(document)]
+
+
+def _notes(document: dict[str, Any]) -> list[str]:
+    """Unset secrets (the offline preview used placeholders) and warnings such as plain-text secrets."""
+    notes = [f"Secret {item['key']} is not set (previewed with a placeholder); before `pulumi up`: {item['set_with']}"
+             for item in document.get("unset_secrets", [])]
+    return notes + [f"Warning: {warning}" for warning in document.get("warnings", [])]
 
 
 def _violation_rows(document: dict[str, Any]) -> list[list[object]]:
