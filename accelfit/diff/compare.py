@@ -23,6 +23,7 @@ def diff_documents(base: PreviewDocument, head: PreviewDocument,
     head_by_key = {r.key: r for r in head.resources if r.custom}
     base_roots, head_roots = _component_of(base.resources), _component_of(head.resources)
     diffs: list[ResourceDiff] = []
+    repriced: list[ResourceDiff] = []
     unchanged = 0
     for key in sorted(set(base_by_key) | set(head_by_key)):
         old, new = base_by_key.get(key), head_by_key.get(key)
@@ -34,6 +35,10 @@ def diff_documents(base: PreviewDocument, head: PreviewDocument,
             changed = _changed(old, new, head_roots[key])
             if changed is None:
                 unchanged += 1
+            elif not changed.changes and old.protect == new.protect:
+                # Same inputs, so the engine changes nothing; only the price moved. Shown among the cost movers.
+                unchanged += 1
+                repriced.append(changed)
             else:
                 diffs.append(changed)
     order = {action: index for index, action in enumerate(ACTIONS)}
@@ -46,7 +51,16 @@ def diff_documents(base: PreviewDocument, head: PreviewDocument,
                                   lock_message=head.lock_message),
         budget=BudgetGuard(max_monthly_usd=head.max_monthly_usd, base_monthly_usd=base.monthly_usd,
                            head_monthly_usd=head.monthly_usd, fail_on_increase_pct=fail_on_increase_pct),
-        policy_pack=head.policy_pack or base.policy_pack)
+        policy_pack=head.policy_pack or base.policy_pack,
+        spec_changes=_spec_changes(base, head), repriced=tuple(repriced), base_is_new=base.new_stack)
+
+
+def _spec_changes(base: PreviewDocument, head: PreviewDocument) -> tuple[InputChange, ...]:
+    """Spec fields that differ, when both documents carry the spec (the reason a plan changed)."""
+    if base.spec is None or head.spec is None:
+        return ()
+    return tuple(InputChange(path=path, old=before, new=after, replaces_because=None)
+                 for path, before, after in changed_paths(base.spec, head.spec))
 
 
 def _component_of(resources: Iterable[Resource]) -> dict[str, str]:

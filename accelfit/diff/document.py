@@ -67,6 +67,8 @@ class PreviewDocument:
     resources: tuple[Resource, ...]
     policy_pack: str | None
     violations: tuple[Violation, ...]
+    spec: Mapping[str, Any] | None = None  # the workload spec the plan came from (documents before it: None)
+    new_stack: bool = False  # a stand-in for a stack that does not exist at the base revision
 
 
 class _Reader:
@@ -100,6 +102,12 @@ class _Reader:
 def read_document(path: Path) -> PreviewDocument:
     """Load and check a preview document from a file."""
     return parse_document(read_json(path, REGENERATE), str(path))
+
+
+def new_stack_document(stack: str) -> dict[str, Any]:
+    """The base side for a stack that does not exist yet: nothing deployed, nothing spent, nothing failing."""
+    return {"schema_version": 1, "stack": stack, "new_stack": True, "resources": [], "cost": {"monthly_usd": 0.0},
+            "policies": {"violations": []}}
 
 
 def parse_document(data: Any, source: str) -> PreviewDocument:
@@ -138,7 +146,9 @@ def parse_document(data: Any, source: str) -> PreviewDocument:
         monthly_usd=float(reader.get(cost, "monthly_usd", "cost", (int, float), default=0.0)),
         resources=resources,
         policy_pack=reader.get(policies, "pack", "policies", (str,), required=False),
-        violations=violations)
+        violations=violations,
+        spec=reader.get(data, "spec", "", (Mapping,), required=False),
+        new_stack=reader.get(data, "new_stack", "", (bool,), required=False, default=False))
     if reader.problems:
         raise InputError(reader.problems)
     return document

@@ -129,6 +129,7 @@ def preview_stack(name: str, project_dir: Path | None = None) -> PreviewResult:
         "schema_version": PREVIEW_SCHEMA_VERSION,
         "stack": stack.name,
         "environment": stack.environment,
+        "spec": stack.spec.model_dump(mode="json"),
         "plan": result.plan.to_json_dict(),
         "lock": result.lock.to_json_dict(),
         "budget": {"max_monthly_usd": stack.spec.budget.max_monthly_usd,
