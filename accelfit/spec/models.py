@@ -45,8 +45,8 @@ def _terabytes(value: object) -> float:
 
 
 # What editors see for a size: a number, or a string with a suffix. The pattern mirrors accelfit.sizes.
-_COUNT_SCHEMA = {"anyOf": [{"type": "number"}, {"type": "string", "pattern": r"^\s*[0-9.]+([eE][-+]?[0-9]+)?\s*[kKmMbBgGtTpP]?\s*$"}]}
-_BYTES_SCHEMA = {"anyOf": [{"type": "number"},
+_COUNT_SCHEMA = {"anyOf": [{"type": "number", "exclusiveMinimum": 0}, {"type": "string", "pattern": r"^\s*[0-9.]+([eE][-+]?[0-9]+)?\s*[kKmMbBgGtTpP]?\s*$"}]}
+_BYTES_SCHEMA = {"anyOf": [{"type": "number", "minimum": 0},
                            {"type": "string", "pattern": r"^\s*[0-9.]+([eE][-+]?[0-9]+)?\s*([kKmMgGtTpP][iI]?)?[bB]?\s*$"}]}
 
 Count = Annotated[float, BeforeValidator(_count), WithJsonSchema(_COUNT_SCHEMA)]
