@@ -31,7 +31,7 @@ def plan(ctx: click.Context, spec_file: Path | None, stack_name: str | None, as_
                                   "e.g. `accelfit plan spec.yaml` or `accelfit plan --stack dev`")])
     if chart is not None:
         check_chart_target(chart)
-    if stack_name:
+    if stack_name is not None:
         from accelfit.stackfile import load_stack
 
         stack = load_stack(stack_name)
