@@ -1,5 +1,5 @@
 """A fixed sample of the fuzz corpus, run in-process so it takes seconds: no traceback, no hang, the right exit
-code, and files left intact. The whole corpus runs out of process with `.venv/bin/python tests/fuzz/run.py`."""
+code, and files left intact. The whole corpus runs out of process with `.venv/bin/python tests/fuzz/run_fuzz.py`."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 
 from fuzz_corpus import all_cases  # noqa: E402
-from run import argv_for, make_project, make_special, quick_sample  # noqa: E402
+from run_fuzz import argv_for, make_project, make_special, quick_sample  # noqa: E402
 
 from accelfit.cli.main import main  # noqa: E402
 

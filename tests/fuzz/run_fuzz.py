@@ -1,9 +1,9 @@
 """Run the fuzz corpus against the `accelfit` command and report tracebacks, hangs and wrong exit codes.
 
-    .venv/bin/python tests/fuzz/run.py                 # the whole corpus (several minutes on 2 cores)
-    .venv/bin/python tests/fuzz/run.py --quick         # a fixed sample of about 60 light cases
-    .venv/bin/python tests/fuzz/run.py --only lock-    # cases whose id starts with a prefix
-    .venv/bin/python tests/fuzz/run.py --report out.json
+    .venv/bin/python tests/fuzz/run_fuzz.py                 # the whole corpus (several minutes on 2 cores)
+    .venv/bin/python tests/fuzz/run_fuzz.py --quick         # a fixed sample of about 60 light cases
+    .venv/bin/python tests/fuzz/run_fuzz.py --only lock-    # cases whose id starts with a prefix
+    .venv/bin/python tests/fuzz/run_fuzz.py --report out.json
 
 Each case runs `python -m accelfit.cli.main ARGS` in its own process, in a scratch copy of the project, with a
 timeout. A case fails when the process prints a Python traceback, dies from a signal (a segfault), runs past the
