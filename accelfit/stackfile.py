@@ -33,7 +33,8 @@ _SECRET_NAME = re.compile(r"(?i)(token|password|passphrase|secret|private.?key|k
 # stack file that is not here (or declared in Pulumi.yaml) is a typo: `accelfit:enviroment` would otherwise be
 # stored by the CLI and silently ignored.
 PROJECT_KEYS = ("environment", "team", "costCenter", "workload", "selection", "teamNamespaces", "sshPrivateKey",
-                "joinToken", "kubeconfig", "joinEndpoint", "joinCaCertHash")
+                "joinToken", "kubeconfig", "joinEndpoint", "joinCaCertHash", "eksAdminPrincipals", "eksEndpointAccess",
+                "eksPrivateAccessCidrs", "eksPublicAccessCidrs")
 
 
 def is_secure(value: Any) -> bool:

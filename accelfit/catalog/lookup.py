@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from accelfit.catalog.models import (
     Accelerator,
+    Availability,
     Catalog,
     Cloud,
     EfficiencyFigure,
@@ -37,6 +38,8 @@ class CatalogIndex:
     prices_by_sku: dict[tuple[Cloud, str], tuple[Price, ...]]
     service_by_key: dict[tuple[Cloud, str, str], ServicePrice]
     efficiency_by_accelerator: dict[str, EfficiencyFigure]
+    availability_by_key: dict[tuple[Cloud, str, str], Availability]
+    availability_by_sku: dict[tuple[Cloud, str], tuple[Availability, ...]]
 
     @classmethod
     def build(cls, catalog: Catalog) -> CatalogIndex:
@@ -56,6 +59,10 @@ class CatalogIndex:
         for price in catalog.prices:
             by_sku[(price.cloud, price.sku)].append(price)
 
+        available: dict[tuple[Cloud, str], list[Availability]] = defaultdict(list)
+        for row in catalog.availability:
+            available[(row.cloud, row.sku)].append(row)
+
         return cls(
             by_alias=by_alias,
             # setdefault keeps the first row on duplicates; the loader reports duplicates as problems.
@@ -69,6 +76,8 @@ class CatalogIndex:
                            for key, rows in by_sku.items()},
             service_by_key={(row.cloud, row.service, row.region): row for row in reversed(catalog.service_prices)},
             efficiency_by_accelerator={row.accelerator: row for row in reversed(catalog.efficiency)},
+            availability_by_key={(row.cloud, row.sku, row.region): row for row in reversed(catalog.availability)},
+            availability_by_sku={key: tuple(sorted(rows, key=lambda row: row.region)) for key, rows in available.items()},
         )
 
     def accelerator(self, name: str) -> Accelerator:

@@ -99,7 +99,9 @@ class InstanceType(Sourced):
         default="none", description="GCP: GPUDirect flavour for multi-NIC machines.")
     extra_networks: int = Field(default=0, ge=0, description="GCP: extra VPCs the machine needs for GPUDirect NICs.")
     gke_accelerator: str | None = Field(default=None, description="GCP: guest accelerator / GKE label string.")
-    regions: tuple[str, ...] = Field(min_length=1, description="Regions where the type is offered.")
+    regions: tuple[str, ...] = Field(
+        default=(), description="Regions where the availability data lists the type. Filled by the loader from "
+        "the `availability` rows; never written in an instance-type row (availability is its own data).")
 
 
 class TpuSlice(Sourced):
@@ -157,6 +159,37 @@ class Price(Sourced):
     hourly_usd: float = Field(gt=0, description="USD per hour (per instance, or per chip for TPU), above 0.")
 
 
+class Availability(Sourced):
+    """Where a cloud offers a SKU: one row per (cloud, sku, region), with the zones where it is offered.
+
+    The one data model for availability, never inferred from a price: GPU instance / machine types
+    (`gpu_availability.yaml`) and TPU generations (sku `tpu-v5p`, ...). A price row in a region or zone that no
+    availability row lists is not an offer. `zones` is empty where the source gives only the region (AWS
+    availability-zone names differ per account; AZ IDs such as use1-az1 are the same for everyone and are what
+    an AWS row lists when it lists zones).
+    """
+
+    cloud: Cloud
+    sku: str = Field(description="Instance/machine type name, or a TPU generation (canonical name, e.g. tpu-v6e).")
+    region: str = Field(description="Region, e.g. us-east-1 or us-central1.")
+    zones: tuple[str, ...] = Field(default=(), description="Zones (GCP zone names, AWS AZ IDs) where it is offered; "
+                                   "empty when the source lists only the region.")
+
+
+class CatalogOrigin(Frozen):
+    """Which catalog a plan used: the shipped snapshot, or an import with its date and source."""
+
+    kind: Literal["shipped", "imported"]
+    as_of: dt.date = Field(description="Shipped: newest price date in the snapshot. Imported: the import date.")
+    source: str = Field(description="Shipped: 'accelfit shipped snapshot'. Imported: the directory or URL read.")
+
+    @property
+    def label(self) -> str:
+        if self.kind == "shipped":
+            return f"shipped snapshot (prices as of {self.as_of})"
+        return f"imported {self.as_of} from {self.source}"
+
+
 class ServicePrice(Sourced):
     """Price of a supporting service: storage, egress, cluster fees, NAT."""
 
@@ -190,6 +223,8 @@ class Catalog(Frozen):
     prices: tuple[Price, ...]
     service_prices: tuple[ServicePrice, ...]
     efficiency: tuple[EfficiencyFigure, ...]
+    availability: tuple[Availability, ...] = ()
+    origin: CatalogOrigin | None = Field(default=None, description="Which catalog this is; None for hand-built ones.")
 
     _index: CatalogIndex = PrivateAttr()
 
@@ -197,6 +232,11 @@ class Catalog(Frozen):
         from accelfit.catalog.lookup import CatalogIndex  # lookup imports this module; import late
 
         self._index = CatalogIndex.build(self)
+
+    @property
+    def label(self) -> str:
+        """Which catalog this is, as plans and reports print it."""
+        return self.origin.label if self.origin is not None else "hand-built catalog"
 
     def accelerator(self, name: str) -> Accelerator:
         """The accelerator for a canonical name or any alias ('H100', 'v5litepod').
@@ -240,6 +280,16 @@ class Catalog(Frozen):
         """Slice-hour price = chip-hour price x chips, or None where the generation has no price there."""
         found = self.price(Cloud.gcp, tpu_slice.accelerator, region, pricing)
         return None if found is None else found.hourly_usd * tpu_slice.chips
+
+    def availability_for(self, cloud: Cloud | str, sku: str) -> tuple[Availability, ...]:
+        """Every availability row of one SKU (instance type or TPU generation), in region order."""
+        return self._index.availability_by_sku.get((Cloud(cloud), sku), ())
+
+    def offered_zones(self, cloud: Cloud | str, sku: str, region: str) -> tuple[str, ...] | None:
+        """Zones where the availability data lists the SKU in `region` (() when it lists only the region), or
+        None when it does not list the SKU there: then no price row there is an offer."""
+        row = self._index.availability_by_key.get((Cloud(cloud), sku, region))
+        return None if row is None else row.zones
 
     def service_price(self, cloud: Cloud | str, service: str, region: str) -> ServicePrice | None:
         """Price of a supporting service in a region, falling back to the cloud-wide row (region '*')."""

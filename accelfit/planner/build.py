@@ -6,6 +6,7 @@ import math
 
 from accelfit.planner import preferences as pref
 from accelfit.planner.costing import storage_needs
+from accelfit.planner.limits import pods_cidr_for, pool_sizes
 from accelfit.planner.model import (
     Estimate, NetworkPlan, NodePool, PlanAccelerator, StoragePlan, Taint, TpuVmSlice,
 )
@@ -78,17 +79,32 @@ def node_pools(spec: WorkloadSpec, sized: Sized) -> tuple[NodePool, ...]:
     else:
         driver = None  # EKS: the NVIDIA AMI ships the driver
     zones = offer.zones[:1] if multi_node_training else offer.zones
-    pools.append(NodePool(
-        name="gpu", role="gpu", machine_type=offer.machine, accelerator=offer.accelerator.name,
-        accelerators_per_node=offer.devices_per_unit,
-        gke_accelerator=instance.gke_accelerator if instance else None,
-        min_nodes=minimum if offer.platform != "baremetal-gpu" else sized.units, max_nodes=maximum,
-        initial_nodes=initial if offer.platform != "baremetal-gpu" else sized.units, spot=spot, zones=zones,
-        taints=(GPU_TAINT,), labels=labels, compact_placement=multi_node_training,
-        efa_interfaces=instance.efa_interfaces if (instance and multi_node_training and offer.cloud == "aws") else 0,
-        gpudirect=instance.gpudirect if (instance and multi_node_training) else "none",
-        local_nvme_gb=instance.local_nvme_gb if instance else 0, driver_version=driver))
+    # One pool up to the platform's per-pool limit; a larger run spans several identical pools (gpu, gpu-1, ...).
+    splits = [sized.units] if offer.platform == "baremetal-gpu" else pool_sizes(offer.platform, maximum)
+    minimums, initials = _spread(minimum, splits), _spread(initial, splits)
+    for index, size in enumerate(splits):
+        pools.append(NodePool(
+            name="gpu" if index == 0 else f"gpu-{index}", role="gpu", machine_type=offer.machine,
+            accelerator=offer.accelerator.name, accelerators_per_node=offer.devices_per_unit,
+            gke_accelerator=instance.gke_accelerator if instance else None,
+            min_nodes=minimums[index] if offer.platform != "baremetal-gpu" else sized.units, max_nodes=size,
+            initial_nodes=initials[index] if offer.platform != "baremetal-gpu" else sized.units, spot=spot,
+            zones=zones, taints=(GPU_TAINT,), labels=labels, compact_placement=multi_node_training,
+            efa_interfaces=instance.efa_interfaces if (instance and multi_node_training and offer.cloud == "aws")
+            else 0,
+            gpudirect=instance.gpudirect if (instance and multi_node_training) else "none",
+            local_nvme_gb=instance.local_nvme_gb if instance else 0, driver_version=driver))
     return tuple(pools)
+
+
+def _spread(total: int, capacities: list[int]) -> list[int]:
+    """`total` nodes over pools of `capacities`, filling in order (each pool gets at most its capacity)."""
+    out: list[int] = []
+    left = total
+    for capacity in capacities:
+        out.append(min(capacity, left))
+        left -= out[-1]
+    return out
 
 
 def tpu_vm_slices(spec: WorkloadSpec, sized: Sized) -> tuple[TpuVmSlice, ...]:
@@ -109,7 +125,9 @@ def network_plan(spec: WorkloadSpec, sized: Sized) -> NetworkPlan:
     instance = offer.instance
     efa = bool(instance and offer.cloud == "aws" and multi_node_training and instance.efa_interfaces > 0)
     extra = instance.extra_networks if (instance and offer.cloud == "gcp" and multi_node_training) else 0
-    return NetworkPlan(extra_networks=extra, efa=efa, placement_group=efa)
+    default = NetworkPlan()
+    pods = pods_cidr_for(sized.units, default.pods_cidr) if offer.platform == "gke-gpu" else default.pods_cidr
+    return NetworkPlan(extra_networks=extra, efa=efa, placement_group=efa, pods_cidr=pods)
 
 
 def storage_plan(spec: WorkloadSpec, sized: Sized) -> StoragePlan:

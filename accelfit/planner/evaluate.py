@@ -8,7 +8,7 @@ from accelfit.catalog.models import Catalog
 from accelfit.planner.costing import cost_lines, storage_needs, totals
 from accelfit.planner.eligibility import penalties
 from accelfit.planner.options import Offer, RawRejection, Sized
-from accelfit.planner.sizing import Unfit, size_inference, size_training
+from accelfit.planner.sizing import InferenceSize, TrainingSize, Unfit, size_inference, size_training
 from accelfit.spec import WorkloadSpec
 
 
@@ -34,7 +34,8 @@ def size_offer(spec: WorkloadSpec, catalog: Catalog, offer: Offer) -> Sized:
                      accelerator_hours=size.hours * size.devices,
                      memory_per_device_gib=size.memory_per_device_gib, monthly_usd=monthly, total_usd=total,
                      breakdown=lines, mfu=size.mfu, mfu_source=figure.source,
-                     tokens_per_second=size.tokens_per_second, penalties=penalties(spec, offer.accelerator))
+                     tokens_per_second=size.tokens_per_second, penalties=penalties(spec, offer.accelerator),
+                     notes=(training_memory_note(size),))
     size = size_inference(spec, offer)
     storage = storage_needs(spec, offer, size.units)
     lines = cost_lines(spec, catalog, offer, size.units, 0.0, storage)
@@ -45,8 +46,22 @@ def size_offer(spec: WorkloadSpec, catalog: Catalog, offer: Offer) -> Sized:
                  monthly_usd=monthly, total_usd=total, breakdown=lines, replicas=size.replicas,
                  tokens_per_second=size.tokens_per_second, latency_p99_ms=size.latency_p99_ms,
                  penalties=penalties(spec, offer.accelerator),
-                 notes=(f"{size.replicas} replicas of {size.devices_per_replica} × {offer.accelerator.name}, "
-                        f"batch {size.batch}",))
+                 notes=(inference_note(size, offer),))
+
+
+def training_memory_note(size: TrainingSize) -> str:
+    """How the per-device memory breaks down, and the layout that makes it fit."""
+    recompute = (f"recomputing {size.recompute_fraction:.0%} of the layers' activations"
+                 if size.recompute_fraction else "no activation recomputation")
+    return (f"{size.memory_per_device_gib:,.1f} GiB per device: {size.state_gib:,.2f} GiB of weights, gradients and "
+            f"Adam state sharded over {size.devices:,} devices (ZeRO-3/FSDP) plus {size.activation_gib:,.1f} GiB of "
+            f"activations for one sequence, tensor parallel {size.tensor_parallel}, {recompute}")
+
+
+def inference_note(size: InferenceSize, offer: Offer) -> str:
+    link = f", tensor parallel over {size.tensor_parallel_link}" if size.devices_per_replica > 1 else ""
+    return (f"{size.replicas} replicas of {size.devices_per_replica} × {offer.accelerator.name}{link}, batch "
+            f"{size.batch}, about {size.requests_per_replica:,.2f} req/s each; {size.lengths}")
 
 
 def evaluate(spec: WorkloadSpec, catalog: Catalog, offers: list[Offer]) -> Evaluation:

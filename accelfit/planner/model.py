@@ -192,6 +192,8 @@ class Plan(Frozen):
     alternatives: tuple[Alternative, ...] = ()
     rejected: tuple[Rejection, ...] = ()
     catalog_as_of: dt.date = Field(description="Newest price date the plan used.")
+    catalog: str = Field(default="", description="Which catalog the plan used: the shipped snapshot, or the one "
+                         "`accelfit catalog update` imported, with its date and source.")
 
     def to_json_dict(self) -> dict[str, Any]:
         """The `accelfit plan --json` document (design.md section 4 keys plus the full plan)."""

@@ -32,6 +32,7 @@ class Offer:
     price: Price | None = None
     unit_hourly_usd: float = 0.0
     pricing: str = "on-demand"
+    catalog: str = ""  # which catalog offered it (CatalogOrigin.label), so the plan can say what it used
 
     @property
     def label(self) -> str:

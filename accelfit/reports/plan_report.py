@@ -43,13 +43,18 @@ def _rejected_rows(plan: Plan) -> list[list[object]]:
 ALT_HEADERS = ["platform", "accelerator", "count", "region", "pricing", "time", "total", "monthly", "why not"]
 
 
+def _catalog_note(plan: Plan) -> str:
+    return f"; catalog: {plan.catalog}" if plan.catalog else ""
+
+
 def render_text(plan: Plan, top: int = 5, stack: str | None = None) -> str:
     est = plan.estimate
     title = f"Plan for {plan.workload} ({plan.kind}, {plan.framework})" + (f", stack {stack}" if stack else "")
     out = [title, "=" * len(title),
            f"Chosen:   {_chosen_line(plan)}",
            f"Estimate: {_estimate_line(plan)}",
-           f"Cost:     {usd(est.total_usd)} total, {usd(est.monthly_usd)} a month (prices as of {plan.catalog_as_of})",
+           f"Cost:     {usd(est.total_usd)} total, {usd(est.monthly_usd)} a month (prices as of {plan.catalog_as_of})"
+           + _catalog_note(plan),
            "", render_table(["item", "monthly", "total", "note"], _cost_rows(plan)), "", "Why:"]
     out += [f"  - {reason}" for reason in plan.reasons]
     if plan.warnings:
@@ -66,7 +71,8 @@ def render_markdown(plan: Plan, top: int = 5, stack: str | None = None) -> str:
     est = plan.estimate
     out = [f"### Plan for `{plan.workload}` ({plan.kind}, {plan.framework})" + (f" — stack `{stack}`" if stack else ""),
            "", f"**Chosen:** {_chosen_line(plan)}  ", f"**Estimate:** {_estimate_line(plan)}  ",
-           f"**Cost:** {usd(est.total_usd)} total, {usd(est.monthly_usd)} a month (prices as of {plan.catalog_as_of})",
+           f"**Cost:** {usd(est.total_usd)} total, {usd(est.monthly_usd)} a month (prices as of {plan.catalog_as_of})"
+           + _catalog_note(plan),
            "", render_markdown_table(["item", "monthly", "total", "note"], _cost_rows(plan)), "", "**Why**", ""]
     out += [f"- {reason}" for reason in plan.reasons]
     if plan.warnings:

@@ -42,7 +42,9 @@ def _summary(document: dict[str, Any]) -> list[str]:
     return [f"Plan: {plan['platform']} {plan['cloud']} {plan['region']} · {shape} · {plan['pricing']}",
             f"Cost: {usd(cost['monthly_usd'])} a month at full scale{against} (at minimum scale "
             f"{usd(cost['min_monthly_usd'])})",
-            f"Lock: {document['lock']['message']}", *_notes(document)]
+            f"Lock: {document['lock']['message']}",
+            f"Catalog: {plan.get('catalog') or 'shipped snapshot'} (prices as of {plan['catalog_as_of']})",
+            *_notes(document)]
 
 
 def _notes(document: dict[str, Any]) -> list[str]:

@@ -160,3 +160,20 @@ def test_the_onprem_example_previews_offline_with_its_secrets_unset(project, cap
     unset = {item["key"]: item["set_with"] for item in json.loads(out)["unset_secrets"]}
     assert set(unset) == {"accelfit:joinToken", "accelfit:kubeconfig", "accelfit:sshPrivateKey"}
     assert all(command.startswith("pulumi config set --secret") for command in unset.values())
+
+
+def test_every_key_the_program_reads_is_known():
+    """A key the components read but PROJECT_KEYS lacks would be refused as a typo: keep the list complete."""
+    import re
+
+    from accelfit.stackfile import PROJECT_KEYS
+    from components.baremetal.access import SECRET_KEYS
+
+    used = set(SECRET_KEYS)
+    for path in (ROOT / "stacks").glob("Pulumi.*.yaml"):
+        used |= set(re.findall(r"^\s+accelfit:([A-Za-z]+):", path.read_text(encoding="utf-8"), re.M))
+    for path in [*(ROOT / "components").rglob("*.py"), *(ROOT / "accelfit").rglob("*.py")]:
+        text = path.read_text(encoding="utf-8")
+        if "pulumi.Config()" in text:
+            used |= set(re.findall(r"(?:config|Config\(\))\.(?:get|require)\w*\(\"([A-Za-z]+)\"", text))
+    assert used - set(PROJECT_KEYS) == set()
