@@ -1,7 +1,8 @@
 """Load the versioned catalog data files into a validated, indexed `Catalog`.
 
 Every `*.yaml` file in the data directory starts with `schema_version` and holds one or more sections
-(`accelerators`, `instance_types`, `tpu_slices`, `prices`, `service_prices`, `efficiency`), each a list of rows.
+(`accelerators`, `instance_types`, `tpu_slices`, `prices`, `service_prices`, `efficiency`,
+`zone_availability`), each a list of rows.
 Rows are validated one by one so that every bad row is reported, with its file and field path
 (`prices[12].hourly_usd`), in one `InputError`; cross-file rules (a price's SKU exists, ...) live in
 `integrity.py` and are reported the same way.
@@ -26,6 +27,7 @@ from accelfit.catalog.models import (
     Price,
     ServicePrice,
     TpuSlice,
+    ZoneAvailability,
 )
 from accelfit.errors import InputError, Problem, did_you_mean, join_path, problem
 from accelfit.validation import validate
@@ -44,6 +46,7 @@ SECTIONS: dict[str, type[BaseModel]] = {
     "prices": Price,
     "service_prices": ServicePrice,
     "efficiency": EfficiencyFigure,
+    "zone_availability": ZoneAvailability,
 }
 
 
@@ -55,6 +58,7 @@ _IDENTITY: dict[str, tuple[str, ...]] = {
     "prices": (),
     "service_prices": (),
     "efficiency": ("accelerator",),
+    "zone_availability": (),
 }
 
 

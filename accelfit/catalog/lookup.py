@@ -19,6 +19,8 @@ from accelfit.catalog.models import (
     PricingModel,
     ServicePrice,
     TpuSlice,
+    ZoneAvailability,
+    region_of_zone,
 )
 from accelfit.catalog.names import UnknownAcceleratorError, fold
 from accelfit.errors import did_you_mean
@@ -37,6 +39,8 @@ class CatalogIndex:
     prices_by_sku: dict[tuple[Cloud, str], tuple[Price, ...]]
     service_by_key: dict[tuple[Cloud, str, str], ServicePrice]
     efficiency_by_accelerator: dict[str, EfficiencyFigure]
+    availability_by_key: dict[tuple[Cloud, str, str], ZoneAvailability]  # (cloud, offering, zone) -> row
+    zones_by_offering: dict[tuple[Cloud, str], tuple[str, ...]]
 
     @classmethod
     def build(cls, catalog: Catalog) -> CatalogIndex:
@@ -56,6 +60,10 @@ class CatalogIndex:
         for price in catalog.prices:
             by_sku[(price.cloud, price.sku)].append(price)
 
+        zones: dict[tuple[Cloud, str], set[str]] = defaultdict(set)
+        for available in catalog.zone_availability:
+            zones[(available.cloud, available.offering)].add(available.zone)
+
         return cls(
             by_alias=by_alias,
             # setdefault keeps the first row on duplicates; the loader reports duplicates as problems.
@@ -69,7 +77,18 @@ class CatalogIndex:
                            for key, rows in by_sku.items()},
             service_by_key={(row.cloud, row.service, row.region): row for row in reversed(catalog.service_prices)},
             efficiency_by_accelerator={row.accelerator: row for row in reversed(catalog.efficiency)},
+            availability_by_key={(row.cloud, row.offering, row.zone): row
+                                 for row in reversed(catalog.zone_availability)},
+            zones_by_offering={key: tuple(sorted(found)) for key, found in zones.items()},
         )
+
+    def offering_key(self, offering: str) -> str:
+        """A TPU generation's canonical name for any alias ('v5p' -> 'tpu-v5p'); a machine family as given."""
+        found = self.by_alias.get(fold(offering))
+        return found.name if found is not None else offering
+
+    def zones_of(self, cloud: Cloud, offering: str) -> tuple[str, ...]:
+        return self.zones_by_offering.get((cloud, self.offering_key(offering)), ())
 
     def accelerator(self, name: str) -> Accelerator:
         found = self.by_alias.get(fold(name))
@@ -95,8 +114,15 @@ class CatalogIndex:
             rows: tuple[TpuSlice, ...] = self.slices_by_accelerator.get(self.accelerator(accelerator).name, ())
         else:
             rows = tuple(row for group in self.slices_by_accelerator.values() for row in group)
-        return tuple(row for row in rows
-                     if (zone is None or zone in row.zones) and (region is None or region in row.regions))
+        if zone is None and region is None:
+            return rows
+
+        def offered(row: TpuSlice) -> bool:
+            zones = self.zones_of(Cloud.gcp, row.accelerator)
+            return ((zone is None or zone in zones)
+                    and (region is None or any(region_of_zone(item) == region for item in zones)))
+
+        return tuple(row for row in rows if offered(row))
 
     def mfu(self, accelerator: str) -> EfficiencyFigure:
         name = self.accelerator(accelerator).name

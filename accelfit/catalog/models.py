@@ -116,7 +116,6 @@ class TpuSlice(Sourced):
     chips_per_host: int = Field(ge=1, description="TPU chips per host VM.")
     host_vcpus: int = Field(ge=1, description="vCPUs per TPU host VM.")
     host_memory_gib: float = Field(gt=0, description="RAM per TPU host VM, GiB.")
-    zones: tuple[str, ...] = Field(min_length=1, description="Zones where the slice can be created.")
     max_slices: int = Field(default=1, ge=1, description="Most slices of this shape in one multislice job.")
 
     @model_validator(mode="after")
@@ -138,9 +137,28 @@ class TpuSlice(Sourced):
     def multi_host(self) -> bool:
         return self.hosts > 1
 
+
+def region_of_zone(zone: str) -> str:
+    """'us-central1-b' -> 'us-central1' (GCP); 'us-east-1a' -> 'us-east-1' (AWS)."""
+    if zone[-1:].isalpha() and zone[-2:-1].isdigit():
+        return zone[:-1]
+    return zone.rsplit("-", 1)[0]
+
+
+class ZoneAvailability(Sourced):
+    """One accelerator offering (a TPU generation, or a GPU machine family) that a cloud lists in one zone.
+
+    Availability is its own fact, read from the cloud's availability page: a price row for a region says
+    nothing about which of its zones have the hardware, so zones are never derived from prices."""
+
+    cloud: Cloud
+    kind: AcceleratorKind
+    offering: str = Field(description="Canonical TPU generation (tpu-v6e) or GPU machine family (a3-high).")
+    zone: str = Field(pattern=r"^[a-z]+(-[a-z0-9]+)+$", description="Zone the offering is listed in.")
+
     @property
-    def regions(self) -> tuple[str, ...]:
-        return tuple(sorted({zone.rsplit("-", 1)[0] for zone in self.zones}))
+    def region(self) -> str:
+        return region_of_zone(self.zone)
 
 
 class Price(Sourced):
@@ -190,6 +208,7 @@ class Catalog(Frozen):
     prices: tuple[Price, ...]
     service_prices: tuple[ServicePrice, ...]
     efficiency: tuple[EfficiencyFigure, ...]
+    zone_availability: tuple[ZoneAvailability, ...] = ()
 
     _index: CatalogIndex = PrivateAttr()
 
@@ -223,8 +242,22 @@ class Catalog(Frozen):
 
     def tpu_slices_for(self, accelerator: str | None = None, zone: str | None = None,
                        region: str | None = None) -> tuple[TpuSlice, ...]:
-        """TPU slice shapes, filtered by generation (alias ok), zone and region; smallest first."""
+        """TPU slice shapes, filtered by generation (alias ok), zone and region (where the generation is
+        available); smallest first."""
         return self._index.slices(accelerator, zone, region)
+
+    def available_zones(self, offering: str, cloud: Cloud | str = Cloud.gcp) -> tuple[str, ...]:
+        """Zones where the cloud lists `offering` (a TPU generation, alias ok, or a GPU machine family), sorted;
+        empty when the catalog has no availability row for it."""
+        return self._index.zones_of(Cloud(cloud), offering)
+
+    def available_regions(self, offering: str, cloud: Cloud | str = Cloud.gcp) -> tuple[str, ...]:
+        """Regions of `available_zones`, sorted."""
+        return tuple(sorted({region_of_zone(zone) for zone in self.available_zones(offering, cloud)}))
+
+    def availability(self, offering: str, zone: str, cloud: Cloud | str = Cloud.gcp) -> ZoneAvailability | None:
+        """The availability row for `offering` in `zone` (its source and date), or None when it is not listed."""
+        return self._index.availability_by_key.get((Cloud(cloud), self._index.offering_key(offering), zone))
 
     def price(self, cloud: Cloud | str, sku: str, region: str,
               pricing: PricingModel | str = PricingModel.on_demand) -> Price | None:

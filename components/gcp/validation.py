@@ -13,7 +13,7 @@ from collections import Counter
 from accelfit.catalog.models import Catalog, Cloud
 from accelfit.errors import Problem, did_you_mean, join_path, problem
 from accelfit.planner.model import NodePool, Plan, TpuVmSlice
-from components.gcp import tpu_runtime
+from components.gcp import tpu_rules, tpu_runtime
 from components.gcp.node_settings import MANAGED_DRIVER_VERSIONS, extra_subnet_cidr
 
 FILE = "plan"
@@ -221,9 +221,7 @@ def _tpu_pool_problems(path: str, pool: NodePool, catalog: Catalog) -> list[Prob
     if len(pool.zones) != 1:
         problems.append(problem(FILE, join_path(path, "zones"), "a TPU slice lives in one zone",
                                 "give the pool exactly one zone (one pool per slice)", list(pool.zones)))
-    problems += [problem(FILE, join_path(path, "zones", index), f"{tpu_slice.name} is not offered in {zone}",
-                         f"use one of {', '.join(tpu_slice.zones)}", zone)
-                 for index, zone in enumerate(pool.zones) if zone not in tpu_slice.zones]
+    problems += tpu_rules.pool_zone_problems(join_path(path, "zones"), tpu_slice, pool.zones, catalog)
     if tpu_slice.multi_host and (pool.max_nodes != tpu_slice.hosts
                                  or pool.min_nodes not in (0, tpu_slice.hosts)
                                  or pool.initial_nodes not in (0, tpu_slice.hosts)):
@@ -272,9 +270,7 @@ def _tpu_vm_slice_problems(path: str, item: TpuVmSlice, plan: Plan, catalog: Cat
                                 f"{tpu_slice.name} is type {tpu_slice.accelerator_config_type}",
                                 f"set accelerator_config_type: {tpu_slice.accelerator_config_type}",
                                 item.accelerator_config_type))
-    if item.zone not in tpu_slice.zones:
-        problems.append(problem(FILE, join_path(path, "zone"), f"{tpu_slice.name} is not offered in {item.zone}",
-                                f"use one of {', '.join(tpu_slice.zones)}", item.zone))
+    problems += tpu_rules.zone_problems(join_path(path, "zone"), tpu_slice, item.zone, catalog)
     reason = tpu_runtime.runtime_problem(item.runtime_version, tpu_slice.accelerator, plan.framework)
     if reason:
         problems.append(problem(FILE, join_path(path, "runtime_version"), reason,

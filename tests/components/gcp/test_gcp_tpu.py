@@ -14,7 +14,7 @@ def test_gke_tpu_multislice_has_one_atomic_pool_per_slice():
     for pool in pools:
         inputs = pool.inputs
         assert inputs["placementPolicy"] == {"type": "COMPACT", "tpuTopology": "4x4"}
-        assert inputs["nodeLocations"] == ["us-east5-b"]
+        assert inputs["nodeLocations"] == ["us-west4-a"]
         assert inputs["initialNodeCount"] == 4
         assert inputs["autoscaling"]["totalMinNodeCount"] == 0 and inputs["autoscaling"]["totalMaxNodeCount"] == 4
         node = inputs["nodeConfig"]

@@ -55,7 +55,8 @@ def test_region_without_the_offering_is_refused():
 def test_tpu_zone_without_the_slice_is_refused():
     plan = gcp_plans.tpu_jax_pretrain().model_copy(update={"region": "us-west4", "zones": ("us-west4-a",)})
     problems = _refused(_with_slice(plan, 0, zone="us-west4-a"))
-    assert "not offered in us-west4-a" in problems["tpu_vm_slices[0].zone"]
+    assert "tpu-v5p (v5p-128) cannot be created in us-west4-a" in problems["tpu_vm_slices[0].zone"]
+    assert "us-central1-a, us-east5-a" in problems["tpu_vm_slices[0].zone"]  # where Google lists v5p
 
 
 def test_every_problem_is_reported_at_once():
@@ -138,3 +139,14 @@ def test_component_args_are_checked_before_children(monkeypatch):
     recording = record(program)
     assert recording.resources == []
     assert {item.field for item in errors[0].problems} == {"zones", "driver_version", "initial_nodes"}
+
+
+def test_gke_tpu_pool_in_a_zone_google_does_not_list_is_refused():
+    # The defect the review found: v6e pools in us-central1-a, where Google lists v6e only in us-central1-b.
+    plan = _with_pool(gcp_plans.gke_tpu_multislice(), 1, machine_type="ct6e-standard-4t", accelerator="tpu-v6e",
+                      gke_accelerator="tpu-v6e-slice", tpu_slice="v6e-16", tpu_topology="4x4",
+                      zones=("us-central1-a",))
+    plan = plan.model_copy(update={"region": "us-central1"})
+    problems = _refused(plan)
+    assert "tpu-v6e (v6e-16) cannot be created in us-central1-a" in problems["node_pools[1].zones[0]"]
+    assert "us-central1-b" in problems["node_pools[1].zones[0]"]
