@@ -12,6 +12,7 @@ from collections import Counter
 
 from accelfit.catalog.models import Catalog, Cloud
 from accelfit.errors import Problem, did_you_mean, join_path, problem
+from accelfit.planner import filestore_capacity
 from accelfit.planner.model import NodePool, Plan, TpuVmSlice
 from components.gcp import tpu_rules, tpu_runtime
 from components.gcp.node_settings import MANAGED_DRIVER_VERSIONS, extra_subnet_cidr
@@ -19,9 +20,6 @@ from components.gcp.node_settings import MANAGED_DRIVER_VERSIONS, extra_subnet_c
 FILE = "plan"
 GCP_PLATFORMS = ("gke-gpu", "gke-tpu", "tpu-vm")
 
-# Smallest Filestore share per tier, GiB. https://cloud.google.com/filestore/docs/service-tiers
-FILESTORE_MIN_GIB = {"BASIC_HDD": 1024, "BASIC_SSD": 2560, "ZONAL": 1024, "REGIONAL": 1024,
-                     "ENTERPRISE": 1024, "HIGH_SCALE_SSD": 10240}
 # GKE GPU sharing limits. https://cloud.google.com/kubernetes-engine/docs/concepts/timesharing-gpus
 # and https://cloud.google.com/kubernetes-engine/docs/how-to/nvidia-mps-gpus
 MAX_SHARED_CLIENTS = {"TIME_SHARING": 48, "MPS": 48}
@@ -87,11 +85,11 @@ def _storage_problems(plan: Plan) -> list[Problem]:
                         "use filestore (or none) on Google Cloud", storage.shared_filesystem)]
     if storage.shared_filesystem != "filestore":
         return []
-    minimum = FILESTORE_MIN_GIB[storage.filestore_tier]
-    if storage.filesystem_capacity_gib < minimum:
-        return [problem(FILE, "storage.filesystem_capacity_gib",
-                        f"Filestore {storage.filestore_tier} shares start at {minimum} GiB",
-                        f"set at least {minimum} or pick another tier", storage.filesystem_capacity_gib)]
+    # Each tier takes sizes in bands and steps (data: accelfit/planner/data/filestore_capacity.yaml).
+    reason = filestore_capacity.capacity_problem(storage.filestore_tier, storage.filesystem_capacity_gib)
+    if reason:
+        fix = filestore_capacity.capacity_fix(storage.filestore_tier, storage.filesystem_capacity_gib)
+        return [problem(FILE, "storage.filesystem_capacity_gib", reason, fix, storage.filesystem_capacity_gib)]
     return []
 
 

@@ -106,7 +106,25 @@ def test_filestore_smaller_than_its_tier_is_refused():
     plan = gcp_plans.gke_h100_training()
     storage = plan.storage.model_copy(update={"filestore_tier": "HIGH_SCALE_SSD", "filesystem_capacity_gib": 5000})
     problems = _refused(plan.model_copy(update={"storage": storage}))
-    assert "HIGH_SCALE_SSD shares start at 10240 GiB" in problems["storage.filesystem_capacity_gib"]
+    assert "HIGH_SCALE_SSD takes 10240-102400 GiB in 2560 GiB steps" in problems["storage.filesystem_capacity_gib"]
+
+
+def test_zonal_filestore_off_its_capacity_steps_is_refused():
+    # What the planner wrote for a 20 TB dataset before: above 10 TiB Zonal shares move in 2.5 TiB steps.
+    plan = gcp_plans.gke_h100_training()
+    storage = plan.storage.model_copy(update={"filesystem_capacity_gib": 19456})
+    problem = _refused(plan.model_copy(update={"storage": storage}))["storage.filesystem_capacity_gib"]
+    assert "ZONAL takes" in problem and "set 20480 GiB" in problem
+
+
+def test_regional_filestore_starts_at_100_gib():
+    plan = gcp_plans.gke_h100_training()
+    storage = plan.storage.model_copy(update={"filestore_tier": "REGIONAL", "filesystem_capacity_gib": 100})
+    recording, error = gcp_plans.record_plan(plan.model_copy(update={"storage": storage}))
+    assert error is None
+    instance = recording.named("llm-train-shared-filestore").inputs
+    assert instance["tier"] == "REGIONAL" and instance["fileShares"]["capacityGb"] == 100
+    assert instance["location"] == "us-central1"
     small = plan.model_copy(update={"storage": StoragePlan(dataset_tb=1, checkpoint_tb=1,
                                                            shared_filesystem="filestore",
                                                            filesystem_capacity_gib=100)})
