@@ -16,7 +16,10 @@ def test_gke_tpu_multislice_has_one_atomic_pool_per_slice():
         assert inputs["placementPolicy"] == {"type": "COMPACT", "tpuTopology": "4x4"}
         assert inputs["nodeLocations"] == ["us-west4-a"]
         assert inputs["initialNodeCount"] == 4
-        assert inputs["autoscaling"]["totalMinNodeCount"] == 0 and inputs["autoscaling"]["totalMaxNodeCount"] == 4
+        # Per-zone bounds: GKE checks a multi-host slice against max_node_count ("Maximum node count 0 is not a
+        # valid size of TPU pod slice" when only the total_* bounds are set).
+        assert inputs["autoscaling"] == {"minNodeCount": 0, "maxNodeCount": 4, "locationPolicy": "ANY"}
+        assert inputs["upgradeSettings"] == {"strategy": "SURGE", "maxSurge": 0, "maxUnavailable": 1}
         node = inputs["nodeConfig"]
         assert node["machineType"] == "ct5lp-hightpu-4t"
         assert node["spot"] is True
@@ -24,6 +27,8 @@ def test_gke_tpu_multislice_has_one_atomic_pool_per_slice():
         assert node["taints"] == [{"key": "google.com/tpu", "value": "present", "effect": "NO_SCHEDULE"}]
         assert node["labels"]["accelfit.io/role"] == "tpu" and node["labels"]["accelfit.io/tpu-slice"] == "v5litepod-16"
         assert "guestAccelerators" not in node
+        assert node["gvnic"] == {"enabled": True}
+        assert node["hostMaintenancePolicy"] == {"maintenanceInterval": "AS_NEEDED"}
         assert inputs["networkConfig"]["enablePrivateNodes"] is True
         assert pool.parent_name == pool.name.removesuffix("-pool")
 
@@ -69,3 +74,39 @@ def test_spot_multislice_as_vms_with_data_disks():
         assert vm.inputs["dataDisks"][0]["mode"] == "READ_ONLY"
         assert vm.inputs["dataDisks"][0]["sourceDisk"].endswith("-data-id")
     assert all(disk.inputs["size"] == 2048 and disk.inputs["zone"] == "us-east5-a" for disk in disks)
+
+
+def _record_pool(**changes):
+    from accelfit.preview.recorder import record
+    from components.gcp.tpu_node_pool import TpuNodePool, TpuNodePoolArgs
+
+    fields = dict(cluster="cluster-id", location="us-central1", zone="us-central1-b",
+                  machine_type="ct6e-standard-4t", tpu_slice="v6e-16", tpu_topology="4x4", service_account="sa@x",
+                  min_nodes=0, max_nodes=4, initial_nodes=0)
+    fields.update(changes)
+    return record(lambda: TpuNodePool("slice", TpuNodePoolArgs(**fields))).named("slice-pool").inputs
+
+
+def test_flex_start_pool_scales_the_whole_slice_from_zero_without_autorepair():
+    pool = _record_pool(flex_start=True)
+    assert pool["nodeConfig"]["flexStart"] is True
+    assert pool["nodeConfig"]["reservationAffinity"] == {"consumeReservationType": "NO_RESERVATION"}
+    assert pool["autoscaling"] == {"minNodeCount": 0, "maxNodeCount": 4, "locationPolicy": "ANY"}
+    assert pool["initialNodeCount"] == 0
+    assert pool["management"] == {"autoRepair": False, "autoUpgrade": True}
+
+
+def test_fixed_slice_has_no_autoscaler_and_all_hosts():
+    pool = _record_pool(min_nodes=4, initial_nodes=4)
+    assert "autoscaling" not in pool and pool["initialNodeCount"] == 4
+    assert "flexStart" not in pool["nodeConfig"]
+
+
+def test_flex_start_with_spot_or_a_reservation_is_refused():
+    import pytest
+
+    from accelfit.errors import InputError
+    with pytest.raises(InputError) as caught:
+        _record_pool(flex_start=True, spot=True, min_nodes=4, initial_nodes=4, host_maintenance_interval="NEVER")
+    fields = {item.field for item in caught.value.problems}
+    assert {"flex_start", "min_nodes", "host_maintenance_interval"} <= fields

@@ -140,3 +140,15 @@ def test_layer_problem_refused_before_the_cloud_stack_is_created():
 
     recording = record(program, config={"gcp:project": gcp_plans.PROJECT})
     assert caught and recording.resources == []
+
+
+def test_tpu_flavors_select_the_labels_gke_puts_on_tpu_nodes():
+    # xpk's TPU ResourceFlavors select cloud.google.com/gke-tpu-accelerator and cloud.google.com/gke-tpu-topology
+    # (AI-Hypercomputer/xpk src/xpk/core/system_characteristics.py @367c838253bea41e7d7716145ad6513f44c1a21e).
+    plan = gcp_plans.gke_tpu_multislice()
+    recording = record(lambda: build(plan, gcp_plans.ownership(plan)), config={"gcp:project": gcp_plans.PROJECT})
+    for index in range(2):
+        labels = recording.named(f"tpu-train-k8s-kueue-flavor-tpu-{index}").inputs["spec"]["nodeLabels"]
+        assert labels["cloud.google.com/gke-tpu-accelerator"] == "tpu-v5-lite-podslice"
+        assert labels["cloud.google.com/gke-tpu-topology"] == "4x4"
+        assert labels["cloud.google.com/gke-nodepool"] == f"tpu-train-tpu-{index}-pool"
