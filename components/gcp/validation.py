@@ -15,6 +15,7 @@ from accelfit.errors import Problem, did_you_mean, join_path, problem
 from accelfit.planner import filestore_capacity
 from accelfit.planner.model import NodePool, Plan, TpuVmSlice
 from components.gcp import tpu_rules, tpu_runtime
+from components.gcp.retention import retention_problem
 from components.gcp.node_settings import MANAGED_DRIVER_VERSIONS, extra_subnet_cidr
 
 FILE = "plan"
@@ -80,6 +81,9 @@ def _network_problems(plan: Plan) -> list[Problem]:
 
 def _storage_problems(plan: Plan) -> list[Problem]:
     storage = plan.storage
+    too_short = retention_problem(storage.checkpoint_retention_days)
+    if too_short:
+        return [problem(FILE, "storage.checkpoint_retention_days", *too_short, storage.checkpoint_retention_days)]
     if storage.shared_filesystem == "fsx-lustre":
         return [problem(FILE, "storage.shared_filesystem", "FSx for Lustre is an AWS service",
                         "use filestore (or none) on Google Cloud", storage.shared_filesystem)]

@@ -168,3 +168,10 @@ def test_gke_tpu_pool_in_a_zone_google_does_not_list_is_refused():
     problems = _refused(plan)
     assert "tpu-v6e (v6e-16) cannot be created in us-central1-a" in problems["node_pools[1].zones[0]"]
     assert "us-central1-b" in problems["node_pools[1].zones[0]"]
+
+
+def test_checkpoint_retention_too_short_to_hold_is_refused_before_anything_is_created():
+    plan = gcp_plans.tpu_jax_pretrain()
+    storage = plan.storage.model_copy(update={"checkpoint_retention_days": 7})
+    problem = _refused(plan.model_copy(update={"storage": storage}))["storage.checkpoint_retention_days"]
+    assert "soft delete" in problem and "11 days or more" in problem
