@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from accelfit.catalog.models import Catalog, Cloud, TpuSlice
 from accelfit.errors import Problem, join_path, problem
+from components.gcp import tpu_disks
 
 FILE = "plan"
 AVAILABILITY_SOURCE = "https://cloud.google.com/tpu/docs/regions-zones"
@@ -32,3 +33,11 @@ def pool_zone_problems(path: str, tpu_slice: TpuSlice, zones: tuple[str, ...], c
     for index, zone in enumerate(zones):
         problems += zone_problems(join_path(path, index), tpu_slice, zone, catalog)
     return problems
+
+
+def data_disk_problems(path: str, tpu_slice: TpuSlice, data_disk_gb: int) -> list[Problem]:
+    """A data disk only where the VM can write it: single-host slices (tpu_disks.py)."""
+    if not data_disk_gb:
+        return []
+    reason = tpu_disks.data_disk_problem(tpu_slice.accelerator_config_type, tpu_slice.topology)
+    return [problem(FILE, path, *reason, data_disk_gb)] if reason else []

@@ -273,6 +273,7 @@ def _tpu_vm_slice_problems(path: str, item: TpuVmSlice, plan: Plan, catalog: Cat
                                 f"set accelerator_config_type: {tpu_slice.accelerator_config_type}",
                                 item.accelerator_config_type))
     problems += tpu_rules.zone_problems(join_path(path, "zone"), tpu_slice, item.zone, catalog)
+    problems += tpu_rules.data_disk_problems(join_path(path, "data_disk_gb"), tpu_slice, item.data_disk_gb)
     reason = tpu_runtime.runtime_problem(item.runtime_version, tpu_slice.accelerator, plan.framework)
     if reason:
         problems.append(problem(FILE, join_path(path, "runtime_version"), reason,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gcp_plans
+import pytest
 
 
 def test_gke_tpu_multislice_has_one_atomic_pool_per_slice():
@@ -60,20 +61,52 @@ def test_queued_multislice_is_one_request_for_all_slices():
     assert recording.of_type("gcp:tpu/v2Vm:V2Vm") == []
 
 
-def test_spot_multislice_as_vms_with_data_disks():
+def test_spot_multislice_as_vms():
     plan = gcp_plans.queued_multislice()
-    slices = tuple(item.model_copy(update={"queued": False, "spot": True, "data_disk_gb": 2048})
-                   for item in plan.tpu_vm_slices)
+    slices = tuple(item.model_copy(update={"queued": False, "spot": True}) for item in plan.tpu_vm_slices)
     recording, error = gcp_plans.record_plan(plan.model_copy(update={"tpu_vm_slices": slices}))
     assert error is None and recording.duplicate_urns == []
     vms = recording.of_type("gcp:tpu/v2Vm:V2Vm")
-    disks = recording.of_type("gcp:compute/disk:Disk")
-    assert len(vms) == 2 and len(disks) == 2
+    assert len(vms) == 2
     for vm in vms:
         assert vm.inputs["schedulingConfig"] == {"spot": True, "reserved": False}
-        assert vm.inputs["dataDisks"][0]["mode"] == "READ_ONLY"
-        assert vm.inputs["dataDisks"][0]["sourceDisk"].endswith("-data-id")
-    assert all(disk.inputs["size"] == 2048 and disk.inputs["zone"] == "us-east5-a" for disk in disks)
+        assert "dataDisks" not in vm.inputs
+
+
+def test_a_data_disk_on_a_multi_host_slice_is_refused_before_anything_is_created():
+    # A multi-host slice could attach it only read-only, and a new disk is blank: it could never hold data.
+    plan = gcp_plans.tpu_jax_pretrain()
+    slices = tuple(item.model_copy(update={"data_disk_gb": 2048}) for item in plan.tpu_vm_slices)
+    recording, error = gcp_plans.record_plan(plan.model_copy(update={"tpu_vm_slices": slices}))
+    assert error is not None and recording.resources == []
+    [item] = error.problems
+    assert item.field == "tpu_vm_slices[0].data_disk_gb" and "read-only" in item.message
+
+
+@pytest.mark.parametrize(("accelerator", "slice_name", "config", "topology", "zone", "runtime", "disk_type"), [
+    ("tpu-v6e", "v6e-4", "V6E", "2x2", "us-central1-b", "v2-alpha-tpuv6e", "hyperdisk-balanced"),
+    ("tpu-v5p", "v5p-8", "V5P", "2x2x1", "us-east5-a", "v2-alpha-tpuv5", "pd-balanced"),
+    ("tpu-v5e", "v5litepod-8", "V5LITE_POD", "2x4", "us-west4-a", "v2-alpha-tpuv5-lite", "pd-balanced"),
+])
+def test_single_host_data_disk_is_the_generations_type_and_writable(accelerator, slice_name, config, topology,
+                                                                   zone, runtime, disk_type):
+    # https://cloud.google.com/tpu/docs/setup-persistent-disk: v6e takes Hyperdisk Balanced/ML only; a disk is
+    # read-write on one VM.
+    from accelfit.planner.model import PlanAccelerator, TpuVmSlice
+
+    region = zone.rsplit("-", 1)[0]
+    plan = gcp_plans.tpu_jax_pretrain().model_copy(update={
+        "region": region, "zones": (zone,),
+        "accelerator": PlanAccelerator(name=accelerator, kind="tpu", count=4, topology=topology, slice=slice_name,
+                                       slices=1),
+        "tpu_vm_slices": (TpuVmSlice(name="slice-0", accelerator_type=slice_name, accelerator_config_type=config,
+                                     topology=topology, zone=zone, runtime_version=runtime, data_disk_gb=500),)})
+    recording, error = gcp_plans.record_plan(plan)
+    assert error is None, error
+    [disk] = recording.of_type("gcp:compute/disk:Disk")
+    assert disk.inputs["type"] == disk_type and disk.inputs["size"] == 500 and disk.inputs["zone"] == zone
+    [vm] = recording.of_type("gcp:tpu/v2Vm:V2Vm")
+    assert vm.inputs["dataDisks"] == [{"sourceDisk": disk.name + "-id", "mode": "READ_WRITE"}]
 
 
 def _record_pool(**changes):
@@ -103,10 +136,22 @@ def test_fixed_slice_has_no_autoscaler_and_all_hosts():
 
 
 def test_flex_start_with_spot_or_a_reservation_is_refused():
-    import pytest
-
     from accelfit.errors import InputError
     with pytest.raises(InputError) as caught:
         _record_pool(flex_start=True, spot=True, min_nodes=4, initial_nodes=4, host_maintenance_interval="NEVER")
     fields = {item.field for item in caught.value.problems}
     assert {"flex_start", "min_nodes", "host_maintenance_interval"} <= fields
+
+
+def test_pd_balanced_on_a_v6e_vm_is_refused():
+    from accelfit.errors import InputError
+    from accelfit.preview.recorder import record
+    from components.gcp.tpu_vm import TpuVmSlice, TpuVmSliceArgs
+
+    args = TpuVmSliceArgs(zone="us-central1-b", accelerator_config_type="V6E", topology="2x2",
+                          runtime_version="v2-alpha-tpuv6e", network="n", subnetwork="s", service_account="sa@x",
+                          data_disk_gb=100, data_disk_type="pd-balanced")
+    with pytest.raises(InputError) as caught:
+        record(lambda: TpuVmSlice("v6e", args))
+    [item] = caught.value.problems
+    assert item.field == "data_disk_gb" and "hyperdisk-balanced" in item.message and "use hyperdisk-balanced" in item.fix
