@@ -284,6 +284,13 @@ def _tpu_vm_slice_problems(path: str, item: TpuVmSlice, plan: Plan, catalog: Cat
         problems.append(problem(FILE, join_path(path, "reserved"), "a slice is either spot or reserved",
                                 "set one of spot and reserved", item.reserved))
     if item.queued:
+        # pulumi-gcp 10.2.0's V2QueuedResource cannot set the slices' service account: they would run as the
+        # project's default compute account, which a plan cannot name or grant (tpu_queued.py).
+        problems.append(problem(FILE, join_path(path, "queued"),
+                                "queued-resource slices would run as the project's default Compute Engine service "
+                                "account (pulumi-gcp 10.2.0 cannot set theirs), without access to the data bucket",
+                                "set queued: false (TPU VMs run as accelfit's node account); for a queued multislice "
+                                "compose TpuQueuedSlices by hand with the default account named", item.queued))
         # pulumi-gcp 10.2.0's V2QueuedResource has no spot, reservation or data-disk fields (reference 3.1).
         for field in ("spot", "reserved", "data_disk_gb"):
             if getattr(item, field):

@@ -47,18 +47,49 @@ def test_reserved_tpu_pool_consumes_the_named_reservation():
     assert "autoscaling" not in pool  # all hosts, always: a fixed atomic slice
 
 
-def test_queued_multislice_is_one_request_for_all_slices():
+def test_queued_slices_in_a_plan_are_refused_before_anything_is_created():
+    # pulumi-gcp 10.2.0's V2QueuedResource node has no serviceAccount: the slices would run as the project's
+    # default compute account, which a plan cannot name (no project number) or grant.
     recording, error = gcp_plans.record_plan(gcp_plans.queued_multislice())
-    assert error is None
+    assert error is not None and recording.resources == []
+    fields = {item.field for item in error.problems}
+    assert {"tpu_vm_slices[0].queued", "tpu_vm_slices[1].queued"} <= fields
+
+
+def _queued(**changes):
+    from accelfit.preview.recorder import record
+    from components.gcp.tpu_queued import QueuedSlice, TpuQueuedSlices, TpuQueuedSlicesArgs
+
+    fields = dict(project=gcp_plans.PROJECT, zone="us-east5-a", network="net", subnetwork="sub",
+                  slices=tuple(QueuedSlice(node_id=f"ms-slice-{index}", accelerator_type="v5p-128",
+                                           runtime_version="v2-alpha-tpuv5") for index in range(2)),
+                  runtime_service_account="123456789-compute@developer.gserviceaccount.com",
+                  data_bucket="ms-data-bucket")
+    fields.update(changes)
+    return record(lambda: TpuQueuedSlices("ms", TpuQueuedSlicesArgs(**fields)))
+
+
+def test_queued_multislice_by_hand_is_one_request_and_grants_the_runtime_account_the_bucket():
+    recording = _queued()
     [queued] = recording.of_type("gcp:tpu/v2QueuedResource:V2QueuedResource")
     specs = queued.inputs["tpu"]["nodeSpecs"]
-    assert [spec["nodeId"] for spec in specs] == ["jax-multislice-slice-0", "jax-multislice-slice-1"]
+    assert [spec["nodeId"] for spec in specs] == ["ms-slice-0", "ms-slice-1"]
     for spec in specs:
         assert spec["parent"] == f"projects/{gcp_plans.PROJECT}/locations/us-east5-a"
         assert spec["node"]["acceleratorType"] == "v5p-128"
-        assert spec["node"]["runtimeVersion"] == "v2-alpha-tpuv5"
         assert spec["node"]["networkConfig"]["enableExternalIps"] is False
-    assert recording.of_type("gcp:tpu/v2Vm:V2Vm") == []
+    grant = recording.named("ms-runtime-object-user").inputs
+    assert grant == {"bucket": "ms-data-bucket", "role": "roles/storage.objectUser",
+                     "member": "serviceAccount:123456789-compute@developer.gserviceaccount.com"}
+
+
+@pytest.mark.parametrize("account", [None, "nodes@acme.iam.gserviceaccount.com"])
+def test_queued_slices_without_the_default_compute_account_named_are_refused(account):
+    from accelfit.errors import InputError
+
+    with pytest.raises(InputError) as caught:
+        _queued(runtime_service_account=account)
+    assert [item.field for item in caught.value.problems] == ["runtime_service_account"]
 
 
 def test_spot_multislice_as_vms():
