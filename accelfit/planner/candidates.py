@@ -7,9 +7,9 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from accelfit.catalog.models import Catalog, Cloud
-from accelfit.planner import preferences as pref
 from accelfit.planner.costing import onprem_unit_hourly_usd
 from accelfit.planner.eligibility import hard_rejection
+from accelfit.planner.limits import max_cluster_nodes
 from accelfit.planner.options import Offer, RawRejection
 from accelfit.spec import Deployment, Inventory, Orchestration, PlacementCloud, WorkloadSpec
 
@@ -88,7 +88,7 @@ def _cloud_gpu_offers(spec: WorkloadSpec, catalog: Catalog, found: OfferSet) -> 
             found.offers.append(Offer(
                 platform=platform, cloud=cloud, region=region, zones=_gpu_zones(catalog, instance, region),
                 accelerator=accelerator, machine=instance.name, devices_per_unit=instance.accelerator_count,
-                max_units=pref.MAX_GPU_NODES,
+                max_units=max_cluster_nodes(platform) or 1,
                 multi_unit=instance.accelerator_count == largest[(cloud, instance.family)],
                 instance=instance, price=price, unit_hourly_usd=price.hourly_usd, pricing=pricing,
                 catalog=catalog.label))

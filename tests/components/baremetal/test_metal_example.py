@@ -58,7 +58,7 @@ def test_nodes_labelled_and_tainted_through_the_api(recording):
 
 def test_gpu_operator_runs_the_driver_at_the_pinned_version(recording):
     release = recording.named("lab-finetune-k8s-gpu-operator-release").inputs
-    assert release["chart"] == "gpu-operator" and release["version"] == "v25.3.4"
+    assert release["chart"] == "gpu-operator" and release["version"] == "v26.3.3"
     assert release["values"]["driver"] == {"enabled": True, "version": "570.172.08"}
     assert release["values"]["toolkit"] == {"enabled": False}
     assert release["values"]["devicePlugin"] == {"enabled": True}
@@ -67,14 +67,15 @@ def test_gpu_operator_runs_the_driver_at_the_pinned_version(recording):
 
 
 def test_kueue_routes_to_the_owned_servers_with_their_quota(recording):
-    assert recording.named("lab-finetune-k8s-kueue-release").inputs["version"] == "0.14.1"
+    assert recording.named("lab-finetune-k8s-kueue-release").inputs["version"] == "0.19.2"
     flavor = recording.named("lab-finetune-k8s-kueue-flavor-gpu").inputs
     assert flavor["spec"]["nodeLabels"]["accelfit.io/pool"] == "gpu"
     queue = recording.named("lab-finetune-k8s-kueue-cluster-queue").inputs["spec"]
     [group] = queue["resourceGroups"]
     assert group["flavors"] == [{"name": "lab-finetune-gpu", "resources": [
         {"name": "cpu", "nominalQuota": "448"}, {"name": "memory", "nominalQuota": "8192Gi"},
-        {"name": "nvidia.com/gpu", "nominalQuota": "32"}]}]
+        # 4 servers x 30 TB of NVMe, in GiB
+        {"name": "ephemeral-storage", "nominalQuota": "111758Gi"}, {"name": "nvidia.com/gpu", "nominalQuota": "32"}]}]
     local = recording.named("lab-finetune-k8s-kueue-queue-lab-finetune").inputs
     assert local["metadata"]["namespace"] == "lab-finetune" and local["spec"] == {"clusterQueue": "lab-finetune"}
 
