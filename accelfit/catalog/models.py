@@ -67,11 +67,23 @@ class Accelerator(Sourced):
     dense_tflops: dict[Precision, float] = Field(
         description="Dense (no sparsity) peak per supported precision, TFLOP/s (TOPS for int8). "
         "A precision missing here is not supported by the chip.")
+    peak_sources: dict[Precision, str] = Field(
+        default_factory=dict, description="Where a precision's peak comes from, per precision, when it needs its "
+        "own citation (FP8/INT8 rates are datasheet sparse figures halved, or TOPS from another page); the row's "
+        "`source` covers the others. Serving uses each precision's own peak; training measures MFU against BF16.")
     interconnect: str = Field(description="Chip-to-chip link, e.g. NVLink4, PCIe4, ICI.")
     interconnect_gbps: float = Field(ge=0, description="Chip-to-chip bandwidth per chip, bidirectional, GB/s; 0 if none.")
     power_w: float | None = Field(default=None, gt=0, description="Board power, W, where published.")
     max_per_server: int = Field(ge=1, description="Most chips of this model one server or TPU host holds.")
     tensorcores_per_chip: int | None = Field(default=None, ge=1, description="TPU only: TensorCores per chip.")
+
+    @model_validator(mode="after")
+    def _peak_sources_name_known_peaks(self) -> Accelerator:
+        unknown = sorted(key.value for key in self.peak_sources if key not in self.dense_tflops)
+        if unknown:
+            raise ValueError(f"peak_sources: {', '.join(unknown)} has a source but no peak in dense_tflops; add the "
+                             "peak or drop the source")
+        return self
 
     def supports(self, precision: Precision) -> bool:
         return precision in self.dense_tflops
