@@ -37,7 +37,7 @@ import components.aws as aws_components
 from accelfit.preview.recorder import record
 make, owner = aws_plans.EXAMPLES[{name!r}]
 plan = make()
-recording = record(lambda: aws_components.build(plan, owner(plan)))
+recording = record(lambda: aws_components.build(plan, owner(plan), access=aws_plans.ACCESS))
 assert recording.resources and not recording.duplicate_urns
 """
 
@@ -53,7 +53,7 @@ def time_build(name: str, catalog) -> tuple[float, int]:
     make, owner = aws_plans.EXAMPLES[name]
     plan = make()
     start = time.perf_counter()
-    recording = record(lambda: aws_components.build(plan, owner(plan), catalog))
+    recording = record(lambda: aws_components.build(plan, owner(plan), catalog, aws_plans.ACCESS))
     elapsed = time.perf_counter() - start
     assert recording.resources and not recording.duplicate_urns
     return elapsed, len(recording.resources)

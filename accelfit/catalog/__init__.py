@@ -3,10 +3,14 @@
 Pure data in, data out: nothing here imports Pulumi or a provider SDK.
 
 Loading:
-    load_catalog(data_dir=None) -> Catalog
-        The packaged data (`accelfit/catalog/data/*.yaml`), validated and cached per process; pass a directory
-        to load another copy (never cached). Every bad row or broken cross-reference is reported together in
-        one `accelfit.errors.InputError` that names the file and field path (`prices[12].hourly_usd`).
+    load_catalog(data_dir=None, imported=None) -> Catalog
+        The active catalog: the packaged data (`accelfit/catalog/data/*.yaml`) overlaid with the catalog that
+        `accelfit catalog update` imported under $ACCELFIT_CATALOG_DIR when one is installed (`store.py`),
+        validated and cached per process; `catalog.origin` says which it is. Pass a directory (and an imported
+        directory) to load another copy (never cached). Every bad row or broken cross-reference is reported
+        together in one `accelfit.errors.InputError` that names the file and field path (`prices[12].hourly_usd`).
+    update.update_catalog(source) imports SkyPilot's catalog v8 (`skypilot.py`) atomically;
+    coverage.coverage(catalog) counts what is priced per cloud and pricing model.
 
 Lookups (methods on `Catalog`, answered from dict indexes built once per catalog):
     accelerator(name) -> Accelerator                      canonical name or alias; UnknownAcceleratorError
@@ -20,6 +24,8 @@ Lookups (methods on `Catalog`, answered from dict indexes built once per catalog
     prices_for(cloud, sku) -> tuple[Price, ...]
     tpu_slice_hourly_usd(tpu_slice, region, pricing="on-demand") -> float | None   chip-hour x chips
     service_price(cloud, service, region) -> ServicePrice | None                   falls back to region "*"
+    availability_for(cloud, sku) -> tuple[Availability, ...]                       GPU types and TPU generations
+    offered_zones(cloud, sku, region) -> tuple[str, ...] | None                    None = not offered there
     mfu(accelerator) -> EfficiencyFigure                  LookupError when no figure
 
 Names (cheap, read only accelerators.yaml): canonical_accelerator, canonical_names, accelerator_kind,
@@ -30,7 +36,9 @@ from accelfit.catalog.loader import DATA_DIR, SCHEMA_VERSION, load_catalog
 from accelfit.catalog.models import (
     Accelerator,
     AcceleratorKind,
+    Availability,
     Catalog,
+    CatalogOrigin,
     Cloud,
     EfficiencyFigure,
     InstanceType,
@@ -53,7 +61,9 @@ __all__ = [
     "SCHEMA_VERSION",
     "Accelerator",
     "AcceleratorKind",
+    "Availability",
     "Catalog",
+    "CatalogOrigin",
     "Cloud",
     "EfficiencyFigure",
     "InstanceType",

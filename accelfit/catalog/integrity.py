@@ -14,12 +14,12 @@ from pydantic import BaseModel
 
 from accelfit.catalog.models import (
     Accelerator,
+    Availability,
     Cloud,
     EfficiencyFigure,
     InstanceType,
     Price,
     TpuSlice,
-    ZoneAvailability,
 )
 from accelfit.catalog.names import fold
 from accelfit.errors import Problem, did_you_mean, problem
@@ -52,9 +52,10 @@ def check_integrity(rows: dict[str, list[Located]], rejected: dict[str, set[str]
     problems += _price_rules(_keep(rows["prices"], bad_skus, "sku"), rows["instance_types"], accelerators)
     problems += _unique(rows["service_prices"], lambda r: (r.cloud, r.service, r.region), "service",
                         "keep one row per (cloud, service, region)")
+    problems += _availability_rules(_keep(rows["availability"], bad_skus, "sku"), rows["instance_types"],
+                                    accelerators)
     problems += _efficiency_rules(_keep(rows["efficiency"], bad_chips, "accelerator"), accelerators,
                                   complete=not rejected.get("efficiency"))
-    problems += _availability_rules(rows.get("zone_availability", []), accelerators)
     return problems
 
 
@@ -210,25 +211,45 @@ def _price_rules(items: list[Located], instance_items: list[Located],
                 problems.append(item.at("sku", "chip-hour prices name a TPU generation on gcp",
                                         "use a tpu-* name from accelerators.yaml with cloud gcp", row.sku))
             # A TPU price for a region says nothing about its zones: where a generation can be created is
-            # zone_availability's job (tpu_availability.yaml), so a price may cover a region none lists.
+            # availability's job (tpu_availability.yaml), so a price may cover a region none lists.
             continue
         if row.region not in regions:
-            problems.append(item.at("region", f"{row.sku} is not offered there in the catalog",
-                                    f"add the region to the offering or use one of: {', '.join(sorted(regions))}",
+            problems.append(item.at("region", f"the availability data does not list {row.sku} there, so this price "
+                                    "is not an offer", f"add the region to the availability data (with its source) "
+                                    f"or use one of: {', '.join(sorted(regions))}",
                                     row.region))
     return problems
 
 
-def _availability_rules(items: list[Located], accelerators: dict[str, Accelerator]) -> list[Problem]:
-    problems = _unique(items, lambda r: (r.cloud, r.offering, r.zone), "zone",
-                       "keep one row per (cloud, offering, zone)")
+def _availability_rules(items: list[Located], instance_items: list[Located],
+                        accelerators: dict[str, Accelerator]) -> list[Problem]:
+    """Availability rows name a known SKU, GCP zones lie in their region, and every GPU type is offered somewhere."""
+    problems = _unique(items, lambda r: (r.cloud, r.sku, r.region), "region",
+                       "keep one row per (cloud, sku, region) and list its zones in it")
+    instances = {(i.row.cloud, i.row.name) for i in instance_items}  # type: ignore[attr-defined]
+    covered: set[tuple[object, str]] = set()
     for item in items:
-        row: ZoneAvailability = item.row  # type: ignore[assignment]
-        if row.kind == "tpu":
-            chip = accelerators.get(row.offering)
-            if chip is None or chip.kind != "tpu" or row.cloud is not Cloud.gcp:
-                problems.append(item.at("offering", "TPU availability names a canonical TPU generation on gcp",
-                                        "use a tpu-* name from accelerators.yaml with cloud gcp", row.offering))
+        row: Availability = item.row  # type: ignore[assignment]
+        chip = accelerators.get(row.sku)
+        if (row.cloud, row.sku) in instances:
+            covered.add((row.cloud, row.sku))
+        elif not (chip is not None and chip.kind == "tpu" and row.cloud is Cloud.gcp):
+            known = [name for cloud, name in instances if cloud == row.cloud]
+            close = did_you_mean(row.sku, known)
+            problems.append(item.at("sku", f"no {row.cloud.value} instance type or TPU generation of that name",
+                                    (f"did you mean {close!r}? " if close else "") +
+                                    "add the instance type or fix the name", row.sku))
+        if row.cloud is Cloud.gcp:
+            for index, zone in enumerate(row.zones):
+                if zone.rsplit("-", 1)[0] != row.region:
+                    problems.append(item.at(f"zones[{index}]", f"not a zone of {row.region}",
+                                            f"GCP zones are <region>-<letter>, e.g. {row.region}-a", zone))
+    for item in instance_items:
+        key = (item.row.cloud, item.row.name)  # type: ignore[attr-defined]
+        if key not in covered:
+            problems.append(item.at("name", "no availability row lists this instance type anywhere",
+                                    "add its regions (and zones) to gpu_availability.yaml with a source",
+                                    item.row.name))  # type: ignore[attr-defined]
     return problems
 
 

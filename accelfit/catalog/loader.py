@@ -2,13 +2,17 @@
 
 Every `*.yaml` file in the data directory starts with `schema_version` and holds one or more sections
 (`accelerators`, `instance_types`, `tpu_slices`, `prices`, `service_prices`, `efficiency`,
-`zone_availability`), each a list of rows.
+`availability`), each a list of rows.
 Rows are validated one by one so that every bad row is reported, with its file and field path
 (`prices[12].hourly_usd`), in one `InputError`; cross-file rules (a price's SKU exists, ...) live in
 `integrity.py` and are reported the same way.
 
-The default data directory is loaded once per process (the CLI must start fast); pass `data_dir` to load
-another copy, e.g. in tests, which is never cached.
+`load_catalog()` with no argument loads the active catalog: the shipped snapshot, overlaid with the catalog
+imported by `accelfit catalog update` when one is installed (see `store.py`); it is loaded once per process and
+catalog directory (the CLI must start fast). Pass `data_dir` to load another copy, e.g. in tests, never cached.
+
+Availability is its own section (`availability` rows): an instance type's `regions` are filled from it here, so a
+price row in a region the availability data does not list is an integrity problem, never an offer.
 """
 
 from __future__ import annotations
@@ -19,15 +23,17 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from accelfit.catalog.integrity import Located, check_integrity
+from accelfit.catalog import store
 from accelfit.catalog.models import (
     Accelerator,
+    Availability,
     Catalog,
+    CatalogOrigin,
     EfficiencyFigure,
     InstanceType,
     Price,
     ServicePrice,
     TpuSlice,
-    ZoneAvailability,
 )
 from accelfit.errors import InputError, Problem, did_you_mean, join_path, problem
 from accelfit.validation import validate
@@ -46,7 +52,13 @@ SECTIONS: dict[str, type[BaseModel]] = {
     "prices": Price,
     "service_prices": ServicePrice,
     "efficiency": EfficiencyFigure,
-    "zone_availability": ZoneAvailability,
+    "availability": Availability,
+}
+
+# Sections an imported catalog may hold, and the key under which its row replaces a shipped row.
+OVERLAY_KEYS = {
+    "prices": lambda row: (row.cloud, row.sku, row.region, row.pricing),
+    "availability": lambda row: (row.cloud, row.sku, row.region),
 }
 
 
@@ -58,23 +70,30 @@ _IDENTITY: dict[str, tuple[str, ...]] = {
     "prices": (),
     "service_prices": (),
     "efficiency": ("accelerator",),
-    "zone_availability": (),
+    "availability": (),
 }
 
 
-def load_catalog(data_dir: Path | str | None = None) -> Catalog:
-    """The catalog from `data_dir` (default: the packaged data, cached); raises InputError listing every problem."""
-    if data_dir is None:
-        return _load_default()
-    return _load(Path(data_dir))
+def load_catalog(data_dir: Path | str | None = None, imported: Path | str | None = None) -> Catalog:
+    """The catalog from `data_dir` (default: the active catalog, cached), overlaid with the imported catalog
+    directory `imported` when given; raises InputError listing every problem."""
+    if data_dir is None and imported is None:
+        return _load_active(str(store.catalog_dir()))
+    return _load(Path(data_dir) if data_dir is not None else DATA_DIR,
+                 Path(imported) if imported is not None else None)
 
 
 @functools.cache
-def _load_default() -> Catalog:
-    return _load(DATA_DIR)
+def _load_active(base: str) -> Catalog:
+    return _load(DATA_DIR, store.imported_dir(Path(base)))
 
 
-def _load(data_dir: Path) -> Catalog:
+def forget_active() -> None:
+    """Drop the cached active catalog (after `accelfit catalog update` installed a new one)."""
+    _load_active.cache_clear()
+
+
+def _load(data_dir: Path, imported: Path | None = None) -> Catalog:
     files = sorted(data_dir.glob("*.yaml"))
     if not files:
         raise InputError([problem(str(data_dir), "", "no catalog data files (*.yaml) found",
@@ -84,11 +103,61 @@ def _load(data_dir: Path) -> Catalog:
     rejected: dict[str, set[str]] = {section: set() for section in SECTIONS}
     for path in files:
         problems.extend(_read_file(path, rows, rejected))
+    origin = None
+    if imported is not None:
+        origin, overlay_problems = _overlay(imported, rows, rejected)
+        problems.extend(overlay_problems)
+    problems.extend(_fill_regions(rows))
     problems.extend(check_integrity(rows, rejected))
     if problems:
         raise InputError(problems)
-    return Catalog(schema_version=SCHEMA_VERSION,
-                   **{section: tuple(item.row for item in items) for section, items in rows.items()})
+    sections = {section: tuple(item.row for item in items) for section, items in rows.items()}
+    if origin is None:
+        newest = max((row.as_of for row in sections["prices"]), default=None)
+        origin = CatalogOrigin(kind="shipped", as_of=newest, source="accelfit shipped snapshot") if newest else None
+    return Catalog(schema_version=SCHEMA_VERSION, origin=origin, **sections)
+
+
+def _overlay(imported: Path, rows: dict[str, list[Located]],
+             rejected: dict[str, set[str]]) -> tuple[CatalogOrigin | None, list[Problem]]:
+    """Replace shipped price and availability rows by the imported rows with the same key; add the others."""
+    try:
+        origin = store.read_origin(imported)
+    except InputError as error:
+        return None, list(error.problems)
+    extra: dict[str, list[Located]] = {section: [] for section in SECTIONS}
+    problems: list[Problem] = []
+    for path in sorted(imported.glob(store.IMPORTED_GLOB)):
+        problems.extend(_read_file(path, extra, rejected))
+    for section, items in extra.items():
+        if section not in OVERLAY_KEYS:
+            problems.extend(item.at("", f"an imported catalog holds only {' and '.join(OVERLAY_KEYS)} rows",
+                                    "re-run `accelfit catalog update`") for item in items)
+            continue
+        key = OVERLAY_KEYS[section]
+        replaced = {key(item.row) for item in items}
+        rows[section] = [item for item in rows[section] if key(item.row) not in replaced] + items
+    return origin, problems
+
+
+def _fill_regions(rows: dict[str, list[Located]]) -> list[Problem]:
+    """Set each instance type's `regions` from the availability rows (in their order); a region written in an
+    instance-type row is a problem, because availability lives in one place."""
+    regions: dict[tuple[object, str], list[str]] = {}
+    for item in rows["availability"]:
+        row: Availability = item.row  # type: ignore[assignment]
+        regions.setdefault((row.cloud, row.sku), []).append(row.region)
+    problems: list[Problem] = []
+    filled: list[Located] = []
+    for item in rows["instance_types"]:
+        row = item.row
+        if row.regions:  # type: ignore[attr-defined]
+            problems.append(item.at("regions", "regions come from the availability rows",
+                                    "remove `regions` here and list each region in gpu_availability.yaml"))
+        found = tuple(dict.fromkeys(regions.get((row.cloud, row.name), ())))  # type: ignore[attr-defined]
+        filled.append(Located(row.model_copy(update={"regions": found}), item.file, item.path))
+    rows["instance_types"] = filled
+    return problems
 
 
 def _read_file(path: Path, rows: dict[str, list[Located]], rejected: dict[str, set[str]]) -> list[Problem]:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from accelfit.catalog.models import (
     Accelerator,
+    Availability,
     Catalog,
     Cloud,
     EfficiencyFigure,
@@ -19,7 +20,6 @@ from accelfit.catalog.models import (
     PricingModel,
     ServicePrice,
     TpuSlice,
-    ZoneAvailability,
     region_of_zone,
 )
 from accelfit.catalog.names import UnknownAcceleratorError, fold
@@ -39,8 +39,8 @@ class CatalogIndex:
     prices_by_sku: dict[tuple[Cloud, str], tuple[Price, ...]]
     service_by_key: dict[tuple[Cloud, str, str], ServicePrice]
     efficiency_by_accelerator: dict[str, EfficiencyFigure]
-    availability_by_key: dict[tuple[Cloud, str, str], ZoneAvailability]  # (cloud, offering, zone) -> row
-    zones_by_offering: dict[tuple[Cloud, str], tuple[str, ...]]
+    availability_by_key: dict[tuple[Cloud, str, str], Availability]
+    availability_by_sku: dict[tuple[Cloud, str], tuple[Availability, ...]]
 
     @classmethod
     def build(cls, catalog: Catalog) -> CatalogIndex:
@@ -60,9 +60,9 @@ class CatalogIndex:
         for price in catalog.prices:
             by_sku[(price.cloud, price.sku)].append(price)
 
-        zones: dict[tuple[Cloud, str], set[str]] = defaultdict(set)
-        for available in catalog.zone_availability:
-            zones[(available.cloud, available.offering)].add(available.zone)
+        available: dict[tuple[Cloud, str], list[Availability]] = defaultdict(list)
+        for row in catalog.availability:
+            available[(row.cloud, row.sku)].append(row)
 
         return cls(
             by_alias=by_alias,
@@ -77,9 +77,8 @@ class CatalogIndex:
                            for key, rows in by_sku.items()},
             service_by_key={(row.cloud, row.service, row.region): row for row in reversed(catalog.service_prices)},
             efficiency_by_accelerator={row.accelerator: row for row in reversed(catalog.efficiency)},
-            availability_by_key={(row.cloud, row.offering, row.zone): row
-                                 for row in reversed(catalog.zone_availability)},
-            zones_by_offering={key: tuple(sorted(found)) for key, found in zones.items()},
+            availability_by_key={(row.cloud, row.sku, row.region): row for row in reversed(catalog.availability)},
+            availability_by_sku={key: tuple(sorted(rows, key=lambda row: row.region)) for key, rows in available.items()},
         )
 
     def offering_key(self, offering: str) -> str:
@@ -88,7 +87,8 @@ class CatalogIndex:
         return found.name if found is not None else offering
 
     def zones_of(self, cloud: Cloud, offering: str) -> tuple[str, ...]:
-        return self.zones_by_offering.get((cloud, self.offering_key(offering)), ())
+        rows = self.availability_by_sku.get((cloud, self.offering_key(offering)), ())
+        return tuple(sorted({zone for row in rows for zone in row.zones}))
 
     def accelerator(self, name: str) -> Accelerator:
         found = self.by_alias.get(fold(name))

@@ -67,11 +67,23 @@ class Accelerator(Sourced):
     dense_tflops: dict[Precision, float] = Field(
         description="Dense (no sparsity) peak per supported precision, TFLOP/s (TOPS for int8). "
         "A precision missing here is not supported by the chip.")
+    peak_sources: dict[Precision, str] = Field(
+        default_factory=dict, description="Where a precision's peak comes from, per precision, when it needs its "
+        "own citation (FP8/INT8 rates are datasheet sparse figures halved, or TOPS from another page); the row's "
+        "`source` covers the others. Serving uses each precision's own peak; training measures MFU against BF16.")
     interconnect: str = Field(description="Chip-to-chip link, e.g. NVLink4, PCIe4, ICI.")
     interconnect_gbps: float = Field(ge=0, description="Chip-to-chip bandwidth per chip, bidirectional, GB/s; 0 if none.")
     power_w: float | None = Field(default=None, gt=0, description="Board power, W, where published.")
     max_per_server: int = Field(ge=1, description="Most chips of this model one server or TPU host holds.")
     tensorcores_per_chip: int | None = Field(default=None, ge=1, description="TPU only: TensorCores per chip.")
+
+    @model_validator(mode="after")
+    def _peak_sources_name_known_peaks(self) -> Accelerator:
+        unknown = sorted(key.value for key in self.peak_sources if key not in self.dense_tflops)
+        if unknown:
+            raise ValueError(f"peak_sources: {', '.join(unknown)} has a source but no peak in dense_tflops; add the "
+                             "peak or drop the source")
+        return self
 
     def supports(self, precision: Precision) -> bool:
         return precision in self.dense_tflops
@@ -99,7 +111,9 @@ class InstanceType(Sourced):
         default="none", description="GCP: GPUDirect flavour for multi-NIC machines.")
     extra_networks: int = Field(default=0, ge=0, description="GCP: extra VPCs the machine needs for GPUDirect NICs.")
     gke_accelerator: str | None = Field(default=None, description="GCP: guest accelerator / GKE label string.")
-    regions: tuple[str, ...] = Field(min_length=1, description="Regions where the type is offered.")
+    regions: tuple[str, ...] = Field(
+        default=(), description="Regions where the availability data lists the type. Filled by the loader from "
+        "the `availability` rows; never written in an instance-type row (availability is its own data).")
 
 
 class TpuSlice(Sourced):
@@ -145,22 +159,6 @@ def region_of_zone(zone: str) -> str:
     return zone.rsplit("-", 1)[0]
 
 
-class ZoneAvailability(Sourced):
-    """One accelerator offering (a TPU generation, or a GPU machine family) that a cloud lists in one zone.
-
-    Availability is its own fact, read from the cloud's availability page: a price row for a region says
-    nothing about which of its zones have the hardware, so zones are never derived from prices."""
-
-    cloud: Cloud
-    kind: AcceleratorKind
-    offering: str = Field(description="Canonical TPU generation (tpu-v6e) or GPU machine family (a3-high).")
-    zone: str = Field(pattern=r"^[a-z]+(-[a-z0-9]+)+$", description="Zone the offering is listed in.")
-
-    @property
-    def region(self) -> str:
-        return region_of_zone(self.zone)
-
-
 class Price(Sourced):
     """Hourly price of an instance type (per instance-hour) or of a TPU generation (per chip-hour).
 
@@ -173,6 +171,37 @@ class Price(Sourced):
     region: str = Field(description="Region the price applies to, e.g. us-east-1 or us-central1.")
     pricing: PricingModel
     hourly_usd: float = Field(gt=0, description="USD per hour (per instance, or per chip for TPU), above 0.")
+
+
+class Availability(Sourced):
+    """Where a cloud offers a SKU: one row per (cloud, sku, region), with the zones where it is offered.
+
+    The one data model for availability, never inferred from a price: GPU instance / machine types
+    (`gpu_availability.yaml`) and TPU generations (sku `tpu-v5p`, ...). A price row in a region or zone that no
+    availability row lists is not an offer. `zones` is empty where the source gives only the region (AWS
+    availability-zone names differ per account; AZ IDs such as use1-az1 are the same for everyone and are what
+    an AWS row lists when it lists zones).
+    """
+
+    cloud: Cloud
+    sku: str = Field(description="Instance/machine type name, or a TPU generation (canonical name, e.g. tpu-v6e).")
+    region: str = Field(description="Region, e.g. us-east-1 or us-central1.")
+    zones: tuple[str, ...] = Field(default=(), description="Zones (GCP zone names, AWS AZ IDs) where it is offered; "
+                                   "empty when the source lists only the region.")
+
+
+class CatalogOrigin(Frozen):
+    """Which catalog a plan used: the shipped snapshot, or an import with its date and source."""
+
+    kind: Literal["shipped", "imported"]
+    as_of: dt.date = Field(description="Shipped: newest price date in the snapshot. Imported: the import date.")
+    source: str = Field(description="Shipped: 'accelfit shipped snapshot'. Imported: the directory or URL read.")
+
+    @property
+    def label(self) -> str:
+        if self.kind == "shipped":
+            return f"shipped snapshot (prices as of {self.as_of})"
+        return f"imported {self.as_of} from {self.source}"
 
 
 class ServicePrice(Sourced):
@@ -208,7 +237,8 @@ class Catalog(Frozen):
     prices: tuple[Price, ...]
     service_prices: tuple[ServicePrice, ...]
     efficiency: tuple[EfficiencyFigure, ...]
-    zone_availability: tuple[ZoneAvailability, ...] = ()
+    availability: tuple[Availability, ...] = ()
+    origin: CatalogOrigin | None = Field(default=None, description="Which catalog this is; None for hand-built ones.")
 
     _index: CatalogIndex = PrivateAttr()
 
@@ -216,6 +246,11 @@ class Catalog(Frozen):
         from accelfit.catalog.lookup import CatalogIndex  # lookup imports this module; import late
 
         self._index = CatalogIndex.build(self)
+
+    @property
+    def label(self) -> str:
+        """Which catalog this is, as plans and reports print it."""
+        return self.origin.label if self.origin is not None else "hand-built catalog"
 
     def accelerator(self, name: str) -> Accelerator:
         """The accelerator for a canonical name or any alias ('H100', 'v5litepod').
@@ -247,17 +282,19 @@ class Catalog(Frozen):
         return self._index.slices(accelerator, zone, region)
 
     def available_zones(self, offering: str, cloud: Cloud | str = Cloud.gcp) -> tuple[str, ...]:
-        """Zones where the cloud lists `offering` (a TPU generation, alias ok, or a GPU machine family), sorted;
-        empty when the catalog has no availability row for it."""
+        """Zones where the availability rows list `offering` (a TPU generation, alias ok, or an instance type),
+        sorted; empty when no row lists a zone for it."""
         return self._index.zones_of(Cloud(cloud), offering)
 
     def available_regions(self, offering: str, cloud: Cloud | str = Cloud.gcp) -> tuple[str, ...]:
         """Regions of `available_zones`, sorted."""
         return tuple(sorted({region_of_zone(zone) for zone in self.available_zones(offering, cloud)}))
 
-    def availability(self, offering: str, zone: str, cloud: Cloud | str = Cloud.gcp) -> ZoneAvailability | None:
-        """The availability row for `offering` in `zone` (its source and date), or None when it is not listed."""
-        return self._index.availability_by_key.get((Cloud(cloud), self._index.offering_key(offering), zone))
+    def zone_listing(self, offering: str, zone: str, cloud: Cloud | str = Cloud.gcp) -> Availability | None:
+        """The availability row that lists `offering` (alias ok) in `zone` (for its source and date), or None."""
+        row = self._index.availability_by_key.get((Cloud(cloud), self._index.offering_key(offering),
+                                                   region_of_zone(zone)))
+        return row if row is not None and zone in row.zones else None
 
     def price(self, cloud: Cloud | str, sku: str, region: str,
               pricing: PricingModel | str = PricingModel.on_demand) -> Price | None:
@@ -273,6 +310,16 @@ class Catalog(Frozen):
         """Slice-hour price = chip-hour price x chips, or None where the generation has no price there."""
         found = self.price(Cloud.gcp, tpu_slice.accelerator, region, pricing)
         return None if found is None else found.hourly_usd * tpu_slice.chips
+
+    def availability_for(self, cloud: Cloud | str, sku: str) -> tuple[Availability, ...]:
+        """Every availability row of one SKU (instance type or TPU generation), in region order."""
+        return self._index.availability_by_sku.get((Cloud(cloud), sku), ())
+
+    def offered_zones(self, cloud: Cloud | str, sku: str, region: str) -> tuple[str, ...] | None:
+        """Zones where the availability data lists the SKU in `region` (() when it lists only the region), or
+        None when it does not list the SKU there: then no price row there is an offer."""
+        row = self._index.availability_by_key.get((Cloud(cloud), sku, region))
+        return None if row is None else row.zones
 
     def service_price(self, cloud: Cloud | str, service: str, region: str) -> ServicePrice | None:
         """Price of a supporting service in a region, falling back to the cloud-wide row (region '*')."""

@@ -14,8 +14,10 @@ def render_text(diff: StackDiff) -> str:
     if diff.base_stack != diff.stack:
         out.append(f"note: comparing stack {diff.base_stack} (base) with {diff.stack} (head)")
     out += [f"!! {title}: {text}" for title, text in fmt.callouts(diff)]
-    out += [f"Monthly cost: {fmt.cost_line(diff)}",
-            f"Resources: {fmt.resources_line(diff)}",
+    out += [f"Monthly cost: {fmt.cost_line(diff)}"]
+    out += [f"  {line}" for line in fmt.figure_lines(diff)]
+    out += [f"Budget: {line}" for line in fmt.budget_lines(diff)]
+    out += [f"Resources: {fmt.resources_line(diff)}",
             f"Policies: {fmt.policies_line(diff)}"]
     selection, stale = diff.selection, fmt.lock_stale_text(diff)
     if selection.option_changed:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import math
 
 from accelfit.planner import preferences as pref
-from accelfit.planner.costing import storage_needs
+from accelfit.planner.costing import SYSTEM_POOL_MAX_NODES, SYSTEM_POOL_MIN_NODES, storage_needs
+from accelfit.planner.limits import pods_cidr_for, pool_sizes
 from accelfit.planner.model import (
     Estimate, NetworkPlan, NodePool, PlanAccelerator, StoragePlan, Taint, TpuVmSlice,
 )
@@ -51,7 +52,8 @@ def node_pools(spec: WorkloadSpec, sized: Sized) -> tuple[NodePool, ...]:
     pools: list[NodePool] = []
     if offer.platform in ("gke-gpu", "gke-tpu", "eks-gpu"):
         pools.append(NodePool(name="system", role="system", machine_type=pref.SYSTEM_POOL_MACHINE[offer.cloud],
-                              min_nodes=1, max_nodes=3, initial_nodes=1, zones=offer.zones,
+                              min_nodes=SYSTEM_POOL_MIN_NODES, max_nodes=SYSTEM_POOL_MAX_NODES,
+                              initial_nodes=SYSTEM_POOL_MIN_NODES, zones=offer.zones,
                               labels={"accelfit.io/role": "system"}, disk_size_gb=100))
     if offer.tpu_slice is not None:
         tpu = offer.tpu_slice
@@ -78,17 +80,32 @@ def node_pools(spec: WorkloadSpec, sized: Sized) -> tuple[NodePool, ...]:
     else:
         driver = None  # EKS: the NVIDIA AMI ships the driver
     zones = offer.zones[:1] if multi_node_training else offer.zones
-    pools.append(NodePool(
-        name="gpu", role="gpu", machine_type=offer.machine, accelerator=offer.accelerator.name,
-        accelerators_per_node=offer.devices_per_unit,
-        gke_accelerator=instance.gke_accelerator if instance else None,
-        min_nodes=minimum if offer.platform != "baremetal-gpu" else sized.units, max_nodes=maximum,
-        initial_nodes=initial if offer.platform != "baremetal-gpu" else sized.units, spot=spot, zones=zones,
-        taints=(GPU_TAINT,), labels=labels, compact_placement=multi_node_training,
-        efa_interfaces=instance.efa_interfaces if (instance and multi_node_training and offer.cloud == "aws") else 0,
-        gpudirect=instance.gpudirect if (instance and multi_node_training) else "none",
-        local_nvme_gb=instance.local_nvme_gb if instance else 0, driver_version=driver))
+    # One pool up to the platform's per-pool limit; a larger run spans several identical pools (gpu, gpu-1, ...).
+    splits = [sized.units] if offer.platform == "baremetal-gpu" else pool_sizes(offer.platform, maximum)
+    minimums, initials = _spread(minimum, splits), _spread(initial, splits)
+    for index, size in enumerate(splits):
+        pools.append(NodePool(
+            name="gpu" if index == 0 else f"gpu-{index}", role="gpu", machine_type=offer.machine,
+            accelerator=offer.accelerator.name, accelerators_per_node=offer.devices_per_unit,
+            gke_accelerator=instance.gke_accelerator if instance else None,
+            min_nodes=minimums[index] if offer.platform != "baremetal-gpu" else sized.units, max_nodes=size,
+            initial_nodes=initials[index] if offer.platform != "baremetal-gpu" else sized.units, spot=spot,
+            zones=zones, taints=(GPU_TAINT,), labels=labels, compact_placement=multi_node_training,
+            efa_interfaces=instance.efa_interfaces if (instance and multi_node_training and offer.cloud == "aws")
+            else 0,
+            gpudirect=instance.gpudirect if (instance and multi_node_training) else "none",
+            local_nvme_gb=instance.local_nvme_gb if instance else 0, driver_version=driver))
     return tuple(pools)
+
+
+def _spread(total: int, capacities: list[int]) -> list[int]:
+    """`total` nodes over pools of `capacities`, filling in order (each pool gets at most its capacity)."""
+    out: list[int] = []
+    left = total
+    for capacity in capacities:
+        out.append(min(capacity, left))
+        left -= out[-1]
+    return out
 
 
 def tpu_vm_slices(spec: WorkloadSpec, sized: Sized) -> tuple[TpuVmSlice, ...]:
@@ -109,7 +126,9 @@ def network_plan(spec: WorkloadSpec, sized: Sized) -> NetworkPlan:
     instance = offer.instance
     efa = bool(instance and offer.cloud == "aws" and multi_node_training and instance.efa_interfaces > 0)
     extra = instance.extra_networks if (instance and offer.cloud == "gcp" and multi_node_training) else 0
-    return NetworkPlan(extra_networks=extra, efa=efa, placement_group=efa)
+    default = NetworkPlan()
+    pods = pods_cidr_for(sized.units, default.pods_cidr) if offer.platform == "gke-gpu" else default.pods_cidr
+    return NetworkPlan(extra_networks=extra, efa=efa, placement_group=efa, pods_cidr=pods)
 
 
 def storage_plan(spec: WorkloadSpec, sized: Sized) -> StoragePlan:
@@ -120,16 +139,25 @@ def storage_plan(spec: WorkloadSpec, sized: Sized) -> StoragePlan:
                        filesystem_throughput_mbps_per_tib=125 if needs.shared_filesystem == "fsx-lustre" else 0)
 
 
-def estimate(sized: Sized) -> Estimate:
+def estimate(sized: Sized, spec: WorkloadSpec) -> Estimate:
+    training = spec.training is not None
+    target = spec.inference.latency_p99_ms if spec.inference is not None else None
+    headroom = (round((target - sized.latency_p99_ms) / target, 4)
+                if target and sized.latency_p99_ms is not None else None)
     return Estimate(
-        hours=round(sized.hours, 2), accelerator_hours=round(sized.accelerator_hours, 1), devices=sized.devices,
+        hours=round(sized.hours, 4), accelerator_hours=round(sized.accelerator_hours, 1), devices=sized.devices,
         mfu=round(sized.mfu, 4) if sized.mfu is not None else None, mfu_source=sized.mfu_source,
         replicas=sized.replicas,
         tokens_per_second=round(sized.tokens_per_second, 1) if sized.tokens_per_second else None,
         latency_p99_ms=round(sized.latency_p99_ms, 1) if sized.latency_p99_ms is not None else None,
+        latency_target_p99_ms=target, latency_headroom=headroom,
         memory_per_device_gib=round(sized.memory_per_device_gib, 2),
         monthly_usd=round(sized.monthly_usd, 2), total_usd=round(sized.total_usd, 2),
+        full_scale_monthly_usd=round(sized.full_scale_monthly_usd, 2),
+        run_total_usd=round(sized.total_usd, 2) if training else None,
+        cost_assumptions=sized.cost_assumptions,
         breakdown=tuple(line.model_copy(update={"monthly_usd": round(line.monthly_usd, 2),
+                                                "full_scale_monthly_usd": round(line.full_scale_monthly_usd, 2),
                                                 "total_usd": round(line.total_usd, 2)})
                         for line in sized.breakdown),
         prices_verified=sized.offer.price.verified if sized.offer.price else True)

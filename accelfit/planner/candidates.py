@@ -7,18 +7,20 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from accelfit.catalog.models import Catalog, Cloud, region_of_zone
-from accelfit.planner import preferences as pref
 from accelfit.planner.costing import onprem_unit_hourly_usd
 from accelfit.planner.eligibility import hard_rejection
+from accelfit.planner.limits import max_cluster_nodes
 from accelfit.planner.options import Offer, RawRejection
 from accelfit.spec import Deployment, Inventory, Orchestration, PlacementCloud, WorkloadSpec
+
+NO_PRICE = "no-price"  # the rejection rule for an offered option the catalog has no price for
 
 # Regions whose zone list has no "-a" (GCP). Used when the catalog names a region but not its zones.
 _GCP_FIRST_ZONE = {"us-east1": "us-east1-b", "europe-west1": "europe-west1-b", "asia-east1": "asia-east1-a"}
 
 
 def default_zones(cloud: str, region: str) -> tuple[str, ...]:
-    """Zones for a GPU pool when the catalog lists only the region: the region's first zones."""
+    """Zones for a GPU pool when the availability data lists only the region: the region's first zones."""
     if cloud == "aws":
         return (f"{region}a", f"{region}b")
     first = _GCP_FIRST_ZONE.get(region, f"{region}-a")
@@ -80,15 +82,25 @@ def _cloud_gpu_offers(spec: WorkloadSpec, catalog: Catalog, found: OfferSet) -> 
         for region in regions:
             price = catalog.price(instance.cloud, instance.name, region, pricing)
             if price is None:
-                found.reject(*where, region, "no-price",
+                found.reject(*where, region, NO_PRICE,
                              f"the catalog has no {pricing} price for {instance.name} in {region}")
                 continue
             found.offers.append(Offer(
-                platform=platform, cloud=cloud, region=region, zones=default_zones(cloud, region),
+                platform=platform, cloud=cloud, region=region, zones=_gpu_zones(catalog, instance, region),
                 accelerator=accelerator, machine=instance.name, devices_per_unit=instance.accelerator_count,
-                max_units=pref.MAX_GPU_NODES,
+                max_units=max_cluster_nodes(platform) or 1,
                 multi_unit=instance.accelerator_count == largest[(cloud, instance.family)],
-                instance=instance, price=price, unit_hourly_usd=price.hourly_usd, pricing=pricing))
+                instance=instance, price=price, unit_hourly_usd=price.hourly_usd, pricing=pricing,
+                catalog=catalog.label))
+
+
+def _gpu_zones(catalog: Catalog, instance, region: str) -> tuple[str, ...]:
+    """A GCP pool goes in the first zone the availability data lists for the machine type; AWS rows list AZ IDs
+    (the same for every account) or nothing, and subnets take AZ names, so AWS keeps the region's first zones."""
+    listed = catalog.offered_zones(instance.cloud, instance.name, region) or ()
+    if instance.cloud is Cloud.gcp and listed:
+        return (listed[0],)
+    return default_zones(instance.cloud.value, region)
 
 
 def _tpu_offers(spec: WorkloadSpec, catalog: Catalog, found: OfferSet) -> None:
@@ -122,7 +134,7 @@ def _tpu_offers(spec: WorkloadSpec, catalog: Catalog, found: OfferSet) -> None:
                 continue
             price = catalog.price(Cloud.gcp, tpu_slice.accelerator, region, pricing)
             if price is None:
-                found.reject(platform, accelerator.name, tpu_slice.name, zone, "no-price",
+                found.reject(platform, accelerator.name, tpu_slice.name, zone, NO_PRICE,
                              f"the catalog has no {pricing} price for {accelerator.name} in {region}")
                 continue
             found.offers.append(Offer(
@@ -130,7 +142,8 @@ def _tpu_offers(spec: WorkloadSpec, catalog: Catalog, found: OfferSet) -> None:
                 machine=tpu_slice.name, devices_per_unit=tpu_slice.chips, max_units=tpu_slice.max_slices,
                 multi_unit=tpu_slice.max_slices > 1 and tpu_slice.chips == largest_chips[tpu_slice.accelerator],
                 tpu_slice=tpu_slice, price=price,
-                unit_hourly_usd=price.hourly_usd * tpu_slice.chips, pricing=pricing))
+                unit_hourly_usd=price.hourly_usd * tpu_slice.chips, pricing=pricing,
+                catalog=catalog.label))
 
 
 def _baremetal_offers(spec: WorkloadSpec, catalog: Catalog, inventory: Inventory, found: OfferSet) -> None:
@@ -148,5 +161,6 @@ def _baremetal_offers(spec: WorkloadSpec, catalog: Catalog, inventory: Inventory
             platform="baremetal-gpu", cloud="onprem", region=inventory.site, zones=(inventory.site,),
             accelerator=accelerator, machine=f"{model}x{count}", devices_per_unit=count, max_units=len(servers),
             multi_unit=True, servers=tuple(servers),
-            unit_hourly_usd=onprem_unit_hourly_usd(accelerator.power_w, count), pricing="owned"))
+            unit_hourly_usd=onprem_unit_hourly_usd(accelerator.power_w, count), pricing="owned",
+            catalog=catalog.label))
 

@@ -32,6 +32,7 @@ class Offer:
     price: Price | None = None
     unit_hourly_usd: float = 0.0
     pricing: str = "on-demand"
+    catalog: str = ""  # which catalog offered it (CatalogOrigin.label), so the plan can say what it used
 
     @property
     def label(self) -> str:
@@ -63,6 +64,8 @@ class Sized:
     monthly_usd: float
     total_usd: float
     breakdown: tuple[CostLine, ...]
+    full_scale_monthly_usd: float = 0.0
+    cost_assumptions: tuple[str, ...] = ()
     mfu: float | None = None
     mfu_source: str = ""
     replicas: int | None = None
@@ -70,6 +73,7 @@ class Sized:
     latency_p99_ms: float | None = None
     penalties: tuple[Penalty, ...] = ()
     notes: tuple[str, ...] = field(default=())
+    calibration: str = ""  # set when the team's measured efficiency replaced the catalog's figure
 
     @property
     def score_usd(self) -> float:

@@ -10,8 +10,11 @@ from accelfit.planner.build import estimate, network_plan, node_pools, plan_acce
 from accelfit.planner.candidates import offers_for
 from accelfit.planner.choose import alternatives, best_per_group, grouped_rejections, infeasible, rank_key
 from accelfit.planner.evaluate import Evaluation, evaluate
+from accelfit.planner.limits import capacity_notes, nodes_per_pool, pool_sizes
+from accelfit.planner.missing_prices import missing_price_notes
 from accelfit.planner.model import Plan, PlanCloud, Platform
 from accelfit.planner.options import Sized
+from accelfit.planner.team_efficiency import TeamEfficiency
 from accelfit.reports.durations import duration
 from accelfit.sizes import format_count
 from accelfit.spec import Inventory, WorkloadSpec
@@ -19,16 +22,18 @@ from accelfit.spec import Inventory, WorkloadSpec
 
 @dataclass(frozen=True)
 class Environment:
-    """Where the plan is for: the stack's environment name and, for bare metal, the inventory."""
+    """Where the plan is for: the stack's environment name, for bare metal the inventory, and the team's own
+    measured efficiency (`accelfit calibrate`), which replaces the catalog's figures where it has one."""
 
     name: str = "dev"
     inventory: Inventory | None = None
+    efficiency: TeamEfficiency | None = None
 
 
 def evaluate_spec(spec: WorkloadSpec, catalog: Catalog, environment: Environment) -> tuple[Evaluation, list]:
     """Every feasible sized option and every rejection (the planner's full search, before choosing)."""
     offers = offers_for(spec, catalog, environment.inventory)
-    evaluation = evaluate(spec, catalog, offers.offers)
+    evaluation = evaluate(spec, catalog, offers.offers, environment.efficiency)
     return evaluation, offers.rejected + evaluation.rejected
 
 
@@ -57,10 +62,11 @@ def build_plan(spec: WorkloadSpec, environment: Environment, chosen: Sized, rank
         orchestration=spec.placement.orchestration.value, accelerator=plan_accelerator(chosen),
         node_pools=node_pools(spec, chosen), tpu_vm_slices=tpu_vm_slices(spec, chosen),
         baremetal_hosts=tuple(server.name for server in offer.servers[:chosen.units]),
-        network=network_plan(spec, chosen), storage=storage_plan(spec, chosen), estimate=estimate(chosen),
-        reasons=reasons(spec, chosen, ranked, rejected), warnings=warnings(spec, chosen),
+        network=network_plan(spec, chosen), storage=storage_plan(spec, chosen),
+        estimate=estimate(chosen, spec), reasons=reasons(spec, chosen, ranked, rejected),
+        warnings=warnings(spec, chosen) + missing_price_notes(offer.pricing, rejected),
         alternatives=alternatives(chosen, ranked, top), rejected=rejected,
-        catalog_as_of=offer.price.as_of if offer.price else _newest_date(ranked))
+        catalog_as_of=offer.price.as_of if offer.price else _newest_date(ranked), catalog=offer.catalog)
 
 
 def _newest_date(ranked: list[Sized]):
@@ -83,11 +89,15 @@ def reasons(spec: WorkloadSpec, chosen: Sized, ranked: list[Sized], rejected: tu
                    f"{format_count(spec.training.tokens)} tokens at MFU {chosen.mfu:.0%} takes "
                    f"{duration(chosen.hours)} ({chosen.accelerator_hours:,.0f} accelerator-hours); deadline "
                    f"{spec.training.deadline_days:g} days.")
-        out.append(f"Memory: about {chosen.memory_per_device_gib:,.1f} GiB of training state per device "
-                   f"({offer.accelerator.memory_gib:g} GiB each).")
+        out.append(f"Memory: {chosen.notes[0]} ({offer.accelerator.memory_gib:g} GiB each).")
     else:
+        target = spec.inference.latency_p99_ms
         out.append(f"Serving {spec.inference.requests_per_second:g} req/s: {chosen.notes[0]}; p99 about "
-                   f"{chosen.latency_p99_ms:,.0f} ms against {spec.inference.latency_p99_ms:g} ms.")
+                   f"{chosen.latency_p99_ms:,.0f} ms against a {target:g} ms target "
+                   f"({(target - chosen.latency_p99_ms) / target:.0%} headroom).")
+    out.extend(capacity_reasons(chosen))
+    if chosen.calibration:
+        out.append(f"Calibration: {chosen.calibration}")
     if offer.price is not None:
         out.append(f"Price: ${offer.price.hourly_usd:,.4g}/{offer.price.unit} {offer.pricing} in {offer.region} "
                    f"(as of {offer.price.as_of}, {offer.price.source}"
@@ -110,6 +120,26 @@ def reasons(spec: WorkloadSpec, chosen: Sized, ranked: list[Sized], rejected: tu
     return tuple(out)
 
 
+def capacity_reasons(chosen: Sized) -> list[str]:
+    """How a large GPU run is laid out over node pools, and the accelerator quota it draws on."""
+    offer = chosen.offer
+    if offer.platform not in ("gke-gpu", "eks-gpu"):
+        return []
+    sizes = pool_sizes(offer.platform, chosen.units)
+    out = []
+    if len(sizes) > 1:
+        kind = "node pools" if offer.platform == "gke-gpu" else "managed node groups"
+        limit = nodes_per_pool(offer.platform)
+        out.append(f"Scale: {chosen.units:,} nodes in {len(sizes)} {kind} of at most {limit:,} nodes each "
+                   f"({', '.join(f'{size:,}' for size in sizes)}), one cluster.")
+    quota = ("the region's Compute Engine GPU quota for this GPU model (and GPUS_ALL_REGIONS)"
+             if offer.cloud == "gcp" else "the region's EC2 On-Demand (or Spot) vCPU quota for this instance family")
+    vcpus = f" ({chosen.units * offer.instance.vcpus:,} vCPUs)" if offer.instance is not None else ""
+    out.append(f"Quota: {chosen.devices:,} × {offer.accelerator.name}{vcpus} count against {quota}; check it "
+               "before `pulumi up` and request the difference if it is lower.")
+    return out
+
+
 def warnings(spec: WorkloadSpec, chosen: Sized) -> tuple[str, ...]:
     offer = chosen.offer
     out: list[str] = []
@@ -130,6 +160,8 @@ def warnings(spec: WorkloadSpec, chosen: Sized) -> tuple[str, ...]:
                          cpu_cores=server.cpu_cores, memory_gib=server.memory_gib, nvme_tb=server.nvme_tb,
                          network_gbps=server.network_gbps)
         out.extend(f"Unbalanced server: {problem}" for problem in balance_problems(node, training, multi_node))
+    if offer.platform in ("gke-gpu", "eks-gpu"):
+        out.extend(f"Capacity: {note}" for note in capacity_notes(offer.platform, chosen.units))
     if offer.platform == "baremetal-gpu":
         out.append("Owned servers are charged at their power cost only (sunk hardware); see planner preferences.")
     if offer.platform == "tpu-vm" and multi_node:

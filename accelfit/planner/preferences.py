@@ -56,29 +56,26 @@ FULL_FLOPS_PER_PARAM_TOKEN = 6.0
 
 # --- Memory assumptions (reference section 8) ----------------------------------------------------------------------
 # Mixed-precision Adam: bf16 weights and grads plus fp32 master, momentum and variance = 16 bytes/parameter,
-# sharded over all devices (ZeRO-3/FSDP); activations (with recomputation) take about a fifth more.
+# sharded over all devices (ZeRO-3/FSDP). Activations are counted per layer in memory.py.
 FULL_TRAINING_BYTES_PER_PARAM = 16.0
-ACTIVATION_FACTOR = 1.2
+# Sequence length a training micro-batch holds when the spec gives no model.context_tokens (Llama 2 trained at 4,096).
+TRAINING_SEQUENCE_TOKENS = 4096
+# Recomputing a layer's activations repeats its forward pass: 2·N of the 6·N FLOPs per token, so recomputing a
+# fraction f of the layers costs 6 / (6 + 2·f) of the throughput (Korthikanti et al. 2022, arXiv:2205.05198).
+RECOMPUTE_FORWARD_FLOPS_PER_PARAM_TOKEN = 2.0
 # LoRA trains ~1% of the parameters as adapters with full Adam state; the frozen base is held in its precision.
 LORA_ADAPTER_FRACTION = 0.01
 # Leave this share of device memory free for fragmentation, the CUDA/XLA runtime and buffers.
 USABLE_MEMORY_FRACTION = 0.90
 
 # --- Inference assumptions -----------------------------------------------------------------------------------------
-# Share of peak memory bandwidth and compute that serving engines reach in decode and prefill. Batch-1 decode
-# of an 8B bf16 model on one L4 (300 GB/s) runs at about 15 tokens/s in common engines: 80% of the 18.75 upper
-# bound; 0.75 leaves a little margin.
-DECODE_BANDWIDTH_EFFICIENCY = 0.75
-PREFILL_COMPUTE_EFFICIENCY = 0.50
+# Serving efficiency per accelerator and engine, tensor-parallel links and engine limits are data: data/serving.yaml.
 # Capacity headroom over the stated peak requests/second.
 HEADROOM_VARIABLE = 1.30
 HEADROOM_STEADY = 1.15
-# Largest batch the planner assumes a serving engine keeps in flight per replica.
-MAX_BATCH = 256
 
 # --- Sizes and limits ----------------------------------------------------------------------------------------------
-# Largest GPU node pool the planner proposes; beyond this, capacity needs a dedicated conversation with the cloud.
-MAX_GPU_NODES = 256
+# There is no fixed node cap: cluster, node-pool and node-group limits are data (data/scale_limits.yaml, limits.py).
 # Checkpoints kept: bf16 weights (2) + fp32 master weights and Adam moments (12) bytes/parameter, three kept.
 CHECKPOINT_BYTES_PER_PARAM = 14.0
 CHECKPOINTS_KEPT = 3

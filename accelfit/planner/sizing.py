@@ -13,9 +13,12 @@ from dataclasses import dataclass
 from accelfit.catalog.models import Accelerator
 from accelfit.planner import preferences as pref
 from accelfit.planner.memory import (
-    GIB, kv_cache_bytes_per_token, min_devices_for_training, training_bytes, weights_bytes,
+    GIB, TrainingMemory, training_memory, training_state_bytes,
 )
+from accelfit.planner.lengths import request_lengths
 from accelfit.planner.options import Offer
+from accelfit.planner.serving import Efficiency, ReplicaModel
+from accelfit.planner.serving_data import efficiency_for, engine_limits, tensor_parallel_link
 from accelfit.spec import Precision, TrainingMethod, Traffic, WorkloadSpec
 
 
@@ -37,6 +40,10 @@ class TrainingSize:
     mfu: float
     memory_per_device_gib: float
     tokens_per_second: float
+    tensor_parallel: int = 1
+    recompute_fraction: float = 0.0
+    activation_gib: float = 0.0
+    state_gib: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -49,6 +56,9 @@ class InferenceSize:
     latency_p99_ms: float
     memory_per_device_gib: float
     tokens_per_second: float
+    lengths: str = ""
+    requests_per_replica: float = 0.0
+    tensor_parallel_link: str = ""
 
 
 def peak_flops(accelerator: Accelerator, precision: Precision) -> float:
@@ -64,131 +74,198 @@ def training_flops(spec: WorkloadSpec) -> float:
     return per * spec.model.parameters * spec.training.tokens
 
 
-def effective_mfu(offer: Offer, units: int, base_mfu: float) -> float:
+def effective_mfu(offer: Offer, units: int, base_mfu: float, recompute_fraction: float = 0.0) -> float:
+    """MFU after the layout's costs: the fabric between units and recomputed layers (which repeat a forward)."""
+    recompute = pref.FULL_FLOPS_PER_PARAM_TOKEN / (
+        pref.FULL_FLOPS_PER_PARAM_TOKEN + pref.RECOMPUTE_FORWARD_FLOPS_PER_PARAM_TOKEN * recompute_fraction)
+    mfu = base_mfu * recompute
     if units <= 1:
-        return base_mfu
+        return mfu
     if offer.tpu_slice is not None:
-        return base_mfu * pref.MULTISLICE_MFU_FACTOR
+        return mfu * pref.MULTISLICE_MFU_FACTOR
     if offer.instance is not None and offer.instance.network_gbps < pref.FAST_FABRIC_GBPS_PER_NODE:
-        return base_mfu * pref.SLOW_FABRIC_MFU_FACTOR
+        return mfu * pref.SLOW_FABRIC_MFU_FACTOR
     if offer.servers and min(server.network_gbps for server in offer.servers) < pref.FAST_FABRIC_GBPS_PER_NODE:
-        return base_mfu * pref.SLOW_FABRIC_MFU_FACTOR
-    return base_mfu
+        return mfu * pref.SLOW_FABRIC_MFU_FACTOR
+    return mfu
 
 
 def training_overhead(spot: bool) -> float:
     return 1.0 + pref.TRAINING_OVERHEAD_FRACTION + (pref.SPOT_TRAINING_OVERHEAD_FRACTION if spot else 0.0)
 
 
-def training_hours(spec: WorkloadSpec, offer: Offer, units: int, base_mfu: float) -> float:
+def layout(spec: WorkloadSpec, offer: Offer, units: int) -> TrainingMemory | None:
+    return training_memory(spec.model, spec.training.method, units * offer.devices_per_unit,
+                           offer.accelerator.memory_gib, offer.devices_per_unit)
+
+
+def training_hours(spec: WorkloadSpec, offer: Offer, units: int, base_mfu: float,
+                   recompute_fraction: float = 0.0) -> float:
     devices = units * offer.devices_per_unit
-    mfu = effective_mfu(offer, units, base_mfu)
+    mfu = effective_mfu(offer, units, base_mfu, recompute_fraction)
     seconds = training_flops(spec) / (devices * peak_flops(offer.accelerator, spec.model.precision) * mfu)
     return seconds / 3600.0 * training_overhead(offer.pricing == "spot")
 
 
+def _units_for_memory(spec: WorkloadSpec, offer: Offer, most: int) -> int | None:
+    """Fewest units whose devices hold the training state and one micro-batch's activations."""
+    state = training_state_bytes(spec.model.parameters, spec.model.precision, spec.training.method)
+    usable = offer.accelerator.memory_gib * GIB * pref.USABLE_MEMORY_FRACTION
+    low = min(most, max(1, math.ceil(state / usable / offer.devices_per_unit)))
+    if layout(spec, offer, most) is None:
+        return None  # activations do not shrink with the device count: if the largest size fails, all do
+    high = most  # more devices only shrink the state shard, so the fitting counts are [answer, most]
+    while low < high:
+        middle = (low + high) // 2
+        if layout(spec, offer, middle) is None:
+            low = middle + 1
+        else:
+            high = middle
+    return low
+
+
 def size_training(spec: WorkloadSpec, offer: Offer, base_mfu: float) -> TrainingSize:
-    """The smallest unit count that fits the training state and meets the deadline."""
+    """The smallest unit count that fits the training state and activations and meets the deadline."""
     accelerator = offer.accelerator
-    state_bytes = training_bytes(spec.model.parameters, spec.model.precision, spec.training.method)
-    units_for_memory = math.ceil(min_devices_for_training(state_bytes, accelerator.memory_gib)
-                                 / offer.devices_per_unit)
-    deadline_hours = spec.training.deadline_days * 24.0
-    units_for_deadline = max(1, math.ceil(training_hours(spec, offer, 1, base_mfu) / deadline_hours))
-    units = max(units_for_memory, units_for_deadline)
-    # Efficiency drops once the job spans units, so re-check and grow until the deadline holds.
-    while units <= offer.max_units and training_hours(spec, offer, units, base_mfu) > deadline_hours:
-        units += 1
     most = offer.max_units if offer.multi_unit else 1
-    if units_for_memory > most:
-        need_gib = state_bytes / GIB
-        raise Unfit("memory", f"training state needs about {need_gib:,.0f} GiB; {most} × {offer.machine} hold "
-                              f"{most * offer.devices_per_unit * accelerator.memory_gib:,.0f} GiB", best=None)
-    if units > most:
-        fastest = training_hours(spec, offer, most, base_mfu)
+    units_for_memory = _units_for_memory(spec, offer, most)
+    if units_for_memory is None:
+        need_gib = training_state_bytes(spec.model.parameters, spec.model.precision, spec.training.method) / GIB
+        raise Unfit("memory", f"training state needs about {need_gib:,.0f} GiB plus activations; {most} × "
+                              f"{offer.machine} hold {most * offer.devices_per_unit * accelerator.memory_gib:,.0f} "
+                              "GiB", best=None)
+    deadline_hours = spec.training.deadline_days * 24.0
+
+    def hours_at(units: int) -> float:
+        fitted = layout(spec, offer, units)
+        return training_hours(spec, offer, units, base_mfu, fitted.recompute_fraction if fitted else 0.0)
+
+    if hours_at(most) > deadline_hours:
+        fastest = hours_at(most)
         raise Unfit("deadline", f"takes {fastest / 24:,.1f} days at its largest size ({most} × {offer.machine}); "
                                 f"the deadline is {spec.training.deadline_days:g} days", best=fastest / 24)
+    # The fewest units that meet the deadline. Hours fall as units grow (more devices, and less recomputation as
+    # the state shard shrinks; the fabric penalty applies from two units on), so a bisection finds it.
+    low, high = units_for_memory, most
+    while low < high:
+        middle = (low + high) // 2
+        if hours_at(middle) <= deadline_hours:
+            high = middle
+        else:
+            low = middle + 1
+    units = low
+    fitted = layout(spec, offer, units)
     devices = units * offer.devices_per_unit
-    hours = training_hours(spec, offer, units, base_mfu)
+    hours = hours_at(units)
     return TrainingSize(
-        units=units, devices=devices, hours=hours, mfu=effective_mfu(offer, units, base_mfu),
-        memory_per_device_gib=state_bytes / devices / GIB,
-        tokens_per_second=spec.training.tokens / (hours * 3600.0))
+        units=units, devices=devices, hours=hours,
+        mfu=effective_mfu(offer, units, base_mfu, fitted.recompute_fraction),
+        memory_per_device_gib=fitted.total_bytes / GIB,
+        tokens_per_second=spec.training.tokens / (hours * 3600.0),
+        tensor_parallel=fitted.tensor_parallel, recompute_fraction=fitted.recompute_fraction,
+        activation_gib=fitted.activation_bytes / GIB, state_gib=fitted.state_bytes / GIB)
 
 
-# p99 latency is taken as this multiple of the mean under continuous batching (queueing and stragglers).
-P99_OVER_MEAN = 1.25
-# Serving engines keep weights plus this share for activations, CUDA graphs and allocator slack.
+# Serving engines keep weights plus this share of them for activations, CUDA graphs and allocator slack.
 RUNTIME_OVERHEAD = 1.10
 
 
-def size_inference(spec: WorkloadSpec, offer: Offer) -> InferenceSize:
-    inference = spec.inference
-    model = spec.model
-    accelerator = offer.accelerator
-    weights = weights_bytes(model) * RUNTIME_OVERHEAD
-    kv_per_token = kv_cache_bytes_per_token(model)
-    context = model.context_tokens or (inference.input_tokens + inference.output_tokens)
-    kv_per_sequence = kv_per_token * context
-    usable_per_device = accelerator.memory_gib * GIB * pref.USABLE_MEMORY_FRACTION
+def replica_model(spec: WorkloadSpec, accelerator: Accelerator,
+                  efficiency: Efficiency | None = None) -> ReplicaModel:
+    """The serving model for this spec on this accelerator; `efficiency` overrides the data (team calibration)."""
+    if efficiency is None:
+        row = efficiency_for(accelerator.name)
+        efficiency = Efficiency(row.decode_bandwidth, row.prefill_compute)
+    return ReplicaModel(accelerator, spec.model, request_lengths(spec.inference, spec.model), efficiency)
 
-    # Devices per replica: one TPU slice, or the smallest power-of-two tensor-parallel group within a node.
-    if offer.tpu_slice is not None:
-        if offer.tpu_slice.hosts > 1:
-            raise Unfit("tpu-serving", f"{offer.machine} spans {offer.tpu_slice.hosts} hosts; serving uses "
-                                       "single-host slices")
-        group_sizes = [offer.devices_per_unit]
-    else:
-        group_sizes = [size for size in (1, 2, 4, 8, 16) if size <= offer.devices_per_unit]
-    fitting = [size for size in group_sizes if size * usable_per_device >= weights + kv_per_sequence]
-    if not fitting:
-        most = group_sizes[-1] * usable_per_device / GIB
-        raise Unfit("memory", f"weights and one sequence's KV cache need {(weights + kv_per_sequence) / GIB:,.0f} "
-                              f"GiB; one {offer.machine} offers {most:,.0f} GiB")
 
-    average_kv = kv_per_token * (inference.input_tokens + inference.output_tokens / 2)
-    prefill_share = 1.0 + inference.input_tokens / inference.output_tokens
+@dataclass(frozen=True)
+class ReplicaChoice:
+    group: int
+    batch: int
+    requests_per_second: float
+    latency_p99_ms: float
 
-    def latency_ms(group: int, batch: int) -> float:
-        # Decode step: read all weights once plus every sequence's KV cache (bandwidth), or do the math for the
-        # batch including its share of new prompts' prefill (compute), whichever is slower. A bigger
-        # tensor-parallel group splits both across more chips.
-        bandwidth = group * accelerator.memory_bandwidth_gbps * 1e9 * pref.DECODE_BANDWIDTH_EFFICIENCY
-        compute = group * peak_flops(accelerator, model.precision) * pref.PREFILL_COMPUTE_EFFICIENCY
-        step = max((weights / RUNTIME_OVERHEAD + batch * average_kv) / bandwidth,
-                   2.0 * model.parameters * batch * prefill_share / compute)
-        prefill = 2.0 * model.parameters * inference.input_tokens / compute
-        return (prefill + inference.output_tokens * step) * 1000.0 * P99_OVER_MEAN
 
-    # The smallest group that fits the weights and meets the latency target: more chips per replica only when
-    # one replica would be too slow (tensor parallelism costs chips, it does not add throughput per chip).
-    fast_enough = [size for size in fitting if latency_ms(size, 1) <= inference.latency_p99_ms]
-    if not fast_enough:
-        best = min(latency_ms(size, 1) for size in fitting)
-        raise Unfit("latency", f"p99 about {best:,.0f} ms even one request at a time on up to {fitting[-1]} × "
-                               f"{accelerator.name}; the target is {inference.latency_p99_ms:g} ms", best=best)
-    group = fast_enough[0]
-
-    memory_batch = int((group * usable_per_device - weights) // kv_per_sequence)
-    largest = max(1, min(pref.MAX_BATCH, memory_batch))
-    low, high = 1, largest  # the largest batch that still meets the latency target (latency grows with batch)
+def best_batch(model: ReplicaModel, group: int, memory_batch: int, most: int, latency_ms: float) -> int | None:
+    """The largest batch that fits memory and the engine and still meets the p99 target (latency grows with batch)."""
+    largest = max(0, min(most, memory_batch))
+    if largest < 1 or model.p99_latency_seconds(group, 1) * 1000.0 > latency_ms:
+        return None
+    low, high = 1, largest
     while low < high:
         middle = (low + high + 1) // 2
-        if latency_ms(group, middle) <= inference.latency_p99_ms:
+        if model.p99_latency_seconds(group, middle) * 1000.0 <= latency_ms:
             low = middle
         else:
             high = middle - 1
-    batch = low
-    requests_per_replica = batch / (latency_ms(group, batch) / 1000.0 / P99_OVER_MEAN)
+    return low
+
+
+def usable_batch(model: ReplicaModel, group: int) -> int:
+    """Sequences whose paged KV cache fits beside the weights on `group` chips; 0 when the longest request alone
+    does not fit (the KV cache is allocated per block as sequences grow, not reserved at full context)."""
+    room = group * model.accelerator.memory_gib * GIB * pref.USABLE_MEMORY_FRACTION - model.weights * RUNTIME_OVERHEAD
+    if room < model.max_sequence_kv_bytes():
+        return 0
+    return int(room // model.kv_bytes_per_sequence(engine_limits().kv_block_tokens))
+
+
+def replica_choices(spec: WorkloadSpec, model: ReplicaModel, group_sizes: list[int]) -> tuple[list[ReplicaChoice],
+                                                                                                 float, float | None]:
+    """Each tensor-parallel group size that fits, with its best batch; plus the memory need and best latency seen."""
+    limits = engine_limits()
+    choices: list[ReplicaChoice] = []
+    best_latency: float | None = None
+    for group in group_sizes:
+        memory_batch = usable_batch(model, group)
+        if memory_batch < 1:
+            continue
+        latency_one = model.p99_latency_seconds(group, 1) * 1000.0
+        best_latency = latency_one if best_latency is None else min(best_latency, latency_one)
+        batch = best_batch(model, group, memory_batch, limits.max_batch, spec.inference.latency_p99_ms)
+        if batch is None:
+            continue
+        choices.append(ReplicaChoice(group, batch, model.requests_per_second(group, batch),
+                                     model.p99_latency_seconds(group, batch) * 1000.0))
+    return choices, model.weights * RUNTIME_OVERHEAD + model.max_sequence_kv_bytes(), best_latency
+
+
+def size_inference(spec: WorkloadSpec, offer: Offer, efficiency: Efficiency | None = None) -> InferenceSize:
+    """Search the tensor-parallel group size and the batch together for the fewest units (throughput per dollar)."""
+    inference = spec.inference
+    accelerator = offer.accelerator
+    if offer.tpu_slice is not None and offer.tpu_slice.hosts > 1:
+        raise Unfit("tpu-serving", f"{offer.machine} spans {offer.tpu_slice.hosts} hosts; serving uses "
+                                   "single-host slices")
+    group_sizes = [size for size in (1, 2, 4, 8, 16) if size <= offer.devices_per_unit]
+    model = replica_model(spec, accelerator, efficiency)
+    choices, need_bytes, best_latency = replica_choices(spec, model, group_sizes)
+    if best_latency is None:
+        most = group_sizes[-1] * accelerator.memory_gib * pref.USABLE_MEMORY_FRACTION
+        raise Unfit("memory", f"weights and the longest sequence's KV cache need {need_bytes / GIB:,.0f} GiB; one "
+                              f"{offer.machine} offers {most:,.0f} GiB")
+    if not choices:
+        raise Unfit("latency", f"p99 about {best_latency:,.0f} ms even one request at a time on up to "
+                               f"{group_sizes[-1]} × {accelerator.name}; the target is "
+                               f"{inference.latency_p99_ms:g} ms", best=best_latency)
     headroom = pref.HEADROOM_VARIABLE if inference.traffic is Traffic.variable else pref.HEADROOM_STEADY
-    replicas = max(1, math.ceil(inference.requests_per_second * headroom / requests_per_replica))
-    per_unit = offer.devices_per_unit // group
-    units = math.ceil(replicas / per_unit)
+
+    def units_for(choice: ReplicaChoice) -> tuple[int, int]:
+        replicas = max(1, math.ceil(inference.requests_per_second * headroom / choice.requests_per_second))
+        return math.ceil(replicas / (offer.devices_per_unit // choice.group)), replicas
+
+    # Fewest units (the price per unit is fixed within an offer); ties go to the smaller, lower-latency group.
+    chosen = min(choices, key=lambda choice: (units_for(choice)[0], choice.group))
+    units, replicas = units_for(chosen)
     if units > offer.max_units:
         raise Unfit("capacity", f"needs {units} × {offer.machine}; at most {offer.max_units} are available",
                     best=None)
+    sequences_memory = chosen.batch * model.kv_bytes_per_sequence(engine_limits().kv_block_tokens)
     return InferenceSize(
-        units=units, devices=units * offer.devices_per_unit, replicas=replicas, devices_per_replica=group,
-        batch=batch, latency_p99_ms=latency_ms(group, batch),
-        memory_per_device_gib=(weights + batch * kv_per_sequence) / group / GIB,
-        tokens_per_second=inference.requests_per_second * inference.output_tokens)
+        units=units, devices=units * offer.devices_per_unit, replicas=replicas, devices_per_replica=chosen.group,
+        batch=chosen.batch, latency_p99_ms=chosen.latency_p99_ms,
+        memory_per_device_gib=(model.weights * RUNTIME_OVERHEAD + sequences_memory) / chosen.group / GIB,
+        tokens_per_second=inference.requests_per_second * inference.output_tokens,
+        lengths=model.lengths.describe(), requests_per_replica=chosen.requests_per_second,
+        tensor_parallel_link="PCIe" if tensor_parallel_link(accelerator).over_pcie else accelerator.interconnect)

@@ -30,6 +30,7 @@ class RecordedResource:
     inputs: dict[str, Any]
     protect: bool
     provider: str
+    dependencies: tuple[str, ...] = field(default=(), metadata={"doc": "URNs from depends_on (and inputs)."})
 
     @property
     def parent_name(self) -> str | None:
@@ -91,6 +92,8 @@ def _computed_outputs(type_token: str, name: str, inputs: dict[str, Any]) -> dic
         if type_token == "aws:eks/nodeGroup:NodeGroup":
             # EKS labels each node with its group's name; the Kubernetes layer's Kueue flavors select on it.
             outputs["nodeGroupName"] = inputs.get("nodeGroupName", name)
+            # EKS makes one Auto Scaling group per managed node group; autoscaler tags are set on it.
+            outputs["resources"] = [{"autoscalingGroups": [{"name": f"eks-{name}-asg"}]}]
         if type_token == "aws:eks/cluster:Cluster":
             outputs["endpoint"] = "https://mock.eks.amazonaws.com"
             outputs["certificateAuthority"] = {"data": "bW9jay1jYQ=="}
@@ -148,7 +151,8 @@ class _RecordingMonitor(MockMonitor):
             self._recording.resources.append(RecordedResource(
                 type=request.type, name=request.name, urn=engine_urn(urn),
                 parent=engine_urn(parent) if parent else None, custom=bool(request.custom),
-                inputs=inputs, protect=bool(request.protect), provider=request.provider))
+                inputs=inputs, protect=bool(request.protect), provider=request.provider,
+                dependencies=tuple(engine_urn(dependency) for dependency in request.dependencies)))
         return response
 
 

@@ -20,7 +20,9 @@ By hand, in your own program (every argument is checked before anything is creat
 from __future__ import annotations
 
 from accelfit.catalog import Catalog, load_catalog
+from accelfit.errors import InputError
 from accelfit.planner.model import Plan
+from components.aws.cluster_access import ClusterAccess, read_cluster_access
 from components.aws.data_bucket import DataBucket, DataBucketArgs
 from components.aws.eks_cluster import EksCluster, EksClusterArgs
 from components.aws.eks_roles import EksRoles, EksRolesArgs
@@ -30,21 +32,31 @@ from components.aws.node_group import ManagedNodeGroup, ManagedNodeGroupArgs, No
 from components.aws.plan_checks import validate_eks_plan
 from components.aws.stack import EksGpuStack, EksGpuStackArgs
 from components.aws.workload_identity import WorkloadIdentity, WorkloadIdentityArgs
+from components.aws.zone_offerings import account_zone_ids, zone_offering_problems
 from components.common import Ownership
 
 __all__ = [
-    "AwsNetwork", "AwsNetworkArgs", "DataBucket", "DataBucketArgs", "EksCluster", "EksClusterArgs", "EksGpuStack",
+    "AwsNetwork", "ClusterAccess", "AwsNetworkArgs", "DataBucket", "DataBucketArgs", "EksCluster", "EksClusterArgs", "EksGpuStack",
     "EksGpuStackArgs", "EksRoles", "EksRolesArgs", "LustreFileSystem", "LustreFileSystemArgs", "ManagedNodeGroup",
     "ManagedNodeGroupArgs", "NodeTaint", "WorkloadIdentity", "WorkloadIdentityArgs", "build", "validate_eks_plan",
 ]
 
 
-def build(plan: Plan, ownership: Ownership, catalog: Catalog | None = None) -> EksGpuStack:
+def build(plan: Plan, ownership: Ownership, catalog: Catalog | None = None,
+          access: ClusterAccess | None = None) -> EksGpuStack:
     """Create everything an eks-gpu plan needs; the component is named after the workload.
 
     Raises accelfit.errors.InputError (field paths into the plan) before creating anything when the plan
     cannot be built: an instance type missing from the region, EFA on a type without it, spot in a
-    reservation, a multi-zone EFA pool, an FSx size AWS does not offer...
+    reservation, a multi-zone EFA pool, an FSx size AWS does not offer... `access` None reads the API access
+    from stack config (accelfit:eksPublicAccessCidrs, eksAdminPrincipals, eksEndpointAccess, eksPrivateAccessCidrs).
     """
-    return EksGpuStack(plan.workload, EksGpuStackArgs(plan=plan, ownership=ownership,
-                                                      catalog=catalog if catalog is not None else load_catalog()))
+    catalog = catalog if catalog is not None else load_catalog()
+    problems = validate_eks_plan(plan, catalog)  # the plan first: its problems say to plan again
+    if not problems:
+        problems = zone_offering_problems(plan, account_zone_ids(tuple(plan.zones), plan.region))
+    if problems:
+        raise InputError(problems)
+    return EksGpuStack(plan.workload, EksGpuStackArgs(
+        plan=plan, ownership=ownership, catalog=catalog,
+        access=access if access is not None else read_cluster_access()))

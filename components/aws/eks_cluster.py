@@ -1,7 +1,8 @@
 """EksCluster: the EKS control plane, private, logged, with encrypted secrets and API access entries.
 
-- Private API endpoint always on; the public endpoint only when `public_access_cidrs` lists who may use it
-  (never 0.0.0.0/0 implicitly).
+- Private API endpoint always on; the public endpoint on in `public` access mode, restricted to the configured
+  CIDRs (never 0.0.0.0/0); in `private` mode the cluster security group admits the configured CIDRs on 443
+  (cluster_access.py says who configures what).
 - Every control-plane log type goes to CloudWatch (audit trail for who changed the cluster).
 - Kubernetes secrets are envelope-encrypted with a customer KMS key with rotation on.
 - Access is managed through EKS access entries (authentication mode API), not the aws-auth ConfigMap.
@@ -9,7 +10,6 @@
 
 from __future__ import annotations
 
-import ipaddress
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -17,7 +17,8 @@ import pulumi
 import pulumi_aws as aws
 
 from accelfit.errors import Problem
-from components.aws.checks import args_problem, raise_if_any
+from components.aws.checks import ARGS_FILE, args_problem, raise_if_any
+from components.aws.cluster_access import ClusterAccess, access_problems
 from components.aws.iam_documents import kms_key_use_policy, partition
 from components.common import child_name
 
@@ -36,10 +37,8 @@ class EksClusterArgs:
     subnet_ids: Sequence[pulumi.Input[str]] = field(metadata={"doc": "Private subnets in two or more zones."})
     version: str | None = field(default=None, metadata={"doc": "Kubernetes version, e.g. 1.33; None = EKS default."})
     service_cidr: str | None = field(default=None, metadata={"doc": "Service IPv4 CIDR; None = EKS default."})
-    public_access_cidrs: tuple[str, ...] = field(
-        default=(), metadata={"doc": "CIDRs allowed to the public endpoint; empty = private endpoint only."})
-    admin_principal_arns: tuple[str, ...] = field(
-        default=(), metadata={"doc": "IAM principals given cluster-admin through access entries."})
+    access: ClusterAccess = field(
+        default_factory=ClusterAccess, metadata={"doc": "Endpoint mode, allowed CIDRs and admin principals."})
     deletion_protection: bool = field(default=False, metadata={"doc": "Refuse cluster deletion (prod)."})
     tags: Mapping[str, str] = field(default_factory=dict)
     region: str | None = None
@@ -50,21 +49,7 @@ def validate_cluster_args(args: EksClusterArgs) -> list[Problem]:
     if len(args.subnet_ids) < 2:
         problems.append(args_problem(_COMPONENT, "subnet_ids", "EKS needs subnets in at least two zones",
                                      "pass the private subnet of each zone"))
-    for index, cidr in enumerate(args.public_access_cidrs):
-        try:
-            network = ipaddress.ip_network(cidr, strict=True)
-        except ValueError as error:
-            problems.append(args_problem(_COMPONENT, f"public_access_cidrs[{index}]", str(error),
-                                         "use a CIDR such as 203.0.113.0/24", cidr))
-            continue
-        if network.prefixlen == 0:
-            problems.append(args_problem(_COMPONENT, f"public_access_cidrs[{index}]",
-                                         "opens the Kubernetes API to the whole internet",
-                                         "list only your office or VPN ranges", cidr))
-    for index, arn in enumerate(args.admin_principal_arns):
-        if not arn.startswith("arn:"):
-            problems.append(args_problem(_COMPONENT, f"admin_principal_arns[{index}]", "not an IAM ARN",
-                                         "use arn:aws:iam::<account>:role/<name>", arn))
+    problems += access_problems(args.access, f"{ARGS_FILE} ({_COMPONENT}.access)")
     return problems
 
 
@@ -90,14 +75,15 @@ class EksCluster(pulumi.ComponentResource):
         key_use = aws.iam.RolePolicy(child_name(name, "secrets-key-use"), role=args.role_name,
                                      policy=key.arn.apply(kms_key_use_policy), opts=child)
 
+        public = args.access.endpoint_access == "public"
         cluster = aws.eks.Cluster(
             child_name(name, "eks"),
             role_arn=args.role_arn,
             version=args.version,
             vpc_config=aws.eks.ClusterVpcConfigArgs(
                 subnet_ids=list(args.subnet_ids), endpoint_private_access=True,
-                endpoint_public_access=bool(args.public_access_cidrs),
-                public_access_cidrs=list(args.public_access_cidrs) or None),
+                endpoint_public_access=public,
+                public_access_cidrs=list(args.access.public_access_cidrs) if public else None),
             access_config=aws.eks.ClusterAccessConfigArgs(authentication_mode="API",
                                                           bootstrap_cluster_creator_admin_permissions=True),
             enabled_cluster_log_types=list(LOG_TYPES),
@@ -112,7 +98,16 @@ class EksCluster(pulumi.ComponentResource):
             region=args.region, tags=tags,
             opts=pulumi.ResourceOptions(parent=self, depends_on=[key_use]))
 
-        for index, principal in enumerate(args.admin_principal_arns):
+        # The control-plane interfaces carry the cluster security group, which admits only its members; runners
+        # inside the VPC (private mode) need 443 to it
+        # (https://docs.aws.amazon.com/eks/latest/userguide/sec-group-reqs.html).
+        for index, cidr in enumerate(args.access.private_access_cidrs):
+            aws.vpc.SecurityGroupIngressRule(
+                child_name(name, f"api-from-{index}"), security_group_id=cluster.vpc_config.cluster_security_group_id,
+                description=f"Kubernetes API from {cidr}", ip_protocol="tcp", from_port=443, to_port=443,
+                cidr_ipv4=cidr, region=args.region, tags=tags, opts=child)
+
+        for index, principal in enumerate(args.access.admin_principal_arns):
             entry = aws.eks.AccessEntry(child_name(name, f"admin-{index}"), cluster_name=cluster.name,
                                         principal_arn=principal, type="STANDARD", region=args.region, tags=tags,
                                         opts=child)

@@ -61,3 +61,20 @@ def kms_key_use_policy(key_arn: str) -> str:
     return json.dumps({"Version": "2012-10-17", "Statement": [
         {"Effect": "Allow", "Action": ["kms:Encrypt", "kms:Decrypt", "kms:ListGrants", "kms:DescribeKey"],
          "Resource": key_arn}]})
+
+
+def cluster_autoscaler_policy(cluster_name: str) -> str:
+    """The Cluster Autoscaler's permissions: describe calls on everything (auto-discovery, instance types, launch
+    templates, managed node groups for scale-from-zero), and resizing only the Auto Scaling groups EKS tagged as
+    this cluster's (kubernetes/autoscaler cluster-autoscaler/cloudprovider/aws/README.md, "Full Cluster Autoscaler
+    Features Policy", with the tag condition terraform-aws-iam's cluster-autoscaler policy uses)."""
+    return json.dumps({"Version": "2012-10-17", "Statement": [
+        {"Sid": "Describe", "Effect": "Allow", "Resource": "*", "Action": [
+            "autoscaling:DescribeAutoScalingGroups", "autoscaling:DescribeAutoScalingInstances",
+            "autoscaling:DescribeLaunchConfigurations", "autoscaling:DescribeScalingActivities",
+            "autoscaling:DescribeTags", "ec2:DescribeImages", "ec2:DescribeInstanceTypes",
+            "ec2:DescribeLaunchTemplateVersions", "ec2:GetInstanceTypesFromInstanceRequirements",
+            "eks:DescribeNodegroup"]},
+        {"Sid": "ResizeOwnGroups", "Effect": "Allow", "Resource": "*",
+         "Action": ["autoscaling:SetDesiredCapacity", "autoscaling:TerminateInstanceInAutoScalingGroup"],
+         "Condition": {"StringEquals": {f"aws:ResourceTag/k8s.io/cluster-autoscaler/{cluster_name}": "owned"}}}]})

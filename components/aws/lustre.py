@@ -3,7 +3,9 @@
 PERSISTENT_2 (the current generation: SSD, per-unit throughput, data repository associations). The bucket is
 linked through a data repository association: objects appear as files on first access (lazy load) and new or
 changed files are exported back, so checkpoints written to /data reach S3. Only Lustre ports are open, and
-only to the nodes' security group.
+only to the nodes' security group; the clients' groups in turn admit the Lustre ports from the file system's
+group (AWS lists both directions:
+https://docs.aws.amazon.com/fsx/latest/LustreGuide/limit-access-security-groups.html#lustre-client-inbound-outbound-rules).
 """
 
 from __future__ import annotations
@@ -80,6 +82,14 @@ class LustreFileSystem(pulumi.ComponentResource):
                                                     security_groups=clients, description="Lustre")
                     for low, high in LUSTRE_PORTS],
             region=args.region, tags=tags, opts=child)
+
+        # The return path: Lustre servers open connections to clients on the same ports.
+        for index, client in enumerate(clients):
+            for low, high in LUSTRE_PORTS:
+                aws.vpc.SecurityGroupIngressRule(
+                    child_name(name, f"client-{index}-from-fsx-{low}"), security_group_id=client,
+                    referenced_security_group_id=group.id, ip_protocol="tcp", from_port=low, to_port=high,
+                    description="Lustre from FSx", region=args.region, tags=tags, opts=child)
 
         file_system = aws.fsx.LustreFileSystem(
             child_name(name, "fs"),

@@ -118,17 +118,23 @@ class AwsNetwork(pulumi.ComponentResource):
 
         # EFA needs all traffic allowed both ways between members of the group
         # (https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa-start.html#efa-start-security). No ingress from
-        # anywhere else: the control plane reaches nodes through the EKS cluster security group.
+        # anywhere else: the control plane reaches nodes through the EKS cluster security group. Rules are separate
+        # resources (never inline) so other components can add theirs (Lustre's return path) without the two
+        # styles fighting (https://www.pulumi.com/registry/packages/aws/api-docs/ec2/securitygroup/).
         nodes = aws.ec2.SecurityGroup(
             child_name(name, "nodes-sg"), vpc_id=vpc.id, region=args.region, tags=named("nodes-sg"),
-            description="accelfit nodes: all traffic between nodes (EFA); no ingress from outside",
-            ingress=[aws.ec2.SecurityGroupIngressArgs(protocol="-1", from_port=0, to_port=0, self=True,
-                                                      description="node to node, all traffic (EFA, NCCL)")],
-            egress=[aws.ec2.SecurityGroupEgressArgs(protocol="-1", from_port=0, to_port=0, self=True,
-                                                    description="node to node, all traffic (EFA, NCCL)"),
-                    aws.ec2.SecurityGroupEgressArgs(protocol="-1", from_port=0, to_port=0,
-                                                    cidr_blocks=["0.0.0.0/0"],
-                                                    description="outbound through NAT: images, AWS APIs")],
+            description="accelfit nodes: all traffic between nodes (EFA); no ingress from outside", opts=child)
+        aws.vpc.SecurityGroupIngressRule(
+            child_name(name, "nodes-from-nodes"), security_group_id=nodes.id, ip_protocol="-1",
+            referenced_security_group_id=nodes.id, description="node to node, all traffic (EFA, NCCL)",
+            region=args.region, tags=named("nodes-from-nodes"), opts=child)
+        aws.vpc.SecurityGroupEgressRule(
+            child_name(name, "nodes-to-nodes"), security_group_id=nodes.id, ip_protocol="-1",
+            referenced_security_group_id=nodes.id, description="node to node, all traffic (EFA, NCCL)",
+            region=args.region, tags=named("nodes-to-nodes"), opts=child)
+        aws.vpc.SecurityGroupEgressRule(
+            child_name(name, "nodes-outbound"), security_group_id=nodes.id, ip_protocol="-1", cidr_ipv4="0.0.0.0/0",
+            description="outbound through NAT: images, AWS APIs", region=args.region, tags=named("nodes-outbound"),
             opts=child)
 
         # A gateway endpoint is free and keeps S3 traffic (datasets, checkpoints, FSx imports) off NAT

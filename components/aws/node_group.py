@@ -1,9 +1,19 @@
 """ManagedNodeGroup: one EKS managed node group with its own launch template (and placement group for EFA).
 
 The launch template carries what the node group API cannot: IMDSv2 required, an encrypted gp3 root volume,
-local NVMe striped as scratch, EFA interfaces (one per network card), the cluster placement group, and the
-capacity reservation or Capacity Block to launch into. The NVIDIA accelerated AMI type comes with drivers,
-the container toolkit and the EFA software preinstalled, so no image id or bootstrap script is given.
+local NVMe striped as scratch, EFA interfaces (one per network card, in the layout data/efa_layouts.yaml gives
+the type), the cluster placement group, and the capacity reservation or Capacity Block to launch into. The NVIDIA
+accelerated AMI type comes with drivers, the container toolkit and the EFA software preinstalled, so no image id
+or bootstrap script is given.
+
+Capacity Blocks: the launch template carries the instance type and the node group names none; EKS rejects any
+other combination (https://docs.aws.amazon.com/eks/latest/userguide/capacity-blocks-mng.html).
+
+Scaling: a group the Cluster Autoscaler manages gets node-template tags on its Auto Scaling group (labels, taints,
+EFA and ephemeral-storage), so the autoscaler can scale it up from zero nodes
+(kubernetes/autoscaler cluster-autoscaler/cloudprovider/aws/README.md, "Auto-Discovery Setup"). EKS does not copy
+node group tags to the Auto Scaling group, so they are set on it directly, as terraform-aws-eks does
+(modules/eks-managed-node-group, `aws_autoscaling_group_tag`).
 """
 
 from __future__ import annotations
@@ -18,6 +28,7 @@ import pulumi_aws as aws
 from accelfit.errors import Problem
 from components.aws.checks import args_problem, raise_if_any
 from components.aws.efa import efa_interfaces
+from components.aws.instance_rules import capacity_block_findings, efa_findings, efa_layouts
 from components.aws.node_settings import ami_type, capacity_type, scratch_user_data_base64, taint_effect
 from components.common import child_name
 
@@ -64,6 +75,8 @@ class ManagedNodeGroupArgs:
     placement_group: bool = field(default=False, metadata={"doc": "Launch into a new cluster placement group."})
     root_volume_gb: int = 200
     local_nvme_scratch: bool = field(default=False, metadata={"doc": "Stripe instance-store NVMe as scratch."})
+    local_nvme_gb: float = field(default=0, metadata={"doc": "Instance-store NVMe of the type, GB (scratch size)."})
+    autoscaled: bool = field(default=False, metadata={"doc": "The Cluster Autoscaler manages this group's size."})
     tags: Mapping[str, str] = field(default_factory=dict)
     region: str | None = None
 
@@ -98,6 +111,12 @@ def validate_node_group_args(args: ManagedNodeGroupArgs) -> list[Problem]:
             "pass exactly one subnet", len(args.subnet_ids))
     if args.efa_interfaces < 0:
         bad("efa_interfaces", "must be >= 0", "use 0 for no EFA", args.efa_interfaces)
+    else:
+        for field_name, message, fix, value in (
+                efa_findings(args.instance_type, args.efa_interfaces)
+                + capacity_block_findings(args.instance_type, args.capacity_block, args.spot,
+                                          args.capacity_reservation_id)):
+            bad(field_name, message, fix, value)
     if args.root_volume_gb < _MIN_ROOT_GB:
         bad("root_volume_gb", f"the accelerated AMI needs at least {_MIN_ROOT_GB} GB", f"use {_MIN_ROOT_GB} or more",
             args.root_volume_gb)
@@ -129,11 +148,14 @@ class ManagedNodeGroup(pulumi.ComponentResource):
             placement = aws.ec2.PlacementGroup(child_name(name, "pg"), strategy="cluster", region=args.region,
                                                tags=tags, opts=child)
 
-        interfaces = efa_interfaces(args.efa_interfaces)
+        interfaces = efa_interfaces(args.efa_interfaces, efa_layouts()[args.instance_type].layout) \
+            if args.efa_interfaces else ()
         security_groups = list(args.security_group_ids)
         template = aws.ec2.LaunchTemplate(
             child_name(name, "lt"),
             description=f"accelfit {name}: {args.instance_type}",
+            # Capacity Blocks: the type goes here and nowhere else (capacity-blocks-mng.html).
+            instance_type=args.instance_type if args.capacity_block else None,
             update_default_version=True,
             metadata_options=aws.ec2.LaunchTemplateMetadataOptionsArgs(
                 http_endpoint="enabled", http_tokens="required", http_put_response_hop_limit=IMDS_HOP_LIMIT),
@@ -167,7 +189,7 @@ class ManagedNodeGroup(pulumi.ComponentResource):
             cluster_name=args.cluster_name,
             node_role_arn=args.node_role_arn,
             subnet_ids=list(args.subnet_ids),
-            instance_types=[args.instance_type],
+            instance_types=None if args.capacity_block else [args.instance_type],
             ami_type=ami_type(args.instance_type, args.accelerated),
             capacity_type=capacity_type(args.spot, args.capacity_block),
             scaling_config=aws.eks.NodeGroupScalingConfigArgs(
@@ -184,8 +206,46 @@ class ManagedNodeGroup(pulumi.ComponentResource):
             # The cluster autoscaler moves desiredSize; do not fight it on the next update.
             opts=pulumi.ResourceOptions(parent=self, ignore_changes=["scalingConfig.desiredSize"]))
 
+        if args.autoscaled:
+            self._autoscaler_tags(name, args, group)
+
         self.node_group_name = group.node_group_name
         self.launch_template_id = template.id
         self.placement_group_name = placement.name if placement else None
         self.register_outputs({"node_group_name": self.node_group_name, "launch_template_id": self.launch_template_id,
                                "placement_group_name": self.placement_group_name})
+
+    def _autoscaler_tags(self, name: str, args: ManagedNodeGroupArgs, group: aws.eks.NodeGroup) -> None:
+        """Node-template tags on the group's Auto Scaling group, one `autoscaling.Tag` each."""
+        asg_name = group.resources.apply(_first_autoscaling_group)
+        for key, value in node_template_tags(args).items():
+            slug = re.sub(r"[^a-z0-9]+", "-", key[len(TEMPLATE_PREFIX) + 1:].lower()).strip("-")
+            aws.autoscaling.Tag(
+                child_name(name, f"asg-{slug}"),
+                autoscaling_group_name=asg_name,
+                tag=aws.autoscaling.TagTagArgs(key=key, value=value, propagate_at_launch=False),
+                region=args.region, opts=pulumi.ResourceOptions(parent=self))
+
+
+TEMPLATE_PREFIX = "k8s.io/cluster-autoscaler/node-template"
+
+
+def node_template_tags(args: ManagedNodeGroupArgs) -> dict[str, str]:
+    """What the Cluster Autoscaler reads from an Auto Scaling group at zero nodes: labels, taints and the
+    resources its instance-type table lacks (EFA devices, ephemeral storage). GPUs, vCPUs and memory it knows
+    from the instance type itself."""
+    tags = {f"{TEMPLATE_PREFIX}/label/{key}": value for key, value in sorted(args.labels.items())}
+    tags |= {f"{TEMPLATE_PREFIX}/taint/{taint.key}": f"{taint.value}:{taint.effect}" for taint in args.taints}
+    if args.efa_interfaces:
+        tags[f"{TEMPLATE_PREFIX}/resources/vpc.amazonaws.com/efa"] = str(args.efa_interfaces)
+    scratch_gb = int(args.local_nvme_gb) if args.local_nvme_scratch and args.local_nvme_gb else args.root_volume_gb
+    tags[f"{TEMPLATE_PREFIX}/resources/ephemeral-storage"] = f"{scratch_gb}G"
+    return tags
+
+
+def _first_autoscaling_group(resources: list) -> str:
+    """The Auto Scaling group EKS made for the node group (a managed node group has exactly one)."""
+    first = resources[0]
+    groups = first["autoscaling_groups"] if isinstance(first, dict) else first.autoscaling_groups
+    group = groups[0]
+    return group["name"] if isinstance(group, dict) else group.name

@@ -14,7 +14,9 @@ from accelfit.catalog import Catalog
 from accelfit.errors import Problem, did_you_mean, problem
 from accelfit.planner.model import NodePool, Plan, PlanCloud, Platform
 from components.aws.addressing import MIN_ZONES, subnet_layout
+from components.aws.eks_versions import eks_version_problems
 from components.aws.fsx_sizes import PERSISTENT_2_THROUGHPUTS, nearest_valid_capacity_gib, valid_capacity_gib
+from components.aws.instance_rules import capacity_block_findings, efa_findings
 
 FILE = "plan"
 # EKS quota: nodes per managed node group (https://docs.aws.amazon.com/eks/latest/userguide/service-quotas.html).
@@ -33,6 +35,7 @@ def validate_eks_plan(plan: Plan, catalog: Catalog) -> list[Problem]:
                                 f"{platform.value} on {cloud.value}"))
     problems += _zone_problems(plan)
     problems += _network_problems(plan)
+    problems += eks_version_problems(plan.eks_version, FILE)
     if not plan.node_pools:
         problems.append(problem(FILE, "node_pools", "an EKS plan needs at least one node pool",
                                 "add the GPU pool the workload runs on"))
@@ -99,9 +102,10 @@ def _pool_problems(plan: Plan, index: int, pool: NodePool, catalog: Catalog) -> 
         if pool.efa_interfaces and not instance.efa_interfaces:
             bad("efa_interfaces", f"{pool.machine_type} does not support EFA",
                 "set 0, or use an EFA type such as p5.48xlarge", pool.efa_interfaces)
-        elif pool.efa_interfaces > instance.efa_interfaces:
-            bad("efa_interfaces", f"{pool.machine_type} takes at most {instance.efa_interfaces} EFA interfaces "
-                "(one per network card)", f"set {instance.efa_interfaces}", pool.efa_interfaces)
+        else:
+            # The sourced per-type layout (data/efa_layouts.yaml) decides: one EFA per network card, all cards.
+            for field, message, fix, value in efa_findings(pool.machine_type, pool.efa_interfaces):
+                bad(field, message, fix, value)
         if pool.local_nvme_gb > instance.local_nvme_gb:
             bad("local_nvme_gb", f"{pool.machine_type} has {instance.local_nvme_gb:g} GB of local NVMe",
                 f"set at most {instance.local_nvme_gb:g}", pool.local_nvme_gb)
@@ -116,6 +120,11 @@ def _pool_problems(plan: Plan, index: int, pool: NodePool, catalog: Catalog) -> 
         bad("zones", "EFA and cluster placement groups work within a single availability zone",
             "give this pool exactly one zone", list(pool.zones))
     problems += _capacity_problems(path, pool)
+    for field, message, fix, value in capacity_block_findings(pool.machine_type, pool.capacity_block, pool.spot,
+                                                              pool.reservation):
+        if field == "capacity_block" and value is None:
+            continue  # the reservation check in _capacity_problems reports it
+        bad(field, message, fix, value)
     if not pool.min_nodes <= pool.initial_nodes <= pool.max_nodes:
         bad("initial_nodes", "sizes must satisfy min_nodes <= initial_nodes <= max_nodes", "reorder the sizes",
             (pool.min_nodes, pool.initial_nodes, pool.max_nodes))

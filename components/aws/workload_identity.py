@@ -47,6 +47,8 @@ def validate_identity_args(args: WorkloadIdentityArgs) -> list[Problem]:
 
 class WorkloadIdentity(pulumi.ComponentResource):
     role_arn: pulumi.Output[str]
+    agent: aws.eks.Addon
+    """The Pod Identity agent add-on; every other Pod Identity association waits for it."""
 
     def __init__(self, name: str, args: WorkloadIdentityArgs, opts: pulumi.ResourceOptions | None = None):
         raise_if_any(validate_identity_args(args))
@@ -67,4 +69,5 @@ class WorkloadIdentity(pulumi.ComponentResource):
                                        role_arn=role.arn, region=args.region, tags=tags,
                                        opts=pulumi.ResourceOptions(parent=self, depends_on=[agent]))
         self.role_arn = role.arn
+        self.agent = agent
         self.register_outputs({"role_arn": self.role_arn})

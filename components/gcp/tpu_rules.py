@@ -2,7 +2,7 @@
 Pulumi import. Each rule returns `Problem`s that name the plan field, the rule and the fix (exit code 2).
 
 - zone availability: a slice (GKE pool or TPU VM) only in a zone Google lists for its generation, from the
-  catalog's zone_availability rows (tpu_availability.yaml, sourced from cloud.google.com/tpu/docs/regions-zones);
+  catalog's availability rows (tpu_availability.yaml, sourced from cloud.google.com/tpu/docs/regions-zones);
 - data disks: the disk type a TPU VM generation accepts (tpu_disks.py);
 - queued resources: what pulumi-gcp 10.2.0's V2QueuedResource cannot express.
 """
@@ -19,7 +19,7 @@ AVAILABILITY_SOURCE = "https://cloud.google.com/tpu/docs/regions-zones"
 
 def zone_problems(path: str, tpu_slice: TpuSlice, zone: str, catalog: Catalog) -> list[Problem]:
     """The slice's generation must be listed in `zone`; the message says where it is listed instead."""
-    if catalog.availability(tpu_slice.accelerator, zone, Cloud.gcp) is not None:
+    if catalog.zone_listing(tpu_slice.accelerator, zone, Cloud.gcp) is not None:
         return []
     listed = catalog.available_zones(tpu_slice.accelerator, Cloud.gcp)
     fix = (f"use a zone Google lists for {tpu_slice.accelerator}: {', '.join(listed)}" if listed

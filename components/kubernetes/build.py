@@ -20,6 +20,7 @@ from accelfit.spec.inventory import Inventory
 from components.common import Ownership
 from components.kubernetes.access import eks_kubeconfig, gke_kubeconfig
 from components.kubernetes.capacity import cloud_capacities, inventory_capacities
+from components.kubernetes.eks_addons import EksAddonsArgs, EksAddonsPlan, LustreVolume, autoscaler_image_tag
 from components.kubernetes.gpu_software import GpuSoftware, gpu_software
 from components.kubernetes.layer import KubernetesLayer, KubernetesLayerArgs
 from components.kubernetes.queues import FlavorPlan, NodeCapacity, flavor_plans
@@ -65,6 +66,7 @@ class LayerPlan:
     flavors: tuple[FlavorPlan, ...]
     team_namespaces: tuple[str, ...]
     gpu_software: GpuSoftware | None
+    eks: EksAddonsPlan | None = None
     jobset: bool = False
     """TPU slice pools run their jobs as JobSets (the multislice prerequisite)."""
 
@@ -72,7 +74,26 @@ class LayerPlan:
 def plan_layer(plan: Plan, capacities: Mapping[str, NodeCapacity]) -> LayerPlan:
     return LayerPlan(queue_name=plan.workload, flavors=tuple(flavor_plans(plan, capacities)),
                      team_namespaces=team_namespaces(plan), gpu_software=gpu_software(plan),
-                     jobset=any(pool.role == "tpu" for pool in plan.node_pools))
+                     jobset=any(pool.role == "tpu" for pool in plan.node_pools),
+                     eks=eks_addons_plan(plan) if plan.cloud.value == "aws" else None)
+
+
+def eks_addons_plan(plan: Plan) -> EksAddonsPlan:
+    """The autoscaler whenever a pool is meant to change size (min < max: a training pool that returns to zero,
+    a serving pool between base load and peak, the 1..3 system pool); the EFA device plugin when a pool has EFA.
+    Refuses a Kubernetes version without a pinned autoscaler release before anything is created."""
+    from components.aws.eks_versions import eks_version, eks_version_problems
+
+    problems = eks_version_problems(plan.eks_version)
+    version = eks_version(plan.eks_version)
+    scales = any(pool.min_nodes < pool.max_nodes for pool in plan.node_pools)
+    if scales and not problems and autoscaler_image_tag(version) is None:
+        problems.append(problem("plan", "eks_version", "no Cluster Autoscaler release pinned for this Kubernetes "
+                                "version", "add it to components/kubernetes/data/cluster_autoscaler.yaml", version))
+    if problems:
+        raise InputError(problems)
+    return EksAddonsPlan(kubernetes_version=version, autoscaler=scales,
+                         efa=any(pool.efa_interfaces for pool in plan.node_pools))
 
 
 def plan_cloud_layer(plan: Plan, catalog: Catalog) -> LayerPlan | None:
@@ -88,11 +109,11 @@ def plan_baremetal_layer(plan: Plan, inventory: Inventory) -> LayerPlan:
 
 def _layer(plan: Plan, layer: LayerPlan, ownership: Ownership, kubeconfig: pulumi.Input[str],
            selectors: Mapping[str, Mapping[str, pulumi.Input[str]]],
-           dependencies: list[pulumi.Resource]) -> KubernetesLayer:
+           dependencies: list[pulumi.Resource], eks_addons: EksAddonsArgs | None = None) -> KubernetesLayer:
     return KubernetesLayer(f"{plan.workload}-k8s", KubernetesLayerArgs(
         kubeconfig=kubeconfig, queue_name=layer.queue_name, flavors=layer.flavors, pool_selectors=selectors,
         team_namespaces=layer.team_namespaces, gpu_software=layer.gpu_software, labels=layer_labels(ownership),
-        cluster_dependencies=dependencies, jobset=layer.jobset))
+        cluster_dependencies=dependencies, eks_addons=eks_addons, jobset=layer.jobset))
 
 
 def build_for_gke(plan: Plan, layer: LayerPlan, stack: GcpStack, ownership: Ownership) -> KubernetesLayer:
@@ -113,7 +134,17 @@ def build_for_eks(plan: Plan, layer: LayerPlan, stack: EksGpuStack, ownership: O
         .apply(lambda parts: eks_kubeconfig(*parts, region=plan.region))
     selectors = {pool.name: {EKS_POOL_LABEL: stack.node_groups[pool.name].node_group_name}
                  for pool in plan.node_pools if pool.role in ("gpu", "tpu")}
-    return _layer(plan, layer, ownership, kubeconfig, selectors, [cluster])
+    lustre = None
+    if stack.filesystem is not None:
+        lustre = LustreVolume(file_system_id=stack.filesystem.file_system_id, dns_name=stack.filesystem.dns_name,
+                              mount_name=stack.filesystem.mount_name,
+                              capacity_gib=plan.storage.filesystem_capacity_gib, namespace=layer.team_namespaces[0])
+    addons = EksAddonsArgs(plan=layer.eks, cluster_name=cluster.cluster_name, region=plan.region,
+                           lustre=lustre) if layer.eks else None
+    # As on GKE: Helm releases wait for their pods, which need nodes, so the layer waits for the node groups too
+    # (and for the FSx CSI driver add-on the claim is mounted by).
+    return _layer(plan, layer, ownership, kubeconfig, selectors,
+                  [cluster, *stack.node_groups.values(), *stack.cluster_addons], addons)
 
 
 def build_for_baremetal(plan: Plan, layer: LayerPlan, kubeconfig: pulumi.Input[str], ownership: Ownership,

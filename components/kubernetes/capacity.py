@@ -28,10 +28,19 @@ def cloud_capacities(plan: Plan, catalog: Catalog) -> dict[str, NodeCapacity]:
             continue
         cpus, memory_gib = shape
         found[pool.name] = NodeCapacity(accelerators=pool.accelerators_per_node * pool.max_nodes,
-                                        cpus=cpus * pool.max_nodes, memory_gib=int(memory_gib * pool.max_nodes))
+                                        cpus=cpus * pool.max_nodes, memory_gib=int(memory_gib * pool.max_nodes),
+                                        ephemeral_storage_gib=_scratch_gib(pool) * pool.max_nodes,
+                                        efa=pool.efa_interfaces * pool.max_nodes)
     if problems:
         raise InputError(problems)
     return found
+
+
+def _scratch_gib(pool: NodePool) -> int:
+    """Node-local storage pods may ask for: the local NVMe array when the pool has one (kubelet and containerd
+    live on it), else the boot disk. GB as sold, counted as GiB: a slight overstatement Kueue tolerates because
+    the scheduler still places pods by what the kubelet reports as allocatable."""
+    return int(pool.local_nvme_gb) if pool.local_nvme_gb else pool.disk_size_gb
 
 
 def _per_node(plan: Plan, pool: NodePool, catalog: Catalog) -> tuple[int, float] | None:
@@ -49,5 +58,7 @@ def inventory_capacities(plan: Plan, inventory: Inventory) -> dict[str, NodeCapa
     servers = [server for server in inventory.servers if server.name in chosen]
     total = NodeCapacity(accelerators=sum(server.gpu_count for server in servers),
                          cpus=sum(server.cpu_cores for server in servers),
-                         memory_gib=int(sum(server.memory_gib for server in servers)))
+                         memory_gib=int(sum(server.memory_gib for server in servers)),
+                         # Inventory NVMe is in TB (10^12 bytes); quotas are Gi (2^30): 1 TB = 931 GiB.
+                         ephemeral_storage_gib=int(sum(server.nvme_tb for server in servers) * 1e12 / 2**30))
     return {pool.name: total for pool in plan.node_pools if pool.role == "gpu"}

@@ -19,6 +19,8 @@ class ChartPin:
     version: str
     repository: str | None
     namespace: str
+    source: str = ""
+    """Where the pin was checked: upstream repository, tag and commit."""
 
 
 @functools.cache

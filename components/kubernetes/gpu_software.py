@@ -73,8 +73,9 @@ def operator_values(software: GpuSoftware) -> dict[str, Any]:
     if software.driver:
         # Pinned: the operator would otherwise install its release's default driver.
         driver["version"] = software.driver_version
+    # No operator.defaultRuntime: the chart dropped it (NVIDIA/gpu-operator 68d6fc034, released in 25.3.0); the
+    # operator detects containerd itself.
     return {
-        "operator": {"defaultRuntime": "containerd"},
         "driver": driver,
         "toolkit": {"enabled": software.toolkit},
         "devicePlugin": {"enabled": software.device_plugin},
@@ -84,16 +85,31 @@ def operator_values(software: GpuSoftware) -> dict[str, Any]:
     }
 
 
+# The chart's own metrics ConfigMap volume and mount (NVIDIA/dcgm-exporter deployment/values.yaml, chart 4.8.2):
+# a list value replaces the chart's list, so overriding extraVolumeMounts must carry this entry again or the
+# exporter loses its counters file and exits.
+CHART_METRICS_MOUNT = {"name": "exporter-metrics-volume", "mountPath": "/etc/dcgm-exporter/default-counters.csv",
+                       "subPath": "default-counters.csv"}
+# Critical priority classes the chart (priorityClassName: system-node-critical) and GKE's quota admission care about.
+CRITICAL_PRIORITY_CLASSES = ("system-node-critical", "system-cluster-critical")
+
+
 def gke_dcgm_exporter_values() -> dict[str, Any]:
-    """dcgm-exporter on GKE GPU nodes, using the driver GKE installed (mounted where the exporter looks for it).
-    https://cloud.google.com/stackdriver/docs/managed-prometheus/exporters/nvidia-dcgm"""
+    """dcgm-exporter on GKE GPU nodes, using the driver GKE installed (mounted where the exporter looks for it),
+    privileged as in Google's reference manifest, which is what gives it the /dev/nvidia* devices GKE's device
+    plugin hands only to containers that request GPUs
+    (GoogleCloudPlatform/prometheus-engine examples/nvidia-dcgm/exporter.yaml @0d8b4556; the Managed Prometheus
+    exporter page https://cloud.google.com/stackdriver/docs/managed-prometheus/exporters/nvidia-dcgm uses it).
+    The chart's priority class stays (the exporter must not be evicted first); the namespace gets the ResourceQuota
+    GKE requires for it (telemetry.py)."""
     return {
         "serviceMonitor": {"enabled": False},  # Managed Prometheus scrapes through a PodMonitoring instead
         "tolerations": [GPU_TOLERATION],
         "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
             {"matchExpressions": [{"key": "cloud.google.com/gke-accelerator", "operator": "Exists"}]}]}}},
+        "securityContext": {"privileged": True, "runAsNonRoot": False, "runAsUser": 0},
         "extraHostVolumes": [{"name": "nvidia-install-dir-host", "hostPath": GKE_NVIDIA_HOST_DIR}],
-        "extraVolumeMounts": [{"name": "nvidia-install-dir-host", "mountPath": "/usr/local/nvidia",
-                               "readOnly": True}],
+        "extraVolumeMounts": [CHART_METRICS_MOUNT,
+                              {"name": "nvidia-install-dir-host", "mountPath": "/usr/local/nvidia", "readOnly": True}],
         "extraEnv": [{"name": "LD_LIBRARY_PATH", "value": "/usr/local/nvidia/lib64"}],
     }

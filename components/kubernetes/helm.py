@@ -21,7 +21,8 @@ def namespace(resource_name: str, name: str, labels: Mapping[str, str], opts: pu
                                  opts=opts)
 
 
-def release(resource_name: str, release_name: str, pin: ChartPin, values: Mapping[str, Any],
+def release(resource_name: str, release_name: str, pin: ChartPin,
+            values: Mapping[str, Any] | pulumi.Output[dict[str, Any]],
             parent: pulumi.Resource, provider: k8s.Provider, depends_on: Sequence[pulumi.Resource] = ()
             ) -> k8s.helm.v3.Release:
     """A Helm release at the pinned chart version, into a namespace created beforehand (so its labels are ours).
@@ -29,5 +30,5 @@ def release(resource_name: str, release_name: str, pin: ChartPin, values: Mappin
     return k8s.helm.v3.Release(
         resource_name, name=release_name, chart=pin.chart, version=pin.version, namespace=pin.namespace,
         repository_opts=k8s.helm.v3.RepositoryOptsArgs(repo=pin.repository) if pin.repository else None,
-        values=dict(values), create_namespace=False, cleanup_on_fail=True, max_history=5,
+        values=values if isinstance(values, pulumi.Output) else dict(values), create_namespace=False, cleanup_on_fail=True, max_history=5,
         opts=pulumi.ResourceOptions(parent=parent, provider=provider, depends_on=list(depends_on)))

@@ -15,6 +15,7 @@ from components.kubernetes.charts import ChartPin, pin
 from components.kubernetes.helm import namespace, release
 from components.kubernetes.queues import (
     KUEUE_API,
+    KUEUE_PREVIOUS_API,
     QUEUE_NAMESPACE_LABEL,
     FlavorPlan,
     cluster_queue_spec,
@@ -54,9 +55,16 @@ def validate_kueue_args(name: str, args: KueueRoutingArgs) -> None:
         raise InputError(problems)
 
 
+def _moved_from_previous_api(kind: str) -> pulumi.ResourceOptions:
+    """Stacks created with the previous API version keep their objects: the type token changed, the object
+    did not (Kueue serves both versions and converts), so the old token is an alias rather than a replacement."""
+    return pulumi.ResourceOptions(aliases=[pulumi.Alias(type_=f"kubernetes:{KUEUE_PREVIOUS_API}:{kind}")])
+
+
 class KueueRouting(pulumi.ComponentResource):
     release: k8s.helm.v3.Release
     cluster_queue: k8s.apiextensions.CustomResource
+    team_namespaces: list[k8s.core.v1.Namespace]
 
     def __init__(self, name: str, args: KueueRoutingArgs, opts: pulumi.ResourceOptions | None = None):
         validate_kueue_args(name, args)
@@ -71,24 +79,30 @@ class KueueRouting(pulumi.ComponentResource):
         flavors = [k8s.apiextensions.CustomResource(
             child_name(name, f"flavor-{flavor.pool}"), api_version=KUEUE_API, kind="ResourceFlavor",
             metadata={"name": flavor.name, "labels": args.labels},
-            spec=resource_flavor_spec(flavor, args.pool_selectors[flavor.pool]), opts=after_kueue)
+            spec=resource_flavor_spec(flavor, args.pool_selectors[flavor.pool]),
+            opts=pulumi.ResourceOptions.merge(after_kueue, _moved_from_previous_api("ResourceFlavor")))
             for flavor in args.flavors]
         self.cluster_queue = k8s.apiextensions.CustomResource(
             child_name(name, "cluster-queue"), api_version=KUEUE_API, kind="ClusterQueue",
             metadata={"name": args.queue_name, "labels": args.labels},
             spec=cluster_queue_spec(args.queue_name, list(args.flavors)),
-            opts=pulumi.ResourceOptions(parent=self, provider=args.provider, depends_on=[self.release, *flavors]))
+            opts=pulumi.ResourceOptions.merge(
+                pulumi.ResourceOptions(parent=self, provider=args.provider, depends_on=[self.release, *flavors]),
+                _moved_from_previous_api("ClusterQueue")))
 
+        self.team_namespaces = []
         for team_namespace in args.team_namespaces:
             team = namespace(child_name(name, f"ns-{team_namespace}"), team_namespace,
                              {**args.labels, QUEUE_NAMESPACE_LABEL: args.queue_name},
                              pulumi.ResourceOptions(parent=self, provider=args.provider))
+            self.team_namespaces.append(team)
             k8s.apiextensions.CustomResource(
                 child_name(name, f"queue-{team_namespace}"), api_version=KUEUE_API, kind="LocalQueue",
                 metadata={"name": args.queue_name, "namespace": team_namespace, "labels": args.labels},
                 spec={"clusterQueue": args.queue_name},
-                opts=pulumi.ResourceOptions(parent=self, provider=args.provider,
-                                            depends_on=[team, self.cluster_queue]))
+                opts=pulumi.ResourceOptions.merge(
+                    pulumi.ResourceOptions(parent=self, provider=args.provider, depends_on=[team, self.cluster_queue]),
+                    _moved_from_previous_api("LocalQueue")))
 
         self.register_outputs({"cluster_queue": args.queue_name,
                                "flavors": [flavor.name for flavor in args.flavors]})

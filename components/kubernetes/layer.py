@@ -7,6 +7,7 @@ software profile); `components.kubernetes.build` derives them from a plan and th
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -14,6 +15,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from components.common import child_name
+from components.kubernetes.eks_addons import EksAddons, EksAddonsArgs
 from components.kubernetes.gpu_operator import GpuOperator, GpuOperatorArgs
 from components.kubernetes.gpu_software import GpuSoftware
 from components.kubernetes.jobset import JobSet, JobSetArgs
@@ -34,6 +36,8 @@ class KubernetesLayerArgs:
     labels: dict[str, str] = field(default_factory=dict)
     cluster_dependencies: Sequence[pulumi.Resource] = field(
         default=(), metadata={"doc": "What must exist before anything is applied in the cluster."})
+    eks_addons: EksAddonsArgs | None = field(
+        default=None, metadata={"doc": "EKS only: Cluster Autoscaler, EFA device plugin, FSx volume."})
     jobset: bool = field(default=False, metadata={
         "doc": "Install the JobSet controller (clusters with TPU slice pools: multi-host and multislice jobs)."})
 
@@ -43,6 +47,7 @@ class KubernetesLayer(pulumi.ComponentResource):
     gpu_operator: GpuOperator | None
     routing: KueueRouting
     telemetry: GpuTelemetry | None
+    eks_addons: EksAddons | None
     jobset: JobSet | None
 
     def __init__(self, name: str, args: KubernetesLayerArgs, opts: pulumi.ResourceOptions | None = None):
@@ -69,6 +74,11 @@ class KubernetesLayer(pulumi.ComponentResource):
             self.telemetry = GpuTelemetry(child_name(name, "telemetry"), GpuTelemetryArgs(
                 software=software, provider=self.provider, labels=args.labels,
                 exporter_dependencies=[self.gpu_operator.release] if self.gpu_operator else []), opts=child)
+        self.eks_addons = None
+        if args.eks_addons is not None:
+            self.eks_addons = EksAddons(child_name(name, "eks-addons"), dataclasses.replace(
+                args.eks_addons, provider=self.provider, labels=args.labels,
+                after=tuple(self.routing.team_namespaces)), opts=child)
         self.register_outputs({"cluster_queue": args.queue_name,
                                "gpu_operator": self.gpu_operator is not None,
                                "telemetry": software.monitoring if software else None,

@@ -17,8 +17,16 @@ from typing import Any, Literal
 
 from accelfit.planner.model import NodePool, Plan
 
-KUEUE_API = "kueue.x-k8s.io/v1beta1"
+# v1beta2 is the stored version from Kueue 0.15; v1beta1 is deprecated (kubernetes-sigs/kueue v0.19.2
+# charts/kueue/templates/crd: v1beta1 served, deprecated, storage false).
+KUEUE_API = "kueue.x-k8s.io/v1beta2"
+KUEUE_PREVIOUS_API = "kueue.x-k8s.io/v1beta1"
 RESOURCE_OF_KIND = {"gpu": "nvidia.com/gpu", "tpu": "google.com/tpu"}
+# Kueue admits a pod only when the ClusterQueue covers every resource it requests
+# (https://kueue.sigs.k8s.io/docs/concepts/cluster_queue/#resources): jobs ask for node-local scratch
+# (ephemeral-storage, on the NVMe RAID) and, on EKS, for EFA devices, so both are covered.
+EPHEMERAL_STORAGE = "ephemeral-storage"
+EFA_RESOURCE = "vpc.amazonaws.com/efa"
 TIER_ORDER = ("reservation", "on-demand", "spot")
 # Namespaces carrying this label (value: the ClusterQueue's name) may submit to the ClusterQueue.
 QUEUE_NAMESPACE_LABEL = "accelfit.io/cluster-queue"
@@ -31,11 +39,14 @@ Tier = Literal["reservation", "on-demand", "spot"]
 
 @dataclass(frozen=True)
 class NodeCapacity:
-    """What one pool offers at its largest: accelerators, vCPUs and memory over all its nodes."""
+    """What one pool offers at its largest: accelerators, vCPUs, memory, node-local storage and EFA devices over
+    all its nodes."""
 
     accelerators: int
     cpus: int
     memory_gib: int
+    ephemeral_storage_gib: int = 0
+    efa: int = 0
 
 
 @dataclass(frozen=True)
@@ -94,9 +105,21 @@ def fallback_order(flavors: list[FlavorPlan], preferred_kind: str) -> list[Flavo
 
 
 def covered_resources(flavors: list[FlavorPlan]) -> list[str]:
-    """cpu and memory (every pod asks for them) plus each accelerator resource the flavors offer."""
+    """cpu, memory and ephemeral-storage (any pod may ask for them), each accelerator resource the flavors offer,
+    and EFA when a flavor has EFA devices."""
     accelerators = sorted({flavor.resource for flavor in flavors})
-    return ["cpu", "memory", *accelerators]
+    efa = [EFA_RESOURCE] if any(flavor.capacity.efa for flavor in flavors) else []
+    return ["cpu", "memory", EPHEMERAL_STORAGE, *accelerators, *efa]
+
+
+def flavor_quota(flavor: FlavorPlan, resource: str) -> str:
+    """The nominal quota of one resource in one flavor; 0 for an accelerator the flavor does not have."""
+    capacity = flavor.capacity
+    amounts = {"cpu": str(capacity.cpus), "memory": f"{capacity.memory_gib}Gi",
+               EPHEMERAL_STORAGE: f"{capacity.ephemeral_storage_gib}Gi", EFA_RESOURCE: str(capacity.efa)}
+    if resource in amounts:
+        return amounts[resource]
+    return str(capacity.accelerators if resource == flavor.resource else 0)
 
 
 def resource_flavor_spec(flavor: FlavorPlan, pool_selector: Mapping[str, Any]) -> dict[str, Any]:
@@ -117,10 +140,7 @@ def cluster_queue_spec(queue_name: str, flavors: list[FlavorPlan]) -> dict[str, 
     covered = covered_resources(flavors)
 
     def quotas(flavor: FlavorPlan) -> list[dict[str, str]]:
-        amounts = {"cpu": str(flavor.capacity.cpus), "memory": f"{flavor.capacity.memory_gib}Gi"}
-        for resource in covered[2:]:
-            amounts[resource] = str(flavor.capacity.accelerators if resource == flavor.resource else 0)
-        return [{"name": resource, "nominalQuota": amounts[resource]} for resource in covered]
+        return [{"name": resource, "nominalQuota": flavor_quota(flavor, resource)} for resource in covered]
 
     return {
         "namespaceSelector": {"matchLabels": {QUEUE_NAMESPACE_LABEL: queue_name}},

@@ -20,10 +20,16 @@ import pulumi_kubernetes as k8s
 
 from components.common import child_name
 from components.kubernetes.charts import pin
-from components.kubernetes.gpu_software import GpuSoftware, gke_dcgm_exporter_values
+from components.kubernetes.gpu_software import CRITICAL_PRIORITY_CLASSES, GpuSoftware, gke_dcgm_exporter_values
 from components.kubernetes.helm import PRIVILEGED, namespace, release
 
 SCRAPE_INTERVAL = "30s"
+# GKE ships a kube-system ResourceQuota scoped to the system-*-critical priority classes, so pods of those classes
+# are admitted in another namespace only when it has a matching quota; without one the exporter's pods are never
+# created and the Helm release times out (Kubernetes "Limit Priority Class consumption by default",
+# https://kubernetes.io/docs/concepts/policy/resource-quotas/#limit-priority-class-consumption-by-default;
+# NVIDIA/aicr PR #921 hit it with the same chart default). A ceiling, not a budget: one exporter per GPU node.
+CRITICAL_PODS_QUOTA = "5000"
 # What the GPU Operator names its exporter service and port.
 OPERATOR_EXPORTER_LABELS = {"app": "nvidia-dcgm-exporter"}
 OPERATOR_EXPORTER_PORT = "gpu-metrics"
@@ -66,8 +72,17 @@ class GpuTelemetry(pulumi.ComponentResource):
                             ) -> k8s.apiextensions.CustomResource:
         chart = pin("dcgm_exporter")
         ns = namespace(child_name(name, "namespace"), chart.namespace, {**args.labels, **PRIVILEGED}, on_cluster)
+        quota = k8s.core.v1.ResourceQuota(
+            child_name(name, "critical-pods"),
+            metadata=k8s.meta.v1.ObjectMetaArgs(name="critical-pods", namespace=chart.namespace, labels=args.labels),
+            spec=k8s.core.v1.ResourceQuotaSpecArgs(
+                hard={"pods": CRITICAL_PODS_QUOTA},
+                scope_selector=k8s.core.v1.ScopeSelectorArgs(match_expressions=[
+                    k8s.core.v1.ScopedResourceSelectorRequirementArgs(
+                        scope_name="PriorityClass", operator="In", values=list(CRITICAL_PRIORITY_CLASSES))])),
+            opts=pulumi.ResourceOptions.merge(on_cluster, pulumi.ResourceOptions(depends_on=[ns])))
         exporter = release(child_name(name, "dcgm-exporter"), "dcgm-exporter", chart, gke_dcgm_exporter_values(),
-                           self, args.provider, depends_on=[ns])
+                           self, args.provider, depends_on=[ns, quota])
         return k8s.apiextensions.CustomResource(
             child_name(name, "pod-monitoring"), api_version="monitoring.googleapis.com/v1", kind="PodMonitoring",
             metadata={"name": "dcgm-exporter", "namespace": chart.namespace, "labels": args.labels},

@@ -23,7 +23,7 @@ PAGE = "https://cloud.google.com/tpu/docs/regions-zones"
 def test_each_generation_is_available_where_googles_page_lists_it(catalog: Catalog, generation, zones):
     assert catalog.available_zones(generation) == zones
     for zone in zones:
-        row = catalog.availability(generation, zone)
+        row = catalog.zone_listing(generation, zone)
         assert row is not None and PAGE in row.source and row.as_of.isoformat() == "2026-11-23"
 
 
@@ -32,7 +32,7 @@ def test_each_generation_is_available_where_googles_page_lists_it(catalog: Catal
     ("tpu-v5p", "us-east1-d"), ("tpu-v5p", "us-south1-b"), ("tpu-v5e", "us-east1-b"), ("tpu-v5e", "us-east4-b"),
 ])
 def test_zones_that_only_a_price_row_implied_are_not_available(catalog: Catalog, generation, zone):
-    assert catalog.availability(generation, zone) is None
+    assert catalog.zone_listing(generation, zone) is None
 
 
 def test_aliases_find_the_generation(catalog: Catalog):
@@ -42,8 +42,8 @@ def test_aliases_find_the_generation(catalog: Catalog):
 def test_a_duplicate_availability_row_is_a_catalog_problem(data_copy: Path):
     path = data_copy / "tpu_availability.yaml"
     lines = path.read_text().splitlines()
-    row = next(line for line in lines if "zone: us-central2-b" in line)
+    row = next(line for line in lines if "region: us-central2," in line)
     path.write_text("\n".join([*lines, row]) + "\n")
     with pytest.raises(InputError) as caught:
         load_catalog(data_copy)
-    assert any(item.field.endswith(".zone") and "duplicate" in item.message for item in caught.value.problems)
+    assert any(item.field.endswith(".region") and "duplicate" in item.message for item in caught.value.problems)

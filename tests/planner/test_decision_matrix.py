@@ -112,23 +112,28 @@ def test_fp8_runs_on_h100(catalog):
 
 
 def test_memory_must_fit(catalog):
-    # 70B full training needs ~1.3 TB of state: one 8-GPU L4 node (192 GB) can never hold it.
+    # 70B full training needs ~1.1 TB of state (16 bytes/parameter) plus activations: one 8-GPU L4 node (192 GB)
+    # can never hold it.
     spec = make_spec(TRAINING, model__parameters="70B", placement__accelerators=["l4", "h100-80gb"],
                      training__deadline_days=120, training__tokens="100B")
     result = plan(spec, catalog)
     assert result.accelerator.name == "h100-80gb"
-    assert result.accelerator.count * 80 * 0.9 >= 70e9 * 16 * 1.2 / 2**30
+    assert result.accelerator.count * 80 * 0.9 >= 70e9 * 16 / 2**30
+    assert 70e9 * 16 / result.accelerator.count / 2**30 < result.estimate.memory_per_device_gib <= 80 * 0.9
     assert "memory" in rules_for(result, "l4") or "deadline" in rules_for(result, "l4")
 
 
 def test_lora_needs_far_less_memory_than_full(catalog):
+    # Full fine-tuning of 70B holds ~1.1 TB of weights, gradients and Adam state: more than one 8 x H100 node
+    # (640 GB); LoRA keeps the frozen weights in bf16 plus small adapters and fits on one node.
     full = plan(make_spec(TRAINING, kind="fine-tuning", model__parameters="70B", training__tokens="1B",
-                          training__deadline_days=7, placement__clouds=["aws"]), catalog)
+                          training__deadline_days=7, placement__clouds=["aws"],
+                          placement__accelerators=["h100-80gb"]), catalog)
     lora = plan(make_spec(TRAINING, kind="fine-tuning", model__parameters="70B", training__tokens="1B",
-                          training__deadline_days=7, training__method="lora", placement__clouds=["aws"]), catalog)
-    assert lora.estimate.memory_per_device_gib * lora.accelerator.count < \
-        full.estimate.memory_per_device_gib * full.accelerator.count / 4
-    assert lora.accelerator.count <= full.accelerator.count
+                          training__deadline_days=7, training__method="lora", placement__clouds=["aws"],
+                          placement__accelerators=["h100-80gb"]), catalog)
+    assert full.accelerator.count >= 16
+    assert lora.accelerator.count == 8
 
 
 def test_vms_orchestration_gives_tpu_vms(catalog):

@@ -18,7 +18,7 @@ def test_the_planner_offers_tpus_only_in_available_zones(catalog, pricing, orche
     assert tpu_offers
     for offer in tpu_offers:
         for zone in offer.zones:
-            assert catalog.availability(offer.accelerator.name, zone) is not None, (offer.machine, zone)
+            assert catalog.zone_listing(offer.accelerator.name, zone) is not None, (offer.machine, zone)
 
 
 def test_v6e_in_us_central1_lands_in_the_only_listed_zone(catalog):

@@ -49,7 +49,7 @@ def test_ssh_from_the_world_fails_on_gcp_and_aws():
     firewall = edit(iap_firewall(), lambda p: p.update(sourceRanges=["0.0.0.0/0"]))
     [gcp_message] = violations(security.no_ssh_policy(), resource_args(firewall))
     assert "port(s) 22" in gcp_message and "0.0.0.0/0" in gcp_message
-    group = edit(aws("llm-pretrain-network-nodes-sg"), lambda p: p["ingress"].append(
+    group = edit(aws("llm-pretrain-network-nodes-sg"), lambda p: p.setdefault("ingress", []).append(
         {"protocol": "tcp", "fromPort": 0, "toPort": 1024, "cidrBlocks": ["0.0.0.0/0"]}))
     assert violations(security.no_ssh_policy(), resource_args(group))
 

@@ -10,6 +10,7 @@ import datetime as dt
 from accelfit.planner.model import (
     Estimate, NetworkPlan, NodePool, Plan, PlanAccelerator, StoragePlan, Taint,
 )
+from components.aws.cluster_access import ClusterAccess
 from components.common import Ownership
 
 GPU_TAINT = Taint(key="nvidia.com/gpu", value="present", effect="NoSchedule")
@@ -84,3 +85,12 @@ EXAMPLES = {
     "example-aws-l4-inference": (l4_inference_plan,
                                  lambda plan: ownership_for(plan, team="applied-ml", cost_center="cc-5120")),
 }
+
+
+# What the example stacks configure (stacks/Pulumi.example-aws-*.yaml): the public endpoint for the office and the
+# CI runners' egress range, and the deploy role as cluster admin.
+ACCESS = ClusterAccess(endpoint_access="public", public_access_cidrs=("203.0.113.0/24",),
+                       admin_principal_arns=("arn:aws:iam::111122223333:role/accelfit-deploy",))
+# The same, as stack config (for programs that read it: components.build).
+ACCESS_CONFIG = {"accelfit:eksPublicAccessCidrs": '["203.0.113.0/24"]',
+                 "accelfit:eksAdminPrincipals": '["arn:aws:iam::111122223333:role/accelfit-deploy"]'}

@@ -6,7 +6,7 @@ import base64
 import json
 
 import pytest
-from aws_plans import EXAMPLES, h100_training_plan, l4_inference_plan, ownership_for, with_pool
+from aws_plans import ACCESS, EXAMPLES, h100_training_plan, l4_inference_plan, ownership_for, with_pool
 
 import components.aws as aws_components
 from accelfit.errors import InputError
@@ -22,14 +22,14 @@ UNTAGGABLE = {
     "aws:s3/bucketOwnershipControls:BucketOwnershipControls", "aws:s3/bucketVersioning:BucketVersioning",
     "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration",
     "aws:s3/bucketLifecycleConfiguration:BucketLifecycleConfiguration", "aws:s3/bucketPolicy:BucketPolicy",
-    "aws:eks/accessPolicyAssociation:AccessPolicyAssociation",
+    "aws:eks/accessPolicyAssociation:AccessPolicyAssociation", "aws:autoscaling/tag:Tag",
 }
 
 
 def build(name: str, catalog):
     make, owner = EXAMPLES[name]
     plan = make()
-    return record(lambda: aws_components.build(plan, owner(plan), catalog))
+    return record(lambda: aws_components.build(plan, owner(plan), catalog, ACCESS))
 
 
 @pytest.fixture(scope="module")
@@ -108,11 +108,19 @@ class TestEveryExample:
                 assert "0.0.0.0/0" not in rule.get("cidrBlocks", []), group.name
 
     def test_node_security_group_allows_all_traffic_between_nodes(self, example):
-        (nodes,) = [g for g in example[1].of_type("aws:ec2/securityGroup:SecurityGroup") if g.name.endswith("nodes-sg")]
-        assert nodes.inputs["ingress"] == [{"protocol": "-1", "fromPort": 0, "toPort": 0, "self": True,
-                                            "description": "node to node, all traffic (EFA, NCCL)"}]
-        assert {"protocol": "-1", "fromPort": 0, "toPort": 0, "self": True,
-                "description": "node to node, all traffic (EFA, NCCL)"} in nodes.inputs["egress"]
+        recording = example[1]
+        prefix = recording.resources[0].name
+        (nodes,) = [g for g in recording.of_type("aws:ec2/securityGroup:SecurityGroup") if g.name.endswith("nodes-sg")]
+        assert "ingress" not in nodes.inputs and "egress" not in nodes.inputs  # rules are separate resources
+        group_id = f"{prefix}-network-nodes-sg-id"
+        ingress = [r.inputs for r in recording.of_type("aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule")
+                   if r.inputs["securityGroupId"] == group_id]
+        assert {"ipProtocol": "-1", "referencedSecurityGroupId": group_id} in [
+            {k: rule.get(k) for k in ("ipProtocol", "referencedSecurityGroupId")} for rule in ingress]
+        assert not [rule for rule in ingress if rule.get("cidrIpv4")]  # nothing from outside
+        egress = {(r.inputs["ipProtocol"], r.inputs.get("referencedSecurityGroupId"), r.inputs.get("cidrIpv4"))
+                  for r in recording.of_type("aws:vpc/securityGroupEgressRule:SecurityGroupEgressRule")}
+        assert egress == {("-1", group_id, None), ("-1", None, "0.0.0.0/0")}
 
     def test_s3_gateway_endpoint_on_private_route_tables(self, example):
         (endpoint,) = example[1].of_type("aws:ec2/vpcEndpoint:VpcEndpoint")
@@ -121,10 +129,13 @@ class TestEveryExample:
         assert sorted(endpoint.inputs["routeTableIds"]) == [
             f"{example[1].resources[0].name}-network-private-{z}-rt-id" for z in "ab"]
 
-    def test_cluster_is_private_logged_and_encrypted(self, example):
+    def test_cluster_endpoint_restricted_logged_and_encrypted(self, example):
         (cluster,) = example[1].of_type("aws:eks/cluster:Cluster")
         assert cluster.inputs["vpcConfig"]["endpointPrivateAccess"] is True
-        assert cluster.inputs["vpcConfig"]["endpointPublicAccess"] is False
+        # Public, but only for the configured ranges (the deploy workflow runs outside the VPC).
+        assert cluster.inputs["vpcConfig"]["endpointPublicAccess"] is True
+        assert cluster.inputs["vpcConfig"]["publicAccessCidrs"] == ["203.0.113.0/24"]
+        assert cluster.inputs["version"] == "1.35"
         assert len(cluster.inputs["vpcConfig"]["subnetIds"]) == 2
         assert cluster.inputs["enabledClusterLogTypes"] == [
             "api", "audit", "authenticator", "controllerManager", "scheduler"]
@@ -145,7 +156,8 @@ class TestEveryExample:
         trust = {r.name: json.loads(r.inputs["assumeRolePolicy"])["Statement"][0]["Principal"]["Service"]
                  for r in recording.of_type("aws:iam/role:Role")}
         assert trust == {f"{prefix}-roles-cluster": "eks.amazonaws.com", f"{prefix}-roles-nodes": "ec2.amazonaws.com",
-                         f"{prefix}-identity-role": "pods.eks.amazonaws.com"}
+                         f"{prefix}-identity-role": "pods.eks.amazonaws.com",
+                         f"{prefix}-autoscaler-role": "pods.eks.amazonaws.com"}
         assert not any("managedPolicyArns" in r.inputs for r in recording.of_type("aws:iam/role:Role"))
 
     def test_bucket_protections(self, example):
@@ -172,10 +184,10 @@ class TestEveryExample:
     def test_pods_reach_the_bucket_through_pod_identity(self, example):
         recording = example[1]
         name = recording.resources[0].name
-        (association,) = recording.of_type("aws:eks/podIdentityAssociation:PodIdentityAssociation")
-        assert (association.inputs["namespace"], association.inputs["serviceAccount"]) == (name, name)
-        (addon,) = recording.of_type("aws:eks/addon:Addon")
-        assert addon.inputs["addonName"] == "eks-pod-identity-agent"
+        associations = {(a.inputs["namespace"], a.inputs["serviceAccount"])
+                        for a in recording.of_type("aws:eks/podIdentityAssociation:PodIdentityAssociation")}
+        assert associations == {(name, name), ("kube-system", "cluster-autoscaler")}
+        assert recording.named(f"{name}-identity-agent").inputs["addonName"] == "eks-pod-identity-agent"
         (access,) = [p for p in recording.of_type("aws:iam/rolePolicy:RolePolicy") if p.name.endswith("bucket-access")]
         resources = {s["Resource"] for s in json.loads(access.inputs["policy"])["Statement"]}
         assert resources == {f"arn:aws:mock:::{name}-data-bucket", f"arn:aws:mock:::{name}-data-bucket/*"}
@@ -199,9 +211,9 @@ class TestH100Training:
     def test_efa_interfaces_one_per_network_card(self, training):
         template = training.named("llm-pretrain-pool-gpu-lt").inputs
         interfaces = template["networkInterfaces"]
-        assert len(interfaces) == 32
+        assert len(interfaces) == 33  # the ENA primary and 32 EFA-only interfaces, one per card
         assert [(i["networkCardIndex"], i["deviceIndex"], i["interfaceType"]) for i in interfaces] == [
-            (0, 0, "efa")] + [(card, 1, "efa-only") for card in range(1, 32)]
+            (0, 0, "interface"), (0, 1, "efa-only")] + [(card, 0, "efa-only") for card in range(1, 32)]
         assert all(i["securityGroups"] == ["llm-pretrain-network-nodes-sg-id",
                                            "llm-pretrain-cluster-eks-cluster-sg-id"] for i in interfaces)
         assert "vpcSecurityGroupIds" not in template
@@ -260,6 +272,18 @@ class TestL4Inference:
         assert group["scalingConfig"] == {"minSize": 13, "maxSize": 18, "desiredSize": 13}
         assert group["subnetIds"] == ["chat-serve-network-private-a-id", "chat-serve-network-private-b-id"]
 
+    def test_autoscaler_node_template_tags_on_the_auto_scaling_group(self, inference):
+        tags = {t.inputs["tag"]["key"]: (t.inputs["autoscalingGroupName"], t.inputs["tag"]["value"])
+                for t in inference.of_type("aws:autoscaling/tag:Tag") if t.parent_name == "chat-serve-pool-gpu"}
+        asg = "eks-chat-serve-pool-gpu-ng-asg"
+        prefix = "k8s.io/cluster-autoscaler/node-template"
+        assert tags[f"{prefix}/taint/nvidia.com/gpu"] == (asg, "present:NoSchedule")
+        assert tags[f"{prefix}/label/accelfit.io/role"] == (asg, "inference")
+        assert tags[f"{prefix}/label/k8s.amazonaws.com/accelerator"] == (asg, "l4")
+        assert tags[f"{prefix}/resources/ephemeral-storage"] == (asg, "250G")
+        group = inference.named("chat-serve-pool-gpu-ng").inputs
+        assert group["labels"]["k8s.amazonaws.com/accelerator"] == "l4"
+
     def test_no_efa_no_placement_no_filesystem(self, inference):
         assert inference.of_type("aws:ec2/placementGroup:PlacementGroup") == []
         assert "networkInterfaces" not in inference.named("chat-serve-pool-gpu-lt").inputs
@@ -273,13 +297,13 @@ class TestL4Inference:
 class TestCapacity:
     def test_spot(self, catalog):
         plan = with_pool(l4_inference_plan(), 1, spot=True)
-        recording = record(lambda: aws_components.build(plan, ownership_for(plan), catalog))
+        recording = record(lambda: aws_components.build(plan, ownership_for(plan), catalog, ACCESS))
         assert recording.named("chat-serve-pool-gpu-ng").inputs["capacityType"] == "SPOT"
         assert "capacityReservationSpecification" not in recording.named("chat-serve-pool-gpu-lt").inputs
 
     def test_on_demand_capacity_reservation(self, catalog):
         plan = with_pool(h100_training_plan(), 1, reservation="cr-0123456789abcdef0")
-        recording = record(lambda: aws_components.build(plan, ownership_for(plan), catalog))
+        recording = record(lambda: aws_components.build(plan, ownership_for(plan), catalog, ACCESS))
         template = recording.named("llm-pretrain-pool-gpu-lt").inputs
         assert template["capacityReservationSpecification"] == {
             "capacityReservationTarget": {"capacityReservationId": "cr-0123456789abcdef0"}}
@@ -288,12 +312,16 @@ class TestCapacity:
 
     def test_capacity_block(self, catalog):
         plan = with_pool(h100_training_plan(), 1, reservation="cr-0123456789abcdef0", capacity_block=True)
-        recording = record(lambda: aws_components.build(plan, ownership_for(plan), catalog))
+        recording = record(lambda: aws_components.build(plan, ownership_for(plan), catalog, ACCESS))
         template = recording.named("llm-pretrain-pool-gpu-lt").inputs
         assert template["instanceMarketOptions"] == {"marketType": "capacity-block"}
         assert template["capacityReservationSpecification"]["capacityReservationTarget"] == {
             "capacityReservationId": "cr-0123456789abcdef0"}
-        assert recording.named("llm-pretrain-pool-gpu-ng").inputs["capacityType"] == "CAPACITY_BLOCK"
+        group = recording.named("llm-pretrain-pool-gpu-ng").inputs
+        assert group["capacityType"] == "CAPACITY_BLOCK"
+        # EKS: the launch template carries the instance type, the node group names none (never both).
+        assert template["instanceType"] == "p5.48xlarge"
+        assert "instanceTypes" not in group
 
 
 class TestByHand:
@@ -313,7 +341,7 @@ class TestByHand:
     def test_composes(self):
         recording = record(self.program)
         assert recording.duplicate_urns == []
-        assert len(recording.named("lab-a100-lt").inputs["networkInterfaces"]) == 4
+        assert len(recording.named("lab-a100-lt").inputs["networkInterfaces"]) == 5
         assert recording.named("lab-private-a").inputs["cidrBlock"] == "10.8.0.0/18"
         assert recording.named("lab-data-lifecycle").inputs["rules"][0]["expiration"] == {"days": 7}
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from aws_golden import check_text, resource_list
-from aws_plans import EXAMPLES
+from aws_plans import ACCESS, EXAMPLES
 
 import components.aws as aws_components
 from accelfit.preview.recorder import record
@@ -14,5 +14,5 @@ from accelfit.preview.recorder import record
 def test_resource_list_matches_golden(example, catalog):
     make, owner = EXAMPLES[example]
     plan = make()
-    recording = record(lambda: aws_components.build(plan, owner(plan), catalog))
+    recording = record(lambda: aws_components.build(plan, owner(plan), catalog, ACCESS))
     check_text(f"{example}.json", resource_list(recording))

@@ -10,6 +10,7 @@ from aws_golden import check_text
 
 from components.aws.addressing import s3_gateway_service, subnet_layout
 from components.aws.efa import EfaInterface, efa_interfaces
+from components.aws.instance_rules import capacity_block_findings, efa_findings, efa_layouts
 from components.aws.fsx_sizes import nearest_valid_capacity_gib, valid_capacity_gib
 from components.aws.iam_documents import (
     NODE_POLICIES, assume_role_policy, bucket_read_write_policy, deny_insecure_transport_policy, managed_policy_arn,
@@ -46,19 +47,33 @@ class TestEfaInterfaces:
     def test_none(self):
         assert efa_interfaces(0) == ()
 
-    def test_single_interface_is_the_primary_efa(self):
-        assert efa_interfaces(1) == (EfaInterface(0, 0, "efa"),)
+    def test_single_card_type_takes_one_efa_primary(self):
+        assert efa_interfaces(1, efa_layouts()["g6.12xlarge"].layout) == (EfaInterface(0, 0, "efa"),)
 
-    @pytest.mark.parametrize("instance_type, count", [("p5.48xlarge", 32), ("p5en.48xlarge", 16),
-                                                      ("p4d.24xlarge", 4), ("g6e.48xlarge", 4), ("g6.48xlarge", 1)])
-    def test_one_per_network_card_as_many_as_the_catalog_allows(self, catalog, instance_type, count):
+    def test_efa_primary_layout_refuses_more_than_one(self):
+        with pytest.raises(ValueError):
+            efa_interfaces(2, "efa-primary")
+
+    @pytest.mark.parametrize("instance_type, count", [("p5.48xlarge", 32), ("p5e.48xlarge", 32),
+                                                      ("p5en.48xlarge", 16), ("p6-b200.48xlarge", 8),
+                                                      ("p4d.24xlarge", 4), ("g6e.48xlarge", 4)])
+    def test_multi_card_types_take_ena_primary_and_efa_only_on_every_card(self, catalog, instance_type, count):
+        rule = efa_layouts()[instance_type]
+        assert (rule.network_cards, rule.efa_interfaces) == (count, count)
         row = catalog.instance_type("aws", instance_type)
-        assert row.efa_interfaces == count and row.efa_interfaces <= row.network_cards
-        interfaces = efa_interfaces(row.efa_interfaces)
-        assert [interface.network_card_index for interface in interfaces] == list(range(count))
-        assert interfaces[0] == EfaInterface(0, 0, "efa")
-        assert all(interface.device_index == 1 and interface.interface_type == "efa-only"
-                   for interface in interfaces[1:])
+        assert row.efa_interfaces == count  # the catalog agrees with the sourced layout
+        interfaces = efa_interfaces(rule.efa_interfaces, rule.layout)
+        # AWS: ENA primary at card 0 device 0, EFA-only at card 0 device 1, EFA-only at device 0 of other cards.
+        assert interfaces[0] == EfaInterface(0, 0, "interface")
+        assert interfaces[1] == EfaInterface(0, 1, "efa-only")
+        assert [(i.network_card_index, i.device_index, i.interface_type) for i in interfaces[2:]] == [
+            (card, 0, "efa-only") for card in range(1, count)]
+        assert sum(i.interface_type == "efa-only" for i in interfaces) == count
+
+    def test_every_efa_type_of_the_catalog_has_a_sourced_layout(self, catalog):
+        missing = [row.name for row in catalog.instance_types_for("aws")
+                   if row.efa_interfaces and row.name not in efa_layouts()]
+        assert missing == []
 
     def test_negative_is_refused(self):
         with pytest.raises(ValueError):
@@ -127,3 +142,24 @@ def test_fsx_capacity(capacity, valid):
 
 def test_fsx_capacity_suggestion():
     assert [nearest_valid_capacity_gib(c) for c in (100, 1200, 1300, 4800, 4801)] == [1200, 1200, 2400, 4800, 7200]
+
+
+class TestInstanceRules:
+    def test_efa_on_a_type_without_a_sourced_layout_is_refused(self):
+        [(field, message, fix, value)] = efa_findings("c5n.18xlarge", 1)
+        assert field == "efa_interfaces" and "no sourced EFA layout" in message and "efa_layouts.yaml" in fix
+
+    def test_partial_efa_count_on_a_multi_card_type_is_refused(self):
+        [(field, message, fix, _)] = efa_findings("p5.48xlarge", 16)
+        assert "32 network card" in message and fix == "set 32"
+
+    def test_capacity_block_on_a_type_not_sold_as_blocks(self):
+        findings = capacity_block_findings("g6.xlarge", True, False, "cr-0123456789abcdef0")
+        assert [f[0] for f in findings] == ["capacity_block"]
+
+    def test_capacity_block_with_spot_and_without_reservation(self):
+        fields = sorted(f[0] for f in capacity_block_findings("p5.48xlarge", True, True, None))
+        assert fields == ["capacity_block", "spot"]
+
+    def test_no_findings_for_a_valid_block(self):
+        assert capacity_block_findings("p5.48xlarge", True, False, "cr-0123456789abcdef0") == []

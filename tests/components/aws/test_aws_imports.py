@@ -14,10 +14,10 @@ import sys
 sys.path.insert(0, {str(HERE)!r})
 from accelfit.preview.recorder import record
 import components.aws as aws_components
-from aws_plans import EXAMPLES
+from aws_plans import ACCESS, EXAMPLES
 make, owner = EXAMPLES["example-aws-h100-training"]
 plan = make()
-recording = record(lambda: aws_components.build(plan, owner(plan)))
+recording = record(lambda: aws_components.build(plan, owner(plan), access=ACCESS))
 assert len(recording.resources) > 50
 print(",".join(sorted(m for m in sys.modules if m.split(".")[0] == "pulumi_gcp")))
 """

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from aws_plans import h100_training_plan, l4_inference_plan, ownership_for, with_pool
+from aws_plans import ACCESS, h100_training_plan, l4_inference_plan, ownership_for, with_pool
 
 import components.aws as aws_components
 from accelfit.errors import InputError
@@ -19,7 +19,7 @@ def refused(plan, catalog) -> InputError:
     """Build under mocks; assert it raised InputError and registered no resource at all."""
     recording = None
     with pytest.raises(InputError) as raised:
-        recording = record(lambda: aws_components.build(plan, ownership_for(plan), catalog))
+        recording = record(lambda: aws_components.build(plan, ownership_for(plan), catalog, ACCESS))
     assert recording is None or recording.resources == []
     return raised.value
 
@@ -41,7 +41,26 @@ def test_more_efa_interfaces_than_the_type_takes(catalog):
                      local_nvme_gb=8000.0)
     problems = validate_eks_plan(plan, catalog)
     assert fields(problems) == ["node_pools[1].efa_interfaces"]
-    assert "at most 4 EFA interfaces" in problems[0].message
+    assert "4 network card(s) and takes 4 EFA interface(s)" in problems[0].message
+
+
+def test_capacity_block_on_a_type_ec2_does_not_sell_as_blocks(catalog):
+    plan = with_pool(l4_inference_plan(), 1, reservation="cr-0123456789abcdef0", capacity_block=True)
+    problems = validate_eks_plan(plan, catalog)
+    assert fields(problems) == ["node_pools[1].capacity_block"]
+    assert "not sold as an EC2 Capacity Block" in problems[0].message
+
+
+def test_eks_version_past_standard_support(catalog):
+    plan = h100_training_plan().model_copy(update={"eks_version": "1.33"})
+    problems = validate_eks_plan(plan, catalog)
+    assert fields(problems) == ["eks_version"]
+    assert "standard support for 1.33 ended" in problems[0].message
+
+
+def test_unknown_eks_version(catalog):
+    plan = h100_training_plan().model_copy(update={"eks_version": "1.29"})
+    assert fields(validate_eks_plan(plan, catalog)) == ["eks_version"]
 
 
 def test_spot_in_a_capacity_reservation(catalog):

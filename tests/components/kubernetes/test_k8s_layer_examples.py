@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from accelfit.errors import InputError
 from accelfit.preview.recorder import record
 from components.build import build
 
@@ -24,8 +25,8 @@ EXAMPLES = {
     "gke-h100-training": (gcp_plans.gke_h100_training, gcp_plans.ownership, {"gcp:project": gcp_plans.PROJECT}),
     "gke-l4-inference": (gcp_plans.l4_inference, gcp_plans.ownership, {"gcp:project": gcp_plans.PROJECT}),
     "gke-tpu-multislice": (gcp_plans.gke_tpu_multislice, gcp_plans.ownership, {"gcp:project": gcp_plans.PROJECT}),
-    "eks-h100-training": (aws_plans.h100_training_plan, aws_plans.ownership_for, {}),
-    "eks-l4-inference": (aws_plans.l4_inference_plan, aws_plans.ownership_for, {}),
+    "eks-h100-training": (aws_plans.h100_training_plan, aws_plans.ownership_for, aws_plans.ACCESS_CONFIG),
+    "eks-l4-inference": (aws_plans.l4_inference_plan, aws_plans.ownership_for, aws_plans.ACCESS_CONFIG),
 }
 
 
@@ -96,12 +97,12 @@ def test_gke_selects_pools_by_gke_label_and_scrapes_with_managed_prometheus():
     queue = recording.named("llm-train-k8s-kueue-cluster-queue").inputs["spec"]["resourceGroups"][0]
     # a3-highgpu-8g: 208 vCPUs, 8 GPUs; the pool scales to 4 nodes
     assert queue["flavors"][0]["resources"][0] == {"name": "cpu", "nominalQuota": "832"}
-    assert queue["flavors"][0]["resources"][2] == {"name": "nvidia.com/gpu", "nominalQuota": "32"}
+    assert queue["flavors"][0]["resources"][3] == {"name": "nvidia.com/gpu", "nominalQuota": "32"}
 
 
 def test_eks_selects_node_groups_and_runs_the_operator_without_driver():
     plan = aws_plans.h100_training_plan()
-    recording = record(lambda: build(plan, aws_plans.ownership_for(plan)))
+    recording = record(lambda: build(plan, aws_plans.ownership_for(plan)), config=aws_plans.ACCESS_CONFIG)
     flavor = recording.named("llm-pretrain-k8s-kueue-flavor-gpu").inputs["spec"]
     assert flavor["nodeLabels"]["eks.amazonaws.com/nodegroup"]
     values = recording.named("llm-pretrain-k8s-gpu-operator-release").inputs["values"]
@@ -114,7 +115,7 @@ def test_tpu_multislice_queue_orders_both_slices_and_has_no_gpu_software():
     recording = record(lambda: build(plan, gcp_plans.ownership(plan)), config={"gcp:project": gcp_plans.PROJECT})
     group = recording.named("tpu-train-k8s-kueue-cluster-queue").inputs["spec"]["resourceGroups"][0]
     assert [flavor["name"] for flavor in group["flavors"]] == ["tpu-train-tpu-0", "tpu-train-tpu-1"]
-    assert group["coveredResources"] == ["cpu", "memory", "google.com/tpu"]
+    assert group["coveredResources"] == ["cpu", "memory", "ephemeral-storage", "google.com/tpu"]
     assert recording.of_type("accelfit:kubernetes:GpuTelemetry") == []
 
 
@@ -140,6 +141,43 @@ def test_layer_problem_refused_before_the_cloud_stack_is_created():
 
     recording = record(program, config={"gcp:project": gcp_plans.PROJECT})
     assert caught and recording.resources == []
+
+
+def test_eks_layer_waits_for_the_node_groups_and_adds_autoscaler_efa_plugin_and_lustre_volume():
+    plan = aws_plans.h100_training_plan()
+    recording = record(lambda: build(plan, aws_plans.ownership_for(plan)), config=aws_plans.ACCESS_CONFIG)
+    provider = recording.named("llm-pretrain-k8s-provider")
+    waited = {urn.rsplit("::", 1)[-1] for urn in provider.dependencies}
+    # As on GKE: the node groups (Helm waits for pods, pods need nodes) and the FSx CSI add-on.
+    assert {"llm-pretrain-pool-gpu-ng", "llm-pretrain-pool-system-ng", "llm-pretrain-fsx-csi"} <= waited
+    autoscaler = recording.named("llm-pretrain-k8s-eks-addons-cluster-autoscaler").inputs
+    assert (autoscaler["chart"], autoscaler["version"]) == ("cluster-autoscaler", "9.59.0")
+    assert autoscaler["values"]["image"]["tag"] == "v1.35.2"  # the cluster's Kubernetes minor
+    assert autoscaler["values"]["autoDiscovery"] == {"clusterName": "llm-pretrain-cluster-eks"}
+    assert autoscaler["values"]["rbac"]["serviceAccount"]["name"] == "cluster-autoscaler"
+    efa = recording.named("llm-pretrain-k8s-eks-addons-efa-device-plugin").inputs
+    assert efa["chart"] == "aws-efa-k8s-device-plugin"
+    assert {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"} in efa["values"]["tolerations"]
+    pv = recording.named("llm-pretrain-k8s-eks-addons-lustre-pv").inputs["spec"]
+    assert pv["csi"]["driver"] == "fsx.csi.aws.com" and pv["capacity"] == {"storage": "19200Gi"}
+    assert pv["csi"]["volumeHandle"] == "llm-pretrain-lustre-fs-id"
+    claim = recording.named("llm-pretrain-k8s-eks-addons-lustre-pvc").inputs
+    assert claim["metadata"]["namespace"] == "llm-pretrain" and claim["spec"]["storageClassName"] == ""
+
+
+def test_eks_without_efa_installs_no_efa_plugin_but_still_the_autoscaler():
+    plan = aws_plans.l4_inference_plan()
+    recording = record(lambda: build(plan, aws_plans.ownership_for(plan)), config=aws_plans.ACCESS_CONFIG)
+    names = {resource.name for resource in recording.resources}
+    assert "chat-serve-k8s-eks-addons-cluster-autoscaler" in names
+    assert "chat-serve-k8s-eks-addons-efa-device-plugin" not in names
+
+
+def test_eks_without_access_config_is_refused_before_anything_is_created():
+    plan = aws_plans.l4_inference_plan()
+    with pytest.raises(InputError) as raised:
+        record(lambda: build(plan, aws_plans.ownership_for(plan)))
+    assert "accelfit:eksPublicAccessCidrs" in str(raised.value)
 
 
 def test_tpu_flavors_select_the_labels_gke_puts_on_tpu_nodes():

@@ -55,13 +55,25 @@ def test_mixed_queue_offers_each_flavor_only_its_accelerator():
     plan = make_plan("tpu", make_pool("tpu", "tpu"), make_pool("gpu", "gpu"))
     spec = cluster_queue_spec("w", flavor_plans(plan, capacities(plan)))
     [group] = spec["resourceGroups"]
-    assert group["coveredResources"] == ["cpu", "memory", "google.com/tpu", "nvidia.com/gpu"]
+    assert group["coveredResources"] == ["cpu", "memory", "ephemeral-storage", "google.com/tpu", "nvidia.com/gpu"]
     assert [flavor["name"] for flavor in group["flavors"]] == ["w-tpu", "w-gpu"]
     assert group["flavors"][0]["resources"] == [
         {"name": "cpu", "nominalQuota": "10"}, {"name": "memory", "nominalQuota": "20Gi"},
+        {"name": "ephemeral-storage", "nominalQuota": "0Gi"},
         {"name": "google.com/tpu", "nominalQuota": "8"}, {"name": "nvidia.com/gpu", "nominalQuota": "0"}]
-    assert group["flavors"][1]["resources"][3] == {"name": "nvidia.com/gpu", "nominalQuota": "8"}
+    assert group["flavors"][1]["resources"][4] == {"name": "nvidia.com/gpu", "nominalQuota": "8"}
     assert spec["flavorFungibility"]["whenCanBorrow"] == "TryNextFlavor"
+
+
+def test_queue_covers_scratch_and_efa_when_a_pool_has_efa():
+    plan = make_plan("gpu", make_pool("gpu", "gpu"))
+    [flavor] = flavor_plans(plan, {"gpu": NodeCapacity(accelerators=16, cpus=384, memory_gib=4096,
+                                                       ephemeral_storage_gib=61440, efa=64)})
+    [group] = cluster_queue_spec("w", [flavor])["resourceGroups"]
+    assert group["coveredResources"] == ["cpu", "memory", "ephemeral-storage", "nvidia.com/gpu",
+                                         "vpc.amazonaws.com/efa"]
+    quotas = {row["name"]: row["nominalQuota"] for row in group["flavors"][0]["resources"]}
+    assert quotas["ephemeral-storage"] == "61440Gi" and quotas["vpc.amazonaws.com/efa"] == "64"
 
 
 def test_flavor_selects_its_pool_and_tolerates_its_taint_but_not_the_rewritten_role_label():
