@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pulumi
 
+from accelfit.calibration.store import load_team_efficiency
 from accelfit.catalog import load_catalog
 from accelfit.planner import Environment, Plan
 from accelfit.errors import InputError
@@ -54,7 +55,7 @@ def _run(project_dir: Path, stack: str, source: Path) -> ProgramResult:
         if raw_selection is not None else None
     environment = config.get("environment") or stack
     catalog = load_catalog()
-    plan, lock = plan_with_lock(spec, catalog, Environment(environment, loaded.inventory), selection)
+    plan, lock = plan_with_lock(spec, catalog, Environment(environment, loaded.inventory, load_team_efficiency()), selection)
     if lock.state == "stale":
         pulumi.log.warn(lock.message)
     ownership = Ownership(team=config.require("team"), cost_center=config.require("costCenter"),

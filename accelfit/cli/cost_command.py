@@ -18,6 +18,7 @@ import click
 def cost(preview_file: Path, stack_name: str, as_json: bool, markdown: bool) -> None:
     """Monthly cost of every priced resource in a real Pulumi preview, with the assumptions stated."""
     from accelfit.catalog import load_catalog
+    from accelfit.calibration.store import load_team_efficiency
     from accelfit.planner import Environment
     from accelfit.planner.lock import plan_with_lock
     from accelfit.preview.run import pricing_context
@@ -31,20 +32,25 @@ def cost(preview_file: Path, stack_name: str, as_json: bool, markdown: bool) -> 
     catalog = load_catalog()
     raw = stack.get("selection")
     selection = read_selection(raw, str(stack.path), f"config.{stack.project}:selection") if raw is not None else None
-    plan, _ = plan_with_lock(stack.spec, catalog, Environment(stack.environment, stack.workload.inventory), selection)
+    plan, _ = plan_with_lock(stack.spec, catalog, Environment(stack.environment, stack.workload.inventory,
+                                                              load_team_efficiency()), selection)
     report = price_resources(load_preview(preview_file), catalog, pricing_context(stack, plan))
     if as_json:
-        click.echo(json.dumps({"stack": stack.name, "monthly_usd": report.monthly_usd,
-                               "min_monthly_usd": report.min_monthly_usd, "assumptions": list(report.assumptions),
+        click.echo(json.dumps({"stack": stack.name, **report.figures_json(), "assumptions": list(report.assumptions),
                                "resources": [{"urn": c.urn, "type": c.type, "name": c.name,
-                                              "monthly_usd": c.monthly_usd, "min_monthly_usd": c.min_monthly_usd,
-                                              "basis": c.basis} for c in report.resources]},
+                                              "monthly_usd": c.monthly_usd,
+                                              "full_scale_monthly_usd": c.full_scale_monthly_usd,
+                                              "run_usd": c.run_usd, "basis": c.basis}
+                                             for c in report.resources + report.usage]},
                               indent=2, sort_keys=True))
         return
-    rows = [[c.name, c.type, usd(c.monthly_usd), c.basis] for c in report.resources]
-    headers = ["resource", "type", "monthly", "basis"]
+    rows = [[c.name, c.type, usd(c.monthly_usd), usd(c.full_scale_monthly_usd), c.basis]
+            for c in report.resources + report.usage]
+    headers = ["resource", "type", "monthly", "full scale", "basis"]
     table = render_markdown_table(headers, rows) if markdown else render_table(headers, rows)
     click.echo(table)
-    click.echo(f"\nTotal: {usd(report.monthly_usd)} a month at full scale ({usd(report.min_monthly_usd)} at minimum)")
+    from accelfit.reports.cost_figures import figures_line
+
+    click.echo("\n" + figures_line(report.figures_json()))
     for line in report.assumptions:
         click.echo(f"- {line}")

@@ -22,6 +22,7 @@ def plan(ctx: click.Context, spec_file: Path | None, stack_name: str | None, as_
          top: int, chart: Path | None) -> None:
     """Choose accelerators, count and platform for a workload, and explain the choice with its cost."""
     from accelfit.catalog import load_catalog
+    from accelfit.calibration.store import load_team_efficiency
     from accelfit.planner import Environment, NoFeasiblePlan, evaluate_spec
     from accelfit.planner import plan as make_plan
     from accelfit.spec import load_workload
@@ -39,7 +40,8 @@ def plan(ctx: click.Context, spec_file: Path | None, stack_name: str | None, as_
     else:
         loaded, environment_name = load_workload(spec_file), "dev"
     catalog = load_catalog()
-    environment = Environment(name=environment_name, inventory=loaded.inventory)
+    environment = Environment(name=environment_name, inventory=loaded.inventory,
+                              efficiency=load_team_efficiency())
     try:
         result = make_plan(loaded.spec, catalog, environment, top=max(top, 8))
     except NoFeasiblePlan as failure:

@@ -8,7 +8,7 @@ from collections.abc import Iterable
 
 from accelfit.diff.document import PreviewDocument, Resource, Violation
 from accelfit.diff.inputs import changed_paths
-from accelfit.diff.model import (ACTIONS, BudgetGuard, InputChange, ResourceDiff, SelectionChange, StackDiff,
+from accelfit.diff.model import (ACTIONS, BudgetGuard, FigureChange, InputChange, ResourceDiff, SelectionChange, StackDiff,
                                  ViolationDiff)
 from accelfit.diff.replacement import replacement_reason
 
@@ -52,6 +52,10 @@ def diff_documents(base: PreviewDocument, head: PreviewDocument,
         budget=BudgetGuard(max_monthly_usd=head.max_monthly_usd, base_monthly_usd=base.monthly_usd,
                            head_monthly_usd=head.monthly_usd, fail_on_increase_pct=fail_on_increase_pct),
         policy_pack=head.policy_pack or base.policy_pack,
+        figures=(FigureChange("monthly_usd", base.monthly_usd, head.monthly_usd),
+                 FigureChange("full_scale_monthly_usd", base.full_scale_monthly_usd, head.full_scale_monthly_usd),
+                 FigureChange("run_total_usd", base.run_total_usd, head.run_total_usd)),
+        budget_lines=tuple(dict(line) for line in head.budget_lines),
         spec_changes=_spec_changes(base, head), repriced=tuple(repriced), base_is_new=base.new_stack)
 
 

@@ -64,6 +64,9 @@ class PreviewDocument:
     fresh_option: str | None
     max_monthly_usd: float | None
     monthly_usd: float
+    full_scale_monthly_usd: float | None
+    run_total_usd: float | None
+    budget_lines: tuple[Mapping[str, Any], ...]
     resources: tuple[Resource, ...]
     policy_pack: str | None
     violations: tuple[Violation, ...]
@@ -144,6 +147,11 @@ def parse_document(data: Any, source: str) -> PreviewDocument:
         fresh_option=reader.get(lock, "fresh_option", "lock", (str,), required=False),
         max_monthly_usd=_number(reader.get(budget, "max_monthly_usd", "budget", (int, float), required=False)),
         monthly_usd=float(reader.get(cost, "monthly_usd", "cost", (int, float), default=0.0)),
+        full_scale_monthly_usd=_number(reader.get(cost, "full_scale_monthly_usd", "cost", (int, float),
+                                                  required=False)),
+        run_total_usd=_number(reader.get(cost, "run_total_usd", "cost", (int, float), required=False)),
+        budget_lines=tuple(line for line in reader.get(budget, "lines", "budget", (list,), required=False,
+                                                       default=[]) if isinstance(line, Mapping)),
         resources=resources,
         policy_pack=reader.get(policies, "pack", "policies", (str,), required=False),
         violations=violations,

@@ -65,9 +65,38 @@ def short_type(token: str) -> str:
 
 def cost_line(diff: StackDiff, arrow: str = "->") -> str:
     guard = diff.budget
-    budget = f"; budget {usd(guard.max_monthly_usd)}" if guard.max_monthly_usd is not None else ""
-    return (f"{usd(guard.base_monthly_usd)} {arrow} {usd(guard.head_monthly_usd)} a month at full scale "
-            f"({signed_usd(guard.delta_usd)}, {pct_text(guard.increase_pct)}){budget}")
+    return (f"{usd(guard.base_monthly_usd)} {arrow} {usd(guard.head_monthly_usd)} a month as planned "
+            f"({signed_usd(guard.delta_usd)}, {pct_text(guard.increase_pct)})")
+
+
+FIGURE_WORDS = {"monthly_usd": "a month as planned", "full_scale_monthly_usd": "a month at full scale",
+                "run_total_usd": "for the whole run"}
+
+
+def figure_lines(diff: StackDiff, arrow: str = "->") -> list[str]:
+    """The three cost figures, base to head, with the names the plan, the preview and the README use."""
+    out = []
+    for change in diff.figures:
+        if change.base_usd is None and change.head_usd is None:
+            continue
+        base = usd(change.base_usd) if change.base_usd is not None else "n/a"
+        head = usd(change.head_usd) if change.head_usd is not None else "n/a"
+        delta = f" ({signed_usd(change.delta_usd)})" if change.delta_usd is not None else ""
+        out.append(f"{change.figure}: {base} {arrow} {head} {FIGURE_WORDS[change.figure]}{delta}")
+    return out
+
+
+def budget_lines(diff: StackDiff) -> list[str]:
+    """One line per budget source (the spec's own, the environment's policy), named, head's figures."""
+    out = []
+    for line in diff.budget_lines:
+        state = "within" if line.get("within") else "OVER"
+        out.append(f"{line.get('source')}: {line.get('figure')} {usd(float(line.get('actual_usd', 0)))} of "
+                   f"{usd(float(line.get('limit_usd', 0)))} ({state}, {line.get('level')})")
+    if not out and diff.budget.max_monthly_usd is not None:
+        out.append(f"spec budget.max_monthly_usd: monthly_usd {usd(diff.budget.head_monthly_usd)} of "
+                   f"{usd(diff.budget.max_monthly_usd)}")
+    return out
 
 
 def resources_line(diff: StackDiff) -> str:
@@ -94,7 +123,7 @@ def callouts(diff: StackDiff) -> list[tuple[str, str]]:
         when = ("this change pushes it over" if not guard.was_over_budget
                 else "it was already over; this change " + ("raises" if guard.delta_usd > 0 else "does not raise")
                 + " the cost")
-        out.append(("Over budget", f"{usd(guard.head_monthly_usd)} a month at full scale against a budget of "
+        out.append(("Over budget", f"{usd(guard.head_monthly_usd)} a month as planned against a budget of "
                    f"{usd(guard.max_monthly_usd)} (over by {usd(over)}); {when}."))
     if guard.increase_exceeded:
         out.append(("Cost increase", f"{pct_text(guard.increase_pct)} ({signed_usd(guard.delta_usd)} a month) "

@@ -144,6 +144,28 @@ class BudgetGuard:
                 "fail_on_increase_pct": self.fail_on_increase_pct, "increase_exceeded": self.increase_exceeded}
 
 
+FIGURES = ("monthly_usd", "full_scale_monthly_usd", "run_total_usd")
+
+
+@dataclass(frozen=True)
+class FigureChange:
+    """One of the three cost figures (accelfit.pricing.figures) before and after; None where a side has none."""
+
+    figure: str
+    base_usd: float | None
+    head_usd: float | None
+
+    @property
+    def delta_usd(self) -> float | None:
+        if self.base_usd is None or self.head_usd is None:
+            return None
+        return round(self.head_usd - self.base_usd, 2)
+
+    def to_json_dict(self) -> dict[str, Any]:
+        return {"figure": self.figure, "base_usd": self.base_usd, "head_usd": self.head_usd,
+                "delta_usd": self.delta_usd}
+
+
 @dataclass(frozen=True)
 class StackDiff:
     stack: str
@@ -157,6 +179,8 @@ class StackDiff:
     selection: SelectionChange
     budget: BudgetGuard
     policy_pack: str | None
+    figures: tuple[FigureChange, ...] = ()
+    budget_lines: tuple[dict[str, Any], ...] = ()  # head's, one per budget source
     spec_changes: tuple[InputChange, ...] = ()  # what changed in the workload spec behind a plan change
     repriced: tuple[ResourceDiff, ...] = ()  # inputs unchanged, monthly cost moved (a catalog price update)
     base_is_new: bool = False  # the stack does not exist on the base side
@@ -196,7 +220,8 @@ class StackDiff:
                         "new_violations": len(self.violations_with("new")),
                         "fixed_violations": len(self.violations_with("fixed")),
                         "still_failing": len(self.violations_with("failing"))},
-            "cost": self.budget.to_json_dict(),
+            "cost": {**self.budget.to_json_dict(), "figures": [figure.to_json_dict() for figure in self.figures],
+                     "budget_lines": [dict(line) for line in self.budget_lines]},
             "selection": self.selection.to_json_dict(),
             "movers": [{"key": r.key, "name": r.name, "component": r.component, "action": r.action,
                         "before_monthly_usd": r.before_usd, "after_monthly_usd": r.after_usd,

@@ -63,8 +63,14 @@ def _summary(diff: StackDiff) -> str:
         for index, (title, text) in enumerate(callouts):
             out += ([">"] if index else []) + [f"> **{title}:** {_md(text)}"]
         out.append("")
-    out += [f"- **Monthly cost:** {_md(fmt.cost_line(diff, arrow='→'))}",
-            f"- **Resources:** {fmt.resources_line(diff)}",
+    out += [f"- **Monthly cost:** {_md(fmt.cost_line(diff, arrow='→'))}"]
+    for line in fmt.figure_lines(diff, arrow="→"):
+        name, _, rest = line.partition(": ")
+        out.append(f"  - `{name}`: {_md(rest)}")
+    for line in fmt.budget_lines(diff):
+        source, _, rest = line.partition(": ")
+        out.append(f"- **Budget** ({_md(source)}): {_md(rest)}")
+    out += [f"- **Resources:** {fmt.resources_line(diff)}",
             f"- **Policies:** {fmt.policies_line(diff)}"]
     selection, stale = diff.selection, fmt.lock_stale_text(diff)
     if selection.option_changed:

@@ -16,8 +16,10 @@ def render_text(diff: StackDiff) -> str:
     if fmt.new_stack_text(diff):
         out.append(f"note: {fmt.new_stack_text(diff)}")
     out += [f"!! {title}: {text}" for title, text in fmt.callouts(diff)]
-    out += [f"Monthly cost: {fmt.cost_line(diff)}",
-            f"Resources: {fmt.resources_line(diff)}",
+    out += [f"Monthly cost: {fmt.cost_line(diff)}"]
+    out += [f"  {line}" for line in fmt.figure_lines(diff)]
+    out += [f"Budget: {line}" for line in fmt.budget_lines(diff)]
+    out += [f"Resources: {fmt.resources_line(diff)}",
             f"Policies: {fmt.policies_line(diff)}"]
     selection, stale = diff.selection, fmt.lock_stale_text(diff)
     if selection.option_changed:

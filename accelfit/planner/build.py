@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from accelfit.planner import preferences as pref
-from accelfit.planner.costing import storage_needs
+from accelfit.planner.costing import SYSTEM_POOL_MAX_NODES, SYSTEM_POOL_MIN_NODES, storage_needs
 from accelfit.planner.limits import pods_cidr_for, pool_sizes
 from accelfit.planner.model import (
     Estimate, NetworkPlan, NodePool, PlanAccelerator, StoragePlan, Taint, TpuVmSlice,
@@ -52,7 +52,8 @@ def node_pools(spec: WorkloadSpec, sized: Sized) -> tuple[NodePool, ...]:
     pools: list[NodePool] = []
     if offer.platform in ("gke-gpu", "gke-tpu", "eks-gpu"):
         pools.append(NodePool(name="system", role="system", machine_type=pref.SYSTEM_POOL_MACHINE[offer.cloud],
-                              min_nodes=1, max_nodes=3, initial_nodes=1, zones=offer.zones,
+                              min_nodes=SYSTEM_POOL_MIN_NODES, max_nodes=SYSTEM_POOL_MAX_NODES,
+                              initial_nodes=SYSTEM_POOL_MIN_NODES, zones=offer.zones,
                               labels={"accelfit.io/role": "system"}, disk_size_gb=100))
     if offer.tpu_slice is not None:
         tpu = offer.tpu_slice
@@ -138,16 +139,25 @@ def storage_plan(spec: WorkloadSpec, sized: Sized) -> StoragePlan:
                        filesystem_throughput_mbps_per_tib=125 if needs.shared_filesystem == "fsx-lustre" else 0)
 
 
-def estimate(sized: Sized) -> Estimate:
+def estimate(sized: Sized, spec: WorkloadSpec) -> Estimate:
+    training = spec.training is not None
+    target = spec.inference.latency_p99_ms if spec.inference is not None else None
+    headroom = (round((target - sized.latency_p99_ms) / target, 4)
+                if target and sized.latency_p99_ms is not None else None)
     return Estimate(
-        hours=round(sized.hours, 2), accelerator_hours=round(sized.accelerator_hours, 1), devices=sized.devices,
+        hours=round(sized.hours, 4), accelerator_hours=round(sized.accelerator_hours, 1), devices=sized.devices,
         mfu=round(sized.mfu, 4) if sized.mfu is not None else None, mfu_source=sized.mfu_source,
         replicas=sized.replicas,
         tokens_per_second=round(sized.tokens_per_second, 1) if sized.tokens_per_second else None,
         latency_p99_ms=round(sized.latency_p99_ms, 1) if sized.latency_p99_ms is not None else None,
+        latency_target_p99_ms=target, latency_headroom=headroom,
         memory_per_device_gib=round(sized.memory_per_device_gib, 2),
         monthly_usd=round(sized.monthly_usd, 2), total_usd=round(sized.total_usd, 2),
+        full_scale_monthly_usd=round(sized.full_scale_monthly_usd, 2),
+        run_total_usd=round(sized.total_usd, 2) if training else None,
+        cost_assumptions=sized.cost_assumptions,
         breakdown=tuple(line.model_copy(update={"monthly_usd": round(line.monthly_usd, 2),
+                                                "full_scale_monthly_usd": round(line.full_scale_monthly_usd, 2),
                                                 "total_usd": round(line.total_usd, 2)})
                         for line in sized.breakdown),
         prices_verified=sized.offer.price.verified if sized.offer.price else True)

@@ -1,10 +1,16 @@
-"""Total cost of ownership of a sized option: compute under its pricing model, cluster fees, NAT, storage for the
-dataset and checkpoints, a shared file system where the plan has one, egress, and idle capacity.
+"""Total cost of ownership of a sized option, as parts of the one cost model (`accelfit.pricing.figures`):
+accelerator capacity under its pricing model, the system pool, cluster fees, NAT, storage for the dataset and
+checkpoints, a shared file system where the plan has one, egress.
 
-- Training fleets scale to zero after the run: compute is billed for the run's hours only, except under a
-  commitment, which bills the whole term whether the fleet runs or not.
-- Inference bills `hours_per_day` of serving a day; a commitment bills every hour of the month (idle capacity).
-- Storage and egress are billed by the month; a training run pays them for the months it lasts.
+What each part assumes is what the stack builds (design.md section 7):
+- Training pools on a cluster scale to zero after the run (min 0 nodes, the cluster autoscaler removes idle
+  nodes), so they bill the run's hours; TPU VMs have no autoscaler and bill every hour they exist; a commitment
+  bills its whole term whether the fleet runs or not.
+- Inference bills `hours_per_day` of serving only where a schedule scales the pool down the rest of the day
+  (EKS: scheduled actions on the node group's Auto Scaling group); elsewhere it is priced 24 hours a day and the
+  note says why.
+- The system pool runs its minimum all month; the control plane and NAT run all month.
+- Storage and egress are billed by the month; a training run pays them for the share of a month it lasts.
 """
 
 from __future__ import annotations
@@ -13,13 +19,25 @@ import math
 from dataclasses import dataclass
 
 from accelfit.catalog.models import Catalog
+from accelfit.planner import filestore_capacity
 from accelfit.planner import preferences as pref
 from accelfit.planner.model import CostLine
 from accelfit.planner.options import Offer
+from accelfit.pricing.figures import (
+    COMMITMENT_TERM_HOURS, HOURS_PER_MONTH, CostFigures, Part, RunWindow, accelerator_pool, always_on, figures, per_month,
+    serving_hours_per_month,
+)
+from accelfit.pricing.overheads import overhead_for, run_window
+from accelfit.reports.durations import duration
 from accelfit.spec import WorkloadSpec
 
-COMMITMENT_TERM_HOURS = {"committed-1y": 8760.0, "committed-3y": 26280.0}
 GIB_PER_TB = 1e12 / 2.0**30
+# The system pool of a cluster: add-ons (DNS, Kueue, the autoscaler, telemetry) on 1 node, growing to 3.
+SYSTEM_POOL_MIN_NODES = 1
+SYSTEM_POOL_MAX_NODES = 3
+CLUSTER_PLATFORMS = ("gke-gpu", "gke-tpu", "eks-gpu")
+# Platforms whose accelerator pools are scaled down on a schedule when inference runs part of the day.
+SCHEDULED_SERVING_PLATFORMS = ("eks-gpu",)
 
 
 @dataclass(frozen=True)
@@ -30,20 +48,36 @@ class StorageNeeds:
     filesystem_capacity_gib: int
 
 
+def checkpoint_tb(spec: WorkloadSpec) -> float:
+    """What the bucket keeps besides the dataset. Full training: the last checkpoints of the whole training state.
+    LoRA: the frozen base weights once, plus the last checkpoints of the adapter (its weights and Adam state).
+    Inference: the weights served."""
+    parameters = spec.model.parameters
+    if spec.training is None:
+        return parameters * 2 / 1e12
+    if spec.training.method.value == "lora":
+        adapter = parameters * pref.LORA_ADAPTER_FRACTION
+        return (parameters * 2 + adapter * pref.CHECKPOINT_BYTES_PER_PARAM * pref.CHECKPOINTS_KEPT) / 1e12
+    return parameters * pref.CHECKPOINT_BYTES_PER_PARAM * pref.CHECKPOINTS_KEPT / 1e12
+
+
 def storage_needs(spec: WorkloadSpec, offer: Offer, units: int) -> StorageNeeds:
     training = spec.training is not None
-    checkpoint_tb = (spec.model.parameters * pref.CHECKPOINT_BYTES_PER_PARAM * pref.CHECKPOINTS_KEPT / 1e12
-                     if training else spec.model.parameters * 2 / 1e12)
     shared = "none"
     capacity_gib = 0
     multi_node_gpu = training and offer.accelerator.kind == "gpu" and units > 1
     if multi_node_gpu and spec.data.dataset_tb >= pref.SHARED_FILESYSTEM_MIN_DATASET_TB and offer.cloud != "onprem":
         shared = "filestore" if offer.cloud == "gcp" else "fsx-lustre"
         wanted_gib = spec.data.dataset_tb * GIB_PER_TB
-        # Filestore zonal grows in 1 TiB steps (min 1 TiB); FSx for Lustre PERSISTENT_2 in 2400 GiB (min 1200).
-        step = 1024 if shared == "filestore" else 2400
-        capacity_gib = max(1200 if shared == "fsx-lustre" else 1024, math.ceil(wanted_gib / step) * step)
-    return StorageNeeds(spec.data.dataset_tb, checkpoint_tb, shared, capacity_gib)
+        if shared == "filestore":
+            # The tier's real sizes (Zonal: 256 GiB steps to 9.75 TiB, then 2.5 TiB steps to 100 TiB).
+            # A dataset beyond the tier's largest share stays in the bucket; the share caches what fits.
+            tier = filestore_capacity.PLANNED_TIER
+            capacity_gib = filestore_capacity.round_up_gib(tier, min(wanted_gib, filestore_capacity.largest_gib(tier)))
+        else:
+            # FSx for Lustre PERSISTENT_2 grows in 2400 GiB steps (min 1200).
+            capacity_gib = max(1200, math.ceil(wanted_gib / 2400) * 2400)
+    return StorageNeeds(spec.data.dataset_tb, checkpoint_tb(spec), shared, capacity_gib)
 
 
 def _service(catalog: Catalog, cloud: str, service: str, region: str) -> float:
@@ -51,62 +85,115 @@ def _service(catalog: Catalog, cloud: str, service: str, region: str) -> float:
     return found.usd if found else 0.0
 
 
-def cost_lines(spec: WorkloadSpec, catalog: Catalog, offer: Offer, units: int, run_hours: float,
-               storage: StorageNeeds) -> tuple[CostLine, ...]:
-    """Monthly and total cost per item. For training `run_hours` is the run; for inference it is ignored."""
+def nat_gateways(offer: Offer) -> int:
+    """AWS builds one NAT gateway per zone (each private subnet routes through its own); GCP one Cloud NAT."""
+    return len(offer.zones) if offer.cloud == "aws" else 1
+
+
+def run_of(spec: WorkloadSpec, offer: Offer, run_hours: float) -> RunWindow | None:
+    return run_window(offer.platform, run_hours) if spec.training is not None else None
+
+
+def serving_plan(spec: WorkloadSpec, offer: Offer) -> tuple[float, str]:
+    """(hours a month the accelerators are planned to run, why) for inference."""
+    hours_per_day = spec.inference.hours_per_day
+    if hours_per_day >= 24:
+        return HOURS_PER_MONTH, "24 h a day"
+    if offer.pricing.startswith("committed"):
+        return HOURS_PER_MONTH, f"{hours_per_day:g} h a day, but committed capacity bills every hour"
+    if offer.platform in SCHEDULED_SERVING_PLATFORMS:
+        return serving_hours_per_month(hours_per_day), (f"{hours_per_day:g} h a day: a schedule scales the node "
+                                                        "group to zero the rest of the day")
+    return HOURS_PER_MONTH, (f"priced 24 h a day although the spec serves {hours_per_day:g} h: {offer.platform} "
+                             "builds no schedule that scales the pool down (scale your serving workload to zero "
+                             "off-hours and the autoscaler removes the idle nodes)")
+
+
+def cost_parts(spec: WorkloadSpec, catalog: Catalog, offer: Offer, units: int, run_hours: float,
+               storage: StorageNeeds) -> tuple[Part, ...]:
+    """Every priced part of the option. For training `run_hours` is the run; for inference it is ignored."""
     cloud, region = offer.cloud, offer.region
+    run = run_of(spec, offer, run_hours)
     fleet_hourly = units * offer.unit_hourly_usd
     committed_term = COMMITMENT_TERM_HOURS.get(offer.pricing)
-    lines: list[CostLine] = []
+    parts: list[Part] = []
 
-    if spec.training is not None:
-        months = max(run_hours / pref.HOURS_PER_MONTH, 1.0 / pref.DAYS_PER_MONTH)
-        billed_hours = max(run_hours, committed_term) if committed_term else run_hours
-        note = (f"{units} × {offer.machine} for the {run_hours:,.0f} h run, scaled to zero after it"
-                if not committed_term else
-                f"{offer.pricing} bills {units} × {offer.machine} for the whole {committed_term:,.0f} h term")
-        lines.append(CostLine(item="compute", monthly_usd=fleet_hourly * min(billed_hours, pref.HOURS_PER_MONTH),
-                              total_usd=fleet_hourly * billed_hours, note=note))
-        service_hours = run_hours
+    if run is not None:
+        if committed_term:
+            note = f"{offer.pricing} bills {units} × {offer.machine} for the whole {committed_term:,.0f} h term"
+            planned = HOURS_PER_MONTH
+        elif offer.platform == "tpu-vm":
+            note = (f"{units} × {offer.machine}: TPU VMs bill every hour they exist (nothing scales them to zero); "
+                    f"the run needs {duration(run.accelerator_hours)}")
+            planned = HOURS_PER_MONTH
+        else:
+            note = (f"{units} × {offer.machine} for the {duration(run.compute_hours)} run and {run.start_hours:g} h "
+                    "of start, then scaled to zero (min 0 nodes, the cluster autoscaler removes idle nodes)")
+            planned = run.accelerator_hours
     else:
-        months = 1.0
-        serving_hours = spec.inference.hours_per_day * pref.DAYS_PER_MONTH
-        billed = pref.HOURS_PER_MONTH if committed_term else serving_hours
-        note = (f"{units} × {offer.machine}, {spec.inference.hours_per_day:g} h a day"
-                + (", committed capacity idles the rest" if committed_term and billed > serving_hours else ""))
-        lines.append(CostLine(item="compute", monthly_usd=fleet_hourly * billed, total_usd=fleet_hourly * billed,
-                              note=note))
-        service_hours = pref.HOURS_PER_MONTH
+        planned, why = serving_plan(spec, offer)
+        note = f"{units} × {offer.machine}, {why}"
+    parts.append(accelerator_pool("compute", fleet_hourly, planned, run, note, committed_term))
 
-    if offer.platform in ("gke-gpu", "gke-tpu", "eks-gpu"):
+    if offer.platform in CLUSTER_PLATFORMS:
+        system = pref.SYSTEM_POOL_MACHINE[cloud]
+        hourly = _service(catalog, cloud, f"vm-{system}", region)
+        parts.append(always_on("system", hourly * SYSTEM_POOL_MIN_NODES, hourly * SYSTEM_POOL_MAX_NODES, run,
+                               f"system pool {system}, {SYSTEM_POOL_MIN_NODES} node all month (up to "
+                               f"{SYSTEM_POOL_MAX_NODES} at full scale)"))
         fee = _service(catalog, cloud, "gke-cluster" if cloud == "gcp" else "eks-cluster", region)
-        lines.append(_timed("cluster", fee, service_hours, months, "control-plane fee"))
+        parts.append(always_on("cluster", fee, fee, run, "control-plane fee"))
     if offer.platform != "baremetal-gpu":
-        nat = _service(catalog, cloud, "nat-hour", region)
-        lines.append(_timed("nat", nat, service_hours, months,
-                            "NAT gateway; bucket traffic uses private access/endpoints, not NAT"))
+        gateways = nat_gateways(offer)
+        nat = _service(catalog, cloud, "nat-hour", region) * gateways
+        parts.append(always_on("nat", nat, nat, run, f"{gateways} NAT gateway{'s' if gateways > 1 else ''}; bucket "
+                                                     "traffic uses private access/endpoints, not NAT"))
 
     if cloud != "onprem":
         bucket_gib = (storage.dataset_tb + storage.checkpoint_tb) * GIB_PER_TB
         bucket = bucket_gib * _service(catalog, cloud, "gcs-standard" if cloud == "gcp" else "s3-standard", region)
-        lines.append(CostLine(item="storage", monthly_usd=bucket, total_usd=bucket * months,
-                              note=f"bucket: {storage.dataset_tb:g} TB dataset + {storage.checkpoint_tb:.2f} TB "
-                                   "checkpoints"))
+        parts.append(per_month("storage", bucket, run, f"bucket: {storage.dataset_tb:g} TB dataset + "
+                                                        f"{storage.checkpoint_tb:.3g} TB checkpoints and weights"))
         if storage.shared_filesystem != "none":
             service = "filestore-zonal" if storage.shared_filesystem == "filestore" else "fsx-lustre-persistent2-125"
             monthly = storage.filesystem_capacity_gib * _service(catalog, cloud, service, region)
-            lines.append(CostLine(item="filesystem", monthly_usd=monthly, total_usd=monthly * months,
-                                  note=f"{storage.shared_filesystem} {storage.filesystem_capacity_gib} GiB"))
+            parts.append(per_month("filesystem", monthly, run,
+                                   f"{storage.shared_filesystem} {storage.filesystem_capacity_gib} GiB"))
         egress = spec.data.egress_tb_per_month * 1000.0 * _service(catalog, cloud, "egress-internet", region)
         if egress:
-            lines.append(CostLine(item="egress", monthly_usd=egress, total_usd=egress * months,
-                                  note=f"{spec.data.egress_tb_per_month:g} TB/month to the internet"))
-    return tuple(lines)
+            parts.append(per_month("egress", egress, run, f"{spec.data.egress_tb_per_month:g} TB/month to the "
+                                                          "internet"))
+    return tuple(parts)
 
 
-def _timed(item: str, hourly: float, hours: float, months: float, note: str) -> CostLine:
-    monthly = hourly * min(hours, pref.HOURS_PER_MONTH) if months >= 1 else hourly * hours
-    return CostLine(item=item, monthly_usd=monthly, total_usd=hourly * hours, note=note)
+def cost_lines(parts: tuple[Part, ...]) -> tuple[CostLine, ...]:
+    return tuple(CostLine(item=part.item, monthly_usd=part.monthly_usd,
+                          full_scale_monthly_usd=part.full_scale_monthly_usd,
+                          total_usd=part.run_usd if part.run_usd is not None else part.monthly_usd, note=part.note)
+                 for part in parts)
+
+
+def plan_figures(spec: WorkloadSpec, parts: tuple[Part, ...]) -> CostFigures:
+    return figures(parts, training=spec.training is not None)
+
+
+def cost_assumptions(spec: WorkloadSpec, offer: Offer, run_hours: float) -> tuple[str, ...]:
+    out = ["monthly_usd: always-on parts (control plane, NAT, the system pool at its minimum, storage) all month, "
+           "accelerator capacity for the hours it is planned to run in the month; full_scale_monthly_usd: every pool "
+           "at its maximum all month."]
+    if spec.training is not None:
+        run = run_window(offer.platform, run_hours)
+        overhead = overhead_for(offer.platform)
+        out.append(f"run_total_usd: {run.setup_hours:g} h of stack creation (always-on parts bill), "
+                   f"{run.start_hours:g} h of accelerator start (boot, image pull, weights) and "
+                   f"{duration(run.compute_hours)} of training; storage for the share of a month the run lasts. "
+                   f"Overheads: {overhead.source}")
+        if offer.platform == "tpu-vm":
+            out.append("TPU VMs bill every hour they exist: the run total assumes the stack is destroyed when the run "
+                       "ends; monthly_usd is what they cost per month while they exist.")
+    if offer.platform == "baremetal-gpu":
+        out.append("Owned servers are charged at their power cost only (sunk hardware).")
+    return tuple(out)
 
 
 def onprem_unit_hourly_usd(offer_gpu_power_w: float | None, gpus_per_server: int) -> float:
@@ -114,8 +201,3 @@ def onprem_unit_hourly_usd(offer_gpu_power_w: float | None, gpus_per_server: int
     board_w = offer_gpu_power_w or 700.0
     kilowatts = board_w * gpus_per_server * pref.ONPREM_HOST_POWER_FACTOR / 1000.0
     return kilowatts * pref.ONPREM_PUE * pref.ONPREM_USD_PER_KWH
-
-
-def totals(lines: tuple[CostLine, ...]) -> tuple[float, float]:
-    return sum(line.monthly_usd for line in lines), sum(line.total_usd for line in lines)
-

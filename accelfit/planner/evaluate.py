@@ -5,10 +5,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from accelfit.catalog.models import Catalog
-from accelfit.planner.costing import cost_lines, storage_needs, totals
+from accelfit.planner.costing import (
+    cost_assumptions, cost_lines, cost_parts, plan_figures, serving_plan, storage_needs,
+)
 from accelfit.planner.eligibility import penalties
 from accelfit.planner.options import Offer, RawRejection, Sized
+from accelfit.planner.serving import Efficiency
+from accelfit.planner.serving_data import efficiency_for
 from accelfit.planner.sizing import InferenceSize, TrainingSize, Unfit, size_inference, size_training
+from accelfit.planner.team_efficiency import TeamEfficiency
 from accelfit.spec import WorkloadSpec
 
 
@@ -22,31 +27,52 @@ class Evaluation:
     cheapest_over_budget: Sized | None = None
 
 
-def size_offer(spec: WorkloadSpec, catalog: Catalog, offer: Offer) -> Sized:
+def size_offer(spec: WorkloadSpec, catalog: Catalog, offer: Offer, team: TeamEfficiency | None = None) -> Sized:
     """Size and cost one offer; raises Unfit when it cannot meet the workload at any allowed count."""
+    accelerator = offer.accelerator.name
     if spec.training is not None:
-        figure = catalog.mfu(offer.accelerator.name)
-        size = size_training(spec, offer, figure.mfu)
+        figure = catalog.mfu(accelerator)
+        mfu, mfu_source, calibration = figure.mfu, figure.source, ""
+        measured = team.training_for(accelerator) if team else None
+        if measured is not None:
+            mfu, mfu_source = measured.mfu, f"team measurements: {measured.source}"
+            calibration = (f"MFU {measured.mfu:.0%} for {accelerator} measured by your team ({measured.runs} runs, "
+                           f"{team.path or 'team efficiency file'}) replaces the catalog's {figure.mfu:.0%}.")
+        size = size_training(spec, offer, mfu)
         storage = storage_needs(spec, offer, size.units)
-        lines = cost_lines(spec, catalog, offer, size.units, size.hours, storage)
-        monthly, total = totals(lines)
+        parts = cost_parts(spec, catalog, offer, size.units, size.hours, storage)
+        cost = plan_figures(spec, parts)
         return Sized(offer=offer, units=size.units, devices=size.devices, hours=size.hours,
                      accelerator_hours=size.hours * size.devices,
-                     memory_per_device_gib=size.memory_per_device_gib, monthly_usd=monthly, total_usd=total,
-                     breakdown=lines, mfu=size.mfu, mfu_source=figure.source,
-                     tokens_per_second=size.tokens_per_second, penalties=penalties(spec, offer.accelerator),
-                     notes=(training_memory_note(size),))
-    size = size_inference(spec, offer)
+                     memory_per_device_gib=size.memory_per_device_gib, monthly_usd=cost.monthly_usd,
+                     total_usd=cost.run_total_usd, breakdown=cost_lines(parts),
+                     full_scale_monthly_usd=cost.full_scale_monthly_usd,
+                     cost_assumptions=cost_assumptions(spec, offer, size.hours), mfu=size.mfu,
+                     mfu_source=mfu_source, tokens_per_second=size.tokens_per_second,
+                     penalties=penalties(spec, offer.accelerator), notes=(training_memory_note(size),),
+                     calibration=calibration)
+    measured_serving = team.serving_for(accelerator) if team else None
+    efficiency, calibration = None, ""
+    if measured_serving is not None:
+        efficiency = Efficiency(measured_serving.decode_bandwidth, measured_serving.prefill_compute)
+        row = efficiency_for(accelerator)
+        calibration = (f"serving efficiency for {accelerator} measured by your team ({measured_serving.runs} runs, "
+                       f"{team.path or 'team efficiency file'}): decode at {measured_serving.decode_bandwidth:.0%} "
+                       f"of peak bandwidth and prefill at {measured_serving.prefill_compute:.0%} of peak compute, "
+                       f"replacing the catalog's {row.decode_bandwidth:.0%} / {row.prefill_compute:.0%}.")
+    size = size_inference(spec, offer, efficiency)
     storage = storage_needs(spec, offer, size.units)
-    lines = cost_lines(spec, catalog, offer, size.units, 0.0, storage)
-    monthly, total = totals(lines)
-    serving_hours = spec.inference.hours_per_day * 30.42
+    parts = cost_parts(spec, catalog, offer, size.units, 0.0, storage)
+    cost = plan_figures(spec, parts)
+    serving_hours, _ = serving_plan(spec, offer)
     return Sized(offer=offer, units=size.units, devices=size.devices, hours=serving_hours,
                  accelerator_hours=serving_hours * size.devices, memory_per_device_gib=size.memory_per_device_gib,
-                 monthly_usd=monthly, total_usd=total, breakdown=lines, replicas=size.replicas,
+                 monthly_usd=cost.monthly_usd, total_usd=cost.monthly_usd, breakdown=cost_lines(parts),
+                 full_scale_monthly_usd=cost.full_scale_monthly_usd,
+                 cost_assumptions=cost_assumptions(spec, offer, 0.0), replicas=size.replicas,
                  tokens_per_second=size.tokens_per_second, latency_p99_ms=size.latency_p99_ms,
                  penalties=penalties(spec, offer.accelerator),
-                 notes=(inference_note(size, offer),))
+                 notes=(inference_note(size, offer),), calibration=calibration)
 
 
 def training_memory_note(size: TrainingSize) -> str:
@@ -64,11 +90,12 @@ def inference_note(size: InferenceSize, offer: Offer) -> str:
             f"{size.batch}, about {size.requests_per_replica:,.2f} req/s each; {size.lengths}")
 
 
-def evaluate(spec: WorkloadSpec, catalog: Catalog, offers: list[Offer]) -> Evaluation:
+def evaluate(spec: WorkloadSpec, catalog: Catalog, offers: list[Offer],
+             team: TeamEfficiency | None = None) -> Evaluation:
     result = Evaluation()
     for offer in offers:
         try:
-            sized = size_offer(spec, catalog, offer)
+            sized = size_offer(spec, catalog, offer, team)
         except Unfit as unfit:
             result.rejected.append(_raw(offer, unfit.rule, unfit.reason))
             if unfit.rule == "deadline" and unfit.best is not None:

@@ -58,7 +58,7 @@ def plan_with_lock(spec: WorkloadSpec, catalog: Catalog, environment: Environmen
                    selection: Selection | None, *, top: int = 8) -> tuple[Plan, LockStatus]:
     """The locked option when it still meets the spec, else a fresh plan; either way, what a fresh plan says."""
     offers = offers_for(spec, catalog, environment.inventory)
-    evaluation = evaluate(spec, catalog, offers.offers)
+    evaluation = evaluate(spec, catalog, offers.offers, environment.efficiency)
     rejected = grouped_rejections(offers.rejected + evaluation.rejected)
     ranked = best_per_group(evaluation.feasible)
     fresh = min(evaluation.feasible, key=rank_key) if evaluation.feasible else None
@@ -68,7 +68,7 @@ def plan_with_lock(spec: WorkloadSpec, catalog: Catalog, environment: Environmen
         return build_plan(spec, environment, fresh, ranked, rejected, top), LockStatus(
             "none", "no selection is locked; `accelfit lock` pins this choice", fresh_option=fresh.option_id)
 
-    locked, why_stale = _locked_sized(spec, catalog, offers.offers, selection)
+    locked, why_stale = _locked_sized(spec, catalog, offers.offers, selection, environment)
     if locked is None:
         if fresh is None:
             raise infeasible(spec, evaluation, rejected)
@@ -92,7 +92,8 @@ def plan_with_lock(spec: WorkloadSpec, catalog: Catalog, environment: Environmen
         fresh_monthly_delta_usd=round(delta, 2))
 
 
-def _locked_sized(spec: WorkloadSpec, catalog: Catalog, offers: list, selection: Selection):
+def _locked_sized(spec: WorkloadSpec, catalog: Catalog, offers: list, selection: Selection,
+                  environment: Environment):
     platform, cloud, region, accelerator, machine, units, pricing = selection.parts
     matching = [offer for offer in offers if (offer.platform, offer.cloud, offer.region, offer.accelerator.name,
                                               offer.machine, offer.pricing)
@@ -101,7 +102,7 @@ def _locked_sized(spec: WorkloadSpec, catalog: Catalog, offers: list, selection:
         return None, "the catalog or placement no longer offers it"
     offer = dataclasses.replace(matching[0], max_units=max(units, 1))
     try:
-        sized = size_offer(spec, catalog, offer)
+        sized = size_offer(spec, catalog, offer, environment.efficiency)
     except Unfit as unfit:
         return None, unfit.reason
     if sized.units != units:

@@ -11,7 +11,7 @@ import datetime as dt
 from enum import Enum
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 
 class Frozen(BaseModel):
@@ -109,10 +109,23 @@ class StoragePlan(Frozen):
 
 
 class CostLine(Frozen):
-    item: str = Field(description="compute, storage, egress, cluster, network ...")
-    monthly_usd: float
-    total_usd: float
+    item: str = Field(description="compute, system, cluster, nat, storage, filesystem, egress")
+    monthly_usd: float = Field(description="Per month as planned (see Estimate.monthly_usd).")
+    full_scale_monthly_usd: float = Field(description="Per month at its maximum size all month.")
+    total_usd: float = Field(description="Training: its share of the run total; inference: per month.")
     note: str = ""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _full_scale_defaults_to_monthly(cls, data: Any) -> Any:
+        return _full_scale_default(data)
+
+
+def _full_scale_default(data: Any) -> Any:
+    """Documents and hand-built estimates from before the three figures: full scale = monthly."""
+    if isinstance(data, dict) and "full_scale_monthly_usd" not in data and "monthly_usd" in data:
+        return {**data, "full_scale_monthly_usd": data["monthly_usd"]}
+    return data
 
 
 class Estimate(Frozen):
@@ -124,11 +137,26 @@ class Estimate(Frozen):
     replicas: int | None = Field(default=None, description="Serving replicas (inference).")
     tokens_per_second: float | None = Field(default=None, description="Training or serving throughput estimate.")
     latency_p99_ms: float | None = Field(default=None, description="Estimated p99 latency (inference).")
+    latency_target_p99_ms: float | None = Field(default=None, description="The spec's p99 target (inference).")
+    latency_headroom: float | None = Field(default=None, description=(
+        "Share of the p99 target left unused by the estimate, e.g. 0.25 = the estimate is 75% of the target."))
     memory_per_device_gib: float = Field(description="Memory the workload needs per device.")
-    monthly_usd: float
-    total_usd: float
+    monthly_usd: float = Field(description=(
+        "What the stack costs per month while it exists, as planned: always-on parts (control plane, NAT, system "
+        "pool, storage) all month, accelerator pools for the hours they are planned to run in that month."))
+    full_scale_monthly_usd: float = Field(description=(
+        "Every pool at its maximum all month: the most the autoscaler can spend."))
+    run_total_usd: float | None = Field(default=None, description=(
+        "Training: the run from start to end with its fixed overheads (see cost_assumptions); None for inference."))
+    total_usd: float = Field(description="Training: run_total_usd; inference: monthly_usd (kept for scripts).")
+    cost_assumptions: tuple[str, ...] = ()
     breakdown: tuple[CostLine, ...]
     prices_verified: bool = Field(default=True, description="False when a price used is second-hand.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _full_scale_defaults_to_monthly(cls, data: Any) -> Any:
+        return _full_scale_default(data)
 
 
 class PlanAccelerator(Frozen):

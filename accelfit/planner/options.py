@@ -64,6 +64,8 @@ class Sized:
     monthly_usd: float
     total_usd: float
     breakdown: tuple[CostLine, ...]
+    full_scale_monthly_usd: float = 0.0
+    cost_assumptions: tuple[str, ...] = ()
     mfu: float | None = None
     mfu_source: str = ""
     replicas: int | None = None
@@ -71,6 +73,7 @@ class Sized:
     latency_p99_ms: float | None = None
     penalties: tuple[Penalty, ...] = ()
     notes: tuple[str, ...] = field(default=())
+    calibration: str = ""  # set when the team's measured efficiency replaced the catalog's figure
 
     @property
     def score_usd(self) -> float:

@@ -14,6 +14,7 @@ from accelfit.planner.limits import capacity_notes, nodes_per_pool, pool_sizes
 from accelfit.planner.missing_prices import missing_price_notes
 from accelfit.planner.model import Plan, PlanCloud, Platform
 from accelfit.planner.options import Sized
+from accelfit.planner.team_efficiency import TeamEfficiency
 from accelfit.reports.durations import duration
 from accelfit.sizes import format_count
 from accelfit.spec import Inventory, WorkloadSpec
@@ -21,16 +22,18 @@ from accelfit.spec import Inventory, WorkloadSpec
 
 @dataclass(frozen=True)
 class Environment:
-    """Where the plan is for: the stack's environment name and, for bare metal, the inventory."""
+    """Where the plan is for: the stack's environment name, for bare metal the inventory, and the team's own
+    measured efficiency (`accelfit calibrate`), which replaces the catalog's figures where it has one."""
 
     name: str = "dev"
     inventory: Inventory | None = None
+    efficiency: TeamEfficiency | None = None
 
 
 def evaluate_spec(spec: WorkloadSpec, catalog: Catalog, environment: Environment) -> tuple[Evaluation, list]:
     """Every feasible sized option and every rejection (the planner's full search, before choosing)."""
     offers = offers_for(spec, catalog, environment.inventory)
-    evaluation = evaluate(spec, catalog, offers.offers)
+    evaluation = evaluate(spec, catalog, offers.offers, environment.efficiency)
     return evaluation, offers.rejected + evaluation.rejected
 
 
@@ -59,8 +62,8 @@ def build_plan(spec: WorkloadSpec, environment: Environment, chosen: Sized, rank
         orchestration=spec.placement.orchestration.value, accelerator=plan_accelerator(chosen),
         node_pools=node_pools(spec, chosen), tpu_vm_slices=tpu_vm_slices(spec, chosen),
         baremetal_hosts=tuple(server.name for server in offer.servers[:chosen.units]),
-        network=network_plan(spec, chosen), storage=storage_plan(spec, chosen), estimate=estimate(chosen),
-        reasons=reasons(spec, chosen, ranked, rejected),
+        network=network_plan(spec, chosen), storage=storage_plan(spec, chosen),
+        estimate=estimate(chosen, spec), reasons=reasons(spec, chosen, ranked, rejected),
         warnings=warnings(spec, chosen) + missing_price_notes(offer.pricing, rejected),
         alternatives=alternatives(chosen, ranked, top), rejected=rejected,
         catalog_as_of=offer.price.as_of if offer.price else _newest_date(ranked), catalog=offer.catalog)
@@ -88,9 +91,13 @@ def reasons(spec: WorkloadSpec, chosen: Sized, ranked: list[Sized], rejected: tu
                    f"{spec.training.deadline_days:g} days.")
         out.append(f"Memory: {chosen.notes[0]} ({offer.accelerator.memory_gib:g} GiB each).")
     else:
+        target = spec.inference.latency_p99_ms
         out.append(f"Serving {spec.inference.requests_per_second:g} req/s: {chosen.notes[0]}; p99 about "
-                   f"{chosen.latency_p99_ms:,.0f} ms against {spec.inference.latency_p99_ms:g} ms.")
+                   f"{chosen.latency_p99_ms:,.0f} ms against a {target:g} ms target "
+                   f"({(target - chosen.latency_p99_ms) / target:.0%} headroom).")
     out.extend(capacity_reasons(chosen))
+    if chosen.calibration:
+        out.append(f"Calibration: {chosen.calibration}")
     if offer.price is not None:
         out.append(f"Price: ${offer.price.hourly_usd:,.4g}/{offer.price.unit} {offer.pricing} in {offer.region} "
                    f"(as of {offer.price.as_of}, {offer.price.source}"
@@ -157,4 +164,16 @@ def warnings(spec: WorkloadSpec, chosen: Sized) -> tuple[str, ...]:
         out.extend(f"Capacity: {note}" for note in capacity_notes(offer.platform, chosen.units))
     if offer.platform == "baremetal-gpu":
         out.append("Owned servers are charged at their power cost only (sunk hardware); see planner preferences.")
+    if offer.platform == "tpu-vm" and multi_node:
+        out.append(TPU_VM_MULTISLICE_TRADEOFF.format(slices=chosen.units))
     return tuple(out)
+
+
+# Why a TPU-VM multislice plan is N independent TPU VMs and what that costs. Queued resources would request the
+# slices together, but pulumi-gcp 10.2.0's V2QueuedResource cannot set the slices' service account, spot,
+# reservation or labels (components/gcp/tpu_queued.py), so plans do not use them.
+TPU_VM_MULTISLICE_TRADEOFF = (
+    "The {slices} slices are {slices} TPU VMs created one by one, not provisioned together: one can run (and bill) "
+    "while another waits for capacity, and the job starts only when all are up. For all-or-nothing capacity use "
+    "placement.orchestration: kubernetes (GKE node pools per slice; Kueue admits the multislice JobSet only when "
+    "every slice fits), or a reservation that holds all slices.")

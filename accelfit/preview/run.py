@@ -11,6 +11,7 @@ from typing import Any
 from accelfit.errors import InputError, problem
 from accelfit.inputfile import is_regular_file
 from accelfit.jsonio import read_json
+from accelfit.preview.budgets import budget_lines, spec_budget_violations
 from accelfit.pricing import NeutralResource, PricingContext, price_resources
 from accelfit.stackfile import SECRET_PLACEHOLDER, StackFile, load_stack
 
@@ -33,13 +34,20 @@ class PreviewResult:
 
 
 def pricing_context(stack: StackFile, plan: Any) -> PricingContext:
+    """What the resources cannot say, from the plan: regions, the bucket's size, the pricing model, the training
+    run's length (with its platform's stated overheads) and the spec's egress."""
+    from accelfit.pricing.overheads import run_window
+
     dataset, checkpoints = plan.storage.dataset_tb, plan.storage.checkpoint_tb
     gib = (dataset + checkpoints) * 1e12 / 2**30
+    training = stack.spec.training is not None
     return PricingContext(
         gcp_region=plan.region if plan.cloud.value == "gcp" else stack.get("gcp:region"),
         aws_region=plan.region if plan.cloud.value == "aws" else stack.get("aws:region"),
         bucket_gib=gib, bucket_basis=f"the spec's {dataset:g} TB dataset + {checkpoints:g} TB of checkpoints",
-        pricing=plan.pricing)
+        pricing=plan.pricing, run=run_window(plan.platform.value, plan.estimate.hours) if training else None,
+        egress_tb_per_month=stack.spec.data.egress_tb_per_month, egress_cloud=plan.cloud.value,
+        egress_region=plan.region)
 
 
 def policy_config(stack: StackFile) -> dict[str, Any]:
@@ -115,7 +123,11 @@ def preview_stack(name: str, project_dir: Path | None = None) -> PreviewResult:
     timings.pricing_s = time.perf_counter() - started
 
     started = time.perf_counter()
-    pack = run_pack(recording.resources, policy_config(stack), stack, pricing_context(stack, result.plan))
+    config = policy_config(stack)
+    pack = run_pack(recording.resources, config, stack, pricing_context(stack, result.plan))
+    budgets = budget_lines(stack.spec.budget, stack.environment, costs.figures_json(), config,
+                           f"policies/config/{stack.environment}.json")
+    pack["violations"] = pack["violations"] + spec_budget_violations(budgets)
     timings.policies_s = time.perf_counter() - started
 
     names = {r.urn: r.name for r in recording.resources}
@@ -123,6 +135,8 @@ def preview_stack(name: str, project_dir: Path | None = None) -> PreviewResult:
         "type": r.type, "name": r.name, "urn": r.urn, "parent": names.get(r.parent) if r.parent else None,
         "custom": r.custom, "inputs": r.inputs, "protect": r.protect,
         "monthly_usd": by_urn[r.urn].monthly_usd if r.urn in by_urn else 0.0,
+        "full_scale_monthly_usd": by_urn[r.urn].full_scale_monthly_usd if r.urn in by_urn else 0.0,
+        "run_usd": by_urn[r.urn].run_usd if r.urn in by_urn else None,
         "cost_basis": by_urn[r.urn].basis if r.urn in by_urn else None,
     } for r in recording.resources]
     document = {
@@ -133,10 +147,13 @@ def preview_stack(name: str, project_dir: Path | None = None) -> PreviewResult:
         "plan": result.plan.to_json_dict(),
         "lock": result.lock.to_json_dict(),
         "budget": {"max_monthly_usd": stack.spec.budget.max_monthly_usd,
-                   "max_total_usd": stack.spec.budget.max_total_usd},
+                   "max_total_usd": stack.spec.budget.max_total_usd, "lines": budgets},
         "resources": sorted(resources, key=lambda item: item["urn"]),
-        "cost": {"monthly_usd": costs.monthly_usd, "min_monthly_usd": costs.min_monthly_usd,
-                 "assumptions": list(costs.assumptions)},
+        "cost": {**costs.figures_json(),
+                 "usage": [{"item": item.name, "monthly_usd": item.monthly_usd,
+                            "full_scale_monthly_usd": item.full_scale_monthly_usd, "run_usd": item.run_usd,
+                            "basis": item.basis} for item in costs.usage],
+                 "assumptions": list(costs.assumptions) + list(result.plan.estimate.cost_assumptions)},
         "policies": pack,
     }
     if result.plan.platform.value == "baremetal-gpu" and unset:

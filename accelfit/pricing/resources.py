@@ -1,26 +1,39 @@
-"""Monthly cost of each priced resource type, from the catalog, with the usage assumption stated for each.
+"""The three cost figures of a stack (`accelfit.pricing.figures`) from its resources, with the usage assumption
+stated for each.
 
 Pure: takes neutral resources (type token, name, camelCase inputs — as mocks record them, as CrossGuard sees
 them and as `pulumi preview --json` prints them) and returns figures. The same code prices the in-process preview
 and a real `pulumi preview --json` document, so the two can never disagree.
 
-Assumptions (each also appears in the output):
-- Accelerator pools and node groups are priced at their maximum size running all month: the most the autoscaler
-  can spend, which is what a budget must cover. The minimum is reported alongside.
-- Buckets are sized from the spec's dataset plus checkpoints; NAT gateways and cluster fees run all month.
+How long each resource runs is read from what the stack builds, never assumed:
+- an accelerator pool bills the training run's hours only when it can scale to zero: minimum 0 nodes and an
+  autoscaler that removes idle nodes (GKE: the pool's own autoscaling; EKS: a Cluster Autoscaler or Karpenter
+  release in the stack); otherwise it bills all month;
+- a serving pool bills part of the day only when a schedule in the stack scales it down (AWS: scheduled actions
+  named `<pool>-start` / `<pool>-stop` on its Auto Scaling group); otherwise all day;
+- TPU VMs and queued resources bill every hour they exist;
+- system pools run their minimum all month (their maximum at full scale); control planes and NAT run all month;
+- buckets are sized from the spec's dataset plus checkpoints; egress comes from the spec.
+What the resources cannot say (the run's length, the bucket's size) comes from the plan through `PricingContext`.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from accelfit.catalog.models import Catalog, Cloud, TpuSlice
+from accelfit.pricing.figures import (
+    COMMITMENT_TERM_HOURS, HOURS_PER_MONTH, Part, RunWindow, accelerator_pool, always_on, figures, per_month,
+)
 
-HOURS_PER_MONTH = 730.0
 GIB_PER_TB = 1e12 / 2.0**30
+AUTOSCALER_CHARTS = ("cluster-autoscaler", "karpenter")
+SCHEDULE_TYPE = "aws:autoscaling/schedule:Schedule"
+ROLE_LABEL = "accelfit.io/role"
 
 
 @dataclass(frozen=True)
@@ -33,13 +46,18 @@ class NeutralResource:
 
 @dataclass(frozen=True)
 class PricingContext:
-    """What the resources alone do not say: default regions, bucket sizes, the plan's pricing model."""
+    """What the resources alone do not say: default regions, bucket sizes, the plan's pricing model, the training
+    run (None: not a training run, or not known) and the spec's egress."""
 
     gcp_region: str | None = None
     aws_region: str | None = None
     bucket_gib: float = 0.0
     bucket_basis: str = "no dataset size known"
     pricing: str = "on-demand"  # committed plans price non-spot compute at their committed rate
+    run: RunWindow | None = None
+    egress_tb_per_month: float = 0.0
+    egress_cloud: str | None = None
+    egress_region: str | None = None
 
 
 @dataclass(frozen=True)
@@ -48,28 +66,37 @@ class ResourceCost:
     type: str
     name: str
     monthly_usd: float
-    min_monthly_usd: float
+    full_scale_monthly_usd: float
+    run_usd: float | None
     basis: str
 
 
 @dataclass(frozen=True)
 class CostReport:
     resources: tuple[ResourceCost, ...]
+    usage: tuple[ResourceCost, ...]  # priced from the spec, not from a resource (egress)
     monthly_usd: float
-    min_monthly_usd: float
+    full_scale_monthly_usd: float
+    run_total_usd: float | None
     assumptions: tuple[str, ...]
     unpriced: tuple[str, ...] = field(default=())
 
     def by_urn(self) -> dict[str, ResourceCost]:
         return {cost.urn or cost.name: cost for cost in self.resources}
 
+    def figures_json(self) -> dict[str, float | None]:
+        return {"monthly_usd": self.monthly_usd, "full_scale_monthly_usd": self.full_scale_monthly_usd,
+                "run_total_usd": self.run_total_usd}
+
 
 ASSUMPTIONS = (
-    "Node pools, node groups and TPU slices are priced at their maximum size running all month (the most the "
-    "autoscaler can spend); the minimum is shown as min_monthly_usd.",
+    "monthly_usd: what the stack costs per month while it exists, as planned: always-on parts (control plane, NAT, "
+    "the system pool at its minimum, storage) all month, accelerator pools for the hours they run in the month.",
+    "full_scale_monthly_usd: every pool at its maximum all month (the most the autoscaler can spend).",
+    "An accelerator pool bills only the run's hours when it can scale to zero (min 0 and an autoscaler), only the "
+    "scheduled hours when a schedule scales it down, and all month otherwise; TPU VMs bill every hour they exist.",
     "Prices are list prices from the catalog, per region and pricing model, with their as-of dates.",
-    "GKE/EKS control planes and NAT gateways run all month; NAT data processing is not priced (bucket traffic "
-    "uses private Google access or the S3 gateway endpoint).",
+    "NAT data processing is not priced (bucket traffic uses private Google access or the S3 gateway endpoint).",
 )
 
 
@@ -90,6 +117,98 @@ def _first(*values: Any) -> float:
     return float(next((value for value in values if value is not None), 0))
 
 
+@dataclass(frozen=True)
+class Priced:
+    """A resource's rate and how it bills: a pool (nodes between min and max), a slice (TPU VMs, all or nothing),
+    an always-on part (per hour) or a per-month part (storage)."""
+
+    shape: str  # pool | slice | always-on | per-month | owned
+    hourly_max: float = 0.0
+    hourly_min: float = 0.0
+    basis: str = ""
+    monthly: float = 0.0
+    min_nodes: float = 0.0
+    autoscaled: bool = False  # the pool carries its own autoscaler (GKE node pool autoscaling)
+    spot: bool = False
+    system: bool = False  # a pool for cluster add-ons, not accelerators
+
+
+def _is_system(labels: Mapping[str, Any], no_accelerator: bool) -> bool:
+    role = labels.get(ROLE_LABEL) if isinstance(labels, Mapping) else None
+    return role == "system" if role is not None else no_accelerator
+
+
+_CRON = re.compile(r"^\s*(\d+)\s+(\d+)\s+\*\s+\*\s+\*\s*$")
+
+
+def scheduled_hours_per_day(start_recurrence: str, stop_recurrence: str) -> float | None:
+    """Hours a day between a daily start and stop ("M H * * *" each); None for any other recurrence."""
+    start, stop = _CRON.match(start_recurrence or ""), _CRON.match(stop_recurrence or "")
+    if not start or not stop:
+        return None
+    start_minutes = int(start.group(2)) * 60 + int(start.group(1))
+    stop_minutes = int(stop.group(2)) * 60 + int(stop.group(1))
+    return ((stop_minutes - start_minutes) % (24 * 60)) / 60.0
+
+
+@dataclass(frozen=True)
+class StackUsage:
+    """What the stack builds that decides how long its pools run: an autoscaler, and daily schedules."""
+
+    cluster_autoscaler: bool
+    schedules: Mapping[str, Mapping[str, Any]]  # resource name -> inputs of aws:autoscaling/schedule:Schedule
+
+    @classmethod
+    def of(cls, resources: list[NeutralResource]) -> StackUsage:
+        autoscaler = any(resource.type == "kubernetes:helm.sh/v3:Release"
+                         and any(chart in str(resource.props.get("chart", "")) for chart in AUTOSCALER_CHARTS)
+                         for resource in resources)
+        schedules = {resource.name: resource.props for resource in resources if resource.type == SCHEDULE_TYPE}
+        return cls(autoscaler, schedules)
+
+    def hours_per_day(self, pool_name: str) -> float | None:
+        """A node group `<pool>-ng` is scaled by schedules `<pool>-start` and `<pool>-stop`."""
+        prefix = pool_name.removesuffix("-ng")
+        start, stop = self.schedules.get(f"{prefix}-start"), self.schedules.get(f"{prefix}-stop")
+        if start is None or stop is None:
+            return None
+        return scheduled_hours_per_day(str(start.get("recurrence", "")), str(stop.get("recurrence", "")))
+
+    def part(self, resource: NeutralResource, priced: Priced, context: PricingContext) -> tuple[Part, str]:
+        run = context.run
+        if priced.shape == "per-month":
+            return per_month(resource.name, priced.monthly, run), "billed by the month"
+        if priced.shape == "always-on" or (priced.shape == "pool" and priced.system):
+            return (always_on(resource.name, priced.hourly_min, priced.hourly_max, run),
+                    "all month" + (" at its minimum (its maximum at full scale)"
+                                   if priced.hourly_min != priced.hourly_max else ""))
+        committed = None if priced.spot else COMMITMENT_TERM_HOURS.get(context.pricing)
+        if committed:
+            return (accelerator_pool(resource.name, priced.hourly_max, HOURS_PER_MONTH, run, committed_term_hours=committed),
+                    f"{context.pricing} bills every hour of its term")
+        if priced.shape == "slice":
+            return (accelerator_pool(resource.name, priced.hourly_max, HOURS_PER_MONTH, run),
+                    "TPU VMs bill every hour they exist" + (": the run total counts the run only" if run else ""))
+        if priced.shape == "owned":
+            hours = run.accelerator_hours if run else HOURS_PER_MONTH
+            return (accelerator_pool(resource.name, priced.hourly_max, hours, run),
+                    "owned server at its power cost while it " + ("runs the training job" if run else "serves"))
+        can_scale_to_zero = priced.min_nodes == 0 and (priced.autoscaled or self.cluster_autoscaler)
+        if run is not None:
+            if can_scale_to_zero:
+                return (accelerator_pool(resource.name, priced.hourly_max, run.accelerator_hours, run),
+                        f"at its maximum for the {run.accelerator_hours:,.1f} h run, then scaled to zero")
+            why = ("its minimum is above 0" if priced.min_nodes else
+                   "no autoscaler in the stack removes idle nodes")
+            return (accelerator_pool(resource.name, priced.hourly_max, HOURS_PER_MONTH, run),
+                    f"at its maximum all month: {why}")
+        hours_per_day = self.hours_per_day(resource.name)
+        if hours_per_day is not None:
+            return (accelerator_pool(resource.name, priced.hourly_max, hours_per_day * HOURS_PER_MONTH / 24, run),
+                    f"at its maximum {hours_per_day:g} h a day (scheduled), zero the rest")
+        return accelerator_pool(resource.name, priced.hourly_max, HOURS_PER_MONTH, run), "at its maximum all month"
+
+
 class _Pricer:
     def __init__(self, catalog: Catalog, context: PricingContext):
         self.catalog = catalog
@@ -101,7 +220,9 @@ class _Pricer:
             if current is None or tpu.chips_per_host >= current.chips_per_host:
                 self.tpu_by_machine[tpu.gke_machine_type] = tpu
 
-    def compute_hourly(self, cloud: Cloud, sku: str, region: str | None, spot: bool) -> tuple[float, str] | None:
+    def compute_hourly(self, cloud: Cloud, sku: str, region: str | None,
+                       spot: bool) -> tuple[float, str, bool] | None:
+        """(hourly, basis, general-purpose machine) for a machine type or accelerator SKU."""
         if region is None:
             return None
         # A resource that is not spot runs on demand, unless the plan bought a commitment for its compute.
@@ -114,15 +235,16 @@ class _Pricer:
             general = self.catalog.service_price(cloud, f"vm-{sku}", region)
             if general is None:
                 return None
-            return general.usd, f"on-demand ${general.usd:,.4g}/hour (as of {general.as_of})"
-        return price.hourly_usd, f"{price.pricing.value} ${price.hourly_usd:,.4g}/{price.unit} (as of {price.as_of})"
+            return general.usd, f"on-demand ${general.usd:,.4g}/hour (as of {general.as_of})", True
+        return (price.hourly_usd, f"{price.pricing.value} ${price.hourly_usd:,.4g}/{price.unit} (as of {price.as_of})",
+                False)
 
     def service(self, cloud: Cloud, service: str, region: str | None) -> float:
         found = self.catalog.service_price(cloud, service, region or "*")
         return found.usd if found else 0.0
 
     # --- GCP -------------------------------------------------------------------------------------------------
-    def gcp_node_pool(self, props: Mapping[str, Any]) -> tuple[float, float, str] | None:
+    def gcp_node_pool(self, props: Mapping[str, Any]) -> Priced | None:
         node_config = props.get("nodeConfig") or {}
         machine = node_config.get("machineType")
         region = _region_of_location(props.get("location")) or self.context.gcp_region
@@ -146,19 +268,33 @@ class _Pricer:
             if found is None:
                 return None
             hourly, basis = found[0], f"{machine}: {found[1]}"
-        high = hourly * float(maximum) * zones * HOURS_PER_MONTH
-        low = hourly * float(minimum) * zones * HOURS_PER_MONTH
-        return high, low, f"{basis}; {int(minimum) * zones}-{int(maximum) * zones} nodes in {region}"
+        labels = node_config.get("labels") or {}
+        return Priced("pool", hourly * float(maximum) * zones, hourly * float(minimum) * zones,
+                      f"{basis}; {int(minimum) * zones}-{int(maximum) * zones} nodes in {region}",
+                      min_nodes=float(minimum) * zones, autoscaled=bool(autoscaling), spot=spot,
+                      system=_is_system(labels, tpu is None and found[2]))
 
-    def gcp_tpu_vm(self, props: Mapping[str, Any], chips: int, generation: str, zone: str | None) -> tuple | None:
+    def gcp_tpu_vm(self, props: Mapping[str, Any], chips: int, generation: str, zone: str | None) -> Priced | None:
         region = _region_of_location(zone) or self.context.gcp_region
         scheduling = props.get("schedulingConfig") or {}
-        found = self.compute_hourly(Cloud.gcp, generation, region, bool(scheduling.get("spot")
-                                                                         or scheduling.get("preemptible")))
+        spot = bool(scheduling.get("spot") or scheduling.get("preemptible"))
+        found = self.compute_hourly(Cloud.gcp, generation, region, spot)
         if found is None:
             return None
-        monthly = found[0] * chips * HOURS_PER_MONTH
-        return monthly, monthly, f"{chips} {generation} chips, {found[1]}, all month in {region}"
+        hourly = found[0] * chips
+        return Priced("slice", hourly, hourly, f"{chips} {generation} chips, {found[1]}, in {region}", spot=spot)
+
+    def owned_server(self, props: Mapping[str, Any]) -> Priced | None:
+        """A bare-metal node (the NodePatch that labels it) at its power cost; other node patches cost nothing."""
+        from accelfit.planner.costing import onprem_unit_hourly_usd  # the planner's power model, imported late
+
+        labels = ((props.get("metadata") or {}).get("labels") or {})
+        model, count = labels.get("accelfit.io/gpu-model"), labels.get("accelfit.io/gpu-count")
+        if not model or not str(count or "").isdigit():
+            return None
+        accelerator = self.catalog.accelerator(str(model))
+        hourly = onprem_unit_hourly_usd(accelerator.power_w, int(count))
+        return Priced("owned", hourly, hourly, f"owned {count} × {accelerator.name} server: ${hourly:,.3g}/h of power")
 
     def tpu_from_accelerator_type(self, accelerator_type: str) -> tuple[int, str] | None:
         tpu = self.catalog.tpu_slice(accelerator_type)
@@ -178,8 +314,8 @@ class _Pricer:
         return None
 
 
-def price_resource(resource: NeutralResource, pricer: _Pricer) -> tuple[float, float, str] | None:
-    """(monthly at max, monthly at min, basis) for a priced type; None for a type that costs nothing itself."""
+def price_resource(resource: NeutralResource, pricer: _Pricer) -> Priced | None:
+    """How a priced type costs (its hourly or monthly rate and shape); None for a type that costs nothing itself."""
     props = resource.props
     context = pricer.context
     kind = resource.type
@@ -190,48 +326,50 @@ def price_resource(resource: NeutralResource, pricer: _Pricer) -> tuple[float, f
                  else pricer.tpu_from_accelerator_type(str(props.get("acceleratorType", "v2-8"))))
         return pricer.gcp_tpu_vm(props, *shape, props.get("zone")) if shape else None
     if kind == "gcp:tpu/v2QueuedResource:V2QueuedResource":
-        total_high = total_low = 0.0
-        bases = []
+        slices = []
         for spec in ((props.get("tpu") or {}).get("nodeSpecs") or []):
             node = spec.get("node") or {}
             shape = (pricer.tpu_from_config(node["acceleratorConfig"]) if node.get("acceleratorConfig")
                      else pricer.tpu_from_accelerator_type(str(node.get("acceleratorType", ""))))
             priced = pricer.gcp_tpu_vm(props, *shape, props.get("zone")) if shape else None
             if priced:
-                total_high, total_low = total_high + priced[0], total_low + priced[1]
-                bases.append(priced[2])
-        return (total_high, total_low, "; ".join(bases)) if bases else None
+                slices.append(priced)
+        if not slices:
+            return None
+        hourly = sum(priced.hourly_max for priced in slices)
+        return Priced("slice", hourly, hourly, "; ".join(priced.basis for priced in slices), spot=slices[0].spot)
     if kind in ("gcp:container/cluster:Cluster", "aws:eks/cluster:Cluster"):
         cloud = Cloud.gcp if kind.startswith("gcp") else Cloud.aws
         fee = pricer.service(cloud, "gke-cluster" if cloud is Cloud.gcp else "eks-cluster",
                              context.gcp_region if cloud is Cloud.gcp else context.aws_region)
-        return fee * HOURS_PER_MONTH, fee * HOURS_PER_MONTH, f"control-plane fee ${fee:g}/h all month"
+        return Priced("always-on", fee, fee, f"control-plane fee ${fee:g}/h")
     if kind in ("gcp:compute/routerNat:RouterNat", "aws:ec2/natGateway:NatGateway"):
         cloud = Cloud.gcp if kind.startswith("gcp") else Cloud.aws
         hourly = pricer.service(cloud, "nat-hour", props.get("region") or (
             context.gcp_region if cloud is Cloud.gcp else context.aws_region))
-        return hourly * HOURS_PER_MONTH, hourly * HOURS_PER_MONTH, f"NAT gateway ${hourly:g}/h all month"
+        return Priced("always-on", hourly, hourly, f"NAT gateway ${hourly:g}/h")
     if kind in ("gcp:storage/bucket:Bucket", "aws:s3/bucket:Bucket"):
         cloud = Cloud.gcp if kind.startswith("gcp") else Cloud.aws
         service = "gcs-standard" if cloud is Cloud.gcp else "s3-standard"
         region = (_region_of_location(str(props.get("location", "")).lower()) if cloud is Cloud.gcp
                   else context.aws_region)
         rate = pricer.service(cloud, service, region)
-        monthly = context.bucket_gib * rate
-        return monthly, monthly, f"{context.bucket_gib:,.0f} GiB ({context.bucket_basis}) at ${rate:g}/GiB-month"
+        return Priced("per-month", monthly=context.bucket_gib * rate,
+                      basis=f"{context.bucket_gib:,.0f} GiB ({context.bucket_basis}) at ${rate:g}/GiB-month")
     if kind == "gcp:filestore/instance:Instance":
         shares = props.get("fileShares") or {}
         capacity = float(shares.get("capacityGb", 0)) if isinstance(shares, Mapping) else 0.0
         tier = str(props.get("tier", "ZONAL")).lower().replace("_", "-")
         service = {"basic-hdd": "filestore-basic-hdd", "basic-ssd": "filestore-basic-ssd"}.get(tier, "filestore-zonal")
         rate = pricer.service(Cloud.gcp, service, context.gcp_region)
-        return capacity * rate, capacity * rate, f"{capacity:,.0f} GiB {service} at ${rate:g}/GiB-month"
+        return Priced("per-month", monthly=capacity * rate,
+                      basis=f"{capacity:,.0f} GiB {service} at ${rate:g}/GiB-month")
     if kind == "gcp:compute/disk:Disk":
         size = float(props.get("size", 0))
         disk_type = str(props.get("type", "pd-balanced"))
         rate = pricer.service(Cloud.gcp, disk_type if disk_type.startswith("pd-") else "pd-balanced",
                               context.gcp_region)
-        return size * rate, size * rate, f"{size:,.0f} GiB {disk_type} at ${rate:g}/GiB-month"
+        return Priced("per-month", monthly=size * rate, basis=f"{size:,.0f} GiB {disk_type} at ${rate:g}/GiB-month")
     if kind == "aws:eks/nodeGroup:NodeGroup":
         instance_types = props.get("instanceTypes") or []
         scaling = props.get("scalingConfig") or {}
@@ -240,17 +378,21 @@ def price_resource(resource: NeutralResource, pricer: _Pricer) -> tuple[float, f
         found = pricer.compute_hourly(Cloud.aws, instance_types[0] if instance_types else "", region, spot)
         if found is None:
             return None
-        high = found[0] * float(scaling.get("maxSize", 0)) * HOURS_PER_MONTH
-        low = found[0] * float(scaling.get("minSize", 0)) * HOURS_PER_MONTH
-        return high, low, (f"{instance_types[0]}: {found[1]}; {int(scaling.get('minSize', 0))}-"
-                           f"{int(scaling.get('maxSize', 0))} nodes in {region}")
+        minimum, maximum = float(scaling.get("minSize", 0)), float(scaling.get("maxSize", 0))
+        return Priced("pool", found[0] * maximum, found[0] * minimum,
+                      f"{instance_types[0]}: {found[1]}; {int(minimum)}-{int(maximum)} nodes in {region}",
+                      min_nodes=minimum, autoscaled=False, spot=spot,
+                      system=_is_system(props.get("labels") or {}, found[2]))
     if kind == "aws:fsx/lustreFileSystem:LustreFileSystem":
         capacity = float(props.get("storageCapacity", 0))
         deployment = str(props.get("deploymentType", "PERSISTENT_2"))
         throughput = int(float(props.get("perUnitStorageThroughput", 125)))
         service = "fsx-lustre-scratch2" if deployment.startswith("SCRATCH") else f"fsx-lustre-persistent2-{throughput}"
         rate = pricer.service(Cloud.aws, service, props.get("region") or context.aws_region)
-        return capacity * rate, capacity * rate, f"{capacity:,.0f} GiB {service} at ${rate:g}/GiB-month"
+        return Priced("per-month", monthly=capacity * rate,
+                      basis=f"{capacity:,.0f} GiB {service} at ${rate:g}/GiB-month")
+    if kind == "kubernetes:core/v1:NodePatch":
+        return pricer.owned_server(props)
     return None
 
 
@@ -259,15 +401,18 @@ PRICED_TYPES = frozenset({
     "gcp:container/cluster:Cluster", "aws:eks/cluster:Cluster", "gcp:compute/routerNat:RouterNat",
     "aws:ec2/natGateway:NatGateway", "gcp:storage/bucket:Bucket", "aws:s3/bucket:Bucket",
     "gcp:filestore/instance:Instance", "gcp:compute/disk:Disk", "aws:eks/nodeGroup:NodeGroup",
-    "aws:fsx/lustreFileSystem:LustreFileSystem",
+    "aws:fsx/lustreFileSystem:LustreFileSystem", "kubernetes:core/v1:NodePatch",
 })
 
 
 def price_resources(resources: Iterable[NeutralResource], catalog: Catalog,
                     context: PricingContext | None = None) -> CostReport:
-    """Price every resource of a priced type; others cost nothing by themselves (a subnet, a role)."""
+    """Price every resource of a priced type with the usage the stack itself provides for it; others cost nothing
+    by themselves (a subnet, a role)."""
     context = context or PricingContext()
+    resources = list(resources)
     pricer = _Pricer(catalog, context)
+    usage = StackUsage.of(resources)
     costs: list[ResourceCost] = []
     unpriced: list[str] = []
     for resource in resources:
@@ -275,16 +420,35 @@ def price_resources(resources: Iterable[NeutralResource], catalog: Catalog,
             continue
         priced = price_resource(resource, pricer)
         if priced is None:
-            unpriced.append(f"{resource.name} ({resource.type}): no catalog price for its type/region/pricing")
+            if resource.type != "kubernetes:core/v1:NodePatch":
+                unpriced.append(f"{resource.name} ({resource.type}): no catalog price for its type/region/pricing")
             continue
-        high, low, basis = priced
+        part, how = usage.part(resource, priced, context)
         costs.append(ResourceCost(urn=resource.urn, type=resource.type, name=resource.name,
-                                  monthly_usd=round(high, 2), min_monthly_usd=round(low, 2), basis=basis))
+                                  monthly_usd=round(part.monthly_usd, 2),
+                                  full_scale_monthly_usd=round(part.full_scale_monthly_usd, 2),
+                                  run_usd=None if part.run_usd is None else round(part.run_usd, 2),
+                                  basis=f"{priced.basis}; {how}"))
+    spec_usage = tuple(_egress(pricer, context))
+    parts = [Part(c.name, c.monthly_usd, c.full_scale_monthly_usd, c.run_usd) for c in costs + list(spec_usage)]
+    totals = figures(parts, training=context.run is not None)
     assumptions = ASSUMPTIONS + (f"Buckets are sized from the spec: {context.bucket_basis}.",)
-    return CostReport(resources=tuple(costs), monthly_usd=round(sum(c.monthly_usd for c in costs), 2),
-                      min_monthly_usd=round(sum(c.min_monthly_usd for c in costs), 2),
+    return CostReport(resources=tuple(costs), usage=spec_usage, monthly_usd=totals.monthly_usd,
+                      full_scale_monthly_usd=totals.full_scale_monthly_usd, run_total_usd=totals.run_total_usd,
                       assumptions=assumptions + tuple(f"Unpriced: {item}" for item in unpriced),
                       unpriced=tuple(unpriced))
+
+
+def _egress(pricer: _Pricer, context: PricingContext) -> list[ResourceCost]:
+    if not context.egress_tb_per_month or context.egress_cloud not in ("gcp", "aws"):
+        return []
+    rate = pricer.service(Cloud(context.egress_cloud), "egress-internet", context.egress_region)
+    part = per_month("egress", context.egress_tb_per_month * 1000.0 * rate, context.run)
+    return [ResourceCost(urn="", type="usage:egress", name="egress", monthly_usd=round(part.monthly_usd, 2),
+                         full_scale_monthly_usd=round(part.full_scale_monthly_usd, 2),
+                         run_usd=None if part.run_usd is None else round(part.run_usd, 2),
+                         basis=f"{context.egress_tb_per_month:g} TB/month to the internet (from the spec) at "
+                               f"${rate:g}/GB")]
 
 
 def monthly_cost_of_resources(resources: Iterable[Mapping[str, Any] | NeutralResource], catalog: Catalog,

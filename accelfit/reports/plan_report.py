@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from accelfit.planner.model import Plan
+from accelfit.reports.cost_figures import figures_line, monthly_above_run_note
 from accelfit.reports.durations import duration, usd
 from accelfit.reports.table import render_markdown_table, render_table
 
@@ -18,17 +19,57 @@ def _chosen_line(plan: Plan) -> str:
 
 def _estimate_line(plan: Plan) -> str:
     est = plan.estimate
-    parts = [f"{duration(est.hours)}" + (" of training" if plan.kind != "inference" else " of serving a month"),
+    parts = [f"{duration(est.hours)} of training" if plan.kind != "inference" else f"{est.hours:,.0f} h of serving a month",
              f"{est.accelerator_hours:,.0f} accelerator-hours"]
     if est.mfu is not None:
         parts.append(f"MFU {est.mfu:.0%}")
     if est.replicas is not None:
-        parts.append(f"{est.replicas} replicas, p99 ≈ {est.latency_p99_ms:,.0f} ms")
+        parts.append(f"{est.replicas} replicas, {p99_text(est.latency_p99_ms, target_p99_ms(plan))}")
     return ", ".join(parts)
 
 
+def target_p99_ms(plan: Plan) -> float | None:
+    return plan.estimate.latency_target_p99_ms
+
+
+def p99_text(estimate_ms: float | None, target_ms: float | None) -> str:
+    """p99 with the headroom it leaves under the target, so a reader sees how close it runs."""
+    if estimate_ms is None:
+        return "p99 not estimated"
+    if not target_ms:
+        return f"p99 ≈ {estimate_ms:,.0f} ms"
+    headroom = (target_ms - estimate_ms) / target_ms
+    return f"p99 ≈ {estimate_ms:,.0f} ms against a {target_ms:,.0f} ms target ({headroom:.0%} headroom)"
+
+
+def plan_cost(plan: Plan) -> dict[str, float | None]:
+    est = plan.estimate
+    return {"monthly_usd": est.monthly_usd, "full_scale_monthly_usd": est.full_scale_monthly_usd,
+            "run_total_usd": est.run_total_usd}
+
+
+def why_monthly_exceeds_run(plan: Plan) -> str:
+    run = duration(plan.estimate.hours)
+    if plan.platform.value == "tpu-vm":
+        return f"TPU VMs bill every hour they exist while the run needs {run}"
+    return (f"the always-on parts (control plane, NAT, system pool, storage) bill all month while the stack exists "
+            f"and the run lasts {run}")
+
+
+def cost_summary(plan: Plan) -> list[str]:
+    lines = [f"{figures_line(plan_cost(plan))} (prices as of {plan.catalog_as_of})" + _catalog_note(plan)]
+    note = monthly_above_run_note(plan_cost(plan), why_monthly_exceeds_run(plan))
+    return lines + ([note] if note else [])
+
+
 def _cost_rows(plan: Plan) -> list[list[object]]:
-    return [[line.item, usd(line.monthly_usd), usd(line.total_usd), line.note] for line in plan.estimate.breakdown]
+    training = plan.estimate.run_total_usd is not None
+    return [[line.item, usd(line.monthly_usd), usd(line.full_scale_monthly_usd)]
+            + ([usd(line.total_usd)] if training else []) + [line.note] for line in plan.estimate.breakdown]
+
+
+def _cost_headers(plan: Plan) -> list[str]:
+    return ["item", "monthly", "full scale"] + (["run"] if plan.estimate.run_total_usd is not None else []) + ["note"]
 
 
 def _alternative_rows(plan: Plan, top: int) -> list[list[object]]:
@@ -48,14 +89,12 @@ def _catalog_note(plan: Plan) -> str:
 
 
 def render_text(plan: Plan, top: int = 5, stack: str | None = None) -> str:
-    est = plan.estimate
     title = f"Plan for {plan.workload} ({plan.kind}, {plan.framework})" + (f", stack {stack}" if stack else "")
     out = [title, "=" * len(title),
            f"Chosen:   {_chosen_line(plan)}",
            f"Estimate: {_estimate_line(plan)}",
-           f"Cost:     {usd(est.total_usd)} total, {usd(est.monthly_usd)} a month (prices as of {plan.catalog_as_of})"
-           + _catalog_note(plan),
-           "", render_table(["item", "monthly", "total", "note"], _cost_rows(plan)), "", "Why:"]
+           *(("Cost:     " if index == 0 else "          ") + line for index, line in enumerate(cost_summary(plan))),
+           "", render_table(_cost_headers(plan), _cost_rows(plan)), "", "Why:"]
     out += [f"  - {reason}" for reason in plan.reasons]
     if plan.warnings:
         out += ["", "Warnings:"] + [f"  ! {warning}" for warning in plan.warnings]
@@ -68,12 +107,10 @@ def render_text(plan: Plan, top: int = 5, stack: str | None = None) -> str:
 
 
 def render_markdown(plan: Plan, top: int = 5, stack: str | None = None) -> str:
-    est = plan.estimate
     out = [f"### Plan for `{plan.workload}` ({plan.kind}, {plan.framework})" + (f" — stack `{stack}`" if stack else ""),
            "", f"**Chosen:** {_chosen_line(plan)}  ", f"**Estimate:** {_estimate_line(plan)}  ",
-           f"**Cost:** {usd(est.total_usd)} total, {usd(est.monthly_usd)} a month (prices as of {plan.catalog_as_of})"
-           + _catalog_note(plan),
-           "", render_markdown_table(["item", "monthly", "total", "note"], _cost_rows(plan)), "", "**Why**", ""]
+           "**Cost:** " + "  \n".join(cost_summary(plan)),
+           "", render_markdown_table(_cost_headers(plan), _cost_rows(plan)), "", "**Why**", ""]
     out += [f"- {reason}" for reason in plan.reasons]
     if plan.warnings:
         out += ["", "**Warnings**", ""] + [f"- ⚠️ {warning}" for warning in plan.warnings]

@@ -6,7 +6,9 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
-from accelfit.reports.durations import usd
+from accelfit.preview.budgets import budget_text
+from accelfit.reports.cost_figures import figures_line, monthly_above_run_note
+from accelfit.reports.durations import duration, usd
 from accelfit.reports.table import render_markdown_table, render_table
 
 
@@ -36,15 +38,20 @@ def _summary(document: dict[str, Any]) -> list[str]:
     acc = plan["accelerator"]
     shape = (f"{acc['count']} × {acc['name']} ({acc['slices']} × {acc['slice']}, {acc['topology']})"
              if acc["kind"] == "tpu" else f"{acc['count']} × {acc['name']} on {acc['nodes']} × {acc['instance_type']}")
-    budget = document["budget"]["max_monthly_usd"]
     cost = document["cost"]
-    against = f" of a {usd(budget)} budget" if budget else ""
-    return [f"Plan: {plan['platform']} {plan['cloud']} {plan['region']} · {shape} · {plan['pricing']}",
-            f"Cost: {usd(cost['monthly_usd'])} a month at full scale{against} (at minimum scale "
-            f"{usd(cost['min_monthly_usd'])})",
-            f"Lock: {document['lock']['message']}",
-            f"Catalog: {plan.get('catalog') or 'shipped snapshot'} (prices as of {plan['catalog_as_of']})",
-            *_notes(document)]
+    out = [f"Plan: {plan['platform']} {plan['cloud']} {plan['region']} · {shape} · {plan['pricing']}",
+           f"Cost: {figures_line(cost)}"]
+    why = (f"TPU VMs bill every hour they exist while the run needs {duration(plan['estimate']['hours'])}"
+           if plan["platform"] == "tpu-vm" else
+           "the always-on parts (control plane, NAT, system pool, storage) bill all month while the stack exists "
+           f"and the run lasts {duration(plan['estimate']['hours'])}")
+    note = monthly_above_run_note(cost, why)
+    if note:
+        out.append(f"Note: {note}")
+    out += [f"Budget: {budget_text(line)}" for line in document["budget"].get("lines", [])]
+    out += [f"Lock: {document['lock']['message']}",
+            f"Catalog: {plan.get('catalog') or 'shipped snapshot'} (prices as of {plan['catalog_as_of']})"]
+    return out + _notes(document)
 
 
 def _notes(document: dict[str, Any]) -> list[str]:
@@ -68,8 +75,10 @@ def render_text(document: dict[str, Any]) -> str:
                  "yes" if m["protect"] else "no"] for m in members]
         out += ["  " + line for line in render_table(["type", "name", "monthly", "protected"], rows).splitlines()]
         out.append("")
+    for item in document["cost"].get("usage", []):
+        out.append(f"{item['item']} (from the spec): {usd(item['monthly_usd'])}/month, {item['basis']}")
     custom = sum(1 for resource in document["resources"] if resource["custom"])
-    out.append(f"{custom} resources, {usd(document['cost']['monthly_usd'])} a month.")
+    out.append(f"{custom} resources; {figures_line(document['cost'])}.")
     out += ["", "Cost assumptions:"] + [f"  - {line}" for line in document["cost"]["assumptions"]]
     policies = document["policies"]
     violations = policies["violations"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ipaddress
 import re
+from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
@@ -56,7 +57,11 @@ class Server(StrictModel):
     memory_gib: Number = Field(gt=0, le=65536, description="System memory, GiB.")
     nvme_tb: Number = Field(default=0, ge=0, le=1000, description="Local NVMe, TB.")
     network_gbps: Number = Field(gt=0, le=100000, description="Total network bandwidth, Gbps.")
-    rack: str | None = Field(default=None, max_length=63, pattern=r"^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$", description="Rack, for topology labels.")
+    rack: str | None = Field(default=None, max_length=63, pattern=r"^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$",
+                             description="Rack, for topology labels.")
+    form_factor: Literal["sxm", "pcie"] | None = Field(
+        default=None, description="How the GPUs connect: sxm (HGX/DGX baseboard with NVSwitches: Fabric Manager is "
+        "installed, and NVLSM on B200) or pcie (no NVSwitch). Empty: preflight detects it on the host.")
     labels: dict[str, str] = Field(default_factory=dict, description="Extra Kubernetes node labels.")
 
     @field_validator("address")

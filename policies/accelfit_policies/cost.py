@@ -20,7 +20,10 @@ PriceResources = Callable[[list[dict[str, Any]], Any], Any]
 
 BUDGET_OPTIONS = {
     "maxMonthlyUsd": {"type": "number", "minimum": 0,
-                      "description": "Most the stack may cost per month, USD (accelerators at their maximum size)."},
+                      "description": "Most the stack may cost per month, USD, as the figure below measures it."},
+    "figure": {"type": "string", "enum": ["monthly_usd", "full_scale_monthly_usd"], "default": "monthly_usd",
+               "description": "monthly_usd: as planned (accelerator pools for the hours they run); "
+                              "full_scale_monthly_usd: every pool at its maximum all month."},
     "pricing": {"type": "string", "enum": ["on-demand", "spot", "committed-1y", "committed-3y"],
                 "description": "Pricing model for non-spot compute; default on-demand."},
     "bucketGib": {"type": "number", "minimum": 0, "description": "Bucket size to price storage at, GiB."},
@@ -33,14 +36,14 @@ def _default_price_resources(resources: list[dict[str, Any]], catalog: Any) -> A
     return monthly_cost_of_resources(resources, catalog)
 
 
-def _total(report: Any) -> tuple[float, list[tuple[str, float]]]:
+def _total(report: Any, figure: str = "monthly_usd") -> tuple[float, list[tuple[str, float]]]:
     """(monthly total, [(resource name, monthly)]) from a CostReport, a (total, rows) pair or a number."""
     if isinstance(report, (int, float)):
         return float(report), []
     if isinstance(report, tuple):
         return float(report[0]), [(str(name), float(cost)) for name, cost in (report[1] if len(report) > 1 else [])]
-    rows = [(str(row.name), float(row.monthly_usd)) for row in getattr(report, "resources", ())]
-    return float(report.monthly_usd), rows
+    rows = [(str(row.name), float(getattr(row, figure))) for row in getattr(report, "resources", ())]
+    return float(getattr(report, figure)), rows
 
 
 def check_budget(views: Sequence[ResourceView], settings: Settings,
@@ -60,7 +63,8 @@ def check_budget(views: Sequence[ResourceView], settings: Settings,
                 bucket_basis="the bucketGib policy setting"))
         else:
             report = pricer(resources, catalog or default_catalog())
-        total, rows = _total(report)
+        figure = str(settings.get("figure") or "monthly_usd")
+        total, rows = _total(report, figure)
     except Exception as error:  # fail closed: a budget that cannot be checked must not pass silently
         return [(f"the stack's monthly cost could not be computed ({type(error).__name__}: {error}); allowed "
                  f"{fmt(float(limit))} USD/month. Fix: make every resource priceable or raise the issue with the "
@@ -69,7 +73,8 @@ def check_budget(views: Sequence[ResourceView], settings: Settings,
         return []
     top = sorted(rows, key=lambda row: -row[1])[:3]
     biggest = ", ".join(f"{name} {fmt(round(cost))} USD" for name, cost in top if cost > 0)
-    return [(f"stack costs {fmt(round(total))} USD/month at its maximum size; allowed {fmt(float(limit))} "
+    measured = "as planned (monthly_usd)" if figure == "monthly_usd" else "at full scale (full_scale_monthly_usd)"
+    return [(f"stack costs {fmt(round(total))} USD/month {measured}; allowed {fmt(float(limit))} "
              f"USD/month (over by {fmt(round(total - float(limit)))}). Largest: {biggest or 'n/a'}. Fix: shrink the "
              "largest pools (max nodes, smaller accelerators, spot) or raise maxMonthlyUsd for this environment.",
              None)]

@@ -52,7 +52,7 @@ def test_a_cost_from_nothing_exceeds_any_limit(capsys, costs):
 def test_over_budget_is_called_out_even_without_the_flag(capsys, costs):
     code, out, _ = _run(capsys, "diff", *costs(900, 1200, budget=1000), "--markdown")
     assert code == 0
-    assert "> **Over budget:** $1,200 a month at full scale against a budget of $1,000 (over by $200); this change " \
+    assert "> **Over budget:** $1,200 a month as planned against a budget of $1,000 (over by $200); this change " \
            "pushes it over." in out
 
 

@@ -48,7 +48,7 @@ def test_markdown_calls_out_the_budget_first_and_fits_a_comment(capsys, base_pat
     assert len(out) < GITHUB_COMMENT_LIMIT_CHARS
     lines = out.splitlines()
     caution = lines.index("> [!CAUTION]")
-    assert lines[caution + 1].startswith("> **Over budget:** $12,128 a month")
+    assert lines[caution + 1].startswith("> **Over budget:** $5,915 a month as planned")
     assert caution < next(i for i, line in enumerate(lines) if line.startswith("- **Monthly cost:**"))
     # Details are folded: the summary ends before the first <details>.
     assert out.index("#### Cost movers") < out.index("<details>")
@@ -61,7 +61,8 @@ def test_json_names_the_three_changes(capsys, base_path, head_path):
     tpu = by_name["llm-pretrain-tpu-0-pool"]
     assert tpu["action"] == "replace"
     assert {c["path"] for c in tpu["changes"] if c["replaces_because"]} == {"initialNodeCount", "placementPolicy"}
-    assert tpu["delta_monthly_usd"] == pytest.approx(4767.28)
+    # As planned the bigger slice bills only for its run: 293.53 more a month (at full scale it would be 4,767).
+    assert tpu["delta_monthly_usd"] == pytest.approx(293.53)
     serve = by_name["chat-serve-gpu-pool"]
     assert serve["action"] == "replace"
     assert [(c["path"], c["old"], c["new"]) for c in serve["changes"]] == [("nodeConfig.spot", True, False)]
@@ -73,7 +74,11 @@ def test_json_names_the_three_changes(capsys, base_path, head_path):
     new = {(v["policy"], v["resource"]) for v in diff["policies"]["violations"] if v["status"] == "new"}
     assert {("spot-outside-prod", "chat-serve-gpu-pool"), ("private-buckets", "llm-pretrain-data-bucket"),
             ("stack-monthly-budget", None)} <= new
-    assert [m["name"] for m in diff["movers"]] == ["llm-pretrain-tpu-0-pool", "chat-serve-gpu-pool"]
+    assert [m["name"] for m in diff["movers"]] == ["chat-serve-gpu-pool", "llm-pretrain-tpu-0-pool"]
+    figures = {f["figure"]: f for f in diff["cost"]["figures"]}
+    assert figures["full_scale_monthly_usd"]["delta_usd"] > figures["monthly_usd"]["delta_usd"] > 0
+    assert [line["source"] for line in diff["cost"]["budget_lines"]] == [
+        "spec budget.max_monthly_usd", "policy stack-monthly-budget (policies/config/dev.json)"]
     assert diff["cost"]["pushes_over_budget"] is True
     assert diff["selection"]["option_changed"] is True
 

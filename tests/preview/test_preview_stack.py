@@ -61,12 +61,18 @@ def test_example_stacks_are_clean_under_their_policies():
 
 def test_prod_change_over_budget_fails_with_a_mandatory_violation(tmp_path, capsys, monkeypatch):
     # Cutting the prod deadline from 30 to 7 days quadruples the slice; at full scale all month it is over
-    # the prod policy budget, even though the run itself fits the spec's budget.
+    # the prod policy budget when that budget measures full_scale_monthly_usd, even though the run itself fits
+    # the spec's budget (as planned, the slice runs only for the run).
     project = project_copy(tmp_path, "prod", ("deadline_days: 30", "deadline_days: 7"))
+    assert preview_stack("prod", project).mandatory_violations == 0
+    config_path = project / "policies" / "config" / "prod.json"
+    config = json.loads(config_path.read_text())
+    config["stack-monthly-budget"]["figure"] = "full_scale_monthly_usd"
+    config_path.write_text(json.dumps(config))
     result = preview_stack("prod", project)
     budget = [v for v in result.document["policies"]["violations"] if v["policy"] == "stack-monthly-budget"]
     assert budget and budget[0]["level"] == "mandatory"
-    assert "allowed 450000 USD/month" in budget[0]["message"]
+    assert "allowed 450000 USD/month" in budget[0]["message"] and "full_scale_monthly_usd" in budget[0]["message"]
     monkeypatch.chdir(project)
     assert main(["preview", "--stack", "prod"]) == 1
     assert "mandatory policy violation" in capsys.readouterr().err

@@ -1,0 +1,45 @@
+"""Fixed overheads of a training run per platform (stack creation, accelerator start), from versioned data."""
+
+from __future__ import annotations
+
+import datetime as dt
+from functools import lru_cache
+from pathlib import Path
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field
+
+from accelfit.pricing.figures import RunWindow
+
+DATA = Path(__file__).parent / "data" / "run_overheads.yaml"
+
+
+class Overhead(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    setup_hours: float = Field(ge=0)
+    start_hours: float = Field(ge=0)
+    source: str = Field(min_length=1)
+
+
+class Overheads(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    as_of: dt.date
+    platforms: dict[str, Overhead]
+
+
+@lru_cache(maxsize=1)
+def load_overheads() -> Overheads:
+    return Overheads.model_validate(yaml.safe_load(DATA.read_text(encoding="utf-8")))
+
+
+def overhead_for(platform: str) -> Overhead:
+    return load_overheads().platforms.get(platform, Overhead(setup_hours=0.0, start_hours=0.0,
+                                                              source="no overhead data for this platform"))
+
+
+def run_window(platform: str, compute_hours: float) -> RunWindow:
+    overhead = overhead_for(platform)
+    return RunWindow(compute_hours=compute_hours, setup_hours=overhead.setup_hours,
+                     start_hours=overhead.start_hours)
