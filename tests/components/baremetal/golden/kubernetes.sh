@@ -20,8 +20,11 @@ K8S_FINGERPRINT=DE15B14486CD377B9E876E1A234654DA9A296436
 K8S_KEYRING=/etc/apt/keyrings/kubernetes-apt-keyring.gpg
 K8S_LIST=/etc/apt/sources.list.d/kubernetes.list
 CONTAINERD_CONFIG=/etc/containerd/config.toml
-# containerd 1.7 or newer: what current Kubernetes releases support (kubernetes.io container-runtimes page).
-MIN_CONTAINERD=1.7
+# containerd per Kubernetes minor (containerd/containerd RELEASES.md, "Kubernetes support": 1.31 needs 1.7.20+ or
+# 2.0; Kubernetes 1.35 is the last release supporting containerd 1.x, per the Kubernetes 1.35 notes EKS repeats in
+# https://docs.aws.amazon.com/eks/latest/userguide/kubernetes-versions-standard.html).
+MIN_CONTAINERD=1.7.20
+MIN_CONTAINERD_FROM_1_36=2.0.0
 
 fail() {
   echo "accelfit kubernetes step FAILED on ${NODE_NAME}: $*" >&2
@@ -101,6 +104,15 @@ if [ -z "${KUBERNETES_MINOR}" ]; then
   [ -n "${KUBERNETES_MINOR}" ] || fail "no gitVersion in https://${API_SERVER}/version; set accelfit:kubernetesVersion"
 fi
 
+minor_number=${KUBERNETES_MINOR#1.}
+if [ "${minor_number}" -ge 36 ]; then
+  MIN_CONTAINERD=${MIN_CONTAINERD_FROM_1_36}
+fi
+# From 1.35 the kubelet refuses cgroup v1 by default.
+if [ "${minor_number}" -ge 35 ] && [ "$(stat -fc %T /sys/fs/cgroup)" != cgroup2fs ]; then
+  fail "the host runs cgroup v1; Kubernetes ${KUBERNETES_MINOR} needs cgroup v2 (boot with systemd.unified_cgroup_hierarchy=1)"
+fi
+
 # Swap off now and at boot: the kubelet refuses to start with swap on by default.
 swapoff -a
 if grep -Eq '^[^#].*[[:space:]]swap[[:space:]]' /etc/fstab; then
@@ -123,7 +135,7 @@ read -ra runtime_packages <<<"${RUNTIME_PACKAGES}"
 install_latest "${runtime_packages[@]}"
 containerd_version=$(containerd --version | awk '{ print $3 }' | sed 's/^v//')
 if [ "$(printf '%s\n%s\n' "${MIN_CONTAINERD}" "${containerd_version}" | sort -V | head -n 1)" != "${MIN_CONTAINERD}" ]; then
-  fail "containerd ${containerd_version} is older than ${MIN_CONTAINERD}; install a newer containerd (e.g. Debian bookworm-backports) and run again"
+  fail "containerd ${containerd_version} is older than ${MIN_CONTAINERD}, which Kubernetes ${KUBERNETES_MINOR} needs; install a newer containerd (Debian 12 ships 1.6: use bookworm-backports or Docker's containerd.io) and run again"
 fi
 before=$(sha256sum "${CONTAINERD_CONFIG}" 2>/dev/null || true)
 if [ ! -s "${CONTAINERD_CONFIG}" ]; then
