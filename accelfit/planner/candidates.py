@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from accelfit.catalog.models import Catalog, Cloud
+from accelfit.catalog.models import Catalog, Cloud, region_of_zone
 from accelfit.planner.costing import onprem_unit_hourly_usd
 from accelfit.planner.eligibility import hard_rejection
 from accelfit.planner.limits import max_cluster_nodes
@@ -122,8 +122,14 @@ def _tpu_offers(spec: WorkloadSpec, catalog: Catalog, found: OfferSet) -> None:
             found.reject(platform, accelerator.name, "", "", *rejection)
             rejected_generations.add(accelerator.name)
             continue
-        for zone in tpu_slice.zones:
-            region = zone.rsplit("-", 1)[0]
+        # Zones come from the cloud's availability list (tpu_availability.yaml), never from price rows.
+        zones = catalog.available_zones(accelerator.name, Cloud.gcp)
+        if not zones:
+            found.reject(platform, accelerator.name, tpu_slice.name, "", "no-availability",
+                         f"the catalog lists no zone where {accelerator.name} can be created")
+            continue
+        for zone in zones:
+            region = region_of_zone(zone)
             if not _region_allowed(spec, region):
                 continue
             price = catalog.price(Cloud.gcp, tpu_slice.accelerator, region, pricing)

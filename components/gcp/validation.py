@@ -12,16 +12,15 @@ from collections import Counter
 
 from accelfit.catalog.models import Catalog, Cloud
 from accelfit.errors import Problem, did_you_mean, join_path, problem
+from accelfit.planner import filestore_capacity
 from accelfit.planner.model import NodePool, Plan, TpuVmSlice
-from components.gcp import tpu_runtime
+from components.gcp import tpu_rules, tpu_runtime
+from components.gcp.retention import retention_problem
 from components.gcp.node_settings import MANAGED_DRIVER_VERSIONS, extra_subnet_cidr
 
 FILE = "plan"
 GCP_PLATFORMS = ("gke-gpu", "gke-tpu", "tpu-vm")
 
-# Smallest Filestore share per tier, GiB. https://cloud.google.com/filestore/docs/service-tiers
-FILESTORE_MIN_GIB = {"BASIC_HDD": 1024, "BASIC_SSD": 2560, "ZONAL": 1024, "REGIONAL": 1024,
-                     "ENTERPRISE": 1024, "HIGH_SCALE_SSD": 10240}
 # GKE GPU sharing limits. https://cloud.google.com/kubernetes-engine/docs/concepts/timesharing-gpus
 # and https://cloud.google.com/kubernetes-engine/docs/how-to/nvidia-mps-gpus
 MAX_SHARED_CLIENTS = {"TIME_SHARING": 48, "MPS": 48}
@@ -82,16 +81,19 @@ def _network_problems(plan: Plan) -> list[Problem]:
 
 def _storage_problems(plan: Plan) -> list[Problem]:
     storage = plan.storage
+    too_short = retention_problem(storage.checkpoint_retention_days)
+    if too_short:
+        return [problem(FILE, "storage.checkpoint_retention_days", *too_short, storage.checkpoint_retention_days)]
     if storage.shared_filesystem == "fsx-lustre":
         return [problem(FILE, "storage.shared_filesystem", "FSx for Lustre is an AWS service",
                         "use filestore (or none) on Google Cloud", storage.shared_filesystem)]
     if storage.shared_filesystem != "filestore":
         return []
-    minimum = FILESTORE_MIN_GIB[storage.filestore_tier]
-    if storage.filesystem_capacity_gib < minimum:
-        return [problem(FILE, "storage.filesystem_capacity_gib",
-                        f"Filestore {storage.filestore_tier} shares start at {minimum} GiB",
-                        f"set at least {minimum} or pick another tier", storage.filesystem_capacity_gib)]
+    # Each tier takes sizes in bands and steps (data: accelfit/planner/data/filestore_capacity.yaml).
+    reason = filestore_capacity.capacity_problem(storage.filestore_tier, storage.filesystem_capacity_gib)
+    if reason:
+        fix = filestore_capacity.capacity_fix(storage.filestore_tier, storage.filesystem_capacity_gib)
+        return [problem(FILE, "storage.filesystem_capacity_gib", reason, fix, storage.filesystem_capacity_gib)]
     return []
 
 
@@ -221,9 +223,7 @@ def _tpu_pool_problems(path: str, pool: NodePool, catalog: Catalog) -> list[Prob
     if len(pool.zones) != 1:
         problems.append(problem(FILE, join_path(path, "zones"), "a TPU slice lives in one zone",
                                 "give the pool exactly one zone (one pool per slice)", list(pool.zones)))
-    problems += [problem(FILE, join_path(path, "zones", index), f"{tpu_slice.name} is not offered in {zone}",
-                         f"use one of {', '.join(tpu_slice.zones)}", zone)
-                 for index, zone in enumerate(pool.zones) if zone not in tpu_slice.zones]
+    problems += tpu_rules.pool_zone_problems(join_path(path, "zones"), tpu_slice, pool.zones, catalog)
     if tpu_slice.multi_host and (pool.max_nodes != tpu_slice.hosts
                                  or pool.min_nodes not in (0, tpu_slice.hosts)
                                  or pool.initial_nodes not in (0, tpu_slice.hosts)):
@@ -272,9 +272,8 @@ def _tpu_vm_slice_problems(path: str, item: TpuVmSlice, plan: Plan, catalog: Cat
                                 f"{tpu_slice.name} is type {tpu_slice.accelerator_config_type}",
                                 f"set accelerator_config_type: {tpu_slice.accelerator_config_type}",
                                 item.accelerator_config_type))
-    if item.zone not in tpu_slice.zones:
-        problems.append(problem(FILE, join_path(path, "zone"), f"{tpu_slice.name} is not offered in {item.zone}",
-                                f"use one of {', '.join(tpu_slice.zones)}", item.zone))
+    problems += tpu_rules.zone_problems(join_path(path, "zone"), tpu_slice, item.zone, catalog)
+    problems += tpu_rules.data_disk_problems(join_path(path, "data_disk_gb"), tpu_slice, item.data_disk_gb)
     reason = tpu_runtime.runtime_problem(item.runtime_version, tpu_slice.accelerator, plan.framework)
     if reason:
         problems.append(problem(FILE, join_path(path, "runtime_version"), reason,
@@ -285,6 +284,13 @@ def _tpu_vm_slice_problems(path: str, item: TpuVmSlice, plan: Plan, catalog: Cat
         problems.append(problem(FILE, join_path(path, "reserved"), "a slice is either spot or reserved",
                                 "set one of spot and reserved", item.reserved))
     if item.queued:
+        # pulumi-gcp 10.2.0's V2QueuedResource cannot set the slices' service account: they would run as the
+        # project's default compute account, which a plan cannot name or grant (tpu_queued.py).
+        problems.append(problem(FILE, join_path(path, "queued"),
+                                "queued-resource slices would run as the project's default Compute Engine service "
+                                "account (pulumi-gcp 10.2.0 cannot set theirs), without access to the data bucket",
+                                "set queued: false (TPU VMs run as accelfit's node account); for a queued multislice "
+                                "compose TpuQueuedSlices by hand with the default account named", item.queued))
         # pulumi-gcp 10.2.0's V2QueuedResource has no spot, reservation or data-disk fields (reference 3.1).
         for field in ("spot", "reserved", "data_disk_gb"):
             if getattr(item, field):

@@ -67,11 +67,14 @@ class LayerPlan:
     team_namespaces: tuple[str, ...]
     gpu_software: GpuSoftware | None
     eks: EksAddonsPlan | None = None
+    jobset: bool = False
+    """TPU slice pools run their jobs as JobSets (the multislice prerequisite)."""
 
 
 def plan_layer(plan: Plan, capacities: Mapping[str, NodeCapacity]) -> LayerPlan:
     return LayerPlan(queue_name=plan.workload, flavors=tuple(flavor_plans(plan, capacities)),
                      team_namespaces=team_namespaces(plan), gpu_software=gpu_software(plan),
+                     jobset=any(pool.role == "tpu" for pool in plan.node_pools),
                      eks=eks_addons_plan(plan) if plan.cloud.value == "aws" else None)
 
 
@@ -110,7 +113,7 @@ def _layer(plan: Plan, layer: LayerPlan, ownership: Ownership, kubeconfig: pulum
     return KubernetesLayer(f"{plan.workload}-k8s", KubernetesLayerArgs(
         kubeconfig=kubeconfig, queue_name=layer.queue_name, flavors=layer.flavors, pool_selectors=selectors,
         team_namespaces=layer.team_namespaces, gpu_software=layer.gpu_software, labels=layer_labels(ownership),
-        cluster_dependencies=dependencies, eks_addons=eks_addons))
+        cluster_dependencies=dependencies, eks_addons=eks_addons, jobset=layer.jobset))
 
 
 def build_for_gke(plan: Plan, layer: LayerPlan, stack: GcpStack, ownership: Ownership) -> KubernetesLayer:

@@ -62,11 +62,23 @@ def test_local_ssd_count_and_topology():
     ("tpu-v5p", "jax", True, "v2-alpha-tpuv5"),
     ("tpu-v5e", "pytorch", False, "v2-alpha-tpuv5-lite"),
     ("tpu-v6e", "jax", False, "v2-alpha-tpuv6e"),
-    ("tpu-v5p", "tensorflow", True, "tpu-vm-tf-2.18.0-pod-pjrt"),
+    ("tpu-v5p", "tensorflow", True, "tpu-vm-tf-2.16.1-pod-pjrt"),  # the planner's table: one version
     ("tpu-v4", "tensorflow", False, "tpu-vm-tf-2.16.1-pjrt"),
 ])
 def test_runtime_version_for(accelerator, framework, multi_host, expected):
     assert tpu_runtime.runtime_version_for(accelerator, framework, multi_host) == expected
+
+
+@pytest.mark.parametrize("accelerator", ["tpu-v4", "tpu-v5e", "tpu-v5p", "tpu-v6e"])
+@pytest.mark.parametrize("framework", ["jax", "pytorch", "tensorflow"])
+@pytest.mark.parametrize("multi_host", [False, True])
+def test_plans_and_the_components_name_one_version_per_runtime(accelerator, framework, multi_host):
+    from accelfit.planner.software import tpu_runtime_version
+    from accelfit.spec import Framework
+
+    planned = tpu_runtime_version(accelerator, Framework(framework), multi_host)
+    assert tpu_runtime.runtime_version_for(accelerator, framework, multi_host) == planned
+    assert tpu_runtime.runtime_problem(planned, accelerator, framework) is None
 
 
 @pytest.mark.parametrize("runtime, accelerator, framework, fits", [

@@ -192,3 +192,42 @@ def test_eks_without_access_config_is_refused_before_anything_is_created():
     with pytest.raises(InputError) as raised:
         record(lambda: build(plan, aws_plans.ownership_for(plan)))
     assert "accelfit:eksPublicAccessCidrs" in str(raised.value)
+
+
+def test_tpu_flavors_select_the_labels_gke_puts_on_tpu_nodes():
+    # xpk's TPU ResourceFlavors select cloud.google.com/gke-tpu-accelerator and cloud.google.com/gke-tpu-topology
+    # (AI-Hypercomputer/xpk src/xpk/core/system_characteristics.py @367c838253bea41e7d7716145ad6513f44c1a21e).
+    plan = gcp_plans.gke_tpu_multislice()
+    recording = record(lambda: build(plan, gcp_plans.ownership(plan)), config={"gcp:project": gcp_plans.PROJECT})
+    for index in range(2):
+        labels = recording.named(f"tpu-train-k8s-kueue-flavor-tpu-{index}").inputs["spec"]["nodeLabels"]
+        assert labels["cloud.google.com/gke-tpu-accelerator"] == "tpu-v5-lite-podslice"
+        assert labels["cloud.google.com/gke-tpu-topology"] == "4x4"
+        assert labels["cloud.google.com/gke-nodepool"] == f"tpu-train-tpu-{index}-pool"
+
+
+def test_tpu_clusters_get_the_pinned_jobset_controller_before_kueue(monkeypatch):
+    # JobSet is the multislice prerequisite (GKE multislice guide); xpk installs JobSet v0.10.1
+    # (AI-Hypercomputer/xpk src/xpk/core/cluster.py @367c838253bea41e7d7716145ad6513f44c1a21e).
+    import components.kubernetes.kueue as kueue_module
+
+    kueue_dependencies: list = []
+    real_release = kueue_module.release
+
+    def spy(resource_name, *args, depends_on=(), **kwargs):
+        kueue_dependencies.extend(depends_on)
+        return real_release(resource_name, *args, depends_on=depends_on, **kwargs)
+
+    monkeypatch.setattr(kueue_module, "release", spy)
+    plan = gcp_plans.gke_tpu_multislice()
+    recording = record(lambda: build(plan, gcp_plans.ownership(plan)), config={"gcp:project": gcp_plans.PROJECT})
+    jobset = recording.named("tpu-train-k8s-jobset-release")
+    assert jobset.inputs["chart"] == "oci://registry.k8s.io/jobset/charts/jobset"
+    assert jobset.inputs["version"] == "0.10.1" and jobset.inputs["namespace"] == "jobset-system"
+    assert "tpu-train-k8s-jobset-release" in [getattr(item, "_name", None) for item in kueue_dependencies]
+
+
+def test_gpu_only_clusters_get_no_jobset():
+    plan = gcp_plans.gke_h100_training()
+    recording = record(lambda: build(plan, gcp_plans.ownership(plan)), config={"gcp:project": gcp_plans.PROJECT})
+    assert recording.of_type("accelfit:kubernetes:JobSet") == []
