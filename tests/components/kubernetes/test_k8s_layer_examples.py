@@ -100,6 +100,20 @@ def test_gke_selects_pools_by_gke_label_and_scrapes_with_managed_prometheus():
     assert queue["flavors"][0]["resources"][3] == {"name": "nvidia.com/gpu", "nominalQuota": "32"}
 
 
+def test_gke_exporter_namespace_admits_its_critical_priority_class():
+    """GKE admits system-*-critical pods outside kube-system only under a matching ResourceQuota; the exporter's
+    release waits for it, and runs privileged with the driver GKE installed."""
+    plan = gcp_plans.gke_h100_training()
+    recording = record(lambda: build(plan, gcp_plans.ownership(plan)), config={"gcp:project": gcp_plans.PROJECT})
+    quota = recording.named("llm-train-k8s-telemetry-critical-pods").inputs
+    assert quota["metadata"]["namespace"] == "gpu-monitoring"
+    assert quota["spec"]["scopeSelector"]["matchExpressions"] == [{
+        "scopeName": "PriorityClass", "operator": "In", "values": ["system-node-critical", "system-cluster-critical"]}]
+    exporter = recording.named("llm-train-k8s-telemetry-dcgm-exporter")
+    assert "llm-train-k8s-telemetry-critical-pods" in {urn.rsplit("::", 1)[-1] for urn in exporter.dependencies}
+    assert exporter.inputs["values"]["securityContext"]["privileged"] is True
+
+
 def test_eks_selects_node_groups_and_runs_the_operator_without_driver():
     plan = aws_plans.h100_training_plan()
     recording = record(lambda: build(plan, aws_plans.ownership_for(plan)), config=aws_plans.ACCESS_CONFIG)
