@@ -26,6 +26,7 @@ from pulumi_gcp import container
 
 from accelfit.errors import InputError, problem
 from components.gcp import pool_parts
+from components.gcp.names import fitted_name
 from components.gcp.node_settings import TPU_TAINT, node_labels, topology_chips, with_required_taint
 
 SLICE_LABEL = "accelfit.io/tpu-slice"
@@ -110,8 +111,6 @@ class TpuNodePool(pulumi.ComponentResource):
     def __init__(self, name: str, args: TpuNodePoolArgs, opts: pulumi.ResourceOptions | None = None):
         validate_tpu_pool_args(name, args)
         super().__init__("accelfit:gcp:TpuNodePool", name, None, opts)
-        child = pulumi.ResourceOptions(parent=self)
-
         labels = {**node_labels("tpu", args.labels), SLICE_LABEL: args.tpu_slice}
         node_config = container.NodePoolNodeConfigArgs(
             machine_type=args.machine_type, spot=args.spot, flex_start=args.flex_start or None,
@@ -127,14 +126,17 @@ class TpuNodePool(pulumi.ComponentResource):
         placement = (container.NodePoolPlacementPolicyArgs(type="COMPACT", tpu_topology=args.tpu_topology)
                      if args.tpu_topology else None)
         self.node_pool = container.NodePool(
-            f"{name}-pool", cluster=args.cluster, location=args.location, node_locations=[args.zone],
+            f"{name}-pool", name=fitted_name("container_node_pool", name), cluster=args.cluster,
+            location=args.location, node_locations=[args.zone],
             initial_node_count=args.initial_nodes, autoscaling=tpu_autoscaling(args),
             placement_policy=placement,
             # xpk creates flex-start pools with --no-enable-autorepair: a repair would give the slice back.
             management=container.NodePoolManagementArgs(auto_repair=not args.flex_start, auto_upgrade=True),
             upgrade_settings=container.NodePoolUpgradeSettingsArgs(
                 strategy="SURGE", max_surge=UPGRADE_MAX_SURGE, max_unavailable=UPGRADE_MAX_UNAVAILABLE),
-            network_config=pool_parts.private_nodes(), node_config=node_config, opts=child)
+            network_config=pool_parts.private_nodes(), node_config=node_config,
+            # An explicit name (GKE caps node-pool names at 40) replaces by deleting first.
+            opts=pulumi.ResourceOptions(parent=self, delete_before_replace=True))
 
         self.pool_name = self.node_pool.name
         self.register_outputs({"pool_name": self.node_pool.name})

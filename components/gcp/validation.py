@@ -80,7 +80,10 @@ def derived_names(plan: Plan) -> list[tuple[str, str, str]]:
                   ("workload", "container_node_pool", fitted_name("container_node_pool", f"{gke}-system"))]
         names += [(join_path("node_pools", index, "name"), "container_node_pool",
                    fitted_name("container_node_pool", f"{plan.workload}-{pool.name}"))
-                  for index, pool in enumerate(plan.node_pools) if pool.role == "gpu"]
+                  for index, pool in enumerate(plan.node_pools) if pool.role in ("gpu", "tpu")]
+    if plan.storage.shared_filesystem == "filestore":
+        names.append(("storage.shared_filesystem", "filestore_instance",
+                      fitted_name("filestore_instance", f"{plan.workload}-shared-filestore")))
     return names
 
 

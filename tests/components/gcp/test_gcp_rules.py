@@ -27,6 +27,7 @@ NAMED_TYPES = {
     "gcp:compute/subnetwork:Subnetwork": "compute_subnetwork",
     "gcp:compute/router:Router": "compute_router",
     "gcp:compute/routerNat:RouterNat": "compute_router_nat",
+    "gcp:filestore/instance:Instance": "filestore_instance",
 }
 
 
@@ -217,3 +218,15 @@ def test_example_stacks_gpu_pools_are_in_offered_zones():
         for pool in plan.node_pools:
             if pool.role == "gpu":
                 assert set(pool.zones) <= set(catalog.offered_zones("gcp", pool.machine_type, plan.region))
+
+
+@pytest.mark.parametrize("make", [gcp_plans.gke_tpu_multislice, gcp_plans.gke_h100_training])
+def test_tpu_pools_and_filestore_names_fit_for_the_longest_workload_name(make):
+    plan = make().model_copy(update={"workload": "w" * 40})
+    recording, error = gcp_plans.record_plan(plan)
+    assert error is None, error and error.render()
+    named = [item for item in recording.resources if item.type in NAMED_TYPES]
+    assert any(item.type in ("gcp:filestore/instance:Instance", "gcp:container/nodePool:NodePool")
+               for item in named)
+    for item in named:
+        assert names.check_name("test", "name", NAMED_TYPES[item.type], item.inputs["name"]) == [], item.name

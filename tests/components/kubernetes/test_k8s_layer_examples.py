@@ -203,7 +203,7 @@ def test_tpu_flavors_select_the_labels_gke_puts_on_tpu_nodes():
         labels = recording.named(f"tpu-train-k8s-kueue-flavor-tpu-{index}").inputs["spec"]["nodeLabels"]
         assert labels["cloud.google.com/gke-tpu-accelerator"] == "tpu-v5-lite-podslice"
         assert labels["cloud.google.com/gke-tpu-topology"] == "4x4"
-        assert labels["cloud.google.com/gke-nodepool"] == f"tpu-train-tpu-{index}-pool"
+        assert labels["cloud.google.com/gke-nodepool"] == f"tpu-train-tpu-{index}"
 
 
 def test_tpu_clusters_get_the_pinned_jobset_controller_before_kueue(monkeypatch):
