@@ -5,6 +5,7 @@ None of these choose hardware: they spell what the plan decided in the form the 
 
 from __future__ import annotations
 
+import hashlib
 import ipaddress
 import math
 from collections.abc import Iterable, Mapping
@@ -101,12 +102,16 @@ def rdma_subnet_cidr(index: int, count: int) -> str:
 
 def service_account_id(name: str) -> str:
     """A service account id from a component name: 6-30 characters, lowercase letter first, no trailing '-'.
+    A longer name keeps its head and gets a 6-character hash of the whole, so `<workload>-nodes` and
+    `<workload>-workload` of a long workload name never truncate to the same id.
     https://cloud.google.com/iam/docs/service-accounts-create#creating"""
     cleaned = "".join(ch if ch.isalnum() else "-" for ch in name.lower())
     if not cleaned[:1].isalpha():
         cleaned = "sa-" + cleaned
-    cleaned = cleaned[:30].rstrip("-")
-    return cleaned.ljust(6, "0")
+    if len(cleaned) > 30:
+        digest = hashlib.sha256(name.encode()).hexdigest()[:6]
+        cleaned = f"{cleaned[:23].rstrip('-')}-{digest}"
+    return cleaned.rstrip("-").ljust(6, "0")
 
 
 def topology_chips(topology: str) -> int:

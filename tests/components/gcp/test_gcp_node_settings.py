@@ -51,10 +51,17 @@ def test_gvnic_and_rdma_subnets():
 
 
 @pytest.mark.parametrize("name, expected", [("llm-train-nodes", "llm-train-nodes"), ("a", "a00000"),
-                                            ("x" * 40, "x" * 30), ("9lives-nodes", "sa-9lives-nodes")])
+                                            ("9lives-nodes", "sa-9lives-nodes")])
 def test_service_account_id(name, expected):
     assert ns.service_account_id(name) == expected
     assert 6 <= len(expected) <= 30
+
+
+def test_long_service_account_ids_stay_distinct():
+    workload = "x" * 40
+    nodes, workload_sa = ns.service_account_id(f"{workload}-nodes"), ns.service_account_id(f"{workload}-workload")
+    assert nodes != workload_sa and len(nodes) == len(workload_sa) == 30
+    assert nodes.startswith("x" * 23)
 
 
 def test_local_ssd_count_and_topology():

@@ -197,6 +197,9 @@ def test_tpu_vm_stack_enables_the_tpu_api_and_not_gke():
     assert error is None
     services = {item.inputs["service"] for item in recording.of_type("gcp:projects/service:Service")}
     assert "tpu.googleapis.com" in services and "container.googleapis.com" not in services
+    for item in recording.resources:
+        if item.custom and item.type.startswith("gcp:") and item.type != "gcp:projects/service:Service":
+            assert "-apis-provider" in item.provider, item.name  # TPU VMs wait for the TPU API too
 
 
 # --- GPU zone availability -----------------------------------------------------------------------------------
