@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -12,7 +13,7 @@ import pulumi
 
 from accelfit.catalog import load_catalog
 from accelfit.planner import Environment, Plan
-from accelfit.planner.lock import LockStatus, Selection, plan_with_lock
+from accelfit.planner.lock import LOCKED_ENV, TRUE_WORDS, LockStatus, Selection, plan_with_lock
 from accelfit.spec import WorkloadSpec
 from accelfit.spec.loader import WORKLOAD_KEY, with_inventory
 from accelfit.stackfile import stack_path
@@ -40,7 +41,11 @@ def run(project_dir: Path | None = None) -> ProgramResult:
         if raw_selection else None
     environment = config.get("environment") or stack
     catalog = load_catalog()
-    plan, lock = plan_with_lock(spec, catalog, Environment(environment, loaded.inventory), selection)
+    # A CI that must build only what was reviewed sets ACCELFIT_LOCKED=1 (or the stack sets accelfit:requireLock):
+    # then a missing or stale lock fails the update instead of building a fresh plan.
+    require_lock = bool(config.get_bool("requireLock")) or os.environ.get(LOCKED_ENV, "").lower() in TRUE_WORDS
+    plan, lock = plan_with_lock(spec, catalog, Environment(environment, loaded.inventory), selection,
+                                require_lock=require_lock)
     if lock.state == "stale":
         pulumi.log.warn(lock.message)
     ownership = Ownership(team=config.require("team"), cost_center=config.require("costCenter"),

@@ -38,8 +38,18 @@ def plan(ctx: click.Context, spec_file: Path | None, stack_name: str | None, as_
         loaded, environment_name = load_workload(spec_file), "dev"
     catalog = load_catalog()
     environment = Environment(name=environment_name, inventory=loaded.inventory)
+    lock = None
     try:
-        result = make_plan(loaded.spec, catalog, environment, top=max(top, 8))
+        if stack_name:
+            # A stack's plan is what its program builds: the locked selection while it still meets the spec.
+            from accelfit.planner.lock import Selection, plan_with_lock
+            from accelfit.validation import validate
+
+            raw = stack.get("selection")
+            selection = validate(Selection, raw, str(stack.path), f"config.{stack.project}:selection") if raw else None
+            result, lock = plan_with_lock(loaded.spec, catalog, environment, selection, top=max(top, 8))
+        else:
+            result = make_plan(loaded.spec, catalog, environment, top=max(top, 8))
     except NoFeasiblePlan as failure:
         click.echo(f"no feasible plan: {failure.message}", err=True)
         for rejection in failure.rejected[:20]:
@@ -52,12 +62,15 @@ def plan(ctx: click.Context, spec_file: Path | None, stack_name: str | None, as_
         evaluation, _ = evaluate_spec(loaded.spec, catalog, environment)
         write_chart(chart, result, evaluation.feasible)
     if as_json:
-        click.echo(json.dumps(result.to_json_dict(), indent=2, sort_keys=True))
+        document = result.to_json_dict()
+        if lock is not None:
+            document["lock"] = lock.to_json_dict()
+        click.echo(json.dumps(document, indent=2, sort_keys=True))
     elif markdown:
         from accelfit.reports.plan_report import render_markdown
 
-        click.echo(render_markdown(result, top=top, stack=stack_name))
+        click.echo(render_markdown(result, top=top, stack=stack_name, lock=lock.message if lock else None))
     else:
         from accelfit.reports.plan_report import render_text
 
-        click.echo(render_text(result, top=top, stack=stack_name))
+        click.echo(render_text(result, top=top, stack=stack_name, lock=lock.message if lock else None))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import math
 from dataclasses import dataclass, field
 
 from accelfit.catalog.models import Catalog
@@ -10,7 +12,9 @@ from accelfit.planner.costing import (
 )
 from accelfit.planner.eligibility import penalties
 from accelfit.planner.options import Offer, RawRejection, Sized
-from accelfit.planner.sizing import InferenceSize, TrainingSize, Unfit, size_inference, size_training
+from accelfit.planner.sizing import (
+    GIB, InferenceSize, TrainingSize, Unfit, effective_mfu, layout, size_inference, size_training, training_hours,
+)
 from accelfit.spec import WorkloadSpec
 
 
@@ -24,11 +28,16 @@ class Evaluation:
     cheapest_over_budget: Sized | None = None
 
 
-def size_offer(spec: WorkloadSpec, catalog: Catalog, offer: Offer) -> Sized:
-    """Size and cost one offer; raises Unfit when it cannot meet the workload at any allowed count."""
+def size_offer(spec: WorkloadSpec, catalog: Catalog, offer: Offer, at_units: int | None = None) -> Sized:
+    """Size and cost one offer; raises Unfit when it cannot meet the workload at any allowed count.
+
+    `at_units` builds a count at least as large as the spec needs (a lock that still meets the spec): the same
+    workload on more units runs faster (training) or with spare replicas (inference), and costs what it builds."""
     if spec.training is not None:
         figure = catalog.mfu(offer.accelerator.name)
         size = size_training(spec, offer, figure.mfu)
+        if at_units is not None and at_units > size.units:
+            size = training_at(spec, offer, figure.mfu, at_units)
         storage = storage_needs(spec, offer, size.units)
         parts = cost_parts(spec, catalog, offer, size.units, size.hours, storage)
         cost = plan_figures(spec, parts)
@@ -41,6 +50,10 @@ def size_offer(spec: WorkloadSpec, catalog: Catalog, offer: Offer) -> Sized:
                      mfu_source=figure.source, tokens_per_second=size.tokens_per_second,
                      penalties=penalties(spec, offer.accelerator), notes=(training_memory_note(size),))
     size = size_inference(spec, offer)
+    if at_units is not None and at_units > size.units:
+        per_unit = size.replicas / size.units
+        size = dataclasses.replace(size, units=at_units, devices=at_units * offer.devices_per_unit,
+                                   replicas=max(size.replicas, math.floor(per_unit * at_units)))
     storage = storage_needs(spec, offer, size.units)
     parts = cost_parts(spec, catalog, offer, size.units, 0.0, storage)
     cost = plan_figures(spec, parts)
@@ -53,6 +66,19 @@ def size_offer(spec: WorkloadSpec, catalog: Catalog, offer: Offer) -> Sized:
                  tokens_per_second=size.tokens_per_second, latency_p99_ms=size.latency_p99_ms,
                  penalties=penalties(spec, offer.accelerator),
                  notes=(inference_note(size, offer),))
+
+
+def training_at(spec: WorkloadSpec, offer: Offer, base_mfu: float, units: int) -> TrainingSize:
+    """The training run on exactly `units` (more than the fewest that meet the deadline)."""
+    fitted = layout(spec, offer, units)
+    recompute = fitted.recompute_fraction if fitted else 0.0
+    hours = training_hours(spec, offer, units, base_mfu, recompute)
+    return TrainingSize(
+        units=units, devices=units * offer.devices_per_unit, hours=hours,
+        mfu=effective_mfu(offer, units, base_mfu, recompute),
+        memory_per_device_gib=fitted.total_bytes / GIB, tokens_per_second=spec.training.tokens / (hours * 3600.0),
+        tensor_parallel=fitted.tensor_parallel, recompute_fraction=recompute,
+        activation_gib=fitted.activation_bytes / GIB, state_gib=fitted.state_bytes / GIB)
 
 
 def training_memory_note(size: TrainingSize) -> str:

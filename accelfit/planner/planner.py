@@ -27,11 +27,25 @@ class Environment:
     inventory: Inventory | None = None
 
 
-def evaluate_spec(spec: WorkloadSpec, catalog: Catalog, environment: Environment) -> tuple[Evaluation, list]:
-    """Every feasible sized option and every rejection (the planner's full search, before choosing)."""
+@dataclass(frozen=True)
+class Search:
+    """The planner's full search before choosing: what could be bought, how each sized up, what was rejected."""
+
+    offers: list
+    evaluation: Evaluation
+    rejected: list
+
+
+def search(spec: WorkloadSpec, catalog: Catalog, environment: Environment) -> Search:
     offers = offers_for(spec, catalog, environment.inventory)
     evaluation = evaluate(spec, catalog, offers.offers)
-    return evaluation, offers.rejected + evaluation.rejected
+    return Search(offers.offers, evaluation, offers.rejected + evaluation.rejected)
+
+
+def evaluate_spec(spec: WorkloadSpec, catalog: Catalog, environment: Environment) -> tuple[Evaluation, list]:
+    """Every feasible sized option and every rejection (the planner's full search, before choosing)."""
+    found = search(spec, catalog, environment)
+    return found.evaluation, found.rejected
 
 
 def plan(spec: WorkloadSpec, catalog: Catalog, environment: Environment | None = None, *, top: int = 8) -> Plan:

@@ -61,7 +61,8 @@ def policy_config(stack: StackFile) -> dict[str, Any]:
             from None
 
 
-def preview_stack(name: str, project_dir: Path | None = None) -> PreviewResult:
+def preview_stack(name: str, project_dir: Path | None = None, *, locked: bool = False) -> PreviewResult:
+    """`locked`: build only the stack's locked selection; a missing or stale lock raises `LockRequired`."""
     timings = Timings()
     started = time.perf_counter()
     stack = load_stack(name, project_dir)
@@ -73,8 +74,11 @@ def preview_stack(name: str, project_dir: Path | None = None) -> PreviewResult:
 
     started = time.perf_counter()
     outcome: dict[str, Any] = {}
+    config = stack.pulumi_config()
+    if locked:
+        config[f"{stack.project}:requireLock"] = "true"
     recording = record(lambda: outcome.setdefault("result", run(stack.project_dir)), project=stack.project,
-                       stack=stack.name, config=stack.pulumi_config(), secret_keys=stack.secret_keys())
+                       stack=stack.name, config=config, secret_keys=stack.secret_keys())
     if recording.duplicate_urns:
         raise InputError([problem(str(stack.path), "resources", "two resources share a name",
                                   "give each resource its own name", sorted(set(recording.duplicate_urns)))])
@@ -91,9 +95,9 @@ def preview_stack(name: str, project_dir: Path | None = None) -> PreviewResult:
     timings.pricing_s = time.perf_counter() - started
 
     started = time.perf_counter()
-    config = policy_config(stack)
-    pack = run_pack(recording.resources, config, stack, pricing_context(stack, result.plan))
-    budgets = budget_lines(stack.spec.budget, stack.environment, costs.figures_json(), config,
+    policies = policy_config(stack)
+    pack = run_pack(recording.resources, policies, stack, pricing_context(stack, result.plan))
+    budgets = budget_lines(stack.spec.budget, stack.environment, costs.figures_json(), policies,
                            f"policies/config/{stack.environment}.json")
     pack["violations"] = pack["violations"] + spec_budget_violations(budgets)
     timings.policies_s = time.perf_counter() - started
