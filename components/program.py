@@ -14,6 +14,7 @@ import pulumi
 from accelfit.catalog import load_catalog
 from accelfit.planner import Environment, Plan
 from accelfit.planner.lock import LOCKED_ENV, TRUE_WORDS, LockStatus, Selection, plan_with_lock
+from accelfit.policy_config import plan_constraints
 from accelfit.spec import WorkloadSpec
 from accelfit.spec.loader import WORKLOAD_KEY, with_inventory
 from accelfit.stackfile import stack_path
@@ -44,7 +45,9 @@ def run(project_dir: Path | None = None) -> ProgramResult:
     # A CI that must build only what was reviewed sets ACCELFIT_LOCKED=1 (or the stack sets accelfit:requireLock):
     # then a missing or stale lock fails the update instead of building a fresh plan.
     require_lock = bool(config.get_bool("requireLock")) or os.environ.get(LOCKED_ENV, "").lower() in TRUE_WORDS
-    plan, lock = plan_with_lock(spec, catalog, Environment(environment, loaded.inventory), selection,
+    # The environment's policy configuration constrains the plan, so it never chooses what the policies flag.
+    constraints = plan_constraints(project_dir, environment, catalog)
+    plan, lock = plan_with_lock(spec, catalog, Environment(environment, loaded.inventory, constraints), selection,
                                 require_lock=require_lock)
     if lock.state == "stale":
         pulumi.log.warn(lock.message)

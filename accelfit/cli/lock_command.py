@@ -25,9 +25,13 @@ def lock(ctx: click.Context, stack_name: str, fresh: bool) -> None:
     stack = load_stack(stack_name)
     raw = stack.get("selection")
     current = None if fresh or not raw else validate(Selection, raw, str(stack.path), f"config.{stack.project}:selection")
+    from accelfit.policy_config import plan_constraints
+
+    catalog = load_catalog()
+    constraints = plan_constraints(stack.project_dir, stack.environment, catalog)
     try:
-        plan, status = plan_with_lock(stack.spec, load_catalog(), Environment(stack.environment,
-                                                                              stack.workload.inventory), current)
+        plan, status = plan_with_lock(stack.spec, catalog, Environment(stack.environment, stack.workload.inventory,
+                                                                       constraints), current)
     except NoFeasiblePlan as failure:
         click.echo(f"no feasible plan: {failure.message}", err=True)
         ctx.exit(EXIT_POLICY_OR_INFEASIBLE)

@@ -16,10 +16,15 @@ from accelfit.errors import EXIT_POLICY_OR_INFEASIBLE, InputError, problem
 @click.option("--json", "as_json", is_flag=True, help="Print the plan as JSON (stable keys).")
 @click.option("--markdown", is_flag=True, help="Print the plan as markdown.")
 @click.option("--top", default=5, show_default=True, type=click.IntRange(0, 100), help="Alternatives to show.")
-@click.option("--chart", type=click.Path(path_type=Path), help="Write cost against time to an .svg or .png file.")
+@click.option("--environment", "environment_option", type=click.Choice(["dev", "staging", "prod"]),
+              help="Plan a spec file under this environment's policy configuration (policies/config/ENV.json); "
+                   "a --stack plan always uses its stack's environment.")
+@click.option("--chart", type=click.Path(path_type=Path),
+              help="Write a chart of every eligible option to an .svg or .png file: total cost against training "
+                   "days (training), monthly cost against accelerators (inference); the chosen option is starred.")
 @click.pass_context
 def plan(ctx: click.Context, spec_file: Path | None, stack_name: str | None, as_json: bool, markdown: bool,
-         top: int, chart: Path | None) -> None:
+         top: int, environment_option: str | None, chart: Path | None) -> None:
     """Choose accelerators, count and platform for a workload, and explain the choice with its cost."""
     from accelfit.catalog import load_catalog
     from accelfit.planner import Environment, NoFeasiblePlan, evaluate_spec
@@ -35,9 +40,16 @@ def plan(ctx: click.Context, spec_file: Path | None, stack_name: str | None, as_
         stack = load_stack(stack_name)
         loaded, environment_name = stack.workload, stack.environment
     else:
-        loaded, environment_name = load_workload(spec_file), "dev"
+        loaded, environment_name = load_workload(spec_file), environment_option or "dev"
     catalog = load_catalog()
-    environment = Environment(name=environment_name, inventory=loaded.inventory)
+    constraints = None
+    if stack_name or environment_option:
+        from accelfit.policy_config import plan_constraints
+        from accelfit.stackfile import find_project_dir
+
+        project_dir = stack.project_dir if stack_name else find_project_dir()
+        constraints = plan_constraints(project_dir, environment_name, catalog)
+    environment = Environment(name=environment_name, inventory=loaded.inventory, constraints=constraints)
     lock = None
     try:
         if stack_name:

@@ -86,16 +86,29 @@ def grouped_rejections(rejected: list[RawRejection]) -> tuple[Rejection, ...]:
 def infeasible(spec: WorkloadSpec, evaluation: Evaluation, rejected: tuple[Rejection, ...]) -> NoFeasiblePlan:
     """The error that names the binding constraint and how far to relax it."""
     cheapest = evaluation.cheapest_over_budget
+    policy_note = ""
+    if evaluation.policy_rejected:
+        named = sorted({r.rule.removeprefix("policy:") for r in rejected if r.rule.startswith("policy:")})
+        policy_note = (f"; {evaluation.policy_rejected} option(s) within the budget were rejected by the "
+                       f"environment's policies ({', '.join(named)})")
     if cheapest is not None:
         if spec.budget.max_total_usd is not None and cheapest.total_usd > spec.budget.max_total_usd:
             return NoFeasiblePlan("budget.max_total_usd", (
                 f"no option fits budget.max_total_usd ${spec.budget.max_total_usd:,.0f}: the cheapest feasible "
                 f"option ({cheapest.offer.label}) needs ${cheapest.total_usd:,.0f}; raise max_total_usd to at least "
-                f"${cheapest.total_usd:,.0f} or relax the deadline or pricing"), rejected)
+                f"${cheapest.total_usd:,.0f} or relax the deadline or pricing{policy_note}"), rejected)
         return NoFeasiblePlan("budget.max_monthly_usd", (
             f"no option fits budget.max_monthly_usd ${spec.budget.max_monthly_usd:,.0f}: the cheapest feasible "
             f"option ({cheapest.offer.label}) needs ${cheapest.monthly_usd:,.0f} a month; raise max_monthly_usd to "
-            f"at least ${cheapest.monthly_usd:,.0f}"), rejected)
+            f"at least ${cheapest.monthly_usd:,.0f}{policy_note}"), rejected)
+    policy = [rejection for rejection in rejected if rejection.rule.startswith("policy:")]
+    if policy and (evaluation.policy_rejected or (evaluation.fastest_days is None
+                                                   and evaluation.best_latency_ms is None)):
+        named = sorted({rejection.rule.removeprefix("policy:") for rejection in policy})
+        return NoFeasiblePlan("policy", (
+            f"no option both fits the workload and passes the environment's policies: rejected by "
+            f"{', '.join(named)} (e.g. {policy[0].option}: {policy[0].reason}); change the spec "
+            "(placement.accelerators, deadline, pricing) or the environment's policy configuration"), rejected)
     if evaluation.fastest_days is not None and spec.training is not None:
         return NoFeasiblePlan("training.deadline_days", (
             f"no option finishes within training.deadline_days {spec.training.deadline_days:g}: the fastest takes "

@@ -10,6 +10,7 @@ from accelfit.catalog.models import Catalog
 from accelfit.planner.costing import (
     cost_assumptions, cost_lines, cost_parts, plan_figures, serving_plan, storage_needs,
 )
+from accelfit.planner.constraints import PolicyConstraints
 from accelfit.planner.eligibility import penalties
 from accelfit.planner.options import Offer, RawRejection, Sized
 from accelfit.planner.sizing import (
@@ -26,6 +27,8 @@ class Evaluation:
     fastest_days: float | None = None
     best_latency_ms: float | None = None
     cheapest_over_budget: Sized | None = None
+    # Options that met the workload but a policy limit of the environment rejected (the binding constraint then).
+    policy_rejected: int = 0
 
 
 def size_offer(spec: WorkloadSpec, catalog: Catalog, offer: Offer, at_units: int | None = None) -> Sized:
@@ -96,7 +99,8 @@ def inference_note(size: InferenceSize, offer: Offer) -> str:
             f"{size.batch}, about {size.requests_per_replica:,.2f} req/s each; {size.lengths}")
 
 
-def evaluate(spec: WorkloadSpec, catalog: Catalog, offers: list[Offer]) -> Evaluation:
+def evaluate(spec: WorkloadSpec, catalog: Catalog, offers: list[Offer],
+             constraints: PolicyConstraints | None = None) -> Evaluation:
     result = Evaluation()
     for offer in offers:
         try:
@@ -115,9 +119,25 @@ def evaluate(spec: WorkloadSpec, catalog: Catalog, offers: list[Offer]) -> Evalu
                     spec, result.cheapest_over_budget):
                 result.cheapest_over_budget = sized
             continue
+        policy = policy_rejections(spec, sized, constraints)
+        if policy:
+            result.rejected.append(_raw(offer, *policy[0]))
+            result.policy_rejected += 1
+            continue
         result.feasible.append(sized)
     result.feasible = smallest_per_family(result.feasible)
     return result
+
+
+def policy_rejections(spec: WorkloadSpec, sized: Sized, constraints: PolicyConstraints | None) -> list:
+    """What the environment's policy limits say about a sized option: (rule, reason) per limit it exceeds."""
+    if constraints is None:
+        return []
+    from accelfit.planner.build import node_pools  # the pools this option would build, to check their sizes
+
+    pools = [pool.max_nodes for pool in node_pools(spec, sized) if pool.role != "system"]
+    return constraints.size_rejections(sized.devices, pools, {"monthly_usd": sized.monthly_usd,
+                                                              "full_scale_monthly_usd": sized.full_scale_monthly_usd})
 
 
 def _raw(offer: Offer, rule: str, reason: str) -> RawRejection:

@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from accelfit.catalog.models import Catalog
 from accelfit.planner.choose import best_per_group, grouped_rejections, infeasible, rank_key
-from accelfit.planner.evaluate import over_budget, size_offer
+from accelfit.planner.evaluate import over_budget, policy_rejections, size_offer
 from accelfit.planner.model import Plan
 from accelfit.planner.planner import Environment, build_plan, search
 from accelfit.planner.sizing import Unfit
@@ -90,7 +90,7 @@ def plan_with_lock(spec: WorkloadSpec, catalog: Catalog, environment: Environmen
         return build_plan(spec, environment, fresh, ranked, rejected, top), LockStatus(
             "none", "no selection is locked; `accelfit lock` pins this choice", fresh_option=fresh.option_id)
 
-    locked, why_stale, needed = _locked_sized(spec, catalog, found.offers, selection)
+    locked, why_stale, needed = _locked_sized(spec, catalog, found.offers, selection, environment)
     if locked is None:
         message = (f"the locked selection {selection.option} no longer fits the spec ({why_stale})")
         if require_lock:
@@ -122,7 +122,8 @@ def plan_with_lock(spec: WorkloadSpec, catalog: Catalog, environment: Environmen
         fresh_monthly_delta_usd=round(delta, 2))
 
 
-def _locked_sized(spec: WorkloadSpec, catalog: Catalog, offers: list, selection: Selection):
+def _locked_sized(spec: WorkloadSpec, catalog: Catalog, offers: list, selection: Selection,
+                  environment: Environment):
     """(the locked option sized at its locked count, why it is stale, the count the spec needs)."""
     platform, cloud, region, accelerator, machine, units, pricing = selection.parts
     matching = [offer for offer in offers if (offer.platform, offer.cloud, offer.region, offer.accelerator.name,
@@ -139,4 +140,7 @@ def _locked_sized(spec: WorkloadSpec, catalog: Catalog, offers: list, selection:
     over = over_budget(spec, sized)
     if over:
         return None, f"the lock has {unit_word(platform, units)}, which {over}", needed
+    policy = policy_rejections(spec, sized, environment.constraints)
+    if policy:
+        return None, f"the lock has {unit_word(platform, units)}: {policy[0][1]}", needed
     return sized, "", needed

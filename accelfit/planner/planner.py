@@ -13,7 +13,8 @@ from accelfit.planner.evaluate import Evaluation, evaluate
 from accelfit.planner.limits import capacity_notes, nodes_per_pool, pool_sizes
 from accelfit.planner.missing_prices import missing_price_notes
 from accelfit.planner.model import Plan, PlanCloud, Platform
-from accelfit.planner.options import Sized
+from accelfit.planner.constraints import PolicyConstraints
+from accelfit.planner.options import RawRejection, Sized
 from accelfit.reports.durations import duration
 from accelfit.sizes import format_count
 from accelfit.spec import Inventory, WorkloadSpec
@@ -25,6 +26,8 @@ class Environment:
 
     name: str = "dev"
     inventory: Inventory | None = None
+    # The environment's policy configuration as plan constraints (None: plan unconstrained by policy).
+    constraints: PolicyConstraints | None = None
 
 
 @dataclass(frozen=True)
@@ -38,8 +41,25 @@ class Search:
 
 def search(spec: WorkloadSpec, catalog: Catalog, environment: Environment) -> Search:
     offers = offers_for(spec, catalog, environment.inventory)
-    evaluation = evaluate(spec, catalog, offers.offers)
-    return Search(offers.offers, evaluation, offers.rejected + evaluation.rejected)
+    allowed, rejected = allowed_offers(offers.offers, environment.constraints)
+    evaluation = evaluate(spec, catalog, allowed, environment.constraints)
+    return Search(allowed, evaluation, offers.rejected + rejected + evaluation.rejected)
+
+
+def allowed_offers(offers: list, constraints: PolicyConstraints | None) -> tuple[list, list[RawRejection]]:
+    """Offers the environment's policies allow (accelerator allow-list, mandatory spot), and the others rejected
+    with the policy named."""
+    if constraints is None:
+        return list(offers), []
+    allowed, rejected = [], []
+    for offer in offers:
+        why = constraints.accelerator_rejection(offer.accelerator.name) or constraints.pricing_rejection(offer.pricing)
+        if why:
+            rejected.append(RawRejection(offer.platform, offer.accelerator.name, offer.machine, ",".join(offer.zones),
+                                         *why))
+        else:
+            allowed.append(offer)
+    return allowed, rejected
 
 
 def evaluate_spec(spec: WorkloadSpec, catalog: Catalog, environment: Environment) -> tuple[Evaluation, list]:

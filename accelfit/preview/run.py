@@ -3,13 +3,13 @@ priced and checked by the real policy pack, as one stable document (consumed by 
 
 from __future__ import annotations
 
-import json
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from accelfit.errors import InputError, problem
+from accelfit.policy_config import read_policy_config
 from accelfit.preview.budgets import budget_lines, spec_budget_violations
 from accelfit.pricing import NeutralResource, PricingContext, price_resources
 from accelfit.stackfile import StackFile, load_stack
@@ -50,15 +50,7 @@ def pricing_context(stack: StackFile, plan: Any) -> PricingContext:
 
 
 def policy_config(stack: StackFile) -> dict[str, Any]:
-    path = stack.project_dir / "policies" / "config" / f"{stack.environment}.json"
-    if not path.is_file():
-        raise InputError([problem(str(path), "", "no policy configuration for this environment",
-                                  "add policies/config/<environment>.json (see policies/README.md)")])
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as error:
-        raise InputError([problem(str(path), f"line {error.lineno}", "not valid JSON", "fix the JSON syntax")]) \
-            from None
+    return read_policy_config(stack.project_dir, stack.environment)
 
 
 def preview_stack(name: str, project_dir: Path | None = None, *, locked: bool = False) -> PreviewResult:

@@ -57,10 +57,12 @@ def test_plan_and_preview_agree_for_every_stack(stack):
 
 
 def example_project(tmp_path: Path, spec: dict, environment: str = "dev") -> Path:
-    """A project with one stack, `example`, running `spec` (inventories copied next to it)."""
+    """A project with one stack, `example`, running `spec` (inventories copied next to it). The example specs are
+    no environment's workload, so their environment's policy configuration is advisory with no limits."""
     (tmp_path / "stacks").mkdir()
     shutil.copy(ROOT / "Pulumi.yaml", tmp_path / "Pulumi.yaml")
-    shutil.copytree(ROOT / "policies" / "config", tmp_path / "policies" / "config")
+    (tmp_path / "policies" / "config").mkdir(parents=True)
+    (tmp_path / "policies" / "config" / f"{environment}.json").write_text('{"all": "advisory"}')
     shutil.copytree(ROOT / "examples" / "inventories", tmp_path / "stacks" / "inventories")
     config = {"gcp:project": "acme-ml-dev", "gcp:region": "us-central1", "aws:region": "us-east-1",
               "accelfit:environment": environment, "accelfit:team": "research-llm", "accelfit:costCenter": "cc-1",
