@@ -30,9 +30,11 @@ def rank_key(sized: Sized) -> tuple:
 
 def best_per_group(feasible: list[Sized]) -> list[Sized]:
     """One option per (platform, cloud, accelerator): its best region and shape. Keeps alternatives readable."""
-    best: dict[tuple[str, str, str], Sized] = {}
+    best: dict[tuple[str, str, str, str], Sized] = {}
     for sized in sorted(feasible, key=rank_key):
-        best.setdefault((sized.offer.platform, sized.offer.cloud, sized.offer.accelerator.name), sized)
+        # Per pricing model too: with a preference list (budget.pricing: [spot, on-demand]) both stay comparable.
+        best.setdefault((sized.offer.platform, sized.offer.cloud, sized.offer.accelerator.name,
+                         sized.offer.pricing), sized)
     return sorted(best.values(), key=rank_key)
 
 
@@ -52,8 +54,9 @@ def why_not(chosen: Sized, other: Sized) -> str:
 def alternatives(chosen: Sized, ranked: list[Sized], top: int) -> tuple[Alternative, ...]:
     out = []
     for other in ranked:
-        if other is chosen or (other.offer.platform, other.offer.cloud, other.offer.accelerator.name) == (
-                chosen.offer.platform, chosen.offer.cloud, chosen.offer.accelerator.name):
+        if other is chosen or (other.offer.platform, other.offer.cloud, other.offer.accelerator.name,
+                               other.offer.pricing) == (chosen.offer.platform, chosen.offer.cloud,
+                                                        chosen.offer.accelerator.name, chosen.offer.pricing):
             continue
         offer = other.offer
         out.append(Alternative(

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from accelfit.catalog.models import Catalog
+from accelfit.planner import preferences as pref
 from accelfit.planner.balance import NodeShape, balance_problems
 from accelfit.planner.build import estimate, network_plan, node_pools, plan_accelerator, storage_plan, tpu_vm_slices
 from accelfit.planner.candidates import offers_for
@@ -127,6 +128,7 @@ def reasons(spec: WorkloadSpec, chosen: Sized, ranked: list[Sized], rejected: tu
                    f"{chosen.latency_p99_ms:,.0f} ms against a {target:g} ms target "
                    f"({(target - chosen.latency_p99_ms) / target:.0%} headroom).")
     out.extend(capacity_reasons(chosen))
+    out.extend(pricing_reasons(spec, chosen, ranked))
     if offer.price is not None:
         out.append(f"Price: ${offer.price.hourly_usd:,.4g}/{offer.price.unit} {offer.pricing} in {offer.region} "
                    f"(as of {offer.price.as_of}, {offer.price.source}"
@@ -166,6 +168,28 @@ def capacity_reasons(chosen: Sized) -> list[str]:
     vcpus = f" ({chosen.units * offer.instance.vcpus:,} vCPUs)" if offer.instance is not None else ""
     out.append(f"Quota: {chosen.devices:,} × {offer.accelerator.name}{vcpus} count against {quota}; check it "
                "before `pulumi up` and request the difference if it is lower.")
+    return out
+
+
+def pricing_reasons(spec: WorkloadSpec, chosen: Sized, ranked: list[Sized]) -> list[str]:
+    """Which pricing model won among the spec's preferences, and what a spot plan for deadline work assumes."""
+    out = []
+    options = [pricing.value for pricing in spec.budget.pricing_options]
+    if len(options) > 1:
+        others: dict[str, Sized] = {}
+        for other in ranked:  # ranked cheapest first: keep each pricing model's best
+            if other.offer.pricing != chosen.offer.pricing:
+                others.setdefault(other.offer.pricing, other)
+        beaten = ", ".join(f"{pricing} (best ${other.score_usd:,.0f})" for pricing, other in sorted(others.items()))
+        out.append(f"Pricing: {chosen.offer.pricing}, the cheapest of budget.pricing [{', '.join(options)}] that "
+                   f"meets the {'deadline' if spec.training is not None else 'latency target'}"
+                   + (f"; against {beaten}." if beaten else "."))
+    if chosen.offer.pricing == "spot" and spec.training is not None:
+        out.append(f"Spot interruptions: the run time assumes preemptions cost {pref.SPOT_TRAINING_OVERHEAD_FRACTION:.0%} "
+                   "extra (work since the last checkpoint plus restarts, on top of the "
+                   f"{pref.TRAINING_OVERHEAD_FRACTION:.0%} every run loses); the deadline holds with that margin, not "
+                   "through a long capacity shortage. Checkpoint often, or list on-demand after spot in "
+                   "budget.pricing to compare.")
     return out
 
 

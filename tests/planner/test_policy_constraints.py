@@ -87,3 +87,23 @@ def test_limits_reject_options_over_the_environment_limit(catalog):
 def test_every_repo_stack_previews_without_an_allow_list_violation(stack):
     violations = preview_stack(stack, ROOT).document["policies"]["violations"]
     assert [v for v in violations if v["policy"] == "accelerator-allow-list"] == []
+
+
+def test_a_pricing_preference_list_takes_the_cheapest_that_meets_the_deadline(catalog):
+    both = spec(budget={"pricing": ["spot", "on-demand"]}, placement={"clouds": ["gcp"], "orchestration": "kubernetes"})
+    chosen = plan(both, catalog, Environment("dev"))
+    spot_only = plan(spec(budget={"pricing": "spot"}, placement=both.placement.model_dump()), catalog)
+    on_demand = plan(spec(budget={"pricing": "on-demand"}, placement=both.placement.model_dump()), catalog)
+    assert chosen.estimate.total_usd == min(spot_only.estimate.total_usd, on_demand.estimate.total_usd)
+    assert any(reason.startswith("Pricing: spot, the cheapest of budget.pricing [spot, on-demand]")
+               for reason in chosen.reasons)
+    # A spot plan for deadline work states the interruption assumption it uses.
+    assert any(reason.startswith("Spot interruptions: the run time assumes preemptions cost 15% extra")
+               for reason in chosen.reasons)
+    assert any(alternative.pricing == "on-demand" for alternative in chosen.alternatives)
+
+
+def test_a_pricing_list_is_validated():
+    with pytest.raises(ValueError, match="at most once"):
+        spec(budget={"pricing": ["spot", "spot"]})
+    assert spec(budget={"pricing": ["on-demand"]}).budget.pricing.value == "on-demand"
