@@ -3,11 +3,12 @@ policy pack's settings in a preview, and the planner's constraints (`accelfit.pl
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from accelfit.errors import InputError, problem
+from accelfit.inputfile import is_regular_file
+from accelfit.jsonio import read_json
 
 
 def policy_config_path(project_dir: Path, environment: str) -> Path:
@@ -16,19 +17,16 @@ def policy_config_path(project_dir: Path, environment: str) -> Path:
 
 def read_policy_config(project_dir: Path, environment: str, *, required: bool = True) -> dict[str, Any] | None:
     path = policy_config_path(project_dir, environment)
-    if not path.is_file():
+    if not is_regular_file(path):
         if not required:
             return None
         raise InputError([problem(str(path), "", "no policy configuration for this environment",
                                   "add policies/config/<environment>.json (see policies/README.md)")])
-    try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as error:
-        raise InputError([problem(str(path), f"line {error.lineno}", "not valid JSON", "fix the JSON syntax")]) \
-            from None
-    if not isinstance(document, dict):
-        raise InputError([problem(str(path), "", "expected a JSON object", "map policy names to their settings")])
-    return document
+    config = read_json(path, "fix the JSON syntax (see policies/README.md)")
+    if not isinstance(config, dict):
+        raise InputError([problem(str(path), "", "expected a JSON object of policy settings",
+                                  "see policies/README.md")])
+    return config
 
 
 def plan_constraints(project_dir: Path, environment: str, catalog: Any, *, required: bool = False) -> Any:

@@ -67,11 +67,23 @@ class Accelerator(Sourced):
     dense_tflops: dict[Precision, float] = Field(
         description="Dense (no sparsity) peak per supported precision, TFLOP/s (TOPS for int8). "
         "A precision missing here is not supported by the chip.")
+    peak_sources: dict[Precision, str] = Field(
+        default_factory=dict, description="Where a precision's peak comes from, per precision, when it needs its "
+        "own citation (FP8/INT8 rates are datasheet sparse figures halved, or TOPS from another page); the row's "
+        "`source` covers the others. Serving uses each precision's own peak; training measures MFU against BF16.")
     interconnect: str = Field(description="Chip-to-chip link, e.g. NVLink4, PCIe4, ICI.")
     interconnect_gbps: float = Field(ge=0, description="Chip-to-chip bandwidth per chip, bidirectional, GB/s; 0 if none.")
     power_w: float | None = Field(default=None, gt=0, description="Board power, W, where published.")
     max_per_server: int = Field(ge=1, description="Most chips of this model one server or TPU host holds.")
     tensorcores_per_chip: int | None = Field(default=None, ge=1, description="TPU only: TensorCores per chip.")
+
+    @model_validator(mode="after")
+    def _peak_sources_name_known_peaks(self) -> Accelerator:
+        unknown = sorted(key.value for key in self.peak_sources if key not in self.dense_tflops)
+        if unknown:
+            raise ValueError(f"peak_sources: {', '.join(unknown)} has a source but no peak in dense_tflops; add the "
+                             "peak or drop the source")
+        return self
 
     def supports(self, precision: Precision) -> bool:
         return precision in self.dense_tflops
@@ -118,7 +130,6 @@ class TpuSlice(Sourced):
     chips_per_host: int = Field(ge=1, description="TPU chips per host VM.")
     host_vcpus: int = Field(ge=1, description="vCPUs per TPU host VM.")
     host_memory_gib: float = Field(gt=0, description="RAM per TPU host VM, GiB.")
-    zones: tuple[str, ...] = Field(min_length=1, description="Zones where the slice can be created.")
     max_slices: int = Field(default=1, ge=1, description="Most slices of this shape in one multislice job.")
 
     @model_validator(mode="after")
@@ -140,9 +151,12 @@ class TpuSlice(Sourced):
     def multi_host(self) -> bool:
         return self.hosts > 1
 
-    @property
-    def regions(self) -> tuple[str, ...]:
-        return tuple(sorted({zone.rsplit("-", 1)[0] for zone in self.zones}))
+
+def region_of_zone(zone: str) -> str:
+    """'us-central1-b' -> 'us-central1' (GCP); 'us-east-1a' -> 'us-east-1' (AWS)."""
+    if zone[-1:].isalpha() and zone[-2:-1].isdigit():
+        return zone[:-1]
+    return zone.rsplit("-", 1)[0]
 
 
 class Price(Sourced):
@@ -263,8 +277,24 @@ class Catalog(Frozen):
 
     def tpu_slices_for(self, accelerator: str | None = None, zone: str | None = None,
                        region: str | None = None) -> tuple[TpuSlice, ...]:
-        """TPU slice shapes, filtered by generation (alias ok), zone and region; smallest first."""
+        """TPU slice shapes, filtered by generation (alias ok), zone and region (where the generation is
+        available); smallest first."""
         return self._index.slices(accelerator, zone, region)
+
+    def available_zones(self, offering: str, cloud: Cloud | str = Cloud.gcp) -> tuple[str, ...]:
+        """Zones where the availability rows list `offering` (a TPU generation, alias ok, or an instance type),
+        sorted; empty when no row lists a zone for it."""
+        return self._index.zones_of(Cloud(cloud), offering)
+
+    def available_regions(self, offering: str, cloud: Cloud | str = Cloud.gcp) -> tuple[str, ...]:
+        """Regions of `available_zones`, sorted."""
+        return tuple(sorted({region_of_zone(zone) for zone in self.available_zones(offering, cloud)}))
+
+    def zone_listing(self, offering: str, zone: str, cloud: Cloud | str = Cloud.gcp) -> Availability | None:
+        """The availability row that lists `offering` (alias ok) in `zone` (for its source and date), or None."""
+        row = self._index.availability_by_key.get((Cloud(cloud), self._index.offering_key(offering),
+                                                   region_of_zone(zone)))
+        return row if row is not None and zone in row.zones else None
 
     def price(self, cloud: Cloud | str, sku: str, region: str,
               pricing: PricingModel | str = PricingModel.on_demand) -> Price | None:

@@ -46,6 +46,10 @@ AWS_COLUMNS = ("InstanceType", "AcceleratorName", "AcceleratorCount", "Price", "
 GCP_COLUMNS = ("InstanceType", "AcceleratorName", "AcceleratorCount", "Region", "AvailabilityZone", "Price",
                "SpotPrice")
 
+# A GCP GPU row whose spot figure is this close to (or above) its on-demand figure mixes SKUs (the upstream
+# fetcher takes the first SKU whose description matches, which can be a DWS/flex-start SKU): Google prices GPU
+# Spot VMs well below on demand, so neither figure of such a row is imported.
+_GPU_SPOT_TOO_CLOSE = 0.8
 # fetch_gcp.py: "Maximum price for TPU V6e is $691.2/hour. Here we set a higher price" for a missing price.
 _TPU_NO_PRICE_USD = 700.0
 # Standard AWS AZ IDs (use1-az1); local and Wavelength zones (use1-atl2-az1) are not where EKS node groups go.
@@ -178,13 +182,17 @@ def _gcp_machines(catalog: Catalog, vm_rows: dict, gpu_rows: dict, result: Impor
         for zone, (region, vm_price, vm_spot) in by_zone.items():
             regions[region].add(zone)
             gpu_price, gpu_spot = gpu_rows.get((*gpu_key, zone), (None, None))
+            if gpu_price is not None and gpu_spot is not None and gpu_spot >= _GPU_SPOT_TOO_CLOSE * gpu_price:
+                result.skip("GCP GPU row with spot at 80% or more of on-demand (mixed-up upstream SKUs)",
+                            f"{gpu_key[0]} x{gpu_key[1]} {region}")
+                continue
+            if gpu_price is None and gpu_spot is None:
+                result.skip("GCP machine zone without a priced GPU row (upstream placeholder or missing SKU)",
+                            f"{name} {zone}")
             if vm_price is not None and gpu_price is not None:
                 on_demand[region].add(round(vm_price + gpu_price, 5))
             if vm_spot is not None and gpu_spot is not None:
                 spot[region].append(round(vm_spot + gpu_spot, 5))
-            if gpu_price is None and gpu_spot is None:
-                result.skip("GCP machine zone without a priced GPU row (upstream placeholder or missing SKU)",
-                            f"{name} {zone}")
         for region, zones in sorted(regions.items()):
             result.availability.append(_availability(
                 Cloud.gcp, name, region, zones, provenance, "zones from the Compute API machine-type list per zone"))
@@ -202,7 +210,10 @@ def _gcp_tpus(catalog: Catalog, tpu_rows: list, result: ImportResult, provenance
         known = cheapest.get((generation, region))
         if per_chip != (None, None) and (known is None or chips < known[0]):
             cheapest[(generation, region)] = (chips, *per_chip)
-    offered = {(row.accelerator, region) for row in catalog.tpu_slices for region in row.regions}
+    # Slice shapes are per generation, not per zone (where a generation runs is availability data), so any
+    # region of a generation accelfit has shapes for is one it can plan.
+    shaped = {row.accelerator for row in catalog.tpu_slices}
+    offered = {(generation, region) for generation, region in zones if generation in shaped}
     for (generation, region), listed in sorted(zones.items()):
         result.availability.append(_availability(Cloud.gcp, generation, region, listed, provenance,
                                                  "zones from the Cloud TPU API accelerator-type list per zone"))

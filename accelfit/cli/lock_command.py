@@ -17,21 +17,22 @@ def lock(ctx: click.Context, stack_name: str, fresh: bool) -> None:
     """Plan the stack's workload and write the choice into its stack file."""
     from accelfit.catalog import load_catalog
     from accelfit.lockfile import write_selection
+    from accelfit.calibration.store import load_team_efficiency
     from accelfit.planner import Environment, NoFeasiblePlan
     from accelfit.planner.lock import Selection, plan_with_lock
-    from accelfit.stackfile import load_stack
-    from accelfit.validation import validate
+    from accelfit.stackfile import load_stack, read_selection
 
     stack = load_stack(stack_name)
     raw = stack.get("selection")
-    current = None if fresh or not raw else validate(Selection, raw, str(stack.path), f"config.{stack.project}:selection")
+    current = None if fresh or raw is None else read_selection(raw, str(stack.path),
+                                                                f"config.{stack.project}:selection")
     from accelfit.policy_config import plan_constraints
 
     catalog = load_catalog()
     constraints = plan_constraints(stack.project_dir, stack.environment, catalog)
     try:
         plan, status = plan_with_lock(stack.spec, catalog, Environment(stack.environment, stack.workload.inventory,
-                                                                       constraints), current)
+                                                                       load_team_efficiency(), constraints), current)
     except NoFeasiblePlan as failure:
         click.echo(f"no feasible plan: {failure.message}", err=True)
         ctx.exit(EXIT_POLICY_OR_INFEASIBLE)

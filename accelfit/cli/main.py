@@ -20,8 +20,8 @@ class AccelfitGroup(click.Group):
         try:
             return super().invoke(ctx)
         except InputError as error:
-            for item in error.problems:
-                click.echo(f"error: {item.render()}", err=True)
+            for line in error.lines():
+                click.echo(f"error: {line}", err=True)
             ctx.exit(EXIT_INVALID_INPUT)
 
 
@@ -32,6 +32,7 @@ def cli() -> None:
 
 
 def _register() -> None:
+    from accelfit.cli.calibrate_command import calibrate
     from accelfit.cli.catalog_command import catalog
     from accelfit.cli.check_command import check
     from accelfit.cli.cost_command import cost
@@ -41,7 +42,7 @@ def _register() -> None:
     from accelfit.cli.preview_command import preview
     from accelfit.cli.schema_command import schema
 
-    for command in (catalog, check, cost, diff, lock, plan, preview, schema):
+    for command in (calibrate, catalog, check, cost, diff, lock, plan, preview, schema):
         cli.add_command(command)
 
 

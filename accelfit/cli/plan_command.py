@@ -27,6 +27,7 @@ def plan(ctx: click.Context, spec_file: Path | None, stack_name: str | None, as_
          top: int, environment_option: str | None, chart: Path | None) -> None:
     """Choose accelerators, count and platform for a workload, and explain the choice with its cost."""
     from accelfit.catalog import load_catalog
+    from accelfit.calibration.store import load_team_efficiency
     from accelfit.planner import Environment, NoFeasiblePlan, evaluate_spec
     from accelfit.planner import plan as make_plan
     from accelfit.spec import load_workload
@@ -34,7 +35,9 @@ def plan(ctx: click.Context, spec_file: Path | None, stack_name: str | None, as_
     if (spec_file is None) == (stack_name is None):
         raise InputError([problem(None, "arguments", "give either a spec file or --stack ENV",
                                   "e.g. `accelfit plan spec.yaml` or `accelfit plan --stack dev`")])
-    if stack_name:
+    if chart is not None:
+        check_chart_target(chart)
+    if stack_name is not None:
         from accelfit.stackfile import load_stack
 
         stack = load_stack(stack_name)
@@ -49,7 +52,8 @@ def plan(ctx: click.Context, spec_file: Path | None, stack_name: str | None, as_
 
         project_dir = stack.project_dir if stack_name else find_project_dir()
         constraints = plan_constraints(project_dir, environment_name, catalog)
-    environment = Environment(name=environment_name, inventory=loaded.inventory, constraints=constraints)
+    environment = Environment(name=environment_name, inventory=loaded.inventory,
+                              efficiency=load_team_efficiency(), constraints=constraints)
     lock = None
     try:
         if stack_name:
@@ -72,7 +76,11 @@ def plan(ctx: click.Context, spec_file: Path | None, stack_name: str | None, as_
         from accelfit.reports.plan_chart import write_chart
 
         evaluation, _ = evaluate_spec(loaded.spec, catalog, environment)
-        write_chart(chart, result, evaluation.feasible)
+        try:
+            write_chart(chart, result, evaluation.feasible)
+        except OSError as error:
+            raise InputError([problem(str(chart), "--chart", f"could not write the chart ({error.strerror or error})",
+                                      "pass a path in a folder you can write to")]) from None
     if as_json:
         document = result.to_json_dict()
         if lock is not None:
@@ -86,3 +94,23 @@ def plan(ctx: click.Context, spec_file: Path | None, stack_name: str | None, as_
         from accelfit.reports.plan_report import render_text
 
         click.echo(render_text(result, top=top, stack=stack_name, lock=lock.message if lock else None))
+
+
+def check_chart_target(chart: Path) -> None:
+    """Before any planning: the chart can be written there, in a format we make, with matplotlib installed."""
+    import importlib.util
+
+    problems = []
+    if chart.suffix.lower() not in (".svg", ".png"):
+        problems.append(problem(str(chart), "--chart", "unsupported chart format", "end the file name in .svg or .png",
+                                chart.suffix))
+    if chart.is_dir():
+        problems.append(problem(str(chart), "--chart", "is a directory", "give a file name, e.g. plan.svg"))
+    elif not chart.parent.is_dir():
+        problems.append(problem(str(chart), "--chart", f"the folder {str(chart.parent)!r} does not exist",
+                                "create it first, or write the chart elsewhere"))
+    if importlib.util.find_spec("matplotlib") is None:
+        problems.append(problem(None, "--chart", "charts need matplotlib, which is not installed",
+                                "pip install 'accelfit[chart]' (or pip install matplotlib)"))
+    if problems:
+        raise InputError(problems)

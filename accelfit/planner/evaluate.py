@@ -13,9 +13,12 @@ from accelfit.planner.costing import (
 from accelfit.planner.constraints import PolicyConstraints
 from accelfit.planner.eligibility import penalties
 from accelfit.planner.options import Offer, RawRejection, Sized
+from accelfit.planner.serving import Efficiency
+from accelfit.planner.serving_data import efficiency_for
 from accelfit.planner.sizing import (
     GIB, InferenceSize, TrainingSize, Unfit, effective_mfu, layout, size_inference, size_training, training_hours,
 )
+from accelfit.planner.team_efficiency import TeamEfficiency
 from accelfit.spec import WorkloadSpec
 
 
@@ -31,16 +34,24 @@ class Evaluation:
     policy_rejected: int = 0
 
 
-def size_offer(spec: WorkloadSpec, catalog: Catalog, offer: Offer, at_units: int | None = None) -> Sized:
+def size_offer(spec: WorkloadSpec, catalog: Catalog, offer: Offer, team: TeamEfficiency | None = None,
+               at_units: int | None = None) -> Sized:
     """Size and cost one offer; raises Unfit when it cannot meet the workload at any allowed count.
 
     `at_units` builds a count at least as large as the spec needs (a lock that still meets the spec): the same
     workload on more units runs faster (training) or with spare replicas (inference), and costs what it builds."""
+    accelerator = offer.accelerator.name
     if spec.training is not None:
-        figure = catalog.mfu(offer.accelerator.name)
-        size = size_training(spec, offer, figure.mfu)
+        figure = catalog.mfu(accelerator)
+        mfu, mfu_source, calibration = figure.mfu, figure.source, ""
+        measured = team.training_for(accelerator) if team else None
+        if measured is not None:
+            mfu, mfu_source = measured.mfu, f"team measurements: {measured.source}"
+            calibration = (f"MFU {measured.mfu:.0%} for {accelerator} measured by your team ({measured.runs} runs, "
+                           f"{team.path or 'team efficiency file'}) replaces the catalog's {figure.mfu:.0%}.")
+        size = size_training(spec, offer, mfu)
         if at_units is not None and at_units > size.units:
-            size = training_at(spec, offer, figure.mfu, at_units)
+            size = training_at(spec, offer, mfu, at_units)
         storage = storage_needs(spec, offer, size.units)
         parts = cost_parts(spec, catalog, offer, size.units, size.hours, storage)
         cost = plan_figures(spec, parts)
@@ -50,9 +61,19 @@ def size_offer(spec: WorkloadSpec, catalog: Catalog, offer: Offer, at_units: int
                      total_usd=cost.run_total_usd, breakdown=cost_lines(parts),
                      full_scale_monthly_usd=cost.full_scale_monthly_usd,
                      cost_assumptions=cost_assumptions(spec, offer, size.hours), mfu=size.mfu,
-                     mfu_source=figure.source, tokens_per_second=size.tokens_per_second,
-                     penalties=penalties(spec, offer.accelerator), notes=(training_memory_note(size),))
-    size = size_inference(spec, offer)
+                     mfu_source=mfu_source, tokens_per_second=size.tokens_per_second,
+                     penalties=penalties(spec, offer.accelerator), notes=(training_memory_note(size),),
+                     calibration=calibration)
+    measured_serving = team.serving_for(accelerator) if team else None
+    efficiency, calibration = None, ""
+    if measured_serving is not None:
+        efficiency = Efficiency(measured_serving.decode_bandwidth, measured_serving.prefill_compute)
+        row = efficiency_for(accelerator)
+        calibration = (f"serving efficiency for {accelerator} measured by your team ({measured_serving.runs} runs, "
+                       f"{team.path or 'team efficiency file'}): decode at {measured_serving.decode_bandwidth:.0%} "
+                       f"of peak bandwidth and prefill at {measured_serving.prefill_compute:.0%} of peak compute, "
+                       f"replacing the catalog's {row.decode_bandwidth:.0%} / {row.prefill_compute:.0%}.")
+    size = size_inference(spec, offer, efficiency)
     if at_units is not None and at_units > size.units:
         per_unit = size.replicas / size.units
         size = dataclasses.replace(size, units=at_units, devices=at_units * offer.devices_per_unit,
@@ -68,7 +89,7 @@ def size_offer(spec: WorkloadSpec, catalog: Catalog, offer: Offer, at_units: int
                  cost_assumptions=cost_assumptions(spec, offer, 0.0), replicas=size.replicas,
                  tokens_per_second=size.tokens_per_second, latency_p99_ms=size.latency_p99_ms,
                  penalties=penalties(spec, offer.accelerator),
-                 notes=(inference_note(size, offer),))
+                 notes=(inference_note(size, offer),), calibration=calibration)
 
 
 def training_at(spec: WorkloadSpec, offer: Offer, base_mfu: float, units: int) -> TrainingSize:
@@ -100,11 +121,11 @@ def inference_note(size: InferenceSize, offer: Offer) -> str:
 
 
 def evaluate(spec: WorkloadSpec, catalog: Catalog, offers: list[Offer],
-             constraints: PolicyConstraints | None = None) -> Evaluation:
+             team: TeamEfficiency | None = None, constraints: PolicyConstraints | None = None) -> Evaluation:
     result = Evaluation()
     for offer in offers:
         try:
-            sized = size_offer(spec, catalog, offer)
+            sized = size_offer(spec, catalog, offer, team)
         except Unfit as unfit:
             result.rejected.append(_raw(offer, unfit.rule, unfit.reason))
             if unfit.rule == "deadline" and unfit.best is not None:

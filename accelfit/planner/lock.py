@@ -133,8 +133,8 @@ def _locked_sized(spec: WorkloadSpec, catalog: Catalog, offers: list, selection:
         return None, "the catalog, the placement or the environment's policy no longer offers it", 0
     offer = dataclasses.replace(matching[0], max_units=max(units, 1))
     try:
-        needed = size_offer(spec, catalog, offer).units
-        sized = size_offer(spec, catalog, offer, at_units=units)
+        needed = size_offer(spec, catalog, offer, environment.efficiency).units
+        sized = size_offer(spec, catalog, offer, environment.efficiency, at_units=units)
     except Unfit as unfit:
         return None, f"the lock has {unit_word(platform, units)}, which cannot meet it: {unfit.reason}", 0
     over = over_budget(spec, sized)

@@ -73,6 +73,7 @@ class Sized:
     latency_p99_ms: float | None = None
     penalties: tuple[Penalty, ...] = ()
     notes: tuple[str, ...] = field(default=())
+    calibration: str = ""  # set when the team's measured efficiency replaced the catalog's figure
 
     @property
     def score_usd(self) -> float:

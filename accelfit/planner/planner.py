@@ -16,6 +16,7 @@ from accelfit.planner.missing_prices import missing_price_notes
 from accelfit.planner.model import Plan, PlanCloud, Platform
 from accelfit.planner.constraints import PolicyConstraints
 from accelfit.planner.options import RawRejection, Sized
+from accelfit.planner.team_efficiency import TeamEfficiency
 from accelfit.reports.durations import duration
 from accelfit.sizes import format_count
 from accelfit.spec import Inventory, WorkloadSpec
@@ -23,10 +24,12 @@ from accelfit.spec import Inventory, WorkloadSpec
 
 @dataclass(frozen=True)
 class Environment:
-    """Where the plan is for: the stack's environment name and, for bare metal, the inventory."""
+    """Where the plan is for: the stack's environment name, for bare metal the inventory, and the team's own
+    measured efficiency (`accelfit calibrate`), which replaces the catalog's figures where it has one."""
 
     name: str = "dev"
     inventory: Inventory | None = None
+    efficiency: TeamEfficiency | None = None
     # The environment's policy configuration as plan constraints (None: plan unconstrained by policy).
     constraints: PolicyConstraints | None = None
 
@@ -43,7 +46,7 @@ class Search:
 def search(spec: WorkloadSpec, catalog: Catalog, environment: Environment) -> Search:
     offers = offers_for(spec, catalog, environment.inventory)
     allowed, rejected = allowed_offers(offers.offers, environment.constraints)
-    evaluation = evaluate(spec, catalog, allowed, environment.constraints)
+    evaluation = evaluate(spec, catalog, allowed, environment.efficiency, environment.constraints)
     return Search(allowed, evaluation, offers.rejected + rejected + evaluation.rejected)
 
 
@@ -129,6 +132,8 @@ def reasons(spec: WorkloadSpec, chosen: Sized, ranked: list[Sized], rejected: tu
                    f"({(target - chosen.latency_p99_ms) / target:.0%} headroom).")
     out.extend(capacity_reasons(chosen))
     out.extend(pricing_reasons(spec, chosen, ranked))
+    if chosen.calibration:
+        out.append(f"Calibration: {chosen.calibration}")
     if offer.price is not None:
         out.append(f"Price: ${offer.price.hourly_usd:,.4g}/{offer.price.unit} {offer.pricing} in {offer.region} "
                    f"(as of {offer.price.as_of}, {offer.price.source}"
@@ -217,4 +222,16 @@ def warnings(spec: WorkloadSpec, chosen: Sized) -> tuple[str, ...]:
         out.extend(f"Capacity: {note}" for note in capacity_notes(offer.platform, chosen.units))
     if offer.platform == "baremetal-gpu":
         out.append("Owned servers are charged at their power cost only (sunk hardware); see planner preferences.")
+    if offer.platform == "tpu-vm" and multi_node:
+        out.append(TPU_VM_MULTISLICE_TRADEOFF.format(slices=chosen.units))
     return tuple(out)
+
+
+# Why a TPU-VM multislice plan is N independent TPU VMs and what that costs. Queued resources would request the
+# slices together, but pulumi-gcp 10.2.0's V2QueuedResource cannot set the slices' service account, spot,
+# reservation or labels (components/gcp/tpu_queued.py), so plans do not use them.
+TPU_VM_MULTISLICE_TRADEOFF = (
+    "The {slices} slices are {slices} TPU VMs created one by one, not provisioned together: one can run (and bill) "
+    "while another waits for capacity, and the job starts only when all are up. For all-or-nothing capacity use "
+    "placement.orchestration: kubernetes (GKE node pools per slice; Kueue admits the multislice JobSet only when "
+    "every slice fits), or a reservation that holds all slices.")

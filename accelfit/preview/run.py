@@ -12,7 +12,7 @@ from accelfit.errors import InputError, problem
 from accelfit.policy_config import read_policy_config
 from accelfit.preview.budgets import budget_lines, spec_budget_violations
 from accelfit.pricing import NeutralResource, PricingContext, price_resources
-from accelfit.stackfile import StackFile, load_stack
+from accelfit.stackfile import SECRET_PLACEHOLDER, StackFile, load_stack
 
 PREVIEW_SCHEMA_VERSION = 1
 
@@ -53,6 +53,36 @@ def policy_config(stack: StackFile) -> dict[str, Any]:
     return read_policy_config(stack.project_dir, stack.environment)
 
 
+UNSET_SECRET = "[unset]"
+
+
+def with_unset_secrets(stack: StackFile) -> tuple[dict[str, str], dict[str, str]]:
+    """The stack's config for the mocks, with a placeholder for each host-access secret that is not set, and the
+    command that sets each one. Offline, an unset secret is no reason to stop (as an encrypted one is not);
+    `pulumi up` still requires them, and the preview says which are missing."""
+    from components.baremetal.access import SECRET_KEYS
+
+    config = stack.pulumi_config()
+    unset = {f"{stack.project}:{key}": command for key, command in SECRET_KEYS.items()
+             if f"{stack.project}:{key}" not in config}
+    return {**config, **{key: UNSET_SECRET for key in unset}}, unset
+
+
+def blind_secrets(value: Any, secrets: tuple[str, ...]) -> Any:
+    """`value` with every occurrence of a secret's text replaced by [secret], wherever a resource copied it."""
+    if not secrets:
+        return value
+    if isinstance(value, str):
+        for secret in secrets:
+            value = value.replace(secret, SECRET_PLACEHOLDER)
+        return value
+    if isinstance(value, dict):
+        return {key: blind_secrets(item, secrets) for key, item in value.items()}
+    if isinstance(value, list):
+        return [blind_secrets(item, secrets) for item in value]
+    return value
+
+
 def preview_stack(name: str, project_dir: Path | None = None, *, locked: bool = False) -> PreviewResult:
     """`locked`: build only the stack's locked selection; a missing or stale lock raises `LockRequired`."""
     timings = Timings()
@@ -66,11 +96,11 @@ def preview_stack(name: str, project_dir: Path | None = None, *, locked: bool = 
 
     started = time.perf_counter()
     outcome: dict[str, Any] = {}
-    config = stack.pulumi_config()
+    config, unset = with_unset_secrets(stack)
     if locked:
         config[f"{stack.project}:requireLock"] = "true"
     recording = record(lambda: outcome.setdefault("result", run(stack.project_dir)), project=stack.project,
-                       stack=stack.name, config=config, secret_keys=stack.secret_keys())
+                       stack=stack.name, config=config, secret_keys=[*stack.secret_keys(), *unset])
     if recording.duplicate_urns:
         raise InputError([problem(str(stack.path), "resources", "two resources share a name",
                                   "give each resource its own name", sorted(set(recording.duplicate_urns)))])
@@ -107,6 +137,7 @@ def preview_stack(name: str, project_dir: Path | None = None, *, locked: bool = 
         "schema_version": PREVIEW_SCHEMA_VERSION,
         "stack": stack.name,
         "environment": stack.environment,
+        "spec": stack.spec.model_dump(mode="json"),
         "plan": result.plan.to_json_dict(),
         "lock": result.lock.to_json_dict(),
         "budget": {"max_monthly_usd": stack.spec.budget.max_monthly_usd,
@@ -119,5 +150,10 @@ def preview_stack(name: str, project_dir: Path | None = None, *, locked: bool = 
                  "assumptions": list(costs.assumptions) + list(result.plan.estimate.cost_assumptions)},
         "policies": pack,
     }
+    if result.plan.platform.value == "baremetal-gpu" and unset:
+        document["unset_secrets"] = [{"key": key, "set_with": unset[key]} for key in sorted(unset)]
+    if stack.warnings:
+        document["warnings"] = list(stack.warnings)
+    document = blind_secrets(document, stack.secret_values())
     mandatory = sum(1 for violation in pack["violations"] if violation["level"] == "mandatory")
     return PreviewResult(document=document, mandatory_violations=mandatory, timings=timings)

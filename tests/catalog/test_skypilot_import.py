@@ -178,3 +178,12 @@ def test_availability_drives_offers_not_prices(shipped):
     """A shipped price in a region the availability data does not list is refused by the integrity checks."""
     assert shipped.offered_zones(Cloud.gcp, "a3-ultragpu-8g", "us-central1") == ("us-central1-b",)
     assert shipped.offered_zones(Cloud.aws, "p5.48xlarge", "eu-west-3") is None
+
+
+def test_gcp_gpu_rows_with_spot_near_on_demand_are_not_imported(shipped):
+    """fetch_gcp.py can pick a DWS/flex-start SKU for a GPU row; its spot then sits at or near on-demand."""
+    text = _text("gcp/vms.csv").replace("us-west3,us-west3-b,0.67205,0.26772", "us-west3,us-west3-b,0.30000,0.26772")
+    result, _ = skypilot.import_gcp(text, shipped, PROVENANCE)
+    assert _price(result, "g2-standard-4", "us-west3", "on-demand") is None
+    assert _price(result, "g2-standard-4", "us-west3", "spot") is None
+    assert ("g2-standard-4", "us-west3") in {(row.sku, row.region) for row in result.availability}

@@ -1,0 +1,179 @@
+"""Measured runs -> the team's efficiency: MFU per accelerator for training, decode-bandwidth and prefill-compute
+shares per accelerator for serving, each averaged over the runs that measured it.
+
+Training: MFU = (6·N, or 4·N for LoRA) × tokens/s ÷ (chips × dense BF16 peak), the same definition the planner
+divides by, so a measured figure drops straight in. Serving: the catalog's efficiency is scaled until the planner's
+own replica model sustains the measured requests/s at the measured p99 (or at its best batch when no p99 is
+given); the scale that matches is the team's figure. A measurement the chips cannot physically reach (MFU above 1,
+or more requests/s than their bandwidth and compute allow at full efficiency) is rejected, naming the field.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections import defaultdict
+from dataclasses import dataclass
+
+from accelfit.calibration.dcgm import DRAM, TENSOR, Utilisation
+from accelfit.calibration.measurements import MeasuredRun
+from accelfit.catalog.models import Catalog
+from accelfit.errors import InputError, Problem, join_path, problem
+from accelfit.planner import preferences as pref
+from accelfit.planner.lengths import Lengths
+from accelfit.planner.serving import Efficiency, ReplicaModel
+from accelfit.planner.serving_data import efficiency_for, engine_limits
+from accelfit.planner.sizing import best_batch, peak_flops, usable_batch
+from accelfit.planner.team_efficiency import TeamEfficiency, TeamServingFigure, TeamTrainingFigure
+from accelfit.spec import TrainingMethod
+
+
+@dataclass(frozen=True)
+class Measured:
+    accelerator: str
+    kind: str
+    where: str
+    mfu: float = 0.0
+    decode_bandwidth: float = 0.0
+    prefill_compute: float = 0.0
+
+
+def measure_runs(runs: list[tuple[str, MeasuredRun]], catalog: Catalog, file: str) -> list[Measured]:
+    """Each run's efficiency; every impossible or unusable run is reported together (exit 2)."""
+    out: list[Measured] = []
+    problems: list[Problem] = []
+    for where, run in runs:
+        try:
+            accelerator = catalog.accelerator(run.accelerator)
+        except ValueError as error:
+            problems.append(problem(file, join_path(where, "accelerator"), str(error),
+                                    "use a canonical accelerator name (see `accelfit catalog`)", run.accelerator))
+            continue
+        if not accelerator.supports(run.precision):
+            problems.append(problem(file, join_path(where, "precision"), f"{accelerator.name} has no "
+                                    f"{run.precision.value} support in the catalog",
+                                    "give the precision the run used", run.precision.value))
+            continue
+        try:
+            if run.kind == "training":
+                out.append(Measured(accelerator.name, "training", where, mfu=_training_mfu(run, catalog, file, where)))
+            else:
+                decode, prefill = _serving_efficiency(run, catalog, file, where)
+                out.append(Measured(accelerator.name, "serving", where, decode_bandwidth=decode,
+                                    prefill_compute=prefill))
+        except InputError as error:
+            problems.extend(error.problems)
+    if problems:
+        raise InputError(problems)
+    return out
+
+
+def _training_mfu(run: MeasuredRun, catalog: Catalog, file: str, where: str) -> float:
+    accelerator = catalog.accelerator(run.accelerator)
+    if run.mfu is not None:
+        field, mfu = "mfu", run.mfu
+    else:
+        tokens_per_second = run.tokens_per_second or run.tokens_per_step / run.step_time_s  # type: ignore[operator]
+        field = "tokens_per_second" if run.tokens_per_second is not None else "step_time_s"
+        per_token = (pref.LORA_FLOPS_PER_PARAM_TOKEN if run.method is TrainingMethod.lora
+                     else pref.FULL_FLOPS_PER_PARAM_TOKEN) * run.model
+        mfu = per_token * tokens_per_second / (run.count * peak_flops(accelerator, run.precision))
+    if mfu > 1.0:
+        raise InputError([problem(file, join_path(where, field), f"implies MFU {mfu:.0%}: more than the "
+                                  f"{run.count} × {accelerator.name} dense peak allows",
+                                  "check the units (tokens per second for the whole job, not per GPU times GPUs), "
+                                  "the accelerator count and the parameter count", getattr(run, field))])
+    return mfu
+
+
+def _serving_efficiency(run: MeasuredRun, catalog: Catalog, file: str, where: str) -> tuple[float, float]:
+    accelerator = catalog.accelerator(run.accelerator)
+    base = efficiency_for(accelerator.name)
+    lengths = Lengths(run.input_tokens, run.output_tokens, run.input_tokens, run.output_tokens,  # type: ignore[arg-type]
+                      run.input_tokens, run.output_tokens, varying=False)  # type: ignore[arg-type]
+    model = ReplicaModel(accelerator, run.model_spec(), lengths, Efficiency(base.decode_bandwidth,
+                                                                            base.prefill_compute))
+    latency = run.latency_p99_ms or float("inf")
+
+    def total_capacity(size: int) -> float:
+        batch = best_batch(model, size, usable_batch(model, size), engine_limits().max_batch, latency)
+        return run.count // size * model.requests_per_second(size, batch) if batch else 0.0
+
+    # Without tensor_parallel, the deployment is taken to use the group size that serves the most (as the planner
+    # would choose it); the efficiency is then what makes that layout sustain the measured load.
+    candidates = [size for size in (1, 2, 4, 8, 16) if size <= run.count and run.count % size == 0]
+    group = run.tensor_parallel or max(candidates, key=lambda size: (total_capacity(size), -size), default=None)
+    if group is None or usable_batch(model, group) < 1:
+        raise InputError([problem(file, join_path(where, "tensor_parallel"), f"the model does not fit on "
+                                  f"{group or run.count} × {accelerator.name} by the planner's memory model",
+                                  "give tensor_parallel (chips per replica) and the model's precision", group)])
+    per_replica = run.requests_per_second / (run.count // group)  # type: ignore[operator]
+    most = max(base.decode_bandwidth, base.prefill_compute)
+
+    def capacity(scale: float) -> float:
+        scaled = Efficiency(min(1.0, base.decode_bandwidth * scale), min(1.0, base.prefill_compute * scale))
+        replica = ReplicaModel(accelerator, model.model, lengths, scaled)
+        batch = best_batch(replica, group, usable_batch(replica, group), engine_limits().max_batch, latency)
+        return replica.requests_per_second(group, batch) if batch else 0.0
+
+    ceiling = 1.0 / min(base.decode_bandwidth, base.prefill_compute)
+    if capacity(ceiling) < per_replica:
+        raise InputError([problem(file, join_path(where, "requests_per_second"),
+                                  f"{run.requests_per_second:g} req/s is more than {run.count} × {accelerator.name} "
+                                  "can serve at these lengths even at full memory bandwidth and peak compute",
+                                  "check requests_per_second, the lengths, count and precision (speculative "
+                                  "decoding or prefix caching make runs faster than the model; leave such runs "
+                                  "out)", run.requests_per_second)])
+    low, high = 0.01 / most, ceiling
+    for _ in range(40):
+        middle = (low + high) / 2.0
+        if capacity(middle) < per_replica:
+            low = middle
+        else:
+            high = middle
+    return min(1.0, base.decode_bandwidth * high), min(1.0, base.prefill_compute * high)
+
+
+def measure_dcgm(utilisation: list[Utilisation], kind: str, file: str) -> list[Measured]:
+    out = []
+    for item in utilisation:
+        tensor, dram = item.mean(TENSOR), item.mean(DRAM)
+        if kind == "training":
+            if tensor is None:
+                raise InputError([problem(file, TENSOR, f"no samples for {item.accelerator}; training MFU comes "
+                                          "from the tensor-pipe activity", "export DCGM_FI_PROF_PIPE_TENSOR_ACTIVE")])
+            out.append(Measured(item.accelerator, "training", f"{len(item.gpus)} GPUs", mfu=tensor))
+        else:
+            if dram is None or tensor is None:
+                missing = DRAM if dram is None else TENSOR
+                raise InputError([problem(file, missing, f"no samples for {item.accelerator}; serving needs both "
+                                          "DRAM and tensor-pipe activity", f"export {missing}")])
+            out.append(Measured(item.accelerator, "serving", f"{len(item.gpus)} GPUs", decode_bandwidth=dram,
+                                prefill_compute=tensor))
+    return out
+
+
+def team_file(measured: list[Measured], source: str, existing: TeamEfficiency | None,
+              today: dt.date) -> TeamEfficiency:
+    """Average per accelerator and kind; figures from this calibration replace the same accelerator's old ones."""
+    groups: dict[tuple[str, str], list[Measured]] = defaultdict(list)
+    for item in measured:
+        groups[(item.kind, item.accelerator)].append(item)
+    training = {figure.accelerator: figure for figure in (existing.training if existing else ())}
+    serving = {figure.accelerator: figure for figure in (existing.serving if existing else ())}
+    for (kind, accelerator), items in sorted(groups.items()):
+        where = f"{source} ({', '.join(item.where for item in items)})"
+        if kind == "training":
+            training[accelerator] = TeamTrainingFigure(
+                accelerator=accelerator, mfu=round(sum(item.mfu for item in items) / len(items), 4),
+                runs=len(items), source=where)
+        else:
+            serving[accelerator] = TeamServingFigure(
+                accelerator=accelerator,
+                decode_bandwidth=round(sum(item.decode_bandwidth for item in items) / len(items), 4),
+                prefill_compute=round(sum(item.prefill_compute for item in items) / len(items), 4),
+                runs=len(items), source=where)
+    return TeamEfficiency(written=today, training=tuple(training[key] for key in sorted(training)),
+                          serving=tuple(serving[key] for key in sorted(serving)))
+
+
+__all__ = ["Measured", "measure_dcgm", "measure_runs", "team_file"]

@@ -1,0 +1,150 @@
+"""A DCGM-exporter scrape or a Prometheus query result, as per-accelerator utilisation.
+
+Accepted: the Prometheus text exposition format that dcgm-exporter serves (`curl host:9400/metrics > dcgm.prom`),
+or the JSON of the Prometheus HTTP query API (`/api/v1/query` or `/api/v1/query_range`, vector or matrix). Used:
+  DCGM_FI_PROF_PIPE_TENSOR_ACTIVE  share of cycles the tensor pipes are busy: an upper bound on MFU (it also counts
+                                   recomputation and non-model matmuls), taken as the training MFU / prefill figure
+  DCGM_FI_PROF_DRAM_ACTIVE         share of cycles the memory interface is busy: the decode bandwidth figure
+(NVIDIA DCGM field identifiers, docs.nvidia.com/datacenter/dcgm, profiling metrics.) Each series needs the
+exporter's `modelName` label (e.g. "NVIDIA H100 80GB HBM3") unless `--accelerator` names the GPU. Export a window
+in which the GPUs were saturated: the figures are read as what the hardware reaches, not as an average load.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from accelfit.catalog.models import Catalog
+from accelfit.errors import InputError, Problem, problem
+
+TENSOR = "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE"
+DRAM = "DCGM_FI_PROF_DRAM_ACTIVE"
+METRICS = (TENSOR, DRAM)
+_LINE = re.compile(r'^(?P<name>[A-Za-z_:][A-Za-z0-9_:]*)(\{(?P<labels>.*)\})?\s+(?P<value>\S+)(\s+\S+)?\s*$')
+_LABEL = re.compile(r'(?P<key>[A-Za-z_][A-Za-z0-9_]*)="(?P<value>(?:[^"\\]|\\.)*)"')
+
+
+@dataclass
+class Utilisation:
+    accelerator: str
+    samples: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+    gpus: set[str] = field(default_factory=set)
+
+    def mean(self, metric: str) -> float | None:
+        values = self.samples.get(metric) or []
+        return sum(values) / len(values) if values else None
+
+
+def looks_like_dcgm(path: Path) -> bool:
+    if path.suffix.lower() in (".prom", ".txt", ".metrics"):
+        return True
+    if path.suffix.lower() == ".json":
+        text = path.read_text(encoding="utf-8", errors="replace")[:4096]
+        return '"resultType"' in text or "DCGM_FI_" in text
+    return False
+
+
+def read_dcgm(path: Path, catalog: Catalog, accelerator: str | None = None) -> list[Utilisation]:
+    file = str(path)
+    text = path.read_text(encoding="utf-8")
+    series = _series_from_json(text, file) if text.lstrip().startswith("{") else _series_from_text(text, file)
+    problems: list[Problem] = []
+    found: dict[str, Utilisation] = {}
+    for where, name, labels, value in series:
+        if name not in METRICS:
+            continue
+        if not 0.0 <= value <= 1.0:
+            problems.append(problem(file, where, f"{name} is a ratio between 0 and 1; {value:g} is impossible",
+                                    "export the raw DCGM ratio (not a percentage or a rate)", value))
+            continue
+        model_name = accelerator or labels.get("modelName")
+        if not model_name:
+            problems.append(problem(file, f"{where}.modelName", "the series has no modelName label",
+                                    "export with dcgm-exporter's default labels, or pass --accelerator NAME"))
+            continue
+        try:
+            canonical = accelerator_from_model_name(model_name, catalog)
+        except LookupError as error:
+            problems.append(problem(file, f"{where}.modelName", str(error),
+                                    "pass --accelerator NAME with a canonical accelerator name", model_name))
+            continue
+        entry = found.setdefault(canonical, Utilisation(canonical))
+        entry.samples[name].append(value)
+        entry.gpus.add(f"{labels.get('Hostname', labels.get('instance', ''))}/{labels.get('gpu', labels.get('UUID', ''))}")
+    if problems:
+        raise InputError(problems)
+    if not found:
+        raise InputError([problem(file, "", f"no {TENSOR} or {DRAM} samples in the export",
+                                  "enable the DCGM profiling metrics in dcgm-exporter and export them")])
+    return sorted(found.values(), key=lambda item: item.accelerator)
+
+
+def accelerator_from_model_name(model_name: str, catalog: Catalog) -> str:
+    """'NVIDIA H100 80GB HBM3' -> h100-80gb: the accelerator whose name or alias the label contains (the longest
+    match), and on a tie the one whose memory is closest to the label's GB figure."""
+    try:
+        return catalog.canonical(model_name)
+    except ValueError:
+        pass
+    squashed = re.sub(r"[^a-z0-9]", "", model_name.lower())
+    memory = re.search(r"(\d+)\s*gb", model_name.lower())
+    matches: list[tuple[int, float, str]] = []
+    for item in catalog.accelerators:
+        names = [item.name, item.name.split("-")[0], *item.aliases]  # a100-80gb also answers to 'a100'
+        best = max((len(key) for key in (re.sub(r"[^a-z0-9]", "", name.lower()) for name in names)
+                    if key and key in squashed), default=0)
+        if best:
+            distance = abs(item.memory_gib * 1.0737 - float(memory.group(1))) if memory else 0.0
+            matches.append((-best, distance, item.name))
+    if not matches:
+        raise LookupError(f"no accelerator in the catalog matches the GPU model {model_name!r}")
+    matches.sort()
+    top = [match for match in matches if match[0] == matches[0][0]]
+    return min(top, key=lambda match: match[1])[2]
+
+
+def _series_from_text(text: str, file: str) -> list[tuple[str, str, dict[str, str], float]]:
+    out = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        match = _LINE.match(line)
+        if not match:
+            raise InputError([problem(file, f"line {number}", "not a Prometheus exposition line",
+                                      "export the dcgm-exporter /metrics text or a Prometheus query as JSON", line)])
+        labels = {item.group("key"): item.group("value") for item in _LABEL.finditer(match.group("labels") or "")}
+        try:
+            value = float(match.group("value"))
+        except ValueError:
+            raise InputError([problem(file, f"line {number}", "the sample value is not a number",
+                                      "export numeric samples", match.group("value"))]) from None
+        out.append((f"line {number}", match.group("name"), labels, value))
+    return out
+
+
+def _series_from_json(text: str, file: str) -> list[tuple[str, str, dict[str, str], float]]:
+    try:
+        document = json.loads(text)
+        result = document["data"]["result"]
+    except (json.JSONDecodeError, KeyError, TypeError):
+        raise InputError([problem(file, "data.result", "not a Prometheus query-API response",
+                                  "save the JSON of /api/v1/query or /api/v1/query_range")]) from None
+    out = []
+    for index, item in enumerate(result):
+        labels = {str(key): str(value) for key, value in (item.get("metric") or {}).items()}
+        name = labels.get("__name__", "")
+        points = item.get("values") or ([item["value"]] if "value" in item else [])
+        for point_index, point in enumerate(points):
+            try:
+                value = float(point[1])
+            except (TypeError, ValueError, IndexError):
+                raise InputError([problem(file, f"data.result[{index}].values[{point_index}]",
+                                          "the sample is not a [timestamp, value] pair with a numeric value",
+                                          "export the query result unchanged", point)]) from None
+            out.append((f"data.result[{index}]", name, labels, value))
+    return out
