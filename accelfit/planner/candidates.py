@@ -94,12 +94,18 @@ def _cloud_gpu_offers(spec: WorkloadSpec, catalog: Catalog, found: OfferSet) -> 
                 catalog=catalog.label))
 
 
+# A GCP serving pool spreads over up to this many of the zones that offer its machine type (a zone outage keeps
+# the others serving); training pools take the first (build.py): multi-node jobs want one zone.
+MAX_GPU_POOL_ZONES = 3
+
+
 def _gpu_zones(catalog: Catalog, instance, region: str) -> tuple[str, ...]:
-    """A GCP pool goes in the first zone the availability data lists for the machine type; AWS rows list AZ IDs
-    (the same for every account) or nothing, and subnets take AZ names, so AWS keeps the region's first zones."""
+    """A GCP pool goes only in zones the availability data lists for the machine type (up to
+    MAX_GPU_POOL_ZONES, sorted); AWS rows list AZ IDs (the same for every account) or nothing, and subnets take AZ
+    names, so AWS keeps the region's first zones."""
     listed = catalog.offered_zones(instance.cloud, instance.name, region) or ()
     if instance.cloud is Cloud.gcp and listed:
-        return (listed[0],)
+        return tuple(sorted(listed))[:MAX_GPU_POOL_ZONES]
     return default_zones(instance.cloud.value, region)
 
 
