@@ -122,9 +122,15 @@ def _tpu_offers(spec: WorkloadSpec, catalog: Catalog, found: OfferSet) -> None:
             found.reject(platform, accelerator.name, "", "", *rejection)
             rejected_generations.add(accelerator.name)
             continue
+        listed = catalog.availability_for(Cloud.gcp, tpu_slice.accelerator)
         for zone in tpu_slice.zones:
             region = zone.rsplit("-", 1)[0]
             if not _region_allowed(spec, region):
+                continue
+            if listed and zone not in (catalog.offered_zones(Cloud.gcp, tpu_slice.accelerator, region) or ()):
+                # Availability rows for the generation (e.g. an import's Cloud TPU API zone lists) decide.
+                found.reject(platform, accelerator.name, tpu_slice.name, zone, "zone",
+                             f"the availability data does not list {accelerator.name} in {zone}")
                 continue
             price = catalog.price(Cloud.gcp, tpu_slice.accelerator, region, pricing)
             if price is None:

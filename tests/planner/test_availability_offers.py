@@ -31,3 +31,18 @@ def test_gcp_gpu_pools_use_a_zone_the_availability_lists(catalog):
     spec = make_spec(INFERENCE, placement={"clouds": ["gcp"], "regions": ["us-central1"]})
     offers = [offer for offer in offers_for(spec, catalog, None).offers if offer.machine == "a3-ultragpu-8g"]
     assert offers and all(offer.zones == ("us-central1-b",) for offer in offers)
+
+
+def test_tpu_availability_rows_decide_the_zones_of_a_generation(catalog):
+    from accelfit.catalog.models import Availability
+
+    row = Availability(cloud=Cloud.gcp, sku="tpu-v6e", region="us-central1", zones=("us-central1-b",),
+                       as_of=dt.date(2026, 11, 23), source="test row: Cloud TPU API zone list")
+    listed = Catalog(**{**dict(catalog), "availability": (*catalog.availability, row)})
+    spec = make_spec(INFERENCE, placement={"clouds": ["gcp"], "regions": ["us-central1"]},
+                     inference__traffic="steady")
+    found = offers_for(spec, listed, None)
+    v6e_zones = {offer.zones for offer in found.offers if offer.accelerator.name == "tpu-v6e"}
+    assert v6e_zones == {("us-central1-b",)}
+    # The shipped slice rows also name us-central1-a, which the availability row does not list.
+    assert any(r.rule == "zone" and "tpu-v6e in us-central1-a" in r.reason for r in found.rejected)
