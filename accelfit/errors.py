@@ -7,13 +7,55 @@ everything that is wrong at once; the CLI prints them and exits 2 without a trac
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
-from collections.abc import Iterable, Sequence
+import reprlib
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 EXIT_OK = 0
 EXIT_POLICY_OR_INFEASIBLE = 1
 EXIT_INVALID_INPUT = 2
+
+# Error output stays readable and bounded whatever the input: a 100 kB name or a 50,000-key mapping must not turn
+# into megabytes of messages.
+MAX_VALUE_CHARS = 120
+MAX_FIELD_CHARS = 160
+MAX_PROBLEMS_SHOWN = 20
+
+_VALUE_REPR = reprlib.Repr()
+_VALUE_REPR.maxstring = MAX_VALUE_CHARS
+_VALUE_REPR.maxother = MAX_VALUE_CHARS
+_VALUE_REPR.maxlong = 40
+_VALUE_REPR.maxlevel = 3
+_VALUE_REPR.maxlist = _VALUE_REPR.maxtuple = _VALUE_REPR.maxdict = _VALUE_REPR.maxset = 6
+
+# Field path -> line, per source file, recorded by the YAML reader, so a problem can say where its field is.
+_LINES: dict[str, Mapping[str, int]] = {}
+
+
+def remember_lines(source: str, lines: Mapping[str, int]) -> None:
+    _LINES[source] = lines
+
+
+def line_of(source: str | None, field: str) -> int | None:
+    """The line of `field` in `source`, or of its nearest enclosing field the reader recorded."""
+    lines = _LINES.get(source or "")
+    while lines and field:
+        if field in lines:
+            return lines[field]
+        cut = max(field.rfind("."), field.rfind("["))
+        field = field[:cut] if cut > 0 else ""
+    return None
+
+
+def shorten(text: str, limit: int) -> str:
+    return text if len(text) <= limit else f"{text[:limit - 20]}...({len(text):,} characters)"
+
+
+def short_repr(value: object) -> str:
+    """repr() bounded in length and depth, whatever the value (reprlib never walks the whole structure)."""
+    return shorten(_VALUE_REPR.repr(value), MAX_VALUE_CHARS + 40)
 
 
 @dataclass(frozen=True)
@@ -26,12 +68,14 @@ class Problem:
     fix: str
     value: object = None
     has_value: bool = False
+    line: int | None = None
 
     def render(self) -> str:
-        where = f"{self.file}: " if self.file else ""
-        field = self.field or "(top level)"
-        got = f" (got {self.value!r})" if self.has_value else ""
-        return f"{where}{field}: {self.message}{got}. Fix: {self.fix}"
+        where = f"{shorten(self.file, MAX_FIELD_CHARS)}: " if self.file else ""
+        field = shorten(self.field or "(top level)", MAX_FIELD_CHARS)
+        at = f" (line {self.line})" if self.line else ""
+        got = f" (got {short_repr(self.value)})" if self.has_value else ""
+        return f"{where}{field}{at}: {shorten(self.message, 400)}{got}. Fix: {shorten(self.fix, 600)}"
 
 
 class InputError(Exception):
@@ -43,14 +87,27 @@ class InputError(Exception):
         self.problems: tuple[Problem, ...] = tuple(problems)
         super().__init__(self.render())
 
-    def render(self) -> str:
-        return "\n".join(problem.render() for problem in self.problems)
+    def render(self, limit: int | None = None) -> str:
+        return "\n".join(self.lines(limit))
+
+    def naming_file(self, file: str, placeholders: tuple[str | None, ...] = ("stack", None)) -> InputError:
+        """The same problems, with a placeholder file name (components say "stack") replaced by the real file."""
+        return InputError([dataclasses.replace(item, file=file, line=item.line or line_of(file, item.field))
+                           if item.file in placeholders else item for item in self.problems])
+
+    def lines(self, limit: int | None = MAX_PROBLEMS_SHOWN) -> list[str]:
+        """One line per problem, at most `limit` of them, then how many more there were."""
+        shown = self.problems if limit is None else self.problems[:limit]
+        lines = [problem.render() for problem in shown]
+        if len(shown) < len(self.problems):
+            lines.append(f"... and {len(self.problems) - len(shown):,} more problems like these")
+        return lines
 
 
 def problem(file: str | None, field: str, message: str, fix: str, *values: object) -> Problem:
     """Build a Problem; pass the bad value as an extra positional argument to have it quoted."""
     return Problem(file=file, field=field, message=message, fix=fix,
-                   value=values[0] if values else None, has_value=bool(values))
+                   value=values[0] if values else None, has_value=bool(values), line=line_of(file, field))
 
 
 def did_you_mean(word: str, choices: Iterable[str]) -> str | None:

@@ -27,7 +27,10 @@ def _as_number(value: object, what: str) -> float | None:
     if isinstance(value, bool):
         raise SizeError(f"{what} must be a number, not a boolean")
     if isinstance(value, (int, float)):
-        number = float(value)
+        try:
+            number = float(value)
+        except OverflowError:  # an integer beyond the float range (10**400)
+            raise SizeError(f"{what} is far too large") from None
         if not math.isfinite(number):
             raise SizeError(f"{what} must be a finite number")
         return number

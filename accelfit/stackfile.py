@@ -7,11 +7,14 @@ project, applies Pulumi.yaml's `config:` defaults, then the stack file's `config
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from accelfit.errors import InputError, problem
+from accelfit.errors import InputError, Problem, did_you_mean, problem, shorten
+from accelfit.inputfile import is_regular_file
 from accelfit.spec import LoadedWorkload, WorkloadSpec
 from accelfit.spec.loader import with_inventory, workload_from_document
 from accelfit.yamlio import read_yaml
@@ -19,6 +22,19 @@ from accelfit.yamlio import read_yaml
 PROJECT_FILE = "Pulumi.yaml"
 ENVIRONMENTS = ("dev", "staging", "prod")
 SECRET_PLACEHOLDER = "[secret]"
+_STACK_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,100}\Z")
+# GCP label values (the strictest of the clouds' tag rules): lowercase letters, digits, '-', '_', at most 63.
+_LABEL_VALUE = re.compile(r"^[a-z0-9]([-_a-z0-9]{0,61}[a-z0-9])?\Z")
+# Google Cloud project ids: https://cloud.google.com/resource-manager/docs/creating-managing-projects (as of
+# 2026-11-23): 6 to 30 characters, lowercase letters, digits and hyphens, starting with a letter.
+_GCP_PROJECT = re.compile(r"^[a-z][-a-z0-9]{4,28}[a-z0-9]\Z")
+_SECRET_NAME = re.compile(r"(?i)(token|password|passphrase|secret|private.?key|kubeconfig|credential|api.?key)")
+# Every key accelfit reads in its own namespace (`accelfit:<key>`), in the program or its components. A key in a
+# stack file that is not here (or declared in Pulumi.yaml) is a typo: `accelfit:enviroment` would otherwise be
+# stored by the CLI and silently ignored.
+PROJECT_KEYS = ("environment", "team", "costCenter", "workload", "selection", "teamNamespaces", "sshPrivateKey",
+                "joinToken", "kubeconfig", "joinEndpoint", "joinCaCertHash", "eksAdminPrincipals", "eksEndpointAccess",
+                "eksPrivateAccessCidrs", "eksPublicAccessCidrs", "kubernetesVersion", "awsZoneIds", "controlPlane")
 
 
 def is_secure(value: Any) -> bool:
@@ -33,6 +49,7 @@ class StackFile:
     project: str
     config: dict[str, Any]  # fully qualified keys ("accelfit:team", "gcp:project"), project defaults applied
     workload: LoadedWorkload
+    warnings: tuple[str, ...] = ()  # things to tell the user that do not stop the command (plaintext secrets)
 
     @property
     def spec(self) -> WorkloadSpec:
@@ -53,62 +70,211 @@ class StackFile:
         return {key: SECRET_PLACEHOLDER if is_secure(value) else value if isinstance(value, str) else json.dumps(value)
                 for key, value in self.config.items()}
 
+    def secret_values(self) -> tuple[str, ...]:
+        """Plain-text values of secret-named keys (longest first), to blind wherever a report would copy them."""
+        values = {value for key, value in self.config.items() if secret_named(key) and isinstance(value, str)
+                  and len(value) >= 4}
+        return tuple(sorted(values, key=len, reverse=True))
+
     def secret_keys(self) -> list[str]:
-        return sorted(key for key, value in self.config.items() if is_secure(value))
+        """Encrypted keys, and secret-named keys set in plain text: both are secrets to the program, so their
+        values are blinded in every report."""
+        return sorted(key for key, value in self.config.items() if is_secure(value) or secret_named(key))
 
 
 def find_project_dir(start: Path | None = None) -> Path:
     here = (start or Path.cwd()).resolve()
     for directory in (here, *here.parents):
-        if (directory / PROJECT_FILE).is_file():
+        if is_regular_file(directory / PROJECT_FILE):
             return directory
     raise InputError([problem(str(here), PROJECT_FILE, "no Pulumi project found here or above",
                               "run accelfit from inside the project (the folder with Pulumi.yaml)")])
 
 
+def check_stack_name(name: str) -> str:
+    """Pulumi's own rule for stack names (pulumi/pulumi, validateStackName: `^[A-Za-z0-9_.-]{1,100}$`)."""
+    if not _STACK_NAME.match(name or ""):
+        raise InputError([problem(None, "--stack", "not a stack name: 1 to 100 letters, digits, '-', '_' or '.'",
+                                  "pass the name of a stacks/Pulumi.<name>.yaml file, e.g. --stack dev", name)])
+    return name
+
+
+def read_project(project_dir: Path) -> dict[str, Any]:
+    """Pulumi.yaml, with the types of the keys accelfit reads checked (name, stackConfigDir, config)."""
+    source = str(project_dir / PROJECT_FILE)
+    document = read_yaml(project_dir / PROJECT_FILE)
+    if not isinstance(document, dict):
+        raise InputError([problem(source, "", "the project file must be a mapping of keys",
+                                  "start from the project's Pulumi.yaml (name, runtime, stackConfigDir, config)")])
+    problems = []
+    if not isinstance(document.get("name"), str) or not _STACK_NAME.match(document["name"]):
+        problems.append(problem(source, "name", "the project needs a name of letters, digits, '-', '_' or '.'",
+                                "add `name: accelfit`", document.get("name")))
+    config_dir = document.get("stackConfigDir", ".")
+    if not isinstance(config_dir, str) or not config_dir or Path(config_dir).is_absolute() or ".." in Path(
+            config_dir).parts:
+        problems.append(problem(source, "stackConfigDir", "must be a folder inside the project, as a relative path",
+                                "use `stackConfigDir: stacks`", config_dir))
+    config = document.get("config")
+    if config is not None and not isinstance(config, dict):
+        problems.append(problem(source, "config", "must be a mapping of config keys to declarations",
+                                "e.g. `config: {team: {type: string}}`", config))
+    if problems:
+        raise InputError(problems)
+    return document
+
+
 def stack_path(name: str, project_dir: Path) -> Path:
-    project = read_yaml(project_dir / PROJECT_FILE) or {}
-    config_dir = project.get("stackConfigDir", ".") if isinstance(project, dict) else "."
-    return project_dir / config_dir / f"Pulumi.{name}.yaml"
+    check_stack_name(name)
+    return project_dir / read_project(project_dir).get("stackConfigDir", ".") / f"Pulumi.{name}.yaml"
+
+
+def known_project_keys(project_doc: dict[str, Any]) -> tuple[str, ...]:
+    """The keys accelfit reads in its own namespace, plus any Pulumi.yaml declares."""
+    declared = [key.split(":", 1)[-1] for key in (project_doc.get("config") or {}) if isinstance(key, str)]
+    return tuple(dict.fromkeys((*PROJECT_KEYS, *declared)))
+
+
+def unknown_key_problems(keys: Iterable[str], project: str, known: Iterable[str], source: str) -> list[Problem]:
+    """`accelfit:enviroment` is a typo the Pulumi CLI stores without a word; say so, with the key meant."""
+    known = tuple(known)
+    problems = []
+    for key in keys:
+        namespace, _, bare = key.partition(":")
+        if namespace != project or bare in known:
+            continue
+        close = did_you_mean(bare, known) if len(bare) <= 64 else None
+        fix = f"did you mean {project}:{close}?" if close else f"remove it; {project} reads: {', '.join(known)}"
+        problems.append(problem(source, f"config.{shorten(key, 80)}", f"unknown {project} config key", fix))
+    return problems
+
+
+def secret_named(key: str) -> bool:
+    return bool(_SECRET_NAME.search(key.partition(":")[2] or key))
+
+
+def plaintext_secrets(config: dict[str, Any]) -> list[str]:
+    """Keys named like secrets whose value is written in plain text instead of `{secure: ...}`."""
+    return sorted(key for key, value in config.items() if secret_named(key) and value not in (None, "")
+                  and not is_secure(value))
 
 
 def load_stack(name: str, project_dir: Path | None = None) -> StackFile:
+    check_stack_name(name)
     project_dir = project_dir or find_project_dir()
-    project_doc = read_yaml(project_dir / PROJECT_FILE)
-    if not isinstance(project_doc, dict) or "name" not in project_doc:
-        raise InputError([problem(str(project_dir / PROJECT_FILE), "name", "the project file has no name",
-                                  "add `name: accelfit`")])
-    project = str(project_doc["name"])
     path = stack_path(name, project_dir)
-    if not path.is_file():
-        available = sorted(p.name.removeprefix("Pulumi.").removesuffix(".yaml") for p in path.parent.glob("Pulumi.*.yaml"))
+    if not is_regular_file(path):
+        folder = path.parent
+        available = sorted(p.name.removeprefix("Pulumi.").removesuffix(".yaml")
+                           for p in folder.glob("Pulumi.*.yaml")) if folder.is_dir() else []
         raise InputError([problem(str(path), "", f"no stack file for stack {name!r}",
-                                  f"use one of: {', '.join(available) or '(none)'}")])
+                                  f"use one of: {', '.join(available[:30]) or '(none)'}")])
+    return load_stack_file(path, name, project_dir)
+
+
+def stack_name_of(path: Path) -> str | None:
+    """`Pulumi.dev.yaml` -> `dev`; None when the file is not named like a stack file."""
+    match = re.match(r"^Pulumi\.(.+)\.ya?ml$", path.name)
+    return match.group(1) if match else None
+
+
+def load_stack_file(path: Path, name: str, project_dir: Path) -> StackFile:
+    """A stack file read and checked as `plan --stack`, `lock` and `preview` need it."""
+    project_doc = read_project(project_dir)
+    project = project_doc["name"]
     document = read_yaml(path)
     if not isinstance(document, dict) or not isinstance(document.get("config"), dict):
         raise InputError([problem(str(path), "config", "a stack file needs a `config:` mapping",
                                   "put the stack's settings under `config:`")])
     config = _project_defaults(project_doc, project)
     config.update(document["config"])
+    problems = config_problems(config, project_doc, name, str(path))
     spec, prefix = workload_from_document(document, str(path))
-    environment = config.get(f"{project}:environment", name)
-    problems = []
-    if environment not in ENVIRONMENTS:
-        problems.append(problem(str(path), f"config.{project}:environment", "unknown environment",
-                                f"use one of: {', '.join(ENVIRONMENTS)}", environment))
-    for key in ("team", "costCenter"):
-        if not isinstance(config.get(f"{project}:{key}"), str) or not config.get(f"{project}:{key}"):
-            problems.append(problem(str(path), f"config.{project}:{key}", "missing",
-                                    f"set {project}:{key}; every resource is labelled with it"))
     if problems:
         raise InputError(problems)
     return StackFile(name=name, path=path, project_dir=project_dir, project=project, config=config,
-                     workload=with_inventory(spec, path, prefix))
+                     workload=with_inventory(spec, path, prefix),
+                     warnings=tuple(f"{key} is set in plain text in {path}; encrypt it: pulumi config set --secret "
+                                    f"{key} ... (then remove the plain value)" for key in plaintext_secrets(config)))
+
+
+def plan_requirement_problems(stack: StackFile, cloud: str) -> list[Problem]:
+    """Config the program needs for a plan on `cloud` (the GCP provider needs a project; AWS resources carry the
+    plan's region themselves)."""
+    if cloud != "gcp":
+        return []
+    project = stack.config.get("gcp:project")
+    if is_secure(project) or (isinstance(project, str) and _GCP_PROJECT.match(project)):
+        return []
+    return [problem(str(stack.path), "config.gcp:project", "the plan runs on Google Cloud, which needs the project "
+                    "id (6-30 lowercase letters, digits or '-')", "set gcp:project: <your-project-id>",
+                    *(() if project is None else (project,)))]
+
+
+def config_problems(config: dict[str, Any], project_doc: dict[str, Any], name: str, source: str) -> list[Problem]:
+    """Everything about a stack's own config that `plan`, `lock`, `preview` and `pulumi up` rely on."""
+    project = project_doc["name"]
+    problems = []
+    keys = [key for key in config if isinstance(key, str)]
+    if len(keys) != len(config):
+        problems.append(problem(source, "config", "config keys must be text", "quote the key"))
+    problems += unknown_key_problems(keys, project, known_project_keys(project_doc), source)
+    environment = config.get(f"{project}:environment", name)
+    if not isinstance(environment, str) or environment not in ENVIRONMENTS:
+        problems.append(problem(source, f"config.{project}:environment", "unknown environment",
+                                f"use one of: {', '.join(ENVIRONMENTS)}", environment))
+    for key in ("team", "costCenter"):
+        value = config.get(f"{project}:{key}")
+        if is_secure(value):
+            continue  # encrypted by `pulumi config set --secret`: set, just not readable here
+        if value is None or value == "":
+            problems.append(problem(source, f"config.{project}:{key}", "missing",
+                                    f"set {project}:{key}; every resource is labelled with it"))
+        elif not isinstance(value, str) or not _LABEL_VALUE.match(value):
+            problems.append(problem(source, f"config.{project}:{key}", "must be a label value: at most 63 "
+                                    "lowercase letters, digits, '-' or '_'",
+                                    f"e.g. {project}:{key}: research-llm", value))
+    raw = config.get(f"{project}:selection")
+    if raw is not None:
+        try:
+            read_selection(raw, source, f"config.{project}:selection")
+        except InputError as error:
+            problems += error.problems
+    for key in plaintext_secrets(config):
+        if environment == "prod":
+            problems.append(problem(source, f"config.{shorten(key, 80)}", "a secret is written in plain text, "
+                                    "which prod refuses", f"remove it and run `pulumi config set --secret {key} ...`"))
+    return problems
+
+
+def read_selection(raw: Any, source: str, field: str) -> Any:
+    """`accelfit:selection` as written by `accelfit lock`, or an InputError naming the field."""
+    from accelfit.planner.lock import Selection
+    from accelfit.validation import validate
+
+    if not isinstance(raw, dict):
+        raise InputError([problem(source, field, "must be the mapping `accelfit lock` writes",
+                                  "delete it and run `accelfit lock --stack ENV`", raw)])
+    numbers = [key for key in ("monthly_usd", "total_usd") if isinstance(raw.get(key), bool)]
+    if numbers:
+        raise InputError([problem(source, f"{field}.{numbers[0]}", "expected a number, not a boolean",
+                                  "delete the selection and run `accelfit lock --stack ENV`")])
+    selection = validate(Selection, raw, source, field)
+    try:
+        selection.parts  # noqa: B018 (parsing the option id is the check)
+    except ValueError:
+        raise InputError([problem(source, f"{field}.option", "not an option id "
+                                  "(platform/cloud/region/accelerator/machine/xCOUNT/pricing)",
+                                  "delete the selection and run `accelfit lock --stack ENV`", selection.option)]) \
+            from None
+    return selection
 
 
 def _project_defaults(project_doc: dict[str, Any], project: str) -> dict[str, Any]:
     defaults: dict[str, Any] = {}
     for key, declaration in (project_doc.get("config") or {}).items():
+        if not isinstance(key, str):
+            continue
         qualified = key if ":" in key else f"{project}:{key}"
         if isinstance(declaration, dict) and "default" in declaration:
             defaults[qualified] = declaration["default"]

@@ -15,10 +15,12 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from accelfit.errors import InputError, Problem, did_you_mean, join_path, problem
+from accelfit.errors import InputError, Problem, did_you_mean, join_path, problem, short_repr
 
 M = TypeVar("M", bound=BaseModel)
 
+# Enough to show every real mistake in a spec; 50,000 unknown keys are summarised rather than each explained.
+MAX_DETAILS = 100
 _OWN_MESSAGE = re.compile(r"^(?P<path>[A-Za-z_][A-Za-z0-9_.\[\]]*): (?P<rest>.*)$", re.S)
 
 
@@ -35,7 +37,11 @@ def validate(model: type[M], data: Any, file: str | None, prefix: str = "") -> M
 
 
 def problems_from(error: ValidationError, model: type[BaseModel], file: str | None, prefix: str) -> list[Problem]:
-    problems = [_problem(detail, model, file, prefix) for detail in error.errors(include_url=False)]
+    details = error.errors(include_url=False)
+    problems = [_problem(detail, model, file, prefix) for detail in details[:MAX_DETAILS]]
+    if len(details) > MAX_DETAILS:
+        problems.append(problem(file, prefix, f"{len(details) - MAX_DETAILS:,} more problems of the same kind",
+                                "fix the ones above, then check again"))
     # One problem per field is enough; pydantic reports a union's failure once per member.
     unique: dict[tuple[str, str], Problem] = {}
     for item in problems:
@@ -53,9 +59,9 @@ def _problem(detail: dict[str, Any], root: type[BaseModel], file: str | None, pr
     if kind == "extra_forbidden":
         key = str(loc[-1])
         allowed = list(owner.model_fields) if owner else []
-        close = did_you_mean(key, allowed)
+        close = did_you_mean(key, allowed) if len(key) <= 64 else None
         fix = f"did you mean {close!r}?" if close else f"remove it; allowed keys here: {', '.join(allowed)}"
-        return problem(file, path, f"unknown key {key!r}", fix)
+        return problem(file, path, f"unknown key {short_repr(key)}", fix)
     if kind == "missing":
         field = owner.model_fields.get(str(loc[-1])) if owner else None
         described = f" ({field.description})" if field and field.description else ""
@@ -76,9 +82,49 @@ def _problem(detail: dict[str, Any], root: type[BaseModel], file: str | None, pr
         close = did_you_mean(str(value), choices) if isinstance(value, str) else None
         fix = (f"did you mean {close!r}? " if close else "") + f"use one of: {', '.join(choices)}"
         return problem(file, path, "not an allowed value", fix, value)
-    if kind.startswith(("greater_than", "less_than", "too_short", "too_long", "string_too", "string_pattern")):
+    if kind.startswith(("greater_than", "less_than")):
+        return problem(file, path, f"out of range: {_allowed_range(owner, loc)}", _field_hint(owner, loc), value)
+    if kind in ("bool_type", "int_type", "float_type", "int_from_float", "finite_number", "string_type",
+                "int_parsing", "float_parsing"):
+        return problem(file, path, _type_message(kind, value, owner, loc), _field_hint(owner, loc), value)
+    if kind.startswith(("too_short", "too_long", "string_too", "string_pattern")):
         return problem(file, path, str(detail["msg"]).rstrip("."), _field_hint(owner, loc), value)
     return problem(file, path, str(detail["msg"]).rstrip("."), _field_hint(owner, loc), value)
+
+
+def _constraints(owner: type[BaseModel] | None, loc: tuple[Any, ...]) -> dict[str, float]:
+    if not (owner and loc and isinstance(loc[-1], str) and loc[-1] in owner.model_fields):
+        return {}
+    found: dict[str, float] = {}
+    for item in owner.model_fields[loc[-1]].metadata:
+        for bound in ("gt", "ge", "lt", "le"):
+            if getattr(item, bound, None) is not None:
+                found[bound] = getattr(item, bound)
+    return found
+
+
+def _allowed_range(owner: type[BaseModel] | None, loc: tuple[Any, ...]) -> str:
+    """"allowed: more than 0 and at most 3650", from the field's own constraints."""
+    bounds = _constraints(owner, loc)
+    words = {"gt": "more than", "ge": "at least", "lt": "less than", "le": "at most"}
+    parts = [f"{words[bound]} {_number(bounds[bound])}" for bound in ("gt", "ge", "lt", "le") if bound in bounds]
+    return f"allowed is {' and '.join(parts)}" if parts else "the value is outside the allowed range"
+
+
+def _number(value: float) -> str:
+    return f"{int(value):,}" if float(value).is_integer() and abs(value) < 1e16 else f"{value:g}"
+
+
+def _type_message(kind: str, value: Any, owner: type[BaseModel] | None, loc: tuple[Any, ...]) -> str:
+    wanted = {"bool_type": "true or false", "string_type": "text"}.get(
+        kind, "a whole number" if kind.startswith("int") else "a finite number")
+    if isinstance(value, bool) and kind != "bool_type":
+        return f"expected {wanted}, not a boolean (YAML reads true/false/yes/no/on/off as booleans)"
+    if isinstance(value, str) and kind != "string_type":
+        return f"expected {wanted}, not a string (write the number without quotes)"
+    bounds = _constraints(owner, loc)
+    allowed = f"; {_allowed_range(owner, loc)}" if bounds else ""
+    return f"expected {wanted}{allowed}"
 
 
 def _field_hint(owner: type[BaseModel] | None, loc: tuple[Any, ...]) -> str:

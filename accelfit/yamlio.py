@@ -1,38 +1,180 @@
-"""Reading YAML input files into plain data, turning every failure into a user-facing `InputError`."""
+"""Reading YAML input files into plain data, turning every failure into a user-facing `InputError`.
+
+The loader is PyYAML's safe loader made strict for hostile or careless input:
+- nesting deeper than `MAX_DEPTH` is refused from the event stream, before the (recursive, C-level) composer runs,
+  so a 100,000-deep document is an error and not a segfault;
+- aliases may not expand the document beyond `MAX_EXPANDED_NODES` values ("billion laughs");
+- a key given twice in one mapping is an error (YAML says keys are unique; PyYAML silently keeps the last);
+- integers longer than `MAX_INT_DIGITS` digits are refused (Python refuses to convert 4,300+ digit strings);
+- YAML 1.1 sexagesimal numbers (`1:30` read as 90) and unquoted dates (`2026-11-23` read as a date object,
+  which JSON cannot carry) stay strings, as the Pulumi CLI's YAML 1.2 reader keeps them;
+- the line of every key is remembered (`accelfit.errors.remember_lines`), so problems can name it.
+"""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from accelfit.errors import InputError, problem
+from accelfit.errors import InputError, join_path, problem, remember_lines
+from accelfit.inputfile import read_text
 
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+MAX_DEPTH = 64
+MAX_EXPANDED_NODES = 100_000
+MAX_INT_DIGITS = 30
+
+_INT = re.compile(r"^(?:[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+)$")
+# YAML 1.1 floats without the sexagesimal form, plus the YAML 1.2 exponent form (`1e9`) that Pulumi reads as a number.
+_FLOAT = re.compile(r"^(?:[-+]?[0-9][0-9_]*\.[0-9_]*(?:[eE][-+]?[0-9]+)?|[-+]?\.[0-9][0-9_]*(?:[eE][-+]?[0-9]+)?"
+                    r"|[-+]?[0-9][0-9_]*[eE][-+]?[0-9]+|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$")
+_INT_TAG = "tag:yaml.org,2002:int"
+_FLOAT_TAG = "tag:yaml.org,2002:float"
+_DROPPED_TAGS = {"tag:yaml.org,2002:timestamp", _INT_TAG, _FLOAT_TAG}
+
+
+class _YamlProblem(Exception):
+    def __init__(self, line: int | None, message: str, fix: str):
+        super().__init__(message)
+        self.line, self.message, self.fix = line, message, fix
+
+
+def _line(node_or_event: Any) -> int | None:
+    mark = getattr(node_or_event, "start_mark", None)
+    return mark.line + 1 if mark is not None else None
+
+
+class _StrictLoader(yaml.CSafeLoader if hasattr(yaml, "CSafeLoader") else yaml.SafeLoader):  # type: ignore[misc]
+    yaml_implicit_resolvers = {
+        first: [(tag, regexp) for tag, regexp in resolvers if tag not in _DROPPED_TAGS]
+        for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+    }
+    yaml_constructors = dict(yaml.SafeLoader.yaml_constructors)
+
+    def construct_mapping(self, node: Any, deep: bool = False) -> dict[Any, Any]:
+        seen: dict[Any, int | None] = {}
+        for key_node, _ in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                continue  # `<<: *defaults` may be overridden by the mapping's own keys
+            key = self.construct_object(key_node, deep=True)
+            try:
+                hash(key)
+            except TypeError:
+                raise _YamlProblem(_line(key_node), "a mapping key must be a plain value, not a list or mapping",
+                                   "write the key as text") from None
+            if key in seen:
+                raise _YamlProblem(_line(key_node), f"duplicate key {_short(key)} (first at line {seen[key]})",
+                                   "give each key once; YAML keeps only one of them")
+            seen[key] = _line(key_node)
+        return super().construct_mapping(node, deep=deep)
+
+    def construct_yaml_int(self, node: Any) -> int:
+        digits = sum(character.isalnum() for character in str(node.value))
+        if digits > MAX_INT_DIGITS:
+            raise _YamlProblem(_line(node), f"a {digits}-digit integer is far outside any allowed range",
+                               "use a realistic number, or a size such as 70B")
+        return super().construct_yaml_int(node)
+
+
+_StrictLoader.add_implicit_resolver(_INT_TAG, _INT, list("-+0123456789"))
+_StrictLoader.add_implicit_resolver(_FLOAT_TAG, _FLOAT, list("-+0123456789."))
+_StrictLoader.add_constructor(_INT_TAG, _StrictLoader.construct_yaml_int)
+
+
+def _short(value: Any, limit: int = 60) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else f"{text[:limit]}..."
+
+
+def _check_events(text: str) -> None:
+    """Depth and alias expansion from the event stream, which libyaml produces without recursion."""
+    sizes: dict[str, int] = {}
+    stack: list[list[Any]] = []  # [anchor, expanded size so far]
+    loader = _StrictLoader(text)
+    try:
+        while loader.check_event():
+            event = loader.get_event()
+            if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+                if len(stack) >= MAX_DEPTH:
+                    raise _YamlProblem(_line(event), f"nested more than {MAX_DEPTH} levels deep",
+                                       "flatten the document; specs and stack files need a few levels")
+                stack.append([event.anchor, 1])
+                continue
+            if isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+                anchor, size = stack.pop()
+            elif isinstance(event, yaml.ScalarEvent):
+                anchor, size = event.anchor, 1
+            elif isinstance(event, yaml.AliasEvent):
+                anchor, size = None, sizes.get(event.anchor, 1)
+            else:
+                continue
+            if anchor is not None:
+                sizes[anchor] = size
+            if stack:
+                stack[-1][1] += size
+                size = stack[-1][1]
+            if size > MAX_EXPANDED_NODES:
+                raise _YamlProblem(_line(event), f"aliases expand the document to more than {MAX_EXPANDED_NODES:,} "
+                                   "values", "write the values out, or use fewer aliases (a 'billion laughs' "
+                                   "document is refused)")
+    finally:
+        loader.dispose()
+
+
+def _lines_of(node: Any) -> dict[str, int]:
+    """Field path -> line of its key, for every mapping key reachable without following an alias twice."""
+    lines: dict[str, int] = {}
+    seen: set[int] = set()
+    pending: list[tuple[Any, str]] = [(node, "")]
+    while pending:
+        current, path = pending.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        if isinstance(current, yaml.MappingNode):
+            for key_node, value_node in current.value:
+                if isinstance(key_node, yaml.ScalarNode):
+                    child = join_path(path, str(key_node.value))
+                    lines.setdefault(child, key_node.start_mark.line + 1)
+                    pending.append((value_node, child))
+        elif isinstance(current, yaml.SequenceNode):
+            for index, item in enumerate(current.value):
+                child = join_path(path, index)
+                lines.setdefault(child, item.start_mark.line + 1)
+                pending.append((item, child))
+    return lines
 
 
 def read_yaml(path: Path | str) -> Any:
-    """Parse a YAML file; a missing file, unreadable file or syntax error becomes an InputError."""
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError([problem(str(path), "", "file not found", "check the path (relative paths are "
-                                  "resolved from the current directory or the file that names them)")]) from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise InputError([problem(str(path), "", f"cannot read the file ({error.__class__.__name__})",
-                                  "make it a readable UTF-8 text file")]) from None
-    return parse_yaml(text, str(path))
+    """Parse a YAML file; a missing, unreadable, non-regular, oversized or invalid file becomes an InputError."""
+    return parse_yaml(read_text(path), str(path))
 
 
 def parse_yaml(text: str, source: str) -> Any:
     try:
-        return yaml.load(text, Loader=_LOADER)
+        _check_events(text)
+        loader = _StrictLoader(text)
+        try:
+            node = loader.get_single_node()
+            if node is None:
+                return None
+            remember_lines(source, _lines_of(node))
+            return loader.construct_document(node)
+        finally:
+            loader.dispose()
+    except _YamlProblem as error:
+        where = f"line {error.line}" if error.line else ""
+        raise InputError([problem(source, where, error.message, error.fix)]) from None
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark
         where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "unknown position"
         raise InputError([problem(source, "", f"not valid YAML at {where}: {error.problem}",
                                   "fix the YAML syntax there (indentation, quotes, ':' after keys)")]) from None
     except yaml.YAMLError as error:
-        raise InputError([problem(source, "", f"not valid YAML: {error}", "fix the YAML syntax")]) from None
+        raise InputError([problem(source, "", f"not valid YAML: {_short(str(error), 200)}",
+                                  "fix the YAML syntax")]) from None
+    except (RecursionError, ValueError) as error:
+        raise InputError([problem(source, "", f"cannot read the YAML ({error.__class__.__name__})",
+                                  "simplify the document")]) from None

@@ -1,7 +1,7 @@
 """Offline preview speed: the whole `accelfit preview --stack ENV` process and its parts (imports, program under
 mocks, pricing, policies), with the resource count. Target: under 5 s for a stack of about 100 resources.
 
-Run: ./dev bench   (or .venv/bin/python benchmarks/bench_preview.py --runs 5)
+Run: ./dev bench --full   (or .venv/bin/python benchmarks/bench_preview.py --runs 5 [--stacks dev prod])
 """
 
 from __future__ import annotations
@@ -20,10 +20,12 @@ STACKS = ("dev", "prod", "example-aws-h100-training", "example-gcp-gke-h100-trai
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=5)
-    runs = parser.parse_args().runs
+    parser.add_argument("--stacks", nargs="+", default=list(STACKS), help="stacks to preview")
+    arguments = parser.parse_args()
+    runs = arguments.runs
     accelfit = str(ROOT / ".venv" / "bin" / "accelfit")
     print(f"{'stack':34} {'resources':>9} {'process s':>9}  parts (median of the last run's timings)")
-    for stack in STACKS:
+    for stack in arguments.stacks:
         if not (ROOT / "stacks" / f"Pulumi.{stack}.yaml").exists():
             continue
         times, parts = [], ""

@@ -13,10 +13,11 @@ import pulumi
 from accelfit.calibration.store import load_team_efficiency
 from accelfit.catalog import load_catalog
 from accelfit.planner import Environment, Plan
-from accelfit.planner.lock import LockStatus, Selection, plan_with_lock
+from accelfit.errors import InputError
+from accelfit.planner.lock import LockStatus, plan_with_lock
 from accelfit.spec import WorkloadSpec
 from accelfit.spec.loader import WORKLOAD_KEY, with_inventory
-from accelfit.stackfile import stack_path
+from accelfit.stackfile import known_project_keys, read_project, read_selection, stack_path, unknown_key_problems
 from accelfit.validation import validate
 from components.build import build
 from components.common import Ownership
@@ -32,13 +33,26 @@ def run(project_dir: Path | None = None) -> ProgramResult:
     project_dir = project_dir or Path.cwd()
     stack = pulumi.get_stack()
     source = stack_path(stack, project_dir)
+    try:
+        return _run(project_dir, stack, source)
+    except InputError as error:
+        # Components name the stack generically; the user needs the file to open.
+        raise error.naming_file(str(source)) from None
+
+
+def _run(project_dir: Path, stack: str, source: Path) -> ProgramResult:
     config = pulumi.Config()  # the project's namespace: accelfit:<key>
+    project = pulumi.get_project()
+    keys = set(pulumi.runtime.config.CONFIG.get()) | set(pulumi.runtime.config.get_config_env())
+    typos = unknown_key_problems(sorted(keys), project, known_project_keys(read_project(project_dir)), str(source))
+    if typos:
+        raise InputError(typos)
     prefix = f"config.{WORKLOAD_KEY}"
     spec = validate(WorkloadSpec, config.require_object("workload"), str(source), prefix)
     loaded = with_inventory(spec, source, prefix)
     raw_selection = config.get_object("selection")
-    selection = validate(Selection, raw_selection, str(source), f"config.{pulumi.get_project()}:selection") \
-        if raw_selection else None
+    selection = read_selection(raw_selection, str(source), f"config.{project}:selection") \
+        if raw_selection is not None else None
     environment = config.get("environment") or stack
     catalog = load_catalog()
     plan, lock = plan_with_lock(spec, catalog, Environment(environment, loaded.inventory, load_team_efficiency()), selection)

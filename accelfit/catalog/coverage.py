@@ -35,7 +35,8 @@ def offered_pairs(catalog: Catalog) -> dict[tuple[str, str], list[tuple[str, str
         pairs.setdefault((instance.cloud.value, "gpu"), []).extend((instance.name, r) for r in instance.regions)
     tpu: dict[tuple[str, str], None] = {}
     for tpu_slice in catalog.tpu_slices:
-        tpu.update(((tpu_slice.accelerator, region), None) for region in tpu_slice.regions)
+        tpu.update(((tpu_slice.accelerator, region), None)
+                   for region in catalog.available_regions(tpu_slice.accelerator))
     if tpu:
         pairs[(Cloud.gcp.value, "tpu")] = list(tpu)
     return pairs

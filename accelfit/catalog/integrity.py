@@ -6,7 +6,7 @@ one row: references between files resolve, keys are unique, and related strings 
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -49,8 +49,7 @@ def check_integrity(rows: dict[str, list[Located]], rejected: dict[str, set[str]
     problems += _accelerator_rules(rows["accelerators"])
     problems += _instance_rules(_keep(rows["instance_types"], bad_chips, "accelerator"), accelerators, aliases)
     problems += _slice_rules(_keep(rows["tpu_slices"], bad_chips, "accelerator"), accelerators, aliases)
-    problems += _price_rules(_keep(rows["prices"], bad_skus, "sku"), rows["instance_types"], rows["tpu_slices"],
-                             accelerators)
+    problems += _price_rules(_keep(rows["prices"], bad_skus, "sku"), rows["instance_types"], accelerators)
     problems += _unique(rows["service_prices"], lambda r: (r.cloud, r.service, r.region), "service",
                         "keep one row per (cloud, service, region)")
     problems += _availability_rules(_keep(rows["availability"], bad_skus, "sku"), rows["instance_types"],
@@ -190,14 +189,11 @@ def _machine_family(machine_type: str) -> str:
     return machine_type.rsplit("-", 1)[0]
 
 
-def _price_rules(items: list[Located], instance_items: list[Located], slice_items: list[Located],
+def _price_rules(items: list[Located], instance_items: list[Located],
                  accelerators: dict[str, Accelerator]) -> list[Problem]:
     problems = _unique(items, lambda r: (r.cloud, r.sku, r.region, r.pricing), "pricing",
                        "keep one row per (cloud, sku, region, pricing)")
     instance_regions = {(i.row.cloud, i.row.name): set(i.row.regions) for i in instance_items}  # type: ignore
-    tpu_regions: dict[str, set[str]] = defaultdict(set)
-    for item in slice_items:
-        tpu_regions[item.row.accelerator].update(item.row.regions)  # type: ignore[attr-defined]
     for item in items:
         row: Price = item.row  # type: ignore[assignment]
         if row.unit == "instance-hour":
@@ -214,8 +210,9 @@ def _price_rules(items: list[Located], instance_items: list[Located], slice_item
             if chip is None or chip.kind != "tpu" or row.cloud is not Cloud.gcp:
                 problems.append(item.at("sku", "chip-hour prices name a TPU generation on gcp",
                                         "use a tpu-* name from accelerators.yaml with cloud gcp", row.sku))
-                continue
-            regions = tpu_regions.get(row.sku, set())
+            # A TPU price for a region says nothing about its zones: where a generation can be created is
+            # availability's job (tpu_availability.yaml), so a price may cover a region none lists.
+            continue
         if row.region not in regions:
             problems.append(item.at("region", f"the availability data does not list {row.sku} there, so this price "
                                     "is not an offer", f"add the region to the availability data (with its source) "

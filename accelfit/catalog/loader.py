@@ -1,7 +1,8 @@
 """Load the versioned catalog data files into a validated, indexed `Catalog`.
 
 Every `*.yaml` file in the data directory starts with `schema_version` and holds one or more sections
-(`accelerators`, `instance_types`, `tpu_slices`, `prices`, `service_prices`, `efficiency`), each a list of rows.
+(`accelerators`, `instance_types`, `tpu_slices`, `prices`, `service_prices`, `efficiency`,
+`availability`), each a list of rows.
 Rows are validated one by one so that every bad row is reported, with its file and field path
 (`prices[12].hourly_usd`), in one `InputError`; cross-file rules (a price's SKU exists, ...) live in
 `integrity.py` and are reported the same way.

@@ -20,6 +20,7 @@ from accelfit.catalog.models import (
     PricingModel,
     ServicePrice,
     TpuSlice,
+    region_of_zone,
 )
 from accelfit.catalog.names import UnknownAcceleratorError, fold
 from accelfit.errors import did_you_mean
@@ -80,6 +81,15 @@ class CatalogIndex:
             availability_by_sku={key: tuple(sorted(rows, key=lambda row: row.region)) for key, rows in available.items()},
         )
 
+    def offering_key(self, offering: str) -> str:
+        """A TPU generation's canonical name for any alias ('v5p' -> 'tpu-v5p'); a machine family as given."""
+        found = self.by_alias.get(fold(offering))
+        return found.name if found is not None else offering
+
+    def zones_of(self, cloud: Cloud, offering: str) -> tuple[str, ...]:
+        rows = self.availability_by_sku.get((cloud, self.offering_key(offering)), ())
+        return tuple(sorted({zone for row in rows for zone in row.zones}))
+
     def accelerator(self, name: str) -> Accelerator:
         found = self.by_alias.get(fold(name))
         if found is None:
@@ -104,8 +114,15 @@ class CatalogIndex:
             rows: tuple[TpuSlice, ...] = self.slices_by_accelerator.get(self.accelerator(accelerator).name, ())
         else:
             rows = tuple(row for group in self.slices_by_accelerator.values() for row in group)
-        return tuple(row for row in rows
-                     if (zone is None or zone in row.zones) and (region is None or region in row.regions))
+        if zone is None and region is None:
+            return rows
+
+        def offered(row: TpuSlice) -> bool:
+            zones = self.zones_of(Cloud.gcp, row.accelerator)
+            return ((zone is None or zone in zones)
+                    and (region is None or any(region_of_zone(item) == region for item in zones)))
+
+        return tuple(row for row in rows if offered(row))
 
     def mfu(self, accelerator: str) -> EfficiencyFigure:
         name = self.accelerator(accelerator).name

@@ -132,7 +132,6 @@ class TpuSlice(Sourced):
     chips_per_host: int = Field(ge=1, description="TPU chips per host VM.")
     host_vcpus: int = Field(ge=1, description="vCPUs per TPU host VM.")
     host_memory_gib: float = Field(gt=0, description="RAM per TPU host VM, GiB.")
-    zones: tuple[str, ...] = Field(min_length=1, description="Zones where the slice can be created.")
     max_slices: int = Field(default=1, ge=1, description="Most slices of this shape in one multislice job.")
 
     @model_validator(mode="after")
@@ -154,9 +153,12 @@ class TpuSlice(Sourced):
     def multi_host(self) -> bool:
         return self.hosts > 1
 
-    @property
-    def regions(self) -> tuple[str, ...]:
-        return tuple(sorted({zone.rsplit("-", 1)[0] for zone in self.zones}))
+
+def region_of_zone(zone: str) -> str:
+    """'us-central1-b' -> 'us-central1' (GCP); 'us-east-1a' -> 'us-east-1' (AWS)."""
+    if zone[-1:].isalpha() and zone[-2:-1].isdigit():
+        return zone[:-1]
+    return zone.rsplit("-", 1)[0]
 
 
 class Price(Sourced):
@@ -277,8 +279,24 @@ class Catalog(Frozen):
 
     def tpu_slices_for(self, accelerator: str | None = None, zone: str | None = None,
                        region: str | None = None) -> tuple[TpuSlice, ...]:
-        """TPU slice shapes, filtered by generation (alias ok), zone and region; smallest first."""
+        """TPU slice shapes, filtered by generation (alias ok), zone and region (where the generation is
+        available); smallest first."""
         return self._index.slices(accelerator, zone, region)
+
+    def available_zones(self, offering: str, cloud: Cloud | str = Cloud.gcp) -> tuple[str, ...]:
+        """Zones where the availability rows list `offering` (a TPU generation, alias ok, or an instance type),
+        sorted; empty when no row lists a zone for it."""
+        return self._index.zones_of(Cloud(cloud), offering)
+
+    def available_regions(self, offering: str, cloud: Cloud | str = Cloud.gcp) -> tuple[str, ...]:
+        """Regions of `available_zones`, sorted."""
+        return tuple(sorted({region_of_zone(zone) for zone in self.available_zones(offering, cloud)}))
+
+    def zone_listing(self, offering: str, zone: str, cloud: Cloud | str = Cloud.gcp) -> Availability | None:
+        """The availability row that lists `offering` (alias ok) in `zone` (for its source and date), or None."""
+        row = self._index.availability_by_key.get((Cloud(cloud), self._index.offering_key(offering),
+                                                   region_of_zone(zone)))
+        return row if row is not None and zone in row.zones else None
 
     def price(self, cloud: Cloud | str, sku: str, region: str,
               pricing: PricingModel | str = PricingModel.on_demand) -> Price | None:

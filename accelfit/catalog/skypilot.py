@@ -210,7 +210,10 @@ def _gcp_tpus(catalog: Catalog, tpu_rows: list, result: ImportResult, provenance
         known = cheapest.get((generation, region))
         if per_chip != (None, None) and (known is None or chips < known[0]):
             cheapest[(generation, region)] = (chips, *per_chip)
-    offered = {(row.accelerator, region) for row in catalog.tpu_slices for region in row.regions}
+    # Slice shapes are per generation, not per zone (where a generation runs is availability data), so any
+    # region of a generation accelfit has shapes for is one it can plan.
+    shaped = {row.accelerator for row in catalog.tpu_slices}
+    offered = {(generation, region) for generation, region in zones if generation in shaped}
     for (generation, region), listed in sorted(zones.items()):
         result.availability.append(_availability(Cloud.gcp, generation, region, listed, provenance,
                                                  "zones from the Cloud TPU API accelerator-type list per zone"))

@@ -87,7 +87,8 @@ def _check_region(data: Catalog, region: str | None) -> str | None:
     """--region must be a region some offering lists; a typo would otherwise print an empty catalog."""
     if region is None:
         return None
-    known = {r for row in data.instance_types for r in row.regions} | {r for row in data.tpu_slices for r in row.regions}
+    known = ({r for row in data.instance_types for r in row.regions}
+             | {row.region for row in data.availability})
     if region not in known:
         close = did_you_mean(region, known)
         hint = f"did you mean {close!r}? " if close else ""

@@ -1,30 +1,80 @@
-"""`accelfit check FILE`: validate a workload spec, a stack file or a bare-metal inventory."""
+"""`accelfit check FILE`: validate a workload spec, a stack file or a bare-metal inventory.
+
+A stack file gets every check `plan --stack`, `lock` and `preview` make before they build anything (config keys,
+team, cost center, environment, the locked selection, the workload and its plan, and the provider config that
+plan needs), so `check` never says ok to a stack that one of them then refuses.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
+
+from accelfit.errors import EXIT_POLICY_OR_INFEASIBLE, InputError, problem
+
+
+def _looks_like_inventory(document: Any) -> bool:
+    return isinstance(document, dict) and ("servers" in document or "site" in document) and not (
+        {"kind", "model", "name"} & set(document))
 
 
 @click.command()
 @click.argument("file", type=click.Path(path_type=Path))
-def check(file: Path) -> None:
-    """Validate a spec, stack file or inventory; exit 2 with every problem found."""
+@click.pass_context
+def check(ctx: click.Context, file: Path) -> None:
+    """Validate a spec, stack file or inventory; exit 2 with every problem found (1 when a stack has no plan)."""
     from accelfit.spec import load_inventory
-    from accelfit.spec.loader import is_stack_document, with_inventory, workload_from_document
+    from accelfit.spec.loader import with_inventory, workload_from_document
+    from accelfit.stackfile import stack_name_of
     from accelfit.yamlio import read_yaml
 
     document = read_yaml(file)
-    if isinstance(document, dict) and "servers" in document and "kind" not in document:
+    if stack_name_of(file) is not None or (isinstance(document, dict) and "config" in document):
+        _check_stack(ctx, file)
+        return
+    if _looks_like_inventory(document):
         inventory = load_inventory(file)
         gpus = sum(server.gpu_count for server in inventory.servers)
         click.echo(f"ok: inventory {inventory.site}: {len(inventory.servers)} servers, {gpus} GPUs")
         return
     spec, prefix = workload_from_document(document, str(file))
     loaded = with_inventory(spec, file, prefix)
-    what = "stack file" if is_stack_document(document) else "workload spec"
-    line = f"ok: {what} {file}: {spec.name} ({spec.kind.value}, {spec.framework.value}, {spec.model.precision.value})"
+    line = f"ok: workload spec {file}: {spec.name} ({spec.kind.value}, {spec.framework.value}, " \
+           f"{spec.model.precision.value})"
     if loaded.inventory is not None:
         line += f"; inventory {loaded.inventory.site} with {len(loaded.inventory.servers)} servers"
     click.echo(line)
+
+
+def _check_stack(ctx: click.Context, file: Path) -> None:
+    from accelfit.catalog import load_catalog
+    from accelfit.planner import Environment, NoFeasiblePlan
+    from accelfit.planner.lock import plan_with_lock
+    from accelfit.stackfile import (
+        find_project_dir, load_stack_file, plan_requirement_problems, read_selection, stack_name_of,
+    )
+
+    name = stack_name_of(file)
+    if name is None:
+        raise InputError([problem(str(file), "", "a stack file is named Pulumi.<stack>.yaml",
+                                  "rename it, e.g. stacks/Pulumi.dev.yaml")])
+    stack = load_stack_file(file, name, find_project_dir(file.parent))
+    for warning in stack.warnings:
+        click.echo(f"warning: {warning}", err=True)
+    raw = stack.get("selection")
+    selection = read_selection(raw, str(stack.path), f"config.{stack.project}:selection") if raw is not None else None
+    try:
+        plan, lock = plan_with_lock(stack.spec, load_catalog(), Environment(stack.environment,
+                                                                            stack.workload.inventory), selection)
+    except NoFeasiblePlan as failure:
+        click.echo(f"no feasible plan for {file}: {failure.message}", err=True)
+        ctx.exit(EXIT_POLICY_OR_INFEASIBLE)
+        return
+    problems = plan_requirement_problems(stack, plan.cloud.value)
+    if problems:
+        raise InputError(problems)
+    spec = stack.spec
+    click.echo(f"ok: stack file {file}: {spec.name} ({spec.kind.value}, {spec.framework.value}, "
+               f"{spec.model.precision.value}) in {stack.environment}; plans {plan.option} ({lock.state} lock)")

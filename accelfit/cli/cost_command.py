@@ -20,21 +20,20 @@ def cost(preview_file: Path, stack_name: str, as_json: bool, markdown: bool) -> 
     from accelfit.catalog import load_catalog
     from accelfit.calibration.store import load_team_efficiency
     from accelfit.planner import Environment
-    from accelfit.planner.lock import Selection, plan_with_lock
+    from accelfit.planner.lock import plan_with_lock
     from accelfit.preview.run import pricing_context
     from accelfit.pricing import price_resources
     from accelfit.pricing.pulumi_preview import load_preview
     from accelfit.reports.durations import usd
     from accelfit.reports.table import render_markdown_table, render_table
-    from accelfit.stackfile import load_stack
-    from accelfit.validation import validate
+    from accelfit.stackfile import load_stack, read_selection
 
     stack = load_stack(stack_name)
     catalog = load_catalog()
     raw = stack.get("selection")
-    selection = validate(Selection, raw, str(stack.path), f"config.{stack.project}:selection") if raw else None
+    selection = read_selection(raw, str(stack.path), f"config.{stack.project}:selection") if raw is not None else None
     plan, _ = plan_with_lock(stack.spec, catalog, Environment(stack.environment, stack.workload.inventory,
-                                                                      load_team_efficiency()), selection)
+                                                              load_team_efficiency()), selection)
     report = price_resources(load_preview(preview_file), catalog, pricing_context(stack, plan))
     if as_json:
         click.echo(json.dumps({"stack": stack.name, **report.figures_json(), "assumptions": list(report.assumptions),

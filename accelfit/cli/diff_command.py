@@ -25,11 +25,14 @@ from accelfit.errors import EXIT_POLICY_OR_INFEASIBLE, InputError, problem
 @click.option("--json", "as_json", is_flag=True, help="Print the diff as JSON.")
 @click.option("--fail-on-increase", "fail_on_increase_pct", type=click.FloatRange(min=0), metavar="PCT",
               help="Exit 1 when the monthly cost rises by more than PCT percent.")
+@click.option("--different-stacks", is_flag=True, help="Allow BASE and HEAD to be previews of two different "
+              "stacks (e.g. staging against prod); without it that is an error.")
 @click.option("--fail-over-budget", is_flag=True, help="Exit 1 when the change raises the cost of an "
               "environment that is then over its budget.max_monthly_usd.")
 @click.pass_context
 def diff(ctx: click.Context, base: Path | None, head: Path | None, base_ref: str | None, stack_name: str | None,
-         markdown: bool, as_json: bool, fail_on_increase_pct: float | None, fail_over_budget: bool) -> None:
+         markdown: bool, as_json: bool, fail_on_increase_pct: float | None, different_stacks: bool,
+         fail_over_budget: bool) -> None:
     """Compare two previews of one stack: resources added, changed, replaced and removed by component; monthly
     cost before and after with the biggest movers; policy violations new, fixed and still failing."""
     from accelfit.diff import diff_documents, parse_document, read_document, render_markdown, render_text
@@ -43,6 +46,9 @@ def diff(ctx: click.Context, base: Path | None, head: Path | None, base_ref: str
         if base is not None or not stack_name:
             raise InputError([problem(None, "--base-ref", "takes --stack ENV and at most a HEAD file, not BASE",
                                       "use `accelfit diff --base-ref REF --stack ENV [HEAD]`")])
+        from accelfit.stackfile import check_stack_name
+
+        check_stack_name(stack_name)
         base_doc = parse_document(*_preview_at(base_ref, stack_name))
     elif base is None or head is None:
         raise InputError([problem(None, "BASE HEAD", "two preview documents are needed",
@@ -61,6 +67,10 @@ def diff(ctx: click.Context, base: Path | None, head: Path | None, base_ref: str
             ctx.exit(EXIT_POLICY_OR_INFEASIBLE)
             return
 
+    if base_doc.stack != head_doc.stack and not base_doc.new_stack and not different_stacks:
+        raise InputError([problem(head_doc.source, "stack", f"BASE previews stack {base_doc.stack!r} but HEAD "
+                                  f"previews {head_doc.stack!r}", "compare previews of the same stack, or pass "
+                                  "--different-stacks to compare two stacks on purpose")])
     result = diff_documents(base_doc, head_doc, fail_on_increase_pct)
     if as_json:
         click.echo(json.dumps(result.to_json_dict(), indent=2, sort_keys=True))

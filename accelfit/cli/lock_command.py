@@ -20,12 +20,12 @@ def lock(ctx: click.Context, stack_name: str, fresh: bool) -> None:
     from accelfit.calibration.store import load_team_efficiency
     from accelfit.planner import Environment, NoFeasiblePlan
     from accelfit.planner.lock import Selection, plan_with_lock
-    from accelfit.stackfile import load_stack
-    from accelfit.validation import validate
+    from accelfit.stackfile import load_stack, read_selection
 
     stack = load_stack(stack_name)
     raw = stack.get("selection")
-    current = None if fresh or not raw else validate(Selection, raw, str(stack.path), f"config.{stack.project}:selection")
+    current = None if fresh or raw is None else read_selection(raw, str(stack.path),
+                                                                f"config.{stack.project}:selection")
     try:
         plan, status = plan_with_lock(stack.spec, load_catalog(), Environment(stack.environment,
                                                                               stack.workload.inventory,

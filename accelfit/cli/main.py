@@ -20,8 +20,8 @@ class AccelfitGroup(click.Group):
         try:
             return super().invoke(ctx)
         except InputError as error:
-            for item in error.problems:
-                click.echo(f"error: {item.render()}", err=True)
+            for line in error.lines():
+                click.echo(f"error: {line}", err=True)
             ctx.exit(EXIT_INVALID_INPUT)
 
 

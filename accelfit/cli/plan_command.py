@@ -30,7 +30,9 @@ def plan(ctx: click.Context, spec_file: Path | None, stack_name: str | None, as_
     if (spec_file is None) == (stack_name is None):
         raise InputError([problem(None, "arguments", "give either a spec file or --stack ENV",
                                   "e.g. `accelfit plan spec.yaml` or `accelfit plan --stack dev`")])
-    if stack_name:
+    if chart is not None:
+        check_chart_target(chart)
+    if stack_name is not None:
         from accelfit.stackfile import load_stack
 
         stack = load_stack(stack_name)
@@ -52,7 +54,11 @@ def plan(ctx: click.Context, spec_file: Path | None, stack_name: str | None, as_
         from accelfit.reports.plan_chart import write_chart
 
         evaluation, _ = evaluate_spec(loaded.spec, catalog, environment)
-        write_chart(chart, result, evaluation.feasible)
+        try:
+            write_chart(chart, result, evaluation.feasible)
+        except OSError as error:
+            raise InputError([problem(str(chart), "--chart", f"could not write the chart ({error.strerror or error})",
+                                      "pass a path in a folder you can write to")]) from None
     if as_json:
         click.echo(json.dumps(result.to_json_dict(), indent=2, sort_keys=True))
     elif markdown:
@@ -63,3 +69,23 @@ def plan(ctx: click.Context, spec_file: Path | None, stack_name: str | None, as_
         from accelfit.reports.plan_report import render_text
 
         click.echo(render_text(result, top=top, stack=stack_name))
+
+
+def check_chart_target(chart: Path) -> None:
+    """Before any planning: the chart can be written there, in a format we make, with matplotlib installed."""
+    import importlib.util
+
+    problems = []
+    if chart.suffix.lower() not in (".svg", ".png"):
+        problems.append(problem(str(chart), "--chart", "unsupported chart format", "end the file name in .svg or .png",
+                                chart.suffix))
+    if chart.is_dir():
+        problems.append(problem(str(chart), "--chart", "is a directory", "give a file name, e.g. plan.svg"))
+    elif not chart.parent.is_dir():
+        problems.append(problem(str(chart), "--chart", f"the folder {str(chart.parent)!r} does not exist",
+                                "create it first, or write the chart elsewhere"))
+    if importlib.util.find_spec("matplotlib") is None:
+        problems.append(problem(None, "--chart", "charts need matplotlib, which is not installed",
+                                "pip install 'accelfit[chart]' (or pip install matplotlib)"))
+    if problems:
+        raise InputError(problems)

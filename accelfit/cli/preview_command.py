@@ -27,6 +27,8 @@ def preview(ctx: click.Context, stack_name: str, as_json: bool, markdown: bool, 
         click.echo(f"no feasible plan: {failure.message}", err=True)
         ctx.exit(EXIT_POLICY_OR_INFEASIBLE)
         return
+    for warning in result.document.get("warnings", []):
+        click.echo(f"warning: {warning}", err=True)
     if as_json:
         click.echo(json.dumps(result.document, indent=2, sort_keys=True))
     elif markdown:

@@ -9,7 +9,6 @@ worktree is removed afterwards, also when the preview fails.
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 import tempfile
@@ -17,6 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from accelfit.errors import InputError, problem
+from accelfit.diff.document import new_stack_document
+from accelfit.inputfile import is_regular_file
+from accelfit.jsonio import parse_json
 
 PREVIEW_TIMEOUT_S = 900
 
@@ -31,9 +33,15 @@ def preview_at_revision(ref: str, stack: str, project_dir: Path) -> tuple[Any, s
         worktree = Path(scratch) / "tree"
         _git(["worktree", "add", "--detach", "--quiet", str(worktree), commit], project_dir, ref)
         try:
-            done = subprocess.run(
-                [sys.executable, "-m", "accelfit.cli.main", "preview", "--stack", stack, "--json"],
-                cwd=worktree / relative, capture_output=True, text=True, timeout=PREVIEW_TIMEOUT_S, check=False)
+            if not _stack_exists(worktree / relative, stack):
+                return new_stack_document(stack), f"{stack}@{ref} (new stack)"
+            try:
+                done = subprocess.run(
+                    [sys.executable, "-m", "accelfit.cli.main", "preview", "--stack", stack, "--json"],
+                    cwd=worktree / relative, capture_output=True, text=True, timeout=PREVIEW_TIMEOUT_S, check=False)
+            except subprocess.TimeoutExpired:
+                raise InputError([problem(f"{stack}@{ref}", "", f"previewing the stack at this revision took more "
+                                          f"than {PREVIEW_TIMEOUT_S} s", "pass BASE as a file")]) from None
         finally:
             subprocess.run(["git", "worktree", "remove", "--force", str(worktree)], cwd=project_dir,
                            capture_output=True, check=False)
@@ -45,11 +53,20 @@ def preview_at_revision(ref: str, stack: str, project_dir: Path) -> tuple[Any, s
         raise InputError([problem(label, "", f"previewing the stack at this revision failed ({detail})",
                                   "check that the stack exists and previews at that revision, or pass BASE as a "
                                   "file")])
+    return parse_json(done.stdout, label, "run `accelfit preview --stack ENV --json` at that revision to see why"), \
+        label
+
+
+def _stack_exists(project: Path, stack: str) -> bool:
+    """Whether the revision has this stack's file (a stack added by the change does not exist on the base)."""
+    from accelfit.stackfile import PROJECT_FILE, stack_path
+
+    if not is_regular_file(project / PROJECT_FILE):
+        return False  # the whole project is new
     try:
-        return json.loads(done.stdout), label
-    except json.JSONDecodeError as error:
-        raise InputError([problem(label, f"line {error.lineno}", "the preview did not print JSON",
-                                  "run `accelfit preview --stack ENV --json` at that revision to see why")]) from None
+        return is_regular_file(stack_path(stack, project))
+    except InputError:
+        return True  # a broken Pulumi.yaml at the revision: let the preview report it
 
 
 def _git(args: list[str], cwd: Path, ref: str) -> str:

@@ -23,6 +23,7 @@ def diff_documents(base: PreviewDocument, head: PreviewDocument,
     head_by_key = {r.key: r for r in head.resources if r.custom}
     base_roots, head_roots = _component_of(base.resources), _component_of(head.resources)
     diffs: list[ResourceDiff] = []
+    repriced: list[ResourceDiff] = []
     unchanged = 0
     for key in sorted(set(base_by_key) | set(head_by_key)):
         old, new = base_by_key.get(key), head_by_key.get(key)
@@ -34,6 +35,10 @@ def diff_documents(base: PreviewDocument, head: PreviewDocument,
             changed = _changed(old, new, head_roots[key])
             if changed is None:
                 unchanged += 1
+            elif not changed.changes and old.protect == new.protect:
+                # Same inputs, so the engine changes nothing; only the price moved. Shown among the cost movers.
+                unchanged += 1
+                repriced.append(changed)
             else:
                 diffs.append(changed)
     order = {action: index for index, action in enumerate(ACTIONS)}
@@ -50,7 +55,16 @@ def diff_documents(base: PreviewDocument, head: PreviewDocument,
         figures=(FigureChange("monthly_usd", base.monthly_usd, head.monthly_usd),
                  FigureChange("full_scale_monthly_usd", base.full_scale_monthly_usd, head.full_scale_monthly_usd),
                  FigureChange("run_total_usd", base.run_total_usd, head.run_total_usd)),
-        budget_lines=tuple(dict(line) for line in head.budget_lines))
+        budget_lines=tuple(dict(line) for line in head.budget_lines),
+        spec_changes=_spec_changes(base, head), repriced=tuple(repriced), base_is_new=base.new_stack)
+
+
+def _spec_changes(base: PreviewDocument, head: PreviewDocument) -> tuple[InputChange, ...]:
+    """Spec fields that differ, when both documents carry the spec (the reason a plan changed)."""
+    if base.spec is None or head.spec is None:
+        return ()
+    return tuple(InputChange(path=path, old=before, new=after, replaces_because=None)
+                 for path, before, after in changed_paths(base.spec, head.spec))
 
 
 def _component_of(resources: Iterable[Resource]) -> dict[str, str]:

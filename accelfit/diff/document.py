@@ -8,7 +8,7 @@ exit 2 and a fix instead of a traceback.
 
 from __future__ import annotations
 
-import json
+import math
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from accelfit.errors import InputError, Problem, join_path, problem
+from accelfit.jsonio import read_json
 
 SUPPORTED_SCHEMA_VERSIONS = (1,)
 STACK_LEVEL = "(stack)"
@@ -69,6 +70,8 @@ class PreviewDocument:
     resources: tuple[Resource, ...]
     policy_pack: str | None
     violations: tuple[Violation, ...]
+    spec: Mapping[str, Any] | None = None  # the workload spec the plan came from (documents before it: None)
+    new_stack: bool = False  # a stand-in for a stack that does not exist at the base revision
 
 
 class _Reader:
@@ -93,22 +96,21 @@ class _Reader:
             names = " or ".join(kind.__name__ for kind in kinds)
             self.bad(join_path(path, key), f"expected {names}", REGENERATE, value)
             return default
+        if isinstance(value, float) and not math.isfinite(value):
+            self.bad(join_path(path, key), "expected a finite number", REGENERATE, value)
+            return default
         return value
 
 
 def read_document(path: Path) -> PreviewDocument:
     """Load and check a preview document from a file."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as error:
-        raise InputError([problem(str(path), "", f"cannot read the file ({error.strerror or error})",
-                                  "pass the path of an `accelfit preview --json` output")]) from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise InputError([problem(str(path), f"line {error.lineno} column {error.colno}",
-                                  f"not valid JSON ({error.msg})", REGENERATE)]) from None
-    return parse_document(data, str(path))
+    return parse_document(read_json(path, REGENERATE), str(path))
+
+
+def new_stack_document(stack: str) -> dict[str, Any]:
+    """The base side for a stack that does not exist yet: nothing deployed, nothing spent, nothing failing."""
+    return {"schema_version": 1, "stack": stack, "new_stack": True, "resources": [], "cost": {"monthly_usd": 0.0},
+            "policies": {"violations": []}}
 
 
 def parse_document(data: Any, source: str) -> PreviewDocument:
@@ -118,7 +120,8 @@ def parse_document(data: Any, source: str) -> PreviewDocument:
         raise InputError([problem(source, "", "expected a JSON object (an `accelfit preview --json` document)",
                                   REGENERATE, type(data).__name__)])
     version = data.get("schema_version", 1)
-    if version not in SUPPORTED_SCHEMA_VERSIONS:
+    # `true == 1` in Python: a boolean version is a broken document, not version 1.
+    if isinstance(version, bool) or not isinstance(version, int) or version not in SUPPORTED_SCHEMA_VERSIONS:
         reader.bad("schema_version", f"unsupported version; this accelfit reads {SUPPORTED_SCHEMA_VERSIONS}",
                    "preview base and head with the same accelfit version", version)
     stack = reader.get(data, "stack", "", (str,), default="?")
@@ -151,7 +154,9 @@ def parse_document(data: Any, source: str) -> PreviewDocument:
                                                        default=[]) if isinstance(line, Mapping)),
         resources=resources,
         policy_pack=reader.get(policies, "pack", "policies", (str,), required=False),
-        violations=violations)
+        violations=violations,
+        spec=reader.get(data, "spec", "", (Mapping,), required=False),
+        new_stack=reader.get(data, "new_stack", "", (bool,), required=False, default=False))
     if reader.problems:
         raise InputError(reader.problems)
     return document

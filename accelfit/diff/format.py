@@ -7,8 +7,9 @@ import math
 from typing import Any
 
 from accelfit.diff.inputs import MISSING
-from accelfit.diff.model import ResourceDiff, StackDiff
+from accelfit.diff.model import InputChange, ResourceDiff, StackDiff
 from accelfit.reports.durations import usd
+from accelfit.sizes import format_count
 
 VALUE_CHARS = 60  # a changed input longer than this is cut; the JSON output carries it whole
 SYMBOL = {"add": "+", "replace": "+-", "change": "~", "remove": "-"}  # the signs `pulumi preview` uses
@@ -34,6 +35,26 @@ def value_text(value: Any, limit: int = VALUE_CHARS) -> str:
         return "(unset)"
     text = value if isinstance(value, str) else json.dumps(value, sort_keys=True, separators=(",", ":"))
     return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+# Spec fields people write with a suffix (70B, 2T); shown the same way in a diff.
+_COUNT_FIELDS = ("model.parameters", "training.tokens")
+
+
+def spec_change_text(change: InputChange, arrow: str = "->") -> str:
+    """'model.parameters: 1B -> 3B'."""
+    def shown(value: Any) -> str:
+        if change.path in _COUNT_FIELDS and isinstance(value, (int, float)) and not isinstance(value, bool):
+            return format_count(value)
+        return value_text(value, 60)
+
+    return f"{change.path}: {shown(change.old)} {arrow} {shown(change.new)}"
+
+
+def new_stack_text(diff: StackDiff) -> str | None:
+    if not diff.base_is_new:
+        return None
+    return f"stack {diff.stack} does not exist on the base side: a new stack, every resource is new"
 
 
 def short_type(token: str) -> str:
@@ -80,7 +101,8 @@ def budget_lines(diff: StackDiff) -> list[str]:
 
 def resources_line(diff: StackDiff) -> str:
     counts = ", ".join(f"{diff.count(action)} {VERB[action]}" for action in ("add", "change", "replace", "remove"))
-    return f"{counts} ({diff.unchanged} unchanged)"
+    repriced = f", {len(diff.repriced)} of them repriced" if diff.repriced else ""
+    return f"{counts} ({diff.unchanged} unchanged{repriced})"
 
 
 def policies_line(diff: StackDiff) -> str:

@@ -181,6 +181,9 @@ class StackDiff:
     policy_pack: str | None
     figures: tuple[FigureChange, ...] = ()
     budget_lines: tuple[dict[str, Any], ...] = ()  # head's, one per budget source
+    spec_changes: tuple[InputChange, ...] = ()  # what changed in the workload spec behind a plan change
+    repriced: tuple[ResourceDiff, ...] = ()  # inputs unchanged, monthly cost moved (a catalog price update)
+    base_is_new: bool = False  # the stack does not exist on the base side
 
     def count(self, action: Action) -> int:
         return sum(1 for resource in self.resources if resource.action == action)
@@ -191,7 +194,7 @@ class StackDiff:
     @property
     def movers(self) -> tuple[ResourceDiff, ...]:
         """Resources whose monthly cost moved, biggest absolute move first (ties: by component, then name)."""
-        moved = [resource for resource in self.resources if resource.delta_usd != 0]
+        moved = [resource for resource in (*self.resources, *self.repriced) if resource.delta_usd != 0]
         return tuple(sorted(moved, key=lambda r: (-abs(r.delta_usd), r.component, r.name, r.key)))
 
     @property
@@ -209,8 +212,11 @@ class StackDiff:
         return {
             "schema_version": DIFF_SCHEMA_VERSION,
             "stack": self.stack, "environment": self.environment, "base_stack": self.base_stack,
+            "base_is_new": self.base_is_new,
+            "spec_changes": [change.to_json_dict() for change in self.spec_changes],
             "base": self.base_source, "head": self.head_source,
             "summary": {**{action: self.count(action) for action in ACTIONS}, "unchanged": self.unchanged,
+                        "repriced": len(self.repriced),
                         "new_violations": len(self.violations_with("new")),
                         "fixed_violations": len(self.violations_with("fixed")),
                         "still_failing": len(self.violations_with("failing"))},

@@ -54,6 +54,8 @@ def _summary(diff: StackDiff) -> str:
     out = [marker(diff.stack), f"### accelfit diff: `{diff.stack}` ({diff.environment})", ""]
     if diff.base_stack != diff.stack:
         out += [f"_Comparing stack `{diff.base_stack}` (base) with `{diff.stack}` (head)._", ""]
+    if fmt.new_stack_text(diff):
+        out += [f"_New stack: {_md(fmt.new_stack_text(diff) or '')}._", ""]
     callouts = fmt.callouts(diff)
     if callouts:
         # GitHub renders this as a red "Caution" box; elsewhere it degrades to a plain quote.
@@ -74,6 +76,9 @@ def _summary(diff: StackDiff) -> str:
     if selection.option_changed:
         out.append(f"- **Selection changed:** {_code(selection.base_option or '(none)')} → "
                    f"{_code(selection.head_option or '(none)')}")
+    if diff.spec_changes:
+        out.append("- **Spec changes:** " + ", ".join(_code(fmt.spec_change_text(change, arrow="→"))
+                                                     for change in diff.spec_changes[:20]))
     if stale:
         out.append(f"- **Lock is stale:** {_md(stale)}")
     out.append("")

@@ -13,6 +13,8 @@ def render_text(diff: StackDiff) -> str:
     out = [title, "=" * len(title)]
     if diff.base_stack != diff.stack:
         out.append(f"note: comparing stack {diff.base_stack} (base) with {diff.stack} (head)")
+    if fmt.new_stack_text(diff):
+        out.append(f"note: {fmt.new_stack_text(diff)}")
     out += [f"!! {title}: {text}" for title, text in fmt.callouts(diff)]
     out += [f"Monthly cost: {fmt.cost_line(diff)}"]
     out += [f"  {line}" for line in fmt.figure_lines(diff)]
@@ -22,6 +24,9 @@ def render_text(diff: StackDiff) -> str:
     selection, stale = diff.selection, fmt.lock_stale_text(diff)
     if selection.option_changed:
         out.append(f"Selection changed: {selection.base_option or '(none)'} -> {selection.head_option or '(none)'}")
+    if diff.spec_changes:
+        out += ["Spec changes behind it:" if selection.option_changed else "Spec changes:"]
+        out += [f"  {fmt.spec_change_text(change)}" for change in diff.spec_changes]
     if stale:
         out.append(f"Lock is stale: {stale}")
     movers = diff.movers

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from accelfit.catalog.models import Catalog, Cloud
+from accelfit.catalog.models import Catalog, Cloud, region_of_zone
 from accelfit.planner.costing import onprem_unit_hourly_usd
 from accelfit.planner.eligibility import hard_rejection
 from accelfit.planner.limits import max_cluster_nodes
@@ -94,12 +94,18 @@ def _cloud_gpu_offers(spec: WorkloadSpec, catalog: Catalog, found: OfferSet) -> 
                 catalog=catalog.label))
 
 
+# A GCP serving pool spreads over up to this many of the zones that offer its machine type (a zone outage keeps
+# the others serving); training pools take the first (build.py): multi-node jobs want one zone.
+MAX_GPU_POOL_ZONES = 3
+
+
 def _gpu_zones(catalog: Catalog, instance, region: str) -> tuple[str, ...]:
-    """A GCP pool goes in the first zone the availability data lists for the machine type; AWS rows list AZ IDs
-    (the same for every account) or nothing, and subnets take AZ names, so AWS keeps the region's first zones."""
+    """A GCP pool goes only in zones the availability data lists for the machine type (up to
+    MAX_GPU_POOL_ZONES, sorted); AWS rows list AZ IDs (the same for every account) or nothing, and subnets take AZ
+    names, so AWS keeps the region's first zones."""
     listed = catalog.offered_zones(instance.cloud, instance.name, region) or ()
     if instance.cloud is Cloud.gcp and listed:
-        return (listed[0],)
+        return tuple(sorted(listed))[:MAX_GPU_POOL_ZONES]
     return default_zones(instance.cloud.value, region)
 
 
@@ -122,15 +128,15 @@ def _tpu_offers(spec: WorkloadSpec, catalog: Catalog, found: OfferSet) -> None:
             found.reject(platform, accelerator.name, "", "", *rejection)
             rejected_generations.add(accelerator.name)
             continue
-        listed = catalog.availability_for(Cloud.gcp, tpu_slice.accelerator)
-        for zone in tpu_slice.zones:
-            region = zone.rsplit("-", 1)[0]
+        # Zones come from the cloud's availability list (tpu_availability.yaml), never from price rows.
+        zones = catalog.available_zones(accelerator.name, Cloud.gcp)
+        if not zones:
+            found.reject(platform, accelerator.name, tpu_slice.name, "", "no-availability",
+                         f"the catalog lists no zone where {accelerator.name} can be created")
+            continue
+        for zone in zones:
+            region = region_of_zone(zone)
             if not _region_allowed(spec, region):
-                continue
-            if listed and zone not in (catalog.offered_zones(Cloud.gcp, tpu_slice.accelerator, region) or ()):
-                # Availability rows for the generation (e.g. an import's Cloud TPU API zone lists) decide.
-                found.reject(platform, accelerator.name, tpu_slice.name, zone, "zone",
-                             f"the availability data does not list {accelerator.name} in {zone}")
                 continue
             price = catalog.price(Cloud.gcp, tpu_slice.accelerator, region, pricing)
             if price is None:

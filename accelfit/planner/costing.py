@@ -19,6 +19,7 @@ import math
 from dataclasses import dataclass
 
 from accelfit.catalog.models import Catalog
+from accelfit.planner import filestore_capacity
 from accelfit.planner import preferences as pref
 from accelfit.planner.model import CostLine
 from accelfit.planner.options import Offer
@@ -68,9 +69,14 @@ def storage_needs(spec: WorkloadSpec, offer: Offer, units: int) -> StorageNeeds:
     if multi_node_gpu and spec.data.dataset_tb >= pref.SHARED_FILESYSTEM_MIN_DATASET_TB and offer.cloud != "onprem":
         shared = "filestore" if offer.cloud == "gcp" else "fsx-lustre"
         wanted_gib = spec.data.dataset_tb * GIB_PER_TB
-        # Filestore zonal grows in 1 TiB steps (min 1 TiB); FSx for Lustre PERSISTENT_2 in 2400 GiB (min 1200).
-        step = 1024 if shared == "filestore" else 2400
-        capacity_gib = max(1200 if shared == "fsx-lustre" else 1024, math.ceil(wanted_gib / step) * step)
+        if shared == "filestore":
+            # The tier's real sizes (Zonal: 256 GiB steps to 9.75 TiB, then 2.5 TiB steps to 100 TiB).
+            # A dataset beyond the tier's largest share stays in the bucket; the share caches what fits.
+            tier = filestore_capacity.PLANNED_TIER
+            capacity_gib = filestore_capacity.round_up_gib(tier, min(wanted_gib, filestore_capacity.largest_gib(tier)))
+        else:
+            # FSx for Lustre PERSISTENT_2 grows in 2400 GiB steps (min 1200).
+            capacity_gib = max(1200, math.ceil(wanted_gib / 2400) * 2400)
     return StorageNeeds(spec.data.dataset_tb, checkpoint_tb(spec), shared, capacity_gib)
 
 

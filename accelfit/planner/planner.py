@@ -164,4 +164,16 @@ def warnings(spec: WorkloadSpec, chosen: Sized) -> tuple[str, ...]:
         out.extend(f"Capacity: {note}" for note in capacity_notes(offer.platform, chosen.units))
     if offer.platform == "baremetal-gpu":
         out.append("Owned servers are charged at their power cost only (sunk hardware); see planner preferences.")
+    if offer.platform == "tpu-vm" and multi_node:
+        out.append(TPU_VM_MULTISLICE_TRADEOFF.format(slices=chosen.units))
     return tuple(out)
+
+
+# Why a TPU-VM multislice plan is N independent TPU VMs and what that costs. Queued resources would request the
+# slices together, but pulumi-gcp 10.2.0's V2QueuedResource cannot set the slices' service account, spot,
+# reservation or labels (components/gcp/tpu_queued.py), so plans do not use them.
+TPU_VM_MULTISLICE_TRADEOFF = (
+    "The {slices} slices are {slices} TPU VMs created one by one, not provisioned together: one can run (and bill) "
+    "while another waits for capacity, and the job starts only when all are up. For all-or-nothing capacity use "
+    "placement.orchestration: kubernetes (GKE node pools per slice; Kueue admits the multislice JobSet only when "
+    "every slice fits), or a reservation that holds all slices.")

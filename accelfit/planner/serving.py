@@ -3,11 +3,12 @@
 One engine step (continuous batching with chunked prefill) decodes one token for every sequence in flight and
 processes its share of new prompts: in steady state a sequence finishes every `output` steps, so each step also
 prefills batch × input / output prompt tokens, and that prefill slows every decode in the step (prefill/decode
-interference). The step takes the longer of
-  - memory: all weights plus every sequence's KV cache read once, over group × bandwidth × decode efficiency;
-  - compute: 2·N FLOPs per token plus attention (4 · layers · context · d_attn per token), over
-    group × the precision's own dense peak × prefill efficiency;
-plus the tensor-parallel all-reduces: two per layer, each moving the step's activations over the chips' link
+interference). A step is
+  - the weight matmuls: the longer of streaming all weights (group × bandwidth × decode efficiency) and their
+    2·N FLOPs per token (group × the precision's own dense peak × prefill efficiency), then
+  - attention: the longer of reading every sequence's KV cache and its FLOPs (4 · layers · context · d_model per
+    token, the causal half of the prompt for prefill), which runs in its own kernels after the matmuls, then
+  - the tensor-parallel all-reduces: two per layer, each moving the step's activations over the chips' link
 (NVLink or ICI, or PCIe on L4/L40S/A10G, where they are far from free).
 """
 
@@ -70,18 +71,22 @@ class ReplicaModel:
         sequences = batch
         kv_per_token = kv_cache_bytes_per_token(self.model)
         bandwidth = group * self.accelerator.memory_bandwidth_gbps * 1e9 * self.efficiency.decode_bandwidth
-        memory = (self.weights + sequences * lengths.kv_tokens_in_flight * kv_per_token) / bandwidth
-
+        peak = group * serving_peak_flops(self.accelerator, self.model.precision) * self.efficiency.prefill_compute
         requests_in_flight = sequences / self.sequences_per_request
         prefill_tokens = requests_in_flight * lengths.mean_input / lengths.mean_output
         dense = 2.0 * self.model.parameters
-        decode_flops = sequences * (dense + self.attention_flops_per_token(lengths.kv_tokens_in_flight))
-        prefill_flops = prefill_tokens * (dense + self.attention_flops_per_token(lengths.mean_input / 2.0))
-        peak = group * serving_peak_flops(self.accelerator, self.model.precision) * self.efficiency.prefill_compute
-        compute = (decode_flops + prefill_flops) / peak
-
+        # The weight matmuls stream the weights while they compute: the slower of the two.
+        matmul = max(self.weights / bandwidth, (sequences + prefill_tokens) * dense / peak)
+        # Attention runs after them (its own kernels): decode reads every sequence's KV cache, prefill computes the
+        # causal score matrix; each the slower of its reading and its math.
+        kv_read = sequences * lengths.kv_tokens_in_flight * kv_per_token / bandwidth
+        attention_flops = (sequences * self.attention_flops_per_token(lengths.kv_tokens_in_flight)
+                           + prefill_tokens * self.attention_flops_per_token(lengths.mean_input / 2.0))
+        attention = max(kv_read, attention_flops / peak)
         allreduce = self.allreduce_seconds(group, sequences + prefill_tokens)
-        return Step(max(memory, compute) + allreduce, memory, compute, allreduce)
+        memory = self.weights / bandwidth + kv_read
+        compute = ((sequences + prefill_tokens) * dense + attention_flops) / peak
+        return Step(matmul + attention + allreduce, memory, compute, allreduce)
 
     def allreduce_seconds(self, group: int, tokens: float) -> float:
         if group <= 1:

@@ -26,6 +26,11 @@ def tpu_runtime_version(generation: str, framework: Framework, multi_host: bool)
     return runtimes["common"][generation]
 
 
+def common_tpu_runtimes() -> dict[str, str]:
+    """Generation -> the TPU software version JAX and PyTorch/XLA run on."""
+    return dict(_software()["tpu_runtimes"]["common"])
+
+
 def gke_gpu_driver_version() -> str:
     return _software()["gke_gpu_driver"]["version"]
 

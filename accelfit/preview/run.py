@@ -3,16 +3,17 @@ priced and checked by the real policy pack, as one stable document (consumed by 
 
 from __future__ import annotations
 
-import json
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from accelfit.errors import InputError, problem
+from accelfit.inputfile import is_regular_file
+from accelfit.jsonio import read_json
 from accelfit.preview.budgets import budget_lines, spec_budget_violations
 from accelfit.pricing import NeutralResource, PricingContext, price_resources
-from accelfit.stackfile import StackFile, load_stack
+from accelfit.stackfile import SECRET_PLACEHOLDER, StackFile, load_stack
 
 PREVIEW_SCHEMA_VERSION = 1
 
@@ -51,14 +52,44 @@ def pricing_context(stack: StackFile, plan: Any) -> PricingContext:
 
 def policy_config(stack: StackFile) -> dict[str, Any]:
     path = stack.project_dir / "policies" / "config" / f"{stack.environment}.json"
-    if not path.is_file():
+    if not is_regular_file(path):
         raise InputError([problem(str(path), "", "no policy configuration for this environment",
                                   "add policies/config/<environment>.json (see policies/README.md)")])
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as error:
-        raise InputError([problem(str(path), f"line {error.lineno}", "not valid JSON", "fix the JSON syntax")]) \
-            from None
+    config = read_json(path, "fix the JSON syntax (see policies/README.md)")
+    if not isinstance(config, dict):
+        raise InputError([problem(str(path), "", "expected a JSON object of policy settings",
+                                  "see policies/README.md")])
+    return config
+
+
+UNSET_SECRET = "[unset]"
+
+
+def with_unset_secrets(stack: StackFile) -> tuple[dict[str, str], dict[str, str]]:
+    """The stack's config for the mocks, with a placeholder for each host-access secret that is not set, and the
+    command that sets each one. Offline, an unset secret is no reason to stop (as an encrypted one is not);
+    `pulumi up` still requires them, and the preview says which are missing."""
+    from components.baremetal.access import SECRET_KEYS
+
+    config = stack.pulumi_config()
+    unset = {f"{stack.project}:{key}": command for key, command in SECRET_KEYS.items()
+             if f"{stack.project}:{key}" not in config}
+    return {**config, **{key: UNSET_SECRET for key in unset}}, unset
+
+
+def blind_secrets(value: Any, secrets: tuple[str, ...]) -> Any:
+    """`value` with every occurrence of a secret's text replaced by [secret], wherever a resource copied it."""
+    if not secrets:
+        return value
+    if isinstance(value, str):
+        for secret in secrets:
+            value = value.replace(secret, SECRET_PLACEHOLDER)
+        return value
+    if isinstance(value, dict):
+        return {key: blind_secrets(item, secrets) for key, item in value.items()}
+    if isinstance(value, list):
+        return [blind_secrets(item, secrets) for item in value]
+    return value
 
 
 def preview_stack(name: str, project_dir: Path | None = None) -> PreviewResult:
@@ -73,8 +104,9 @@ def preview_stack(name: str, project_dir: Path | None = None) -> PreviewResult:
 
     started = time.perf_counter()
     outcome: dict[str, Any] = {}
+    config, unset = with_unset_secrets(stack)
     recording = record(lambda: outcome.setdefault("result", run(stack.project_dir)), project=stack.project,
-                       stack=stack.name, config=stack.pulumi_config(), secret_keys=stack.secret_keys())
+                       stack=stack.name, config=config, secret_keys=[*stack.secret_keys(), *unset])
     if recording.duplicate_urns:
         raise InputError([problem(str(stack.path), "resources", "two resources share a name",
                                   "give each resource its own name", sorted(set(recording.duplicate_urns)))])
@@ -111,6 +143,7 @@ def preview_stack(name: str, project_dir: Path | None = None) -> PreviewResult:
         "schema_version": PREVIEW_SCHEMA_VERSION,
         "stack": stack.name,
         "environment": stack.environment,
+        "spec": stack.spec.model_dump(mode="json"),
         "plan": result.plan.to_json_dict(),
         "lock": result.lock.to_json_dict(),
         "budget": {"max_monthly_usd": stack.spec.budget.max_monthly_usd,
@@ -123,5 +156,10 @@ def preview_stack(name: str, project_dir: Path | None = None) -> PreviewResult:
                  "assumptions": list(costs.assumptions) + list(result.plan.estimate.cost_assumptions)},
         "policies": pack,
     }
+    if result.plan.platform.value == "baremetal-gpu" and unset:
+        document["unset_secrets"] = [{"key": key, "set_with": unset[key]} for key in sorted(unset)]
+    if stack.warnings:
+        document["warnings"] = list(stack.warnings)
+    document = blind_secrets(document, stack.secret_values())
     mandatory = sum(1 for violation in pack["violations"] if violation["level"] == "mandatory")
     return PreviewResult(document=document, mandatory_violations=mandatory, timings=timings)

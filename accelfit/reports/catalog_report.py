@@ -101,11 +101,13 @@ def _instance_json(catalog: Catalog, row: InstanceType, region: str | None) -> d
 
 def _slice_json(catalog: Catalog, row: TpuSlice, region: str | None) -> dict[str, Any]:
     document = row.model_dump(mode="json")
-    document["regions"] = list(row.regions)
+    regions = catalog.available_regions(row.accelerator)
+    document["zones"] = list(catalog.available_zones(row.accelerator))
+    document["regions"] = list(regions)
     document["multi_host"] = row.multi_host
     prices = []
     for price in catalog.prices_for(Cloud.gcp, row.accelerator):
-        if price.region in row.regions and (region is None or price.region == region):
+        if price.region in regions and (region is None or price.region == region):
             entry = _price_json(price, price.hourly_usd * row.chips)
             entry["unit"] = "slice-hour"
             entry["chip_hourly_usd"] = price.hourly_usd
@@ -172,9 +174,10 @@ def _instance_row(catalog: Catalog, row: InstanceType, region: str | None) -> li
 
 
 def _slice_row(catalog: Catalog, row: TpuSlice, region: str | None) -> list[object]:
-    price_region, on_demand, spot, as_of = _price_cells(catalog, Cloud.gcp, row.accelerator, row.regions, region,
-                                                        row.chips)
-    return [row.name, row.accelerator, row.chips, row.hosts, row.topology, row.gke_machine_type, _compact(row.zones),
+    price_region, on_demand, spot, as_of = _price_cells(catalog, Cloud.gcp, row.accelerator,
+                                                        catalog.available_regions(row.accelerator), region, row.chips)
+    return [row.name, row.accelerator, row.chips, row.hosts, row.topology, row.gke_machine_type,
+            _compact(catalog.available_zones(row.accelerator)),
             row.max_slices, price_region, on_demand, spot, as_of]
 
 

@@ -51,7 +51,14 @@ def _summary(document: dict[str, Any]) -> list[str]:
     out += [f"Budget: {budget_text(line)}" for line in document["budget"].get("lines", [])]
     out += [f"Lock: {document['lock']['message']}",
             f"Catalog: {plan.get('catalog') or 'shipped snapshot'} (prices as of {plan['catalog_as_of']})"]
-    return out
+    return out + _notes(document)
+
+
+def _notes(document: dict[str, Any]) -> list[str]:
+    """Unset secrets (the offline preview used placeholders) and warnings such as plain-text secrets."""
+    notes = [f"Secret {item['key']} is not set (previewed with a placeholder); before `pulumi up`: {item['set_with']}"
+             for item in document.get("unset_secrets", [])]
+    return notes + [f"Warning: {warning}" for warning in document.get("warnings", [])]
 
 
 def _violation_rows(document: dict[str, Any]) -> list[list[object]]:

@@ -4,29 +4,64 @@ from __future__ import annotations
 
 import ipaddress
 import re
+from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
 from accelfit.catalog.names import UnknownAcceleratorError, accelerator_kind, canonical_accelerator, max_per_server
-from accelfit.spec.models import DNS_LABEL, StrictModel
+from accelfit.errors import short_repr
+from accelfit.spec.models import DNS_LABEL, Number, StrictModel, WholeNumber
 
-_HOSTNAME = re.compile(r"^(?=.{1,253}$)([a-zA-Z0-9]([-a-zA-Z0-9]{0,61}[a-zA-Z0-9])?)(\.[a-zA-Z0-9]([-a-zA-Z0-9]{0,61}[a-zA-Z0-9])?)*$")
+# RFC 1123 host names: dot-separated labels of letters, digits and '-', at most 253 characters in all. `\Z`, not
+# `$`: `$` also matches before a final newline, and "gpu-01\n" is not a host name.
+_HOST_LABEL = re.compile(r"[A-Za-z0-9]([-A-Za-z0-9]{0,61}[A-Za-z0-9])?\Z")
 # Kubernetes label keys: optional DNS prefix, then a name of at most 63 characters.
-_LABEL_KEY = re.compile(r"^([a-z0-9]([-a-z0-9.]*[a-z0-9])?/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$")
-_LABEL_VALUE = re.compile(r"^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$")
+_LABEL_KEY = re.compile(r"^([a-z0-9]([-a-z0-9.]*[a-z0-9])?/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?\Z")
+_LABEL_VALUE = re.compile(r"^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?\Z")
+
+
+def _host_name_problem(address: str) -> str | None:
+    """Why `address` is not a usable host name, or None when it is one."""
+    if not address or len(address) > 253:
+        return "a host name has 1 to 253 characters"
+    labels = address.split(".")
+    if not all(_HOST_LABEL.match(label) for label in labels):
+        return "a host name is dot-separated labels of letters, digits and '-'"
+    if all(label.isdigit() for label in labels):
+        # 999.999.999.999, 010.000.000.001 and 10.0.1 would be looked up as names; they are broken IPv4 addresses.
+        return "it looks like an IPv4 address but is not one (four numbers 0-255, no leading zeros)"
+    if labels[-1].isdigit():
+        return "the last label of a host name cannot be all digits"
+    return None
+
+
+def address_key(address: str) -> str:
+    """One spelling per address, to find duplicates: IP addresses in canonical form (an IPv4-mapped IPv6 address
+    as its IPv4 address), host names in lowercase."""
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return address.lower()
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    return ip.compressed
 
 
 class Server(StrictModel):
     name: str = Field(pattern=DNS_LABEL, max_length=63, description="Unique; becomes the Kubernetes node name.")
-    address: str = Field(description="Unique IP address or DNS name reached over SSH.")
+    address: str = Field(max_length=253, description="Unique IP address or DNS name reached over SSH.")
     ssh_user: str = Field(pattern=r"^[a-z_][a-z0-9_-]{0,31}$", description="User accelfit logs in as over SSH.")
     gpu_model: str = Field(description="Canonical accelerator name or alias, e.g. h100-80gb or H100.")
-    gpu_count: int = Field(ge=1, le=16, description="GPUs in the server.")
-    cpu_cores: int = Field(ge=1, le=1024, description="Physical CPU cores.")
-    memory_gib: float = Field(gt=0, le=65536, description="System memory, GiB.")
-    nvme_tb: float = Field(default=0, ge=0, le=1000, description="Local NVMe, TB.")
-    network_gbps: float = Field(gt=0, le=100000, description="Total network bandwidth, Gbps.")
-    rack: str | None = Field(default=None, max_length=63, description="Rack, for topology labels.")
+    gpu_count: WholeNumber = Field(ge=1, le=16, description="GPUs in the server.")
+    cpu_cores: WholeNumber = Field(ge=1, le=1024, description="Physical CPU cores.")
+    memory_gib: Number = Field(gt=0, le=65536, description="System memory, GiB.")
+    nvme_tb: Number = Field(default=0, ge=0, le=1000, description="Local NVMe, TB.")
+    network_gbps: Number = Field(gt=0, le=100000, description="Total network bandwidth, Gbps.")
+    rack: str | None = Field(default=None, max_length=63, pattern=r"^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$",
+                             description="Rack, for topology labels.")
+    form_factor: Literal["sxm", "pcie"] | None = Field(
+        default=None, description="How the GPUs connect: sxm (HGX/DGX baseboard with NVSwitches: Fabric Manager is "
+        "installed, and NVLSM on B200) or pcie (no NVSwitch). Empty: preflight detects it on the host.")
     labels: dict[str, str] = Field(default_factory=dict, description="Extra Kubernetes node labels.")
 
     @field_validator("address")
@@ -36,9 +71,10 @@ class Server(StrictModel):
             ipaddress.ip_address(address)
             return address
         except ValueError:
-            if _HOSTNAME.match(address):
+            why = _host_name_problem(address)
+            if why is None:
                 return address
-        raise ValueError(f"{address!r} is neither an IP address nor a host name")
+        raise ValueError(f"{short_repr(address)} is neither an IP address nor a host name; {why}")
 
     @field_validator("gpu_model")
     @classmethod
@@ -55,11 +91,13 @@ class Server(StrictModel):
     @field_validator("labels")
     @classmethod
     def _labels(cls, labels: dict[str, str]) -> dict[str, str]:
+        if len(labels) > 64:
+            raise ValueError(f"{len(labels)} labels; a node carries at most 64 extra labels here")
         for key, value in labels.items():
-            if not _LABEL_KEY.match(key):
-                raise ValueError(f"label key {key!r} is not a valid Kubernetes label key")
+            if not _LABEL_KEY.match(key) or len(key) > 253:
+                raise ValueError(f"label key {short_repr(key)} is not a valid Kubernetes label key")
             if not _LABEL_VALUE.match(value):
-                raise ValueError(f"label {key}={value!r}: value must be at most 63 letters, digits, '-', '_', '.'")
+                raise ValueError(f"label {short_repr(key)}={short_repr(value)}: value must be at most 63 letters, digits, '-', '_', '.'")
         return labels
 
     @model_validator(mode="after")
@@ -73,16 +111,20 @@ class Server(StrictModel):
 
 class Inventory(StrictModel):
     site: str = Field(pattern=DNS_LABEL, max_length=63, description="Site name, used in labels and resource names.")
-    servers: tuple[Server, ...] = Field(min_length=1, description="The GPU servers.")
+    servers: tuple[Server, ...] = Field(min_length=1, max_length=10_000, description="The GPU servers.")
 
     @model_validator(mode="after")
     def _unique(self) -> Inventory:
-        for attribute in ("name", "address"):
+        spellings = {"name": str.lower, "address": address_key}
+        for attribute, key_of in spellings.items():
             seen: dict[str, int] = {}
             for index, server in enumerate(self.servers):
                 value = getattr(server, attribute)
-                if value in seen:
+                key = key_of(value)
+                if key in seen:
+                    first = getattr(self.servers[seen[key]], attribute)
+                    same = "" if first == value else f" (written {first!r} there: the same {attribute})"
                     raise ValueError(f"servers[{index}].{attribute}: {value!r} is already used by "
-                                     f"servers[{seen[value]}]; every server needs its own {attribute}")
-                seen[value] = index
+                                     f"servers[{seen[key]}]{same}; every server needs its own {attribute}")
+                seen[key] = index
         return self

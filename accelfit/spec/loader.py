@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from accelfit.errors import InputError, problem
+from accelfit.inputfile import is_regular_file
 from accelfit.spec.inventory import Inventory
 from accelfit.spec.models import WorkloadSpec
 from accelfit.validation import validate
@@ -52,7 +53,7 @@ def with_inventory(spec: WorkloadSpec, source_path: Path, prefix: str = "") -> L
     if not spec.placement.inventory:
         return LoadedWorkload(spec, str(source_path), None, None)
     inventory_path = (source_path.parent / spec.placement.inventory)
-    if not inventory_path.is_file():
+    if not is_regular_file(inventory_path):
         field = f"{prefix}.placement.inventory" if prefix else "placement.inventory"
         raise InputError([problem(str(source_path), field, f"inventory file {str(inventory_path)!r} not found",
                                   "give a path relative to this file", spec.placement.inventory)])

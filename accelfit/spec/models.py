@@ -7,15 +7,20 @@ the JSON Schema that `accelfit schema` prints for editors.
 
 from __future__ import annotations
 
+import re
 from enum import Enum
 from typing import Annotated
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    AllowInfNan, BaseModel, BeforeValidator, ConfigDict, Field, Strict, WithJsonSchema, field_validator, model_validator,
+)
 
 from accelfit.catalog.models import Precision
 from accelfit.catalog.models import PricingModel as Pricing
 from accelfit.catalog.names import UnknownAcceleratorError, canonical_accelerator
+from accelfit.errors import did_you_mean, short_repr
 from accelfit.sizes import SizeError, parse_bytes, parse_count
+from accelfit.spec.regions import cloud_of_region, cloud_regions
 
 
 class StrictModel(BaseModel):
@@ -33,18 +38,29 @@ def _count(value: object) -> float:
 
 def _terabytes(value: object) -> float:
     """A number is already TB; a string with a unit ('500Gi', '20TB') is converted to TB (10^12 bytes)."""
-    if isinstance(value, str):
-        try:
-            return parse_bytes(value) / 1e12
-        except SizeError as error:
-            raise ValueError(str(error)) from None
-    return value  # type: ignore[return-value]  # numbers are checked by the field's own constraints
+    try:
+        return parse_bytes(value) / 1e12 if isinstance(value, str) else parse_bytes(value)
+    except SizeError as error:
+        raise ValueError(str(error)) from None
 
 
-Count = Annotated[float, BeforeValidator(_count)]
-Terabytes = Annotated[float, BeforeValidator(_terabytes)]
+# What editors see for a size: a number, or a string with a suffix. The pattern mirrors accelfit.sizes.
+_COUNT_SCHEMA = {"anyOf": [{"type": "number", "exclusiveMinimum": 0}, {"type": "string", "pattern": r"^\s*[0-9.]+([eE][-+]?[0-9]+)?\s*[kKmMbBgGtTpP]?\s*$"}]}
+_BYTES_SCHEMA = {"anyOf": [{"type": "number", "minimum": 0},
+                           {"type": "string", "pattern": r"^\s*[0-9.]+([eE][-+]?[0-9]+)?\s*([kKmMgGtTpP][iI]?)?[bB]?\s*$"}]}
+
+Count = Annotated[float, BeforeValidator(_count), WithJsonSchema(_COUNT_SCHEMA)]
+Terabytes = Annotated[float, BeforeValidator(_terabytes), WithJsonSchema(_BYTES_SCHEMA)]
+# Plain numbers are strict: YAML `true` is not 1, "30" is not 30, and infinity or NaN is never a quantity.
+Number = Annotated[float, Strict(), AllowInfNan(False)]
+WholeNumber = Annotated[int, Strict()]
 
 DNS_LABEL = r"^[a-z]([-a-z0-9]*[a-z0-9])?$"
+_NAME_CHARACTERS = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}\Z")
+
+
+def _shown(value: str) -> str:
+    return short_repr(value)
 
 
 class WorkloadKind(str, Enum):
@@ -98,51 +114,52 @@ class Orchestration(str, Enum):
 
 
 class ModelSpec(StrictModel):
-    parameters: Count = Field(gt=0, description="Parameter count (active parameters for MoE), e.g. 70B or 6.74e9.")
+    parameters: Count = Field(gt=0, le=1e15, description="Parameter count (active parameters for MoE), e.g. 70B or 6.74e9.")
     precision: Precision = Field(default=Precision.bf16, description="Numeric precision of training or serving.")
     dynamic_shapes: bool = Field(default=False, description="Data-dependent shapes or control flow (favours GPUs).")
     custom_kernels: bool = Field(default=False, description="Hand-written CUDA/Triton kernels (needs GPUs).")
-    layers: int | None = Field(default=None, ge=1, description="Transformer layers, for KV-cache sizing.")
-    hidden_size: int | None = Field(default=None, ge=1, description="Model width, for KV-cache sizing.")
-    kv_heads: int | None = Field(default=None, ge=1, description="Key/value heads (GQA), for KV-cache sizing.")
-    attention_heads: int | None = Field(default=None, ge=1, description="Query heads, to derive the head size.")
-    context_tokens: int | None = Field(default=None, ge=1, description="Longest context served, tokens.")
+    layers: WholeNumber | None = Field(default=None, ge=1, le=1000, description="Transformer layers, for KV-cache sizing.")
+    hidden_size: WholeNumber | None = Field(default=None, ge=1, le=1_000_000, description="Model width, for KV-cache sizing.")
+    kv_heads: WholeNumber | None = Field(default=None, ge=1, le=1024, description="Key/value heads (GQA), for KV-cache sizing.")
+    attention_heads: WholeNumber | None = Field(default=None, ge=1, le=1024, description="Query heads, to derive the head size.")
+    context_tokens: WholeNumber | None = Field(default=None, ge=1, le=100_000_000, description="Longest context served, tokens.")
 
 
 class TrainingSpec(StrictModel):
-    tokens: Count = Field(gt=0, description="Training tokens, e.g. 2T.")
-    deadline_days: float = Field(gt=0, le=3650, description="Wall-clock days the run may take.")
+    tokens: Count = Field(gt=0, le=1e17, description="Training tokens, e.g. 2T.")
+    deadline_days: Number = Field(gt=0, le=3650, description="Wall-clock days the run may take.")
     method: TrainingMethod = Field(default=TrainingMethod.full, description="full, or lora (fine-tuning only).")
 
 
 class InferenceSpec(StrictModel):
-    requests_per_second: float = Field(gt=0, description="Peak requests per second to serve.")
-    input_tokens: int = Field(default=1024, ge=1, description="Prompt tokens per request (typical).")
-    output_tokens: int = Field(default=256, ge=1, description="Generated tokens per request (typical).")
-    latency_p99_ms: float = Field(gt=0, description="99th-percentile end-to-end latency target, ms.")
+    requests_per_second: Number = Field(gt=0, le=10_000_000, description="Peak requests per second to serve.")
+    input_tokens: WholeNumber = Field(default=1024, ge=1, le=10_000_000, description="Prompt tokens per request (typical).")
+    output_tokens: WholeNumber = Field(default=256, ge=1, le=10_000_000, description="Generated tokens per request (typical).")
+    latency_p99_ms: Number = Field(gt=0, le=3_600_000, description="99th-percentile end-to-end latency target, ms.")
     traffic: Traffic = Field(default=Traffic.variable,
                              description="variable (bursty, mixed batch sizes) or steady (large, regular batches).")
-    hours_per_day: float = Field(default=24, gt=0, le=24, description="Hours a day the service must be up.")
+    hours_per_day: Number = Field(default=24, gt=0, le=24, description="Hours a day the service must be up.")
 
 
 class DataSpec(StrictModel):
-    dataset_tb: Terabytes = Field(default=0, ge=0, description="Dataset size, TB (or a size such as 500Gi).")
-    egress_tb_per_month: Terabytes = Field(default=0, ge=0, description="Data leaving the cloud each month, TB.")
+    dataset_tb: Terabytes = Field(default=0, ge=0, le=1_000_000, description="Dataset size, TB (or a size such as 500Gi).")
+    egress_tb_per_month: Terabytes = Field(default=0, ge=0, le=1_000_000, description="Data leaving the cloud each month, TB.")
 
 
 class PlacementSpec(StrictModel):
     clouds: tuple[PlacementCloud, ...] = Field(default=(PlacementCloud.gcp, PlacementCloud.aws),
                                                description="Clouds allowed.")
-    regions: tuple[str, ...] = Field(default=(), description="Region allow-list; empty = any offering region.")
+    regions: tuple[Annotated[str, Field(max_length=64)], ...] = Field(
+        default=(), max_length=100, description="Region allow-list; empty = any offering region.")
     portability: Portability = Field(default=Portability.none,
                                      description="required: must also run off Google Cloud, which rules out TPUs.")
     deployment: Deployment = Field(default=Deployment.cloud,
                                    description="cloud, dedicated (own bare-metal inventory only) or any.")
-    inventory: str | None = Field(default=None,
+    inventory: str | None = Field(default=None, min_length=1, max_length=1024,
                                   description="Path to a bare-metal inventory, relative to the file naming it.")
     orchestration: Orchestration = Field(default=Orchestration.kubernetes,
                                          description="kubernetes, or vms (TPU VMs / plain instances, no cluster).")
-    accelerators: tuple[str, ...] = Field(default=(),
+    accelerators: tuple[Annotated[str, Field(max_length=64)], ...] = Field(default=(), max_length=100,
                                           description="Accelerator allow-list (canonical names or aliases); empty = any.")
 
     @field_validator("accelerators", mode="after")
@@ -151,24 +168,42 @@ class PlacementSpec(StrictModel):
         canonical = []
         for name in names:
             try:
+                if not _NAME_CHARACTERS.match(name):
+                    # "a100 80gb" is not how the accelerator is written anywhere a user will copy it to.
+                    close = canonical_accelerator(re.sub(r"[^A-Za-z0-9.-]+", "-", name.strip()))
+                    raise ValueError(f"accelerator {_shown(name)} has spaces or other characters accelerator names "
+                                     f"do not use; did you mean {close!r}?")
                 canonical.append(canonical_accelerator(name))
             except UnknownAcceleratorError as error:
                 hint = f"did you mean {error.suggestion!r}? " if error.suggestion else ""
-                raise ValueError(f"unknown accelerator {name!r}; {hint}known: {', '.join(error.known)}") from None
+                raise ValueError(f"unknown accelerator {_shown(name)}; {hint}known: {', '.join(error.known)}") from None
         return tuple(dict.fromkeys(canonical))
 
     @field_validator("regions", mode="after")
     @classmethod
-    def _region_shape(cls, regions: tuple[str, ...]) -> tuple[str, ...]:
+    def _known_regions(cls, regions: tuple[str, ...]) -> tuple[str, ...]:
         for region in regions:
-            if not region or not region.replace("-", "").isalnum() or region != region.lower():
-                raise ValueError(f"region {region!r} is not a region name such as us-central1 or us-east-1")
+            if cloud_of_region(region) is None:
+                known = sorted(set().union(*cloud_regions().values()))
+                close = did_you_mean(region, known) if len(region) <= 64 else None
+                hint = f"did you mean {close!r}?" if close else "use a region such as us-central1 (GCP) or us-east-1 (AWS)"
+                raise ValueError(f"region {_shown(region)} is not a region of any cloud accelfit supports; {hint}")
         return regions
+
+    @model_validator(mode="after")
+    def _regions_in_allowed_clouds(self) -> PlacementSpec:
+        allowed = {cloud.value for cloud in self.clouds}
+        for region in self.regions:
+            cloud = cloud_of_region(region)
+            if cloud is not None and cloud not in allowed and self.deployment is not Deployment.dedicated:
+                raise ValueError(f"regions: {region} is a {cloud} region but clouds is [{', '.join(sorted(allowed))}]; "
+                                 f"add {cloud} to clouds or remove {region}")
+        return self
 
 
 class BudgetSpec(StrictModel):
-    max_monthly_usd: float | None = Field(default=None, gt=0, description="Most the workload may cost a month, USD.")
-    max_total_usd: float | None = Field(default=None, gt=0, description="Most a training run may cost in total, USD.")
+    max_monthly_usd: Number | None = Field(default=None, gt=0, le=1e9, description="Most the workload may cost a month, USD.")
+    max_total_usd: Number | None = Field(default=None, gt=0, le=1e10, description="Most a training run may cost in total, USD.")
     pricing: Pricing = Field(default=Pricing.on_demand,
                              description="on-demand, spot, committed-1y or committed-3y.")
 

@@ -32,6 +32,7 @@ from components.aws.node_group import ManagedNodeGroup, ManagedNodeGroupArgs, No
 from components.aws.plan_checks import validate_eks_plan
 from components.aws.stack import EksGpuStack, EksGpuStackArgs
 from components.aws.workload_identity import WorkloadIdentity, WorkloadIdentityArgs
+from components.aws.zone_offerings import account_zone_ids, zone_offering_problems
 from components.common import Ownership
 
 __all__ = [
@@ -52,6 +53,8 @@ def build(plan: Plan, ownership: Ownership, catalog: Catalog | None = None,
     """
     catalog = catalog if catalog is not None else load_catalog()
     problems = validate_eks_plan(plan, catalog)  # the plan first: its problems say to plan again
+    if not problems:
+        problems = zone_offering_problems(plan, account_zone_ids(tuple(plan.zones), plan.region))
     if problems:
         raise InputError(problems)
     return EksGpuStack(plan.workload, EksGpuStackArgs(

@@ -1,7 +1,8 @@
 """How accelfit reaches owned servers and their cluster, read from stack config. Secrets stay Pulumi secrets.
 
     pulumi config set --secret accelfit:sshPrivateKey < ~/.ssh/accelfit_ed25519
-    pulumi config set --secret accelfit:joinToken "$(kubeadm token create --ttl 24h)"
+    pulumi config set --secret accelfit:joinToken "$(kubeadm token generate)"  # accelfit keeps it valid
+    pulumi config set accelfit:kubernetesVersion 1.35                  # optional: else read from the API server
     pulumi config set --secret accelfit:kubeconfig < admin.kubeconfig
     pulumi config set accelfit:joinEndpoint 10.20.0.5:6443          # the API server hosts join
     pulumi config set accelfit:joinCaCertHash sha256:<hex>          # kubeadm's discovery hash (public)
@@ -18,11 +19,12 @@ from accelfit.errors import InputError, Problem, problem
 
 SECRET_KEYS = {
     "sshPrivateKey": "pulumi config set --secret accelfit:sshPrivateKey < ~/.ssh/<key>",
-    "joinToken": "pulumi config set --secret accelfit:joinToken \"$(kubeadm token create)\"",
+    "joinToken": "pulumi config set --secret accelfit:joinToken \"$(kubeadm token generate)\"",
     "kubeconfig": "pulumi config set --secret accelfit:kubeconfig < <admin kubeconfig of the cluster>",
 }
 _ENDPOINT = re.compile(r"^[A-Za-z0-9.-]+:[0-9]{1,5}$")
 _CA_HASH = re.compile(r"^sha256:[0-9a-f]{64}$")
+_MINOR = re.compile(r"^1\.[0-9]{2}$")
 
 
 @dataclass(frozen=True)
@@ -32,6 +34,8 @@ class HostAccess:
     kubeconfig: pulumi.Output[str]
     join_endpoint: str
     ca_cert_hash: str
+    kubernetes_minor: str = ""
+    """The control plane's Kubernetes minor (e.g. 1.35); empty: the hosts read it from the API server."""
 
 
 def read_host_access(source: str = "stack") -> HostAccess:
@@ -53,7 +57,12 @@ def read_host_access(source: str = "stack") -> HostAccess:
         problems.append(problem(source, "accelfit:joinCaCertHash", "missing or not sha256:<64 hex digits>",
                                 "take it from `kubeadm token create --print-join-command` on a control-plane node",
                                 ca_hash))
+    minor = config.get("kubernetesVersion") or ""
+    if minor and not _MINOR.match(minor):
+        problems.append(problem(source, "accelfit:kubernetesVersion", "not a Kubernetes minor version",
+                                "pulumi config set accelfit:kubernetesVersion 1.35 (the control plane's)", minor))
     if problems:
         raise InputError(problems)
     return HostAccess(ssh_private_key=secrets["sshPrivateKey"], join_token=secrets["joinToken"],
-                      kubeconfig=secrets["kubeconfig"], join_endpoint=endpoint, ca_cert_hash=ca_hash)
+                      kubeconfig=secrets["kubeconfig"], join_endpoint=endpoint, ca_cert_hash=ca_hash,
+                      kubernetes_minor=minor)

@@ -6,6 +6,8 @@ from accelfit.errors import InputError, Problem, did_you_mean, problem
 from accelfit.planner.model import Plan
 from accelfit.spec.inventory import Inventory
 from accelfit.validation import validate
+from accelfit.planner.software import baremetal_gpu_driver
+from components.baremetal.host_software import driver_problems, form_factor_problems, toolkit_problems
 
 GKE_MANAGED = frozenset({"DEFAULT", "LATEST"})
 
@@ -35,8 +37,14 @@ def plan_problems(plan: Plan, inventory: Inventory | None, source: str = "invent
         problems.append(problem("plan", "node_pools.gpu.driver_version", "bare metal needs a pinned driver version",
                                 "plan again (the planner pins it from its software data)",
                                 gpu_pools[0].driver_version))
+    else:
+        problems += driver_problems(gpu_pools[0].driver_version)
+    problems += toolkit_problems(baremetal_gpu_driver()["container_toolkit"])
     if not plan.baremetal_hosts:
         problems.append(problem("plan", "baremetal_hosts", "no servers chosen", "plan again with this inventory"))
+    for index, server in enumerate(inventory.servers):
+        if server.name in plan.baremetal_hosts:
+            problems += form_factor_problems(server, index, source)
     servers = {server.name: server for server in inventory.servers}
     seen: set[str] = set()
     for index, host in enumerate(plan.baremetal_hosts):

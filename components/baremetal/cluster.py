@@ -1,5 +1,6 @@
 """BaremetalCluster: owned GPU servers from an inventory turned into a GPU pool of an existing Kubernetes cluster:
-hosts prepared over SSH (preflight, pinned driver and container toolkit, join), then their nodes labelled and
+hosts prepared over SSH (preflight, NVIDIA and Kubernetes apt repositories, kubeadm prerequisites, pinned driver with
+its fabric software, container toolkit, join with a token accelfit keeps valid), then their nodes labelled and
 tainted through the Kubernetes API. The plan and inventory are checked before anything is created."""
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from accelfit.spec.inventory import Inventory
 from components.baremetal.access import HostAccess
 from components.baremetal.checks import check_plan
 from components.baremetal.host_preparation import HostPreparation, HostPreparationArgs
+from components.baremetal.join_token import join_token_secret
 from components.baremetal.membership import NodeMembership, NodeMembershipArgs
 from components.baremetal.scripts import ClusterJoin
 from components.common import child_name
@@ -47,15 +49,17 @@ class BaremetalCluster(pulumi.ComponentResource):
         gpu_taint = next((taint for taint in taints if taint[0] == "nvidia.com/gpu"),
                          ("nvidia.com/gpu", "present", "NoSchedule"))
 
+        self.kubeconfig = args.access.kubeconfig
+        self.provider = k8s.Provider(child_name(name, "provider"), kubeconfig=args.access.kubeconfig,
+                                     enable_server_side_apply=True, opts=child)
+        token = join_token_secret(child_name(name, "join-token"), args.access.join_token, self.provider, self)
         self.hosts = HostPreparation(child_name(name, "hosts"), HostPreparationArgs(
             servers=servers, driver_version=pool.driver_version or "",
             toolkit_version=baremetal_gpu_driver()["container_toolkit"],
             join=ClusterJoin(api_server=args.access.join_endpoint, ca_cert_hash=args.access.ca_cert_hash,
-                             taint=gpu_taint),
-            ssh_private_key=args.access.ssh_private_key, join_token=args.access.join_token), opts=child)
-        self.kubeconfig = args.access.kubeconfig
-        self.provider = k8s.Provider(child_name(name, "provider"), kubeconfig=args.access.kubeconfig,
-                                     enable_server_side_apply=True, opts=child)
+                             taint=gpu_taint, kubernetes_minor=args.access.kubernetes_minor),
+            ssh_private_key=args.access.ssh_private_key, join_token=args.access.join_token,
+            join_after=(token,)), opts=child)
         self.membership = NodeMembership(child_name(name, "nodes"), NodeMembershipArgs(
             servers=servers, site=inventory.site, pool=pool.name, pool_labels=dict(pool.labels), taints=taints,
             provider=self.provider, joined=self.hosts.joined), opts=child)

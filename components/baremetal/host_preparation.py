@@ -1,6 +1,6 @@
-"""HostPreparation: each server prepared over SSH with the pulumi-command provider, in order: preflight, NVIDIA
-driver, container toolkit (one remote command, three scripts), then the cluster join (its own command, the only
-one that receives a secret: the join token, on standard input).
+"""HostPreparation: each server prepared over SSH with the pulumi-command provider, in order: preflight, apt
+repositories, kubeadm prerequisites, NVIDIA driver, container toolkit (one remote command, five scripts), then the
+cluster join (its own command, the only one that receives a secret: the join token, on standard input).
 
 Scripts are idempotent, so `update` runs the same script again when it changes (a pinned version moved);
 nothing runs on delete: removing a server from the plan must not wipe its driver or evict it from the cluster.
@@ -9,7 +9,7 @@ One component for all servers, two commands each, to keep a 1,000-server preview
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import pulumi
 from pulumi_command import remote
@@ -18,7 +18,8 @@ from accelfit.spec.inventory import Server
 from components.baremetal.scripts import ClusterJoin, host_scripts, remote_command
 from components.common import child_name
 
-PREPARE_STEPS = ("preflight", "driver", "toolkit")
+# containerd comes with the kubernetes step, before the toolkit configures it for the NVIDIA runtime.
+PREPARE_STEPS = ("preflight", "repositories", "kubernetes", "driver", "toolkit")
 
 
 @dataclass(frozen=True)
@@ -29,10 +30,12 @@ class HostPreparationArgs:
     join: ClusterJoin
     ssh_private_key: pulumi.Input[str]
     join_token: pulumi.Input[str]
+    join_after: tuple[pulumi.Resource, ...] = field(
+        default=(), metadata={"doc": "What makes the token valid in the cluster (the bootstrap-token Secret)."})
 
 
 def prepare_command(scripts: dict[str, str]) -> str:
-    """The three preparation scripts, each as root, stopping at the first that fails."""
+    """The preparation scripts, each as root, stopping at the first that fails."""
     return " && ".join(remote_command(scripts[step], step) for step in PREPARE_STEPS)
 
 
@@ -53,5 +56,6 @@ class HostPreparation(pulumi.ComponentResource):
             join = remote_command(scripts["join"], "join")
             self.joined[server.name] = remote.Command(
                 child_name(name, f"{server.name}-join"), connection=connection, create=join, update=join,
-                stdin=args.join_token, opts=pulumi.ResourceOptions(parent=self, depends_on=[prepared]))
+                stdin=args.join_token,
+                opts=pulumi.ResourceOptions(parent=self, depends_on=[prepared, *args.join_after]))
         self.register_outputs({"hosts": [server.name for server in args.servers]})

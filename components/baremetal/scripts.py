@@ -1,4 +1,6 @@
-"""Host scripts rendered from templates/: preflight, NVIDIA driver, container toolkit, cluster join. Pure.
+"""Host scripts rendered from templates/: preflight, apt repositories, kubeadm prerequisites, NVIDIA driver,
+container toolkit, cluster join. Pure. Repository URLs, key fingerprints and package names come from
+data/host_packages.yaml (host_software.py), never from the templates.
 
 Templates hold `{{ name }}` placeholders, each filled with a shell-quoted value (shlex.quote), and
 `# @include <file>` lines for shared parts. Rendering fails on a placeholder without a value and on a value
@@ -15,26 +17,26 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from accelfit.spec.inventory import Server
+from components.baremetal.host_software import driver_branch, fabric, host_packages, repositories, supported_os, words
 
 TEMPLATES = Path(__file__).parent / "templates"
-SCRIPTS = ("preflight", "driver", "toolkit", "join")
+SCRIPTS = ("preflight", "repositories", "kubernetes", "driver", "toolkit", "join")
 _PLACEHOLDER = re.compile(r"\{\{ ([a-z_]+) \}\}")
 _INCLUDE = re.compile(r"^# @include (\S+)$", re.MULTILINE)
 
 # Room for the driver (~1 GiB), container images of GPU jobs (tens of GiB) and kubelet data.
 MIN_FREE_GIB = 50
-# 8-GPU HGX/DGX boards of these models connect their GPUs through NVSwitches, which need Fabric Manager.
-# (B200 boards also need the NVLink subnet manager, which accelfit does not install yet.)
-NVSWITCH_MODELS = frozenset({"a100-40gb", "a100-80gb", "h100-80gb", "h200-141gb", "b200"})
 
 
 @dataclass(frozen=True)
 class ClusterJoin:
-    """Where hosts join: the API server and the hash of its CA (both public), and the GPU taint to register."""
+    """Where hosts join: the API server and the hash of its CA (both public), the GPU taint to register, and the
+    control plane's Kubernetes minor ("" = read from the API server's /version on the host)."""
 
     api_server: str
     ca_cert_hash: str
     taint: tuple[str, str, str]
+    kubernetes_minor: str = ""
 
 
 @functools.cache
@@ -53,21 +55,40 @@ def render(script: str, values: dict[str, str | int]) -> str:
     return _PLACEHOLDER.sub(lambda match: shlex.quote(str(values[match.group(1)])), template)
 
 
-def fabric_manager(server: Server) -> bool:
-    return server.gpu_model in NVSWITCH_MODELS and server.gpu_count == 8
+def _repository_values(prefix: str, name: str) -> dict[str, str | int]:
+    repository = repositories()[name]
+    return {f"{prefix}_repo_url": repository.url, f"{prefix}_key_url": repository.key_url,
+            f"{prefix}_fingerprint": repository.fingerprint, f"{prefix}_keyring": repository.keyring,
+            f"{prefix}_list": repository.list}
 
 
 def host_scripts(server: Server, driver_version: str, toolkit_version: str, join: ClusterJoin) -> dict[str, str]:
-    """The four scripts for one server, in the order they run."""
+    """The six scripts for one server, in the order they run."""
     node = {"node_name": server.name}
+    packages = host_packages()["packages"]
+    branch = driver_branch(driver_version)
     key, value, effect = join.taint
     return {
         "preflight": render("preflight", {**node, "gpu_count": server.gpu_count, "gpu_model": server.gpu_model,
-                                          "min_free_gib": MIN_FREE_GIB}),
-        "driver": render("driver", {**node, "driver_version": driver_version,
-                                    "driver_branch": driver_version.split(".")[0],
-                                    "fabric_manager": "yes" if fabric_manager(server) else "no"}),
-        "toolkit": render("toolkit", {**node, "toolkit_version": toolkit_version}),
+                                          "min_free_gib": MIN_FREE_GIB, "supported_os": supported_os(),
+                                          "fabric": fabric(server)}),
+        "repositories": render("repositories", {
+            **node, "supported_os": supported_os(), "prerequisites": words(packages["prerequisites"]),
+            **_repository_values("cuda", "cuda"), **_repository_values("toolkit", "container_toolkit")}),
+        "kubernetes": render("kubernetes", {
+            **node, "api_server": join.api_server, "kubernetes_minor": join.kubernetes_minor,
+            "supported_os": supported_os(), "kubernetes_packages": words(packages["kubernetes"]),
+            "runtime_packages": words(packages["container_runtime"]), **_repository_values("kube", "kubernetes"),
+            **_repository_values("runtime", "containerd")}),
+        "driver": render("driver", {
+            **node, "driver_version": driver_version, "driver_branch": branch,
+            "pinning_package": packages["driver_pinning"].format(branch=branch),
+            "driver_packages": words(packages["driver"]),
+            "fabric_manager_packages": words(packages["fabric_manager"]), "nscq_packages": words(packages["nscq"]),
+            "nvlink_pinned_packages": words(packages["nvlink5_pinned"]),
+            "nvlink_packages": words(packages["nvlink5_unpinned"])}),
+        "toolkit": render("toolkit", {**node, "toolkit_version": toolkit_version,
+                                      "toolkit_packages": words(packages["container_toolkit"])}),
         "join": render("join", {**node, "api_server": join.api_server, "ca_cert_hash": join.ca_cert_hash,
                                 "taint_key": key, "taint_value": value, "taint_effect": effect}),
     }

@@ -8,6 +8,7 @@ import pulumi
 from pulumi_gcp import filestore
 
 from accelfit.errors import InputError, problem
+from accelfit.planner.filestore_capacity import capacity_fix, capacity_problem
 
 # Tiers that are regional take a region as their location; the others a zone.
 # https://cloud.google.com/filestore/docs/service-tiers
@@ -32,9 +33,10 @@ class SharedFilestore(pulumi.ComponentResource):
     instance: filestore.Instance
 
     def __init__(self, name: str, args: SharedFilestoreArgs, opts: pulumi.ResourceOptions | None = None):
-        if args.capacity_gib < 1024:
-            raise InputError([problem(f"SharedFilestore {name}", "capacity_gib",
-                                      "Filestore shares start at 1024 GiB", "set 1024 or more", args.capacity_gib)])
+        reason = capacity_problem(args.tier, args.capacity_gib)
+        if reason:
+            raise InputError([problem(f"SharedFilestore {name}", "capacity_gib", reason,
+                                      capacity_fix(args.tier, args.capacity_gib), args.capacity_gib)])
         super().__init__("accelfit:gcp:SharedFilestore", name, None, opts)
         self.instance = filestore.Instance(
             f"{name}-filestore", tier=args.tier,

@@ -1,5 +1,21 @@
 """TpuNodePool: one GKE node pool per TPU slice. Multi-host slices are atomic pools whose placement policy
-carries the TPU topology; nodes get the google.com/tpu taint and role labels; spot or a reservation."""
+carries the TPU topology; nodes get the google.com/tpu taint and role labels; spot, a reservation or DWS
+flex-start; gVNIC, the host maintenance interval and upgrade settings that never need a second slice.
+
+What each setting follows (facts, not copied code):
+- node count: a fixed pool of `hosts` nodes (xpk `--num-nodes={vms_per_slice}`), or per-zone autoscaling
+  bounds 0..hosts with location policy ANY (xpk flex-start `--enable-autoscaling --max-nodes --location-policy=ANY`;
+  Cluster Toolkit gke-node-pool sets per-zone min/max_node_count for TPU). GKE checks a multi-host slice against
+  the per-zone max_node_count: pool-wide total_* bounds leave it 0 and GKE refuses the pool ("Maximum node count 0
+  is not a valid size of TPU pod slice").
+- COMPACT placement + tpu_topology on multi-host pools only (xpk: "--tpu-topology should not be set for
+  single-host node pools").
+- gVNIC (xpk `--enable-gvnic`), host maintenance interval (xpk `--host-maintenance-interval`, default AS_NEEDED).
+- upgrades: SURGE with max_surge 0, max_unavailable 1 (Cluster Toolkit gke-node-pool default), so an upgrade
+  never asks for a second slice of TPU capacity a reservation does not have.
+Sources: AI-Hypercomputer/xpk src/xpk/core/nodepool.py and capacity.py @367c838253bea41e7d7716145ad6513f44c1a21e;
+GoogleCloudPlatform/cluster-toolkit modules/compute/gke-node-pool/main.tf and variables.tf
+@1047080375afbb44da4b596be314634e7486af4a; https://cloud.google.com/kubernetes-engine/docs/how-to/tpus"""
 
 from __future__ import annotations
 
@@ -37,6 +53,15 @@ class TpuNodePoolArgs:
     labels: dict[str, str] = field(default_factory=dict)
     resource_labels: dict[str, str] = field(default_factory=dict)
     disk_size_gb: int = 200
+    flex_start: bool = False
+    """DWS flex-start: GKE obtains the whole slice when it is free, for at most 7 days; starts at 0 nodes."""
+    host_maintenance_interval: str = "AS_NEEDED"
+    """AS_NEEDED, or PERIODIC when the reservation it consumes is configured so."""
+
+
+UPGRADE_MAX_SURGE = 0
+UPGRADE_MAX_UNAVAILABLE = 1
+HOST_MAINTENANCE_INTERVALS = ("AS_NEEDED", "PERIODIC")
 
 
 def validate_tpu_pool_args(name: str, args: TpuNodePoolArgs) -> None:
@@ -56,8 +81,27 @@ def validate_tpu_pool_args(name: str, args: TpuNodePoolArgs) -> None:
     if args.spot and args.reservation:
         problems.append(problem(where, "reservation", "spot VMs cannot consume a reservation",
                                 "set spot: false or drop the reservation", args.reservation))
+    if args.flex_start and (args.spot or args.reservation):
+        problems.append(problem(where, "flex_start", "flex-start capacity is neither spot nor reserved",
+                                "set spot: false and drop the reservation, or flex_start: false", args.flex_start))
+    if args.flex_start and args.min_nodes != 0:
+        problems.append(problem(where, "min_nodes", "a flex-start pool starts empty and scales from 0",
+                                "set min_nodes and initial_nodes to 0", args.min_nodes))
+    if args.host_maintenance_interval not in HOST_MAINTENANCE_INTERVALS:
+        problems.append(problem(where, "host_maintenance_interval", "not a GKE host maintenance interval",
+                                "use AS_NEEDED or PERIODIC", args.host_maintenance_interval))
     if problems:
         raise InputError(problems)
+
+
+def tpu_autoscaling(args: TpuNodePoolArgs) -> container.NodePoolAutoscalingArgs | None:
+    """None for a fixed slice (all hosts, always). Otherwise per-zone bounds: a TPU pool has one zone, so they
+    are the pool's bounds, and GKE validates the slice size against max_node_count (never the total_* fields).
+    ANY: take capacity where it is; with one zone there is nothing to balance."""
+    if args.min_nodes == args.max_nodes and not args.flex_start:
+        return None
+    return container.NodePoolAutoscalingArgs(min_node_count=args.min_nodes, max_node_count=args.max_nodes,
+                                             location_policy="ANY")
 
 
 class TpuNodePool(pulumi.ComponentResource):
@@ -70,23 +114,26 @@ class TpuNodePool(pulumi.ComponentResource):
 
         labels = {**node_labels("tpu", args.labels), SLICE_LABEL: args.tpu_slice}
         node_config = container.NodePoolNodeConfigArgs(
-            machine_type=args.machine_type, spot=args.spot,
-            reservation_affinity=pool_parts.reservation(args.reservation, args.spot),
+            machine_type=args.machine_type, spot=args.spot, flex_start=args.flex_start or None,
+            reservation_affinity=pool_parts.reservation(args.reservation, args.spot or args.flex_start),
             taints=pool_parts.taints(with_required_taint(args.taints, TPU_TAINT)),
             labels=labels, resource_labels=args.resource_labels, disk_size_gb=args.disk_size_gb,
+            gvnic=container.NodePoolNodeConfigGvnicArgs(enabled=True),
+            host_maintenance_policy=container.NodePoolNodeConfigHostMaintenancePolicyArgs(
+                maintenance_interval=args.host_maintenance_interval),
             **pool_parts.secure_node_basics(args.service_account))
         # The topology makes GKE create the hosts as one ICI-connected slice.
         # https://cloud.google.com/kubernetes-engine/docs/how-to/tpus#create-node-pool
         placement = (container.NodePoolPlacementPolicyArgs(type="COMPACT", tpu_topology=args.tpu_topology)
                      if args.tpu_topology else None)
-        # A multi-host slice is all hosts or none, so a fixed pool has no autoscaler; a pool that may scale
-        # (e.g. 0 <-> all hosts for training) gets pool-wide bounds.
-        fixed = args.min_nodes == args.max_nodes
         self.node_pool = container.NodePool(
             f"{name}-pool", cluster=args.cluster, location=args.location, node_locations=[args.zone],
-            initial_node_count=args.initial_nodes,
-            autoscaling=None if fixed else pool_parts.autoscaling(args.min_nodes, args.max_nodes, args.spot),
-            placement_policy=placement, management=pool_parts.management(),
+            initial_node_count=args.initial_nodes, autoscaling=tpu_autoscaling(args),
+            placement_policy=placement,
+            # xpk creates flex-start pools with --no-enable-autorepair: a repair would give the slice back.
+            management=container.NodePoolManagementArgs(auto_repair=not args.flex_start, auto_upgrade=True),
+            upgrade_settings=container.NodePoolUpgradeSettingsArgs(
+                strategy="SURGE", max_surge=UPGRADE_MAX_SURGE, max_unavailable=UPGRADE_MAX_UNAVAILABLE),
             network_config=pool_parts.private_nodes(), node_config=node_config, opts=child)
 
         self.pool_name = self.node_pool.name

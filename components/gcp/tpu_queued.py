@@ -2,16 +2,26 @@
 starts when all its capacity is there rather than slice by slice.
 
 pulumi-gcp 10.2.0's `V2QueuedResource` lacks spot, guaranteed/reservation, queueing-policy, topology
-(`accelerator_config`), labels and data disks (reference/pulumi.md 3.1). Slices here are therefore on-demand,
-named by accelerator type (whose default topology applies), unlabelled and diskless; plans that need any of
-those use `TpuVmSlice` (one `V2Vm` per slice) instead, and `validation.py` refuses the mix."""
+(`accelerator_config`), labels, data disks, the API's `multisliceParams` and the node `serviceAccount`
+(checked against the SDK's V2QueuedResourceTpuNodeSpecNodeArgs: runtime_version, accelerator_type,
+description, network_config only). So:
+- slices are on-demand, named by accelerator type (whose default topology applies), unlabelled and diskless;
+  multislice is N node specs in one request rather than multisliceParams;
+- the slices run as the project's default Compute Engine service account, which the TPU API uses when none is
+  given. It is not accelfit's node account: it has no access to the data bucket, and in older projects it holds
+  Editor on the whole project. This component therefore requires that account's email (`runtime_service_account`,
+  PROJECT_NUMBER-compute@developer.gserviceaccount.com) and grants it object read/write on the data bucket, so
+  the choice is explicit. Plans never use this path (validation.py refuses `queued` slices: a plan does not know
+  the project number); compose it by hand when a queued multislice is worth that trade.
+https://cloud.google.com/tpu/docs/queued-resources, https://cloud.google.com/compute/docs/access/service-accounts#default_service_account"""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import pulumi
-from pulumi_gcp import tpu
+from pulumi_gcp import storage, tpu
 
 from accelfit.errors import InputError, problem
 
@@ -32,7 +42,14 @@ class TpuQueuedSlicesArgs:
     slices: tuple[QueuedSlice, ...]
     network: pulumi.Input[str]
     subnetwork: pulumi.Input[str]
+    runtime_service_account: str | None = None
+    """The project's default Compute Engine service account, which the slices run as (see the module doc)."""
+    data_bucket: pulumi.Input[str] | None = None
+    """Bucket the slices read and write; the runtime account gets roles/storage.objectUser on it."""
     description: str = ""
+
+
+DEFAULT_COMPUTE_ACCOUNT = re.compile(r"^[0-9]+-compute@developer\.gserviceaccount\.com$")
 
 
 def validate_queued_args(name: str, args: TpuQueuedSlicesArgs) -> None:
@@ -45,6 +62,13 @@ def validate_queued_args(name: str, args: TpuQueuedSlicesArgs) -> None:
         problems.append(problem(where, "slices", "two slices share a node_id", "name each slice", ids))
     if not args.project:
         problems.append(problem(where, "project", "required", "set the GCP project id (gcp:project)"))
+    if args.runtime_service_account is None or not DEFAULT_COMPUTE_ACCOUNT.match(args.runtime_service_account):
+        problems.append(problem(
+            where, "runtime_service_account",
+            "queued-resource slices run as the project's default Compute Engine service account (pulumi-gcp 10.2.0 "
+            "cannot set another), so it must be named to be granted access",
+            "pass PROJECT_NUMBER-compute@developer.gserviceaccount.com, or use TpuVmSlice (accelfit's own account)",
+            args.runtime_service_account))
     if problems:
         raise InputError(problems)
 
@@ -69,6 +93,10 @@ class TpuQueuedSlices(pulumi.ComponentResource):
         self.queued_resource = tpu.V2QueuedResource(
             f"{name}-qr", zone=args.zone, project=args.project,
             tpu=tpu.V2QueuedResourceTpuArgs(node_specs=node_specs), opts=child)
+        if args.data_bucket is not None:
+            storage.BucketIAMMember(f"{name}-runtime-object-user", bucket=args.data_bucket,
+                                    role="roles/storage.objectUser",
+                                    member=f"serviceAccount:{args.runtime_service_account}", opts=child)
 
         self.register_outputs({"queued_resource": self.queued_resource.name,
                                "node_ids": [item.node_id for item in args.slices]})

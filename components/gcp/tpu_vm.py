@@ -1,5 +1,10 @@
 """TpuVmSlice: one Cloud TPU slice as TPU VMs (`tpu.V2Vm`): accelerator type and topology, the runtime version
-that fits the framework, no external IPs, spot or reserved scheduling, and an optional data disk."""
+that fits the framework, no external IPs, spot or reserved scheduling, and an optional data disk.
+
+The data disk is for single-host slices only: the disk type the generation accepts (v6e: Hyperdisk Balanced;
+v4/v5e/v5p: Balanced Persistent Disk), attached read-write so the VM can fill it (format and mount it on first
+boot). A multi-host slice could attach it only read-only, and a new disk is blank, so it is refused there
+(tpu_disks.py; https://cloud.google.com/tpu/docs/setup-persistent-disk)."""
 
 from __future__ import annotations
 
@@ -9,6 +14,7 @@ import pulumi
 from pulumi_gcp import compute, tpu
 
 from accelfit.errors import InputError, problem
+from components.gcp import tpu_disks
 from components.gcp.pool_parts import CLOUD_PLATFORM_SCOPE
 
 
@@ -25,6 +31,8 @@ class TpuVmSliceArgs:
     spot: bool = False
     reserved: bool = False
     data_disk_gb: int = 0
+    data_disk_type: str | None = None
+    """None: the first type the generation accepts (tpu_vm_disks.yaml)."""
     labels: dict[str, str] = field(default_factory=dict)
     description: str = ""
 
@@ -37,6 +45,10 @@ def validate_tpu_vm_args(name: str, args: TpuVmSliceArgs) -> None:
     if args.accelerator_config_type not in ("V2", "V3", "V4", "V5LITE_POD", "V5P", "V6E"):
         problems.append(problem(where, "accelerator_config_type", "not a TPU v2 API accelerator type",
                                 "use V4, V5LITE_POD, V5P or V6E", args.accelerator_config_type))
+    if args.data_disk_gb:
+        reason = tpu_disks.data_disk_problem(args.accelerator_config_type, args.topology, args.data_disk_type)
+        if reason:
+            problems.append(problem(where, "data_disk_gb", *reason, args.data_disk_gb))
     if not args.runtime_version:
         problems.append(problem(where, "runtime_version", "required",
                                 "set the TPU software version, e.g. v2-alpha-tpuv5"))
@@ -54,11 +66,11 @@ class TpuVmSlice(pulumi.ComponentResource):
 
         data_disks = None
         if args.data_disk_gb:
-            disk = compute.Disk(f"{name}-data", zone=args.zone, size=args.data_disk_gb, type="pd-balanced",
+            disk_type = args.data_disk_type or tpu_disks.disk_rules()[args.accelerator_config_type].default_type
+            disk = compute.Disk(f"{name}-data", zone=args.zone, size=args.data_disk_gb, type=disk_type,
                                 labels=args.labels, opts=child)
-            # Every host of a multi-host slice reads the dataset; a disk shared by several VMs must be read-only.
-            # https://cloud.google.com/tpu/docs/attach-durable-block-storage
-            data_disks = [tpu.V2VmDataDiskArgs(source_disk=disk.id, mode="READ_ONLY")]
+            # One VM (single-host slice): read-write, so the VM can write the data it then reads.
+            data_disks = [tpu.V2VmDataDiskArgs(source_disk=disk.id, mode="READ_WRITE")]
 
         self.vm = tpu.V2Vm(
             f"{name}-vm", zone=args.zone, runtime_version=args.runtime_version,

@@ -12,16 +12,17 @@ from collections import Counter
 
 from accelfit.catalog.models import Catalog, Cloud
 from accelfit.errors import Problem, did_you_mean, join_path, problem
+from accelfit.planner import filestore_capacity
 from accelfit.planner.model import NodePool, Plan, TpuVmSlice
-from components.gcp import tpu_runtime
-from components.gcp.node_settings import MANAGED_DRIVER_VERSIONS, extra_subnet_cidr
+from components.gcp import tpu_rules, tpu_runtime
+from components.gcp.names import check_name, fitted_name
+from components.gcp.node_settings import MANAGED_DRIVER_VERSIONS, gvnic_subnet_cidr, rdma_subnet_cidr
+from components.gcp.retention import retention_problem
+from components.gcp.rules import gcp_rules
 
 FILE = "plan"
 GCP_PLATFORMS = ("gke-gpu", "gke-tpu", "tpu-vm")
 
-# Smallest Filestore share per tier, GiB. https://cloud.google.com/filestore/docs/service-tiers
-FILESTORE_MIN_GIB = {"BASIC_HDD": 1024, "BASIC_SSD": 2560, "ZONAL": 1024, "REGIONAL": 1024,
-                     "ENTERPRISE": 1024, "HIGH_SCALE_SSD": 10240}
 # GKE GPU sharing limits. https://cloud.google.com/kubernetes-engine/docs/concepts/timesharing-gpus
 # and https://cloud.google.com/kubernetes-engine/docs/how-to/nvidia-mps-gpus
 MAX_SHARED_CLIENTS = {"TIME_SHARING": 48, "MPS": 48}
@@ -39,12 +40,55 @@ def plan_problems(plan: Plan, catalog: Catalog) -> list[Problem]:
                                 "build this plan with the components of its cloud", _value(plan.platform)))
         return problems
     problems += _zone_problems("zones", plan.zones, plan.region)
+    problems += name_problems(plan)
     problems += _network_problems(plan)
     problems += _storage_problems(plan)
     if _value(plan.platform) == "tpu-vm":
         problems += _tpu_vm_problems(plan, catalog)
     else:
         problems += _cluster_problems(plan, catalog)
+    return problems
+
+
+def _layout(plan: Plan):
+    flavour = next((pool.gpudirect for pool in plan.node_pools if pool.gpudirect != "none"), "none")
+    return gcp_rules().layout(flavour) if flavour != "none" and plan.network.extra_networks else None
+
+
+def derived_names(plan: Plan) -> list[tuple[str, str, str]]:
+    """(field, name kind, physical name) of every resource whose name grows with the workload name, as the
+    components derive them (network.py, gke_cluster.py, gpu_node_pool.py)."""
+    net = f"{plan.workload}-net"
+    names = [("workload", "compute_network", fitted_name("compute_network", f"{net}-vpc")),
+             ("workload", "compute_subnetwork", fitted_name("compute_subnetwork", f"{net}-subnet")),
+             ("workload", "compute_router", fitted_name("compute_router", f"{net}-router")),
+             ("workload", "compute_router_nat", fitted_name("compute_router_nat", f"{net}-nat"))]
+    names += [("workload", "compute_firewall", fitted_name("compute_firewall", f"{net}-{rule}"))
+              for rule in ("allow-internal", "allow-health-checks", "allow-iap-ssh")]
+    layout = _layout(plan)
+    if layout is not None:
+        names += [("network.extra_networks", "compute_firewall",
+                   fitted_name("compute_firewall", f"{net}-gpu{index}-allow-internal"))
+                  for index in range(layout.gvnic_networks)]
+        names += [("network.extra_networks", "compute_subnetwork",
+                   fitted_name("compute_subnetwork", f"{net}-rdma-subnet{index}"))
+                  for index in range(layout.rdma_subnets)]
+    if plan.orchestration == "kubernetes":
+        gke = f"{plan.workload}-gke"
+        names += [("workload", "container_cluster", fitted_name("container_cluster", gke)),
+                  ("workload", "compute_firewall", fitted_name("compute_firewall", f"{gke}-allow-webhooks")),
+                  ("workload", "container_node_pool", fitted_name("container_node_pool", f"{gke}-system"))]
+        names += [(join_path("node_pools", index, "name"), "container_node_pool",
+                   fitted_name("container_node_pool", f"{plan.workload}-{pool.name}"))
+                  for index, pool in enumerate(plan.node_pools) if pool.role == "gpu"]
+    return names
+
+
+def name_problems(plan: Plan) -> list[Problem]:
+    """The name-length rule (rules.name_limits) over every name the stack will set."""
+    problems: list[Problem] = []
+    for field, kind, name in derived_names(plan):
+        problems += check_name(FILE, field, kind, name)  # type: ignore[arg-type]
     return problems
 
 
@@ -59,8 +103,12 @@ def _network_problems(plan: Plan) -> list[Problem]:
     ranges: dict[str, ipaddress.IPv4Network] = {}
     fields = {"network.cidr": plan.network.cidr, "network.pods_cidr": plan.network.pods_cidr,
               "network.services_cidr": plan.network.services_cidr, "network.master_cidr": plan.network.master_cidr}
-    fields.update({f"network.extra_networks[{index}]": extra_subnet_cidr(index)
-                   for index in range(plan.network.extra_networks)})
+    layout = _layout(plan)
+    if layout is not None:
+        fields.update({f"network.gvnic_networks[{index}]": gvnic_subnet_cidr(index)
+                       for index in range(layout.gvnic_networks)})
+        fields.update({f"network.rdma_subnets[{index}]": rdma_subnet_cidr(index, layout.rdma_subnets)
+                       for index in range(layout.rdma_subnets)})
     for field, cidr in fields.items():
         try:
             ranges[field] = ipaddress.IPv4Network(cidr)
@@ -82,16 +130,19 @@ def _network_problems(plan: Plan) -> list[Problem]:
 
 def _storage_problems(plan: Plan) -> list[Problem]:
     storage = plan.storage
+    too_short = retention_problem(storage.checkpoint_retention_days)
+    if too_short:
+        return [problem(FILE, "storage.checkpoint_retention_days", *too_short, storage.checkpoint_retention_days)]
     if storage.shared_filesystem == "fsx-lustre":
         return [problem(FILE, "storage.shared_filesystem", "FSx for Lustre is an AWS service",
                         "use filestore (or none) on Google Cloud", storage.shared_filesystem)]
     if storage.shared_filesystem != "filestore":
         return []
-    minimum = FILESTORE_MIN_GIB[storage.filestore_tier]
-    if storage.filesystem_capacity_gib < minimum:
-        return [problem(FILE, "storage.filesystem_capacity_gib",
-                        f"Filestore {storage.filestore_tier} shares start at {minimum} GiB",
-                        f"set at least {minimum} or pick another tier", storage.filesystem_capacity_gib)]
+    # Each tier takes sizes in bands and steps (data: accelfit/planner/data/filestore_capacity.yaml).
+    reason = filestore_capacity.capacity_problem(storage.filestore_tier, storage.filesystem_capacity_gib)
+    if reason:
+        fix = filestore_capacity.capacity_fix(storage.filestore_tier, storage.filesystem_capacity_gib)
+        return [problem(FILE, "storage.filesystem_capacity_gib", reason, fix, storage.filesystem_capacity_gib)]
     return []
 
 
@@ -141,6 +192,18 @@ def _gpu_pool_problems(path: str, pool: NodePool, plan: Plan, catalog: Catalog) 
             problems.append(problem(FILE, join_path(path, "machine_type"),
                                     f"{machine.name} is not offered in {plan.region}",
                                     f"use one of its regions: {', '.join(machine.regions)}", pool.machine_type))
+        offered = catalog.offered_zones(Cloud.gcp, machine.name, plan.region)
+        if offered:  # None: not offered in the region (reported above); (): the data lists no zones there
+            # accelfit/catalog/data/gpu_availability.yaml (zones per machine type and region, with their source)
+            problems += [problem(FILE, join_path(path, "zones", index),
+                                 f"{machine.name} is not offered in {zone}",
+                                 f"use one of {', '.join(offered)}", zone)
+                         for index, zone in enumerate(pool.zones) if zone not in offered]
+        if gcp_rules().boot_disk(machine.family) is None:
+            problems.append(problem(FILE, join_path(path, "machine_type"),
+                                    f"no boot-disk rule for the {machine.family} family",
+                                    "add the family's boot disk types to components/gcp/data/gke_rules.yaml "
+                                    "with their source", pool.machine_type))
         if pool.accelerator is None or _canonical(catalog, pool.accelerator) != machine.accelerator:
             problems.append(problem(FILE, join_path(path, "accelerator"),
                                     f"{machine.name} holds {machine.accelerator} GPUs only",
@@ -159,6 +222,16 @@ def _gpu_pool_problems(path: str, pool: NodePool, plan: Plan, catalog: Catalog) 
                 problems.append(problem(FILE, join_path(path, "gpudirect"),
                                         f"{machine.name} supports GPUDirect {machine.gpudirect}",
                                         f"set gpudirect: {machine.gpudirect} or none", pool.gpudirect))
+            if gcp_rules().layout(pool.gpudirect) is None:
+                problems.append(problem(FILE, join_path(path, "gpudirect"),
+                                        f"no network layout for GPUDirect {pool.gpudirect}",
+                                        "add it to components/gcp/data/gke_rules.yaml with its source, or set none",
+                                        pool.gpudirect))
+            elif gcp_rules().layout(pool.gpudirect).rdma_subnets and len(pool.zones) != 1:
+                # https://cloud.google.com/vpc/docs/rdma-network-profiles (one profile per zone)
+                problems.append(problem(FILE, join_path(path, "zones"),
+                                        "RDMA NICs attach to a RoCE VPC of one zone's network profile",
+                                        "give the GPUDirect pool exactly one zone", list(pool.zones)))
             if plan.network.extra_networks < machine.extra_networks:
                 problems.append(problem(FILE, "network.extra_networks",
                                         f"GPUDirect on {machine.name} needs {machine.extra_networks} extra networks",
@@ -221,9 +294,7 @@ def _tpu_pool_problems(path: str, pool: NodePool, catalog: Catalog) -> list[Prob
     if len(pool.zones) != 1:
         problems.append(problem(FILE, join_path(path, "zones"), "a TPU slice lives in one zone",
                                 "give the pool exactly one zone (one pool per slice)", list(pool.zones)))
-    problems += [problem(FILE, join_path(path, "zones", index), f"{tpu_slice.name} is not offered in {zone}",
-                         f"use one of {', '.join(tpu_slice.zones)}", zone)
-                 for index, zone in enumerate(pool.zones) if zone not in tpu_slice.zones]
+    problems += tpu_rules.pool_zone_problems(join_path(path, "zones"), tpu_slice, pool.zones, catalog)
     if tpu_slice.multi_host and (pool.max_nodes != tpu_slice.hosts
                                  or pool.min_nodes not in (0, tpu_slice.hosts)
                                  or pool.initial_nodes not in (0, tpu_slice.hosts)):
@@ -272,9 +343,8 @@ def _tpu_vm_slice_problems(path: str, item: TpuVmSlice, plan: Plan, catalog: Cat
                                 f"{tpu_slice.name} is type {tpu_slice.accelerator_config_type}",
                                 f"set accelerator_config_type: {tpu_slice.accelerator_config_type}",
                                 item.accelerator_config_type))
-    if item.zone not in tpu_slice.zones:
-        problems.append(problem(FILE, join_path(path, "zone"), f"{tpu_slice.name} is not offered in {item.zone}",
-                                f"use one of {', '.join(tpu_slice.zones)}", item.zone))
+    problems += tpu_rules.zone_problems(join_path(path, "zone"), tpu_slice, item.zone, catalog)
+    problems += tpu_rules.data_disk_problems(join_path(path, "data_disk_gb"), tpu_slice, item.data_disk_gb)
     reason = tpu_runtime.runtime_problem(item.runtime_version, tpu_slice.accelerator, plan.framework)
     if reason:
         problems.append(problem(FILE, join_path(path, "runtime_version"), reason,
@@ -285,6 +355,13 @@ def _tpu_vm_slice_problems(path: str, item: TpuVmSlice, plan: Plan, catalog: Cat
         problems.append(problem(FILE, join_path(path, "reserved"), "a slice is either spot or reserved",
                                 "set one of spot and reserved", item.reserved))
     if item.queued:
+        # pulumi-gcp 10.2.0's V2QueuedResource cannot set the slices' service account: they would run as the
+        # project's default compute account, which a plan cannot name or grant (tpu_queued.py).
+        problems.append(problem(FILE, join_path(path, "queued"),
+                                "queued-resource slices would run as the project's default Compute Engine service "
+                                "account (pulumi-gcp 10.2.0 cannot set theirs), without access to the data bucket",
+                                "set queued: false (TPU VMs run as accelfit's node account); for a queued multislice "
+                                "compose TpuQueuedSlices by hand with the default account named", item.queued))
         # pulumi-gcp 10.2.0's V2QueuedResource has no spot, reservation or data-disk fields (reference 3.1).
         for field in ("spot", "reserved", "data_disk_gb"):
             if getattr(item, field):

@@ -33,6 +33,8 @@ class KueueRoutingArgs:
     provider: k8s.Provider
     labels: dict[str, str] = field(default_factory=dict)
     chart: ChartPin = field(default_factory=lambda: pin("kueue"))
+    release_dependencies: tuple[pulumi.Resource, ...] = field(
+        default=(), metadata={"doc": "Installed before Kueue starts (the JobSet controller, for its integration)."})
 
 
 def validate_kueue_args(name: str, args: KueueRoutingArgs) -> None:
@@ -70,7 +72,7 @@ class KueueRouting(pulumi.ComponentResource):
         ns = namespace(child_name(name, "namespace"), args.chart.namespace, args.labels,
                        pulumi.ResourceOptions(parent=self, provider=args.provider))
         self.release = release(child_name(name, "release"), "kueue", args.chart, {}, self, args.provider,
-                               depends_on=[ns])
+                               depends_on=[ns, *args.release_dependencies])
         # Kueue's objects need its CRDs and admission webhook: both come with the release.
         after_kueue = pulumi.ResourceOptions(parent=self, provider=args.provider, depends_on=[self.release])
 

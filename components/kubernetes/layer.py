@@ -18,6 +18,7 @@ from components.common import child_name
 from components.kubernetes.eks_addons import EksAddons, EksAddonsArgs
 from components.kubernetes.gpu_operator import GpuOperator, GpuOperatorArgs
 from components.kubernetes.gpu_software import GpuSoftware
+from components.kubernetes.jobset import JobSet, JobSetArgs
 from components.kubernetes.kueue import KueueRouting, KueueRoutingArgs, validate_kueue_args
 from components.kubernetes.queues import FlavorPlan
 from components.kubernetes.telemetry import GpuTelemetry, GpuTelemetryArgs
@@ -37,6 +38,8 @@ class KubernetesLayerArgs:
         default=(), metadata={"doc": "What must exist before anything is applied in the cluster."})
     eks_addons: EksAddonsArgs | None = field(
         default=None, metadata={"doc": "EKS only: Cluster Autoscaler, EFA device plugin, FSx volume."})
+    jobset: bool = field(default=False, metadata={
+        "doc": "Install the JobSet controller (clusters with TPU slice pools: multi-host and multislice jobs)."})
 
 
 class KubernetesLayer(pulumi.ComponentResource):
@@ -45,6 +48,7 @@ class KubernetesLayer(pulumi.ComponentResource):
     routing: KueueRouting
     telemetry: GpuTelemetry | None
     eks_addons: EksAddons | None
+    jobset: JobSet | None
 
     def __init__(self, name: str, args: KubernetesLayerArgs, opts: pulumi.ResourceOptions | None = None):
         validate_kueue_args(child_name(name, "kueue"), _kueue_args(args, provider=None))  # before any resource
@@ -60,7 +64,11 @@ class KubernetesLayer(pulumi.ComponentResource):
         if software is not None and software.operator:
             self.gpu_operator = GpuOperator(child_name(name, "gpu-operator"), GpuOperatorArgs(
                 software=software, provider=self.provider, labels=args.labels), opts=child)
-        self.routing = KueueRouting(child_name(name, "kueue"), _kueue_args(args, self.provider), opts=child)
+        # JobSet before Kueue, so the JobSet CRD is there when Kueue starts its JobSet integration.
+        self.jobset = (JobSet(child_name(name, "jobset"), JobSetArgs(provider=self.provider, labels=args.labels),
+                              opts=child) if args.jobset else None)
+        self.routing = KueueRouting(child_name(name, "kueue"), _kueue_args(
+            args, self.provider, (self.jobset.release,) if self.jobset else ()), opts=child)
         self.telemetry = None
         if software is not None:
             self.telemetry = GpuTelemetry(child_name(name, "telemetry"), GpuTelemetryArgs(
@@ -73,10 +81,12 @@ class KubernetesLayer(pulumi.ComponentResource):
                 after=tuple(self.routing.team_namespaces)), opts=child)
         self.register_outputs({"cluster_queue": args.queue_name,
                                "gpu_operator": self.gpu_operator is not None,
-                               "telemetry": software.monitoring if software else None})
+                               "telemetry": software.monitoring if software else None,
+                               "jobset": self.jobset is not None})
 
 
-def _kueue_args(args: KubernetesLayerArgs, provider: k8s.Provider | None) -> KueueRoutingArgs:
+def _kueue_args(args: KubernetesLayerArgs, provider: k8s.Provider | None,
+                release_dependencies: tuple[pulumi.Resource, ...] = ()) -> KueueRoutingArgs:
     return KueueRoutingArgs(queue_name=args.queue_name, flavors=args.flavors, pool_selectors=args.pool_selectors,
                             team_namespaces=args.team_namespaces, provider=provider,  # type: ignore[arg-type]
-                            labels=args.labels)
+                            labels=args.labels, release_dependencies=release_dependencies)

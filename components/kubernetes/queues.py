@@ -70,12 +70,28 @@ def capacity_tier(pool: NodePool, owned: bool) -> Tier:
     return "spot" if pool.spot else "on-demand"
 
 
+# GKE labels every TPU node with its accelerator and slice topology; xpk's ResourceFlavors select on both, so a
+# job is admitted only to a flavor whose slices have the shape it asks for. AI-Hypercomputer/xpk
+# src/xpk/core/system_characteristics.py (accelerator_label / machine_label of TPU) and kueue_manager.py
+# @367c838253bea41e7d7716145ad6513f44c1a21e; https://cloud.google.com/kubernetes-engine/docs/how-to/tpus
+GKE_TPU_ACCELERATOR_LABEL = "cloud.google.com/gke-tpu-accelerator"
+GKE_TPU_TOPOLOGY_LABEL = "cloud.google.com/gke-tpu-topology"
+
+
+def tpu_node_selectors(pool: NodePool) -> dict[str, str]:
+    """The labels GKE puts on the nodes of a TPU pool ({} for other pools and pools the plan left unshaped)."""
+    if pool.role != "tpu" or not pool.gke_accelerator or not pool.tpu_topology:
+        return {}
+    return {GKE_TPU_ACCELERATOR_LABEL: pool.gke_accelerator, GKE_TPU_TOPOLOGY_LABEL: pool.tpu_topology}
+
+
 def flavor_plans(plan: Plan, capacities: Mapping[str, NodeCapacity]) -> list[FlavorPlan]:
     """One flavor per accelerator pool of `plan`, in fallback order. `capacities` is keyed by pool name."""
     owned = plan.platform.value == "baremetal-gpu"
     flavors = [FlavorPlan(
         name=f"{plan.workload}-{pool.name}", pool=pool.name, kind=pool.role, tier=capacity_tier(pool, owned),
-        node_labels={key: value for key, value in pool.labels.items() if key not in _REWRITTEN_LABELS},
+        node_labels={**{key: value for key, value in pool.labels.items() if key not in _REWRITTEN_LABELS},
+                     **tpu_node_selectors(pool)},
         taints=tuple((taint.key, taint.value, taint.effect) for taint in pool.taints),
         capacity=capacities[pool.name])
         for pool in plan.node_pools if pool.role in ("gpu", "tpu")]

@@ -69,7 +69,8 @@ def test_model_rules_point_at_their_field(data_copy: Path):
 @pytest.mark.parametrize(("file", "old", "new", "field_end", "words"), [
     ("instances_aws.yaml", "accelerator: h100-80gb,", "accelerator: h100,", ".accelerator", "canonical"),
     ("prices_aws.yaml", "sku: p5.48xlarge,", "sku: p5.48xl,", ".sku", "did you mean"),
-    ("prices_gcp.yaml", "region: asia-northeast1,", "region: asia-east2,", ".region", "not an offer"),
+    ("prices_aws.yaml", "region: us-east-1,", "region: mars-east-1,", ".region", "not an offer"),
+    ("tpu_availability.yaml", "sku: tpu-v4,", "sku: tpu-v9,", ".sku", "TPU generation"),
     ("instances_gcp.yaml", "gke_accelerator: nvidia-b200,", "gke_accelerator: nvidia-b100,", ".gke_accelerator",
      "b200"),
     ("tpu_slices.yaml", "gke_machine_type: ct5p-hightpu-4t,", "gke_machine_type: ct6e-standard-4t,",

@@ -134,3 +134,32 @@ def test_bad_measurements_exit_2_naming_the_field_and_write_nothing(capsys, tmp_
     assert f"{measurements}: {field}" in err
     assert "Traceback" not in err
     assert not team_file.exists()
+
+
+def test_the_documented_example_file_calibrates(capsys, tmp_path):
+    from pathlib import Path
+
+    example = Path(__file__).parents[2] / "examples" / "calibration" / "measured-runs.csv"
+    output = tmp_path / "team.yaml"
+    code, out, err = run(capsys, "calibrate", str(example), "--output", str(output))
+    assert code == 0, err
+    written = yaml.safe_load(output.read_text())
+    assert {figure["accelerator"] for figure in written["training"]} == {"h100-80gb", "a100-80gb"}
+    assert {figure["accelerator"] for figure in written["serving"]} == {"h100-80gb", "l4"}
+
+
+def test_a_prometheus_query_api_export_for_serving(capsys, tmp_path, team_file):
+    def series(metric, gpu, values):
+        return {"metric": {"__name__": metric, "gpu": gpu, "modelName": "NVIDIA L4", "Hostname": "n1"},
+                "values": [[1700000000 + index * 15, str(value)] for index, value in enumerate(values)]}
+
+    export = tmp_path / "query.json"
+    export.write_text(json.dumps({"status": "success", "data": {"resultType": "matrix", "result": [
+        series("DCGM_FI_PROF_DRAM_ACTIVE", "0", [0.6, 0.7]),
+        series("DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", "0", [0.2, 0.3]),
+    ]}}))
+    code, _, err = run(capsys, "calibrate", str(export), "--kind", "serving")
+    assert code == 0, err
+    (figure,) = yaml.safe_load(team_file.read_text())["serving"]
+    assert figure["accelerator"] == "l4"
+    assert figure["decode_bandwidth"] == pytest.approx(0.65) and figure["prefill_compute"] == pytest.approx(0.25)

@@ -54,12 +54,34 @@ def test_an_input_that_only_forces_replacement_on_another_type_is_an_update(make
     assert _diff(base, head).resources[0].action == "change"
 
 
-def test_a_cost_change_without_an_input_change_still_shows(make_document, make_resource):
-    # A catalog price update moves the cost of an untouched resource: a reviewer must still see it.
+def test_a_cost_change_without_an_input_change_is_a_mover_not_a_change(make_document, make_resource):
+    # A catalog price update moves the cost of an untouched resource: the engine changes nothing, so it is not a
+    # "change", but a reviewer must still see the cost move.
     base = make_document([make_resource("a", monthly_usd=100)])
     head = make_document([make_resource("a", monthly_usd=120)])
-    [resource] = _diff(base, head).resources
-    assert (resource.action, resource.changes, resource.delta_usd) == ("change", (), 20)
+    result = _diff(base, head)
+    assert result.resources == () and result.count("change") == 0 and result.unchanged == 1
+    [mover] = result.movers
+    assert (mover.name, mover.changes, mover.delta_usd) == ("a", (), 20)
+    assert result.to_json_dict()["summary"]["repriced"] == 1
+
+
+def test_identical_inputs_are_unchanged(make_document, make_resource):
+    base = make_document([make_resource("a", inputs={"x": 1, "y": [1, 2]}, monthly_usd=100)])
+    result = _diff(base, base)
+    assert (result.resources, result.movers, result.unchanged) == ((), (), 1)
+
+
+def test_the_spec_change_behind_a_plan_change_is_shown(make_document, make_resource):
+    from accelfit.diff import render_text
+    from accelfit.diff.format import spec_change_text
+
+    base = {**make_document([make_resource("a")]), "spec": {"model": {"parameters": 1e9, "precision": "bf16"}}}
+    head = {**make_document([make_resource("a")]), "spec": {"model": {"parameters": 3e9, "precision": "bf16"}}}
+    result = _diff(base, head)
+    [change] = result.spec_changes
+    assert spec_change_text(change) == "model.parameters: 1B -> 3B"
+    assert "model.parameters: 1B -> 3B" in render_text(result)
 
 
 def test_resources_are_grouped_by_their_top_level_component(make_document, make_resource):

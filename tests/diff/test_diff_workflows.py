@@ -4,6 +4,7 @@ used: its PyPI package fetches its binary from the internet at build time, which
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import subprocess
@@ -74,12 +75,27 @@ def test_preview_runs_on_pull_requests_and_may_comment(preview):
 
 
 def test_preview_matrix_stacks_exist_with_policy_configs(preview):
-    for job in ("diff", "pulumi-preview"):
-        stacks = preview["jobs"][job]["strategy"]["matrix"]["stack"]
-        assert set(stacks) == {"dev", "staging", "prod"}
-        assert set(stacks) <= _stacks()
-        for stack in stacks:
-            assert (ROOT / "policies" / "config" / f"{stack}.json").is_file()
+    stacks = preview["jobs"]["pulumi-preview"]["strategy"]["matrix"]["stack"]
+    assert set(stacks) == {"dev", "staging", "prod"}
+    assert set(stacks) <= _stacks()
+    for stack in stacks:
+        assert (ROOT / "policies" / "config" / f"{stack}.json").is_file()
+
+
+def test_the_offline_diff_covers_every_stack_file(preview, tmp_path):
+    """The diff's matrix is the list the `stacks` job prints, which is every stacks/Pulumi.*.yaml."""
+    diff = preview["jobs"]["diff"]
+    assert diff["needs"] == "stacks"
+    assert diff["strategy"]["matrix"]["stack"] == "${{ fromJSON(needs.stacks.outputs.stacks) }}"
+    step = next(step for step in preview["jobs"]["stacks"]["steps"] if step.get("id") == "list")
+    command = step["run"].splitlines()[0].removeprefix("stacks=$(").removesuffix(")")
+    listed = subprocess.run(["bash", "-c", command], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    assert set(json.loads(listed)) == _stacks() and len(_stacks()) > 3
+
+
+def test_the_first_deployment_creates_its_stack(pulumi_up):
+    step = next(step for step in pulumi_up["jobs"]["up"]["steps"] if step.get("uses", "").startswith("pulumi/actions@"))
+    assert step["with"]["upsert"] is True
 
 
 def test_preview_diffs_and_keeps_one_comment_per_stack(preview):
@@ -137,3 +153,13 @@ def test_workflows_match_githubs_schema():
     done = subprocess.run([checker, "--builtin-schema", "vendor.github-workflows", *map(str, WORKFLOWS.glob("*.yml"))],
                           capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_deploy_installs_the_gke_auth_plugin_after_the_google_login(pulumi_up):
+    """The GKE kubeconfig runs gke-gcloud-auth-plugin (components/kubernetes/access.py): the runner needs it."""
+    steps = list(_steps(pulumi_up))
+    uses = [step.get("uses", "") for step in steps]
+    auth = next(index for index, ref in enumerate(uses) if ref.startswith("google-github-actions/auth@"))
+    setup = next(index for index, ref in enumerate(uses) if ref.startswith("google-github-actions/setup-gcloud@"))
+    assert auth < setup < next(index for index, ref in enumerate(uses) if ref.startswith("pulumi/actions@"))
+    assert "gke-gcloud-auth-plugin" in steps[setup]["with"]["install_components"].split(",")

@@ -58,8 +58,9 @@ def brute_force_best(spec, catalog):
     per_family = {}
     for sized in feasible:
         key = family_key(sized)
-        if key not in per_family or (sized.devices, sized.score_usd) < (per_family[key].devices,
-                                                                        per_family[key].score_usd):
+        # The planner's documented tie-break (evaluate.smallest_per_family): devices, score, then machine name.
+        if key not in per_family or (sized.devices, sized.score_usd, sized.offer.machine) < (
+                per_family[key].devices, per_family[key].score_usd, per_family[key].offer.machine):
             per_family[key] = sized
     return min(per_family.values(), key=rank_key) if per_family else None
 

@@ -20,4 +20,5 @@ def test_points_cover_mlperf_and_an_open_source_engine():
     names = {point.name for point in POINTS}
     assert any(name.startswith("mlperf-v4.0") for name in names)
     assert any(point.engine in ("sglang", "vllm") for point in POINTS)
-    assert {point.accelerator for point in POINTS} >= {"h100-80gb", "l40s", "tpu-v5e"}
+    assert {point.accelerator for point in POINTS} >= {"h100-80gb", "h200-141gb", "l40s", "tpu-v5e", "a100-80gb"}
+    assert any(point.name.startswith("trtllm-perf-overview") for point in POINTS)

@@ -67,7 +67,7 @@ def plan_for(inventory: Inventory, workload: str = "lab-finetune") -> Plan:
                     taints=(Taint(key="nvidia.com/gpu", value="present", effect="NoSchedule"),),
                     labels={"accelfit.io/role": "training", "accelfit.io/workload": workload,
                             "accelfit.io/accelerator": first.gpu_model},
-                    compact_placement=True, driver_version="570.172.08")
+                    compact_placement=True, driver_version="580.178.04")
     return Plan(
         workload=workload, kind="fine-tuning", framework="pytorch", environment="staging", option="example",
         platform="baremetal-gpu", cloud="onprem", region=inventory.site, zones=(inventory.site,), pricing="owned",

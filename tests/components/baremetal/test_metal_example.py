@@ -25,13 +25,25 @@ def test_two_commands_per_host_in_order(recording):
     assert sorted(commands) == sorted(f"lab-finetune-metal-hosts-{host}-{step}" for host in HOSTS
                                       for step in ("prepare", "join"))
     prepare = commands["lab-finetune-metal-hosts-gpu-03-prepare"].inputs["create"]
-    steps = [prepare.index(f"accelfit-{step}") for step in ("preflight", "driver", "toolkit")]
-    assert steps == sorted(steps) and prepare.count("sudo -n bash -c") == 3 and " && " in prepare
-    assert "EXPECTED_GPUS=8" in prepare and "DRIVER_VERSION=570.172.08" in prepare
-    assert "TOOLKIT_VERSION=1.17.8" in prepare
+    order = ("preflight", "repositories", "kubernetes", "driver", "toolkit")
+    steps = [prepare.index(f"accelfit-{step}") for step in order]
+    assert steps == sorted(steps) and prepare.count("sudo -n bash -c") == len(order) and " && " in prepare
+    assert "EXPECTED_GPUS=8" in prepare and "DRIVER_VERSION=580.178.04" in prepare
+    assert "TOOLKIT_VERSION=1.20.0" in prepare
     assert commands["lab-finetune-metal-hosts-gpu-03-prepare"].inputs["update"] == prepare  # re-run on change
     join = commands["lab-finetune-metal-hosts-gpu-03-join"].inputs
     assert "NODE_NAME=gpu-03" in join["create"] and join["stdin"] == "[secret]"
+    # Joins wait for the bootstrap token accelfit keeps valid in the cluster (hosts added later find it too).
+    waited = {urn.rsplit("::", 1)[-1] for urn in commands["lab-finetune-metal-hosts-gpu-03-join"].dependencies}
+    assert {"lab-finetune-metal-hosts-gpu-03-prepare", "lab-finetune-metal-join-token"} <= waited
+
+
+def test_join_token_is_a_bootstrap_token_secret_with_its_value_hidden(recording):
+    secret = recording.named("lab-finetune-metal-join-token").inputs
+    assert secret["type"] == "bootstrap.kubernetes.io/token"
+    assert secret["metadata"]["namespace"] == "kube-system"
+    assert secret["metadata"]["name"] == "bootstrap-token-q7w3zt"  # the public token id
+    assert secret["stringData"] == "[secret]"
 
 
 def test_connections_are_secret_and_secrets_never_appear_in_plain_text(recording):
@@ -59,7 +71,7 @@ def test_nodes_labelled_and_tainted_through_the_api(recording):
 def test_gpu_operator_runs_the_driver_at_the_pinned_version(recording):
     release = recording.named("lab-finetune-k8s-gpu-operator-release").inputs
     assert release["chart"] == "gpu-operator" and release["version"] == "v26.3.3"
-    assert release["values"]["driver"] == {"enabled": True, "version": "570.172.08"}
+    assert release["values"]["driver"] == {"enabled": True, "version": "580.178.04"}
     assert release["values"]["toolkit"] == {"enabled": False}
     assert release["values"]["devicePlugin"] == {"enabled": True}
     namespace = recording.named("lab-finetune-k8s-gpu-operator-namespace").inputs["metadata"]

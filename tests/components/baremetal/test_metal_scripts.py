@@ -18,7 +18,8 @@ GOLDEN = Path(__file__).parent / "golden"
 INVENTORY = load_inventory(ROOT / "stacks" / "inventories" / "lab-h100.yaml")
 JOIN = ClusterJoin(api_server="10.20.0.5:6443", ca_cert_hash="sha256:" + "ab" * 32,
                    taint=("nvidia.com/gpu", "present", "NoSchedule"))
-RENDERED = host_scripts(INVENTORY.servers[0], "570.172.08", "1.17.8", JOIN)
+DRIVER, TOOLKIT = "580.178.04", "1.20.0"
+RENDERED = host_scripts(INVENTORY.servers[0], DRIVER, TOOLKIT, JOIN)
 
 
 @pytest.mark.parametrize("script", scripts.SCRIPTS)
@@ -52,8 +53,8 @@ def test_scripts_are_strict_and_fail_loudly(script):
 
 def test_pinned_versions_and_host_facts_are_in_the_scripts():
     assert "EXPECTED_GPUS=8\n" in RENDERED["preflight"] and "GPU_MODEL=h100-80gb\n" in RENDERED["preflight"]
-    assert "DRIVER_VERSION=570.172.08\n" in RENDERED["driver"] and "DRIVER_BRANCH=570\n" in RENDERED["driver"]
-    assert "TOOLKIT_VERSION=1.17.8\n" in RENDERED["toolkit"]
+    assert "DRIVER_VERSION=580.178.04\n" in RENDERED["driver"] and "DRIVER_BRANCH=580\n" in RENDERED["driver"]
+    assert "TOOLKIT_VERSION=1.20.0\n" in RENDERED["toolkit"]
     assert "NODE_NAME=gpu-01\n" in RENDERED["join"] and "API_SERVER=10.20.0.5:6443\n" in RENDERED["join"]
 
 
@@ -62,19 +63,38 @@ def test_join_token_is_read_from_stdin_never_templated():
     assert "read -r join_token" in RENDERED["join"]
 
 
-def test_fabric_manager_only_for_8_gpu_nvswitch_boards():
-    assert "FABRIC_MANAGER=yes\n" in RENDERED["driver"]
-    small = INVENTORY.servers[0].model_copy(update={"gpu_model": "l40s", "gpu_count": 4})
-    assert "FABRIC_MANAGER=no\n" in host_scripts(small, "570.172.08", "1.17.8", JOIN)["driver"]
+@pytest.mark.parametrize(("changes", "fabric"), [
+    ({"form_factor": None}, "detect"),  # the inventory does not say: preflight finds NVSwitches (or not) on the host
+    ({"form_factor": "sxm"}, "nvswitch"),
+    ({"form_factor": "pcie"}, "none"),  # PCIe H100: no NVSwitch, no Fabric Manager (it would exit and fail the step)
+    ({"gpu_model": "b200", "form_factor": "sxm"}, "nvlink5"),  # B200 HGX: Fabric Manager and NVLSM
+    ({"gpu_model": "l40s", "gpu_count": 4}, "none"),  # never made as SXM
+])
+def test_fabric_follows_the_inventory_form_factor(changes, fabric):
+    server = INVENTORY.servers[0].model_copy(update=changes)
+    assert f"FABRIC={fabric}\n" in host_scripts(server, DRIVER, TOOLKIT, JOIN)["preflight"]
+
+
+def test_join_uses_kubeadm_v1beta4():
+    assert "apiVersion: kubeadm.k8s.io/v1beta4\n" in RENDERED["join"]
+    assert "apiVersion: kubeadm.k8s.io/v1beta3" not in RENDERED["join"]
+
+
+def test_kubernetes_minor_from_config_or_the_api_server():
+    assert "KUBERNETES_MINOR=''\n" in RENDERED["kubernetes"] and '/version"' in RENDERED["kubernetes"]
+    pinned = host_scripts(INVENTORY.servers[0], DRIVER, TOOLKIT,
+                          JOIN.__class__(**{**JOIN.__dict__, "kubernetes_minor": "1.35"}))
+    assert "KUBERNETES_MINOR=1.35\n" in pinned["kubernetes"]
 
 
 def test_values_are_shell_quoted():
     odd = INVENTORY.servers[0].model_copy(update={"name": "gpu-01; rm -rf /"})
-    assert "NODE_NAME='gpu-01; rm -rf /'\n" in host_scripts(odd, "570.172.08", "1.17.8", JOIN)["preflight"]
+    assert "NODE_NAME='gpu-01; rm -rf /'\n" in host_scripts(odd, DRIVER, TOOLKIT, JOIN)["preflight"]
 
 
 def test_template_and_values_must_match():
     with pytest.raises(ValueError, match=r"placeholders without values \['gpu_count'"):
-        render("preflight", {"node_name": "x", "gpu_model": "h100-80gb", "min_free_gib": 50})
+        render("preflight", {"node_name": "x", "gpu_model": "h100-80gb", "min_free_gib": 50, "supported_os": "",
+                             "fabric": "none"})
     with pytest.raises(ValueError, match=r"values without placeholders \['extra'\]"):
-        render("toolkit", {"node_name": "x", "toolkit_version": "1", "extra": "y"})
+        render("toolkit", {"node_name": "x", "toolkit_version": "1", "toolkit_packages": "p", "extra": "y"})

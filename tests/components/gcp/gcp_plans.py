@@ -98,7 +98,7 @@ def l4_inference() -> Plan:
 
 def gke_tpu_multislice() -> Plan:
     """Not an example stack: two v5litepod-16 slices (4x4, 4 hosts each) as two spot GKE TPU pools."""
-    zone = ("us-east5-b",)
+    zone = ("us-west4-a",)
     pools = tuple(
         NodePool(name=f"tpu-{index}", role="tpu", machine_type="ct5lp-hightpu-4t", accelerator="tpu-v5e",
                  accelerators_per_node=4, gke_accelerator="tpu-v5-lite-podslice", min_nodes=0, max_nodes=4,
@@ -107,7 +107,7 @@ def gke_tpu_multislice() -> Plan:
         for index in range(2))
     return _plan(
         workload="tpu-train", kind="training", framework="jax", environment="dev", pricing="spot",
-        platform="gke-tpu", cloud="gcp", region="us-east5", zones=zone, orchestration="kubernetes",
+        platform="gke-tpu", cloud="gcp", region="us-west4", zones=zone, orchestration="kubernetes",
         accelerator=PlanAccelerator(name="tpu-v5e", kind="tpu", count=32, topology="4x4", slice="v5litepod-16",
                                     slices=2),
         node_pools=(system_pool(zone), *pools),

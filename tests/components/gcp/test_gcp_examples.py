@@ -86,8 +86,13 @@ def test_bucket_is_private_versioned_and_ages_checkpoints(example):
     assert bucket.inputs["publicAccessPrevention"] == "enforced"
     assert bucket.inputs["versioning"] == {"enabled": True}
     days = plan.storage.checkpoint_retention_days
-    assert {"action": {"type": "Delete"}, "condition": {"age": days, "matchesPrefixes": ["checkpoints/"]}} \
+    # live + replaced version (1 day) + soft delete (7 days) + lifecycle lag (2 x 1 day) = the retention rule
+    assert {"action": {"type": "Delete"}, "condition": {"age": days - 10, "matchesPrefixes": ["checkpoints/"]}} \
         in bucket.inputs["lifecycleRules"]
+    assert {"action": {"type": "Delete"}, "condition": {"daysSinceNoncurrentTime": 1, "withState": "ARCHIVED",
+                                                        "matchesPrefixes": ["checkpoints/"]}} \
+        in bucket.inputs["lifecycleRules"]
+    assert bucket.inputs["softDeletePolicy"] == {"retentionDurationSeconds": 7 * 24 * 3600}
     assert bucket.protect is (plan.environment == "prod")
 
 

@@ -39,11 +39,15 @@ def test_per_zone_count(total, zones, per_zone):
     assert ns.per_zone_count(total, zones) == per_zone
 
 
-def test_extra_networks_and_mtu():
-    assert ns.extra_subnet_cidr(3) == "192.168.3.0/24"
-    assert ns.extra_network_mtu("tcpx") == 8244 and ns.extra_network_mtu("rdma") == 8896
+def test_gvnic_and_rdma_subnets():
+    assert ns.gvnic_subnet_cidr(3) == "192.168.3.0/24"
     with pytest.raises(ValueError):
-        ns.extra_subnet_cidr(256)
+        ns.gvnic_subnet_cidr(128)
+    # Cluster Toolkit's A3 Ultra / A4 RoCE VPC: 8 subnets of 192.168.128.0/18 (cidrsubnet with 3 new bits).
+    subnets = [ns.rdma_subnet_cidr(index, 8) for index in range(8)]
+    assert subnets[0] == "192.168.128.0/21" and subnets[7] == "192.168.184.0/21"
+    with pytest.raises(ValueError):
+        ns.rdma_subnet_cidr(8, 8)
 
 
 @pytest.mark.parametrize("name, expected", [("llm-train-nodes", "llm-train-nodes"), ("a", "a00000"),
@@ -62,11 +66,23 @@ def test_local_ssd_count_and_topology():
     ("tpu-v5p", "jax", True, "v2-alpha-tpuv5"),
     ("tpu-v5e", "pytorch", False, "v2-alpha-tpuv5-lite"),
     ("tpu-v6e", "jax", False, "v2-alpha-tpuv6e"),
-    ("tpu-v5p", "tensorflow", True, "tpu-vm-tf-2.18.0-pod-pjrt"),
+    ("tpu-v5p", "tensorflow", True, "tpu-vm-tf-2.16.1-pod-pjrt"),  # the planner's table: one version
     ("tpu-v4", "tensorflow", False, "tpu-vm-tf-2.16.1-pjrt"),
 ])
 def test_runtime_version_for(accelerator, framework, multi_host, expected):
     assert tpu_runtime.runtime_version_for(accelerator, framework, multi_host) == expected
+
+
+@pytest.mark.parametrize("accelerator", ["tpu-v4", "tpu-v5e", "tpu-v5p", "tpu-v6e"])
+@pytest.mark.parametrize("framework", ["jax", "pytorch", "tensorflow"])
+@pytest.mark.parametrize("multi_host", [False, True])
+def test_plans_and_the_components_name_one_version_per_runtime(accelerator, framework, multi_host):
+    from accelfit.planner.software import tpu_runtime_version
+    from accelfit.spec import Framework
+
+    planned = tpu_runtime_version(accelerator, Framework(framework), multi_host)
+    assert tpu_runtime.runtime_version_for(accelerator, framework, multi_host) == planned
+    assert tpu_runtime.runtime_problem(planned, accelerator, framework) is None
 
 
 @pytest.mark.parametrize("runtime, accelerator, framework, fits", [

@@ -55,7 +55,8 @@ def test_region_without_the_offering_is_refused():
 def test_tpu_zone_without_the_slice_is_refused():
     plan = gcp_plans.tpu_jax_pretrain().model_copy(update={"region": "us-west4", "zones": ("us-west4-a",)})
     problems = _refused(_with_slice(plan, 0, zone="us-west4-a"))
-    assert "not offered in us-west4-a" in problems["tpu_vm_slices[0].zone"]
+    assert "tpu-v5p (v5p-128) cannot be created in us-west4-a" in problems["tpu_vm_slices[0].zone"]
+    assert "us-central1-a, us-east5-a" in problems["tpu_vm_slices[0].zone"]  # where Google lists v5p
 
 
 def test_every_problem_is_reported_at_once():
@@ -105,7 +106,25 @@ def test_filestore_smaller_than_its_tier_is_refused():
     plan = gcp_plans.gke_h100_training()
     storage = plan.storage.model_copy(update={"filestore_tier": "HIGH_SCALE_SSD", "filesystem_capacity_gib": 5000})
     problems = _refused(plan.model_copy(update={"storage": storage}))
-    assert "HIGH_SCALE_SSD shares start at 10240 GiB" in problems["storage.filesystem_capacity_gib"]
+    assert "HIGH_SCALE_SSD takes 10240-102400 GiB in 2560 GiB steps" in problems["storage.filesystem_capacity_gib"]
+
+
+def test_zonal_filestore_off_its_capacity_steps_is_refused():
+    # What the planner wrote for a 20 TB dataset before: above 10 TiB Zonal shares move in 2.5 TiB steps.
+    plan = gcp_plans.gke_h100_training()
+    storage = plan.storage.model_copy(update={"filesystem_capacity_gib": 19456})
+    problem = _refused(plan.model_copy(update={"storage": storage}))["storage.filesystem_capacity_gib"]
+    assert "ZONAL takes" in problem and "set 20480 GiB" in problem
+
+
+def test_regional_filestore_starts_at_100_gib():
+    plan = gcp_plans.gke_h100_training()
+    storage = plan.storage.model_copy(update={"filestore_tier": "REGIONAL", "filesystem_capacity_gib": 100})
+    recording, error = gcp_plans.record_plan(plan.model_copy(update={"storage": storage}))
+    assert error is None
+    instance = recording.named("llm-train-shared-filestore").inputs
+    assert instance["tier"] == "REGIONAL" and instance["fileShares"]["capacityGb"] == 100
+    assert instance["location"] == "us-central1"
     small = plan.model_copy(update={"storage": StoragePlan(dataset_tb=1, checkpoint_tb=1,
                                                            shared_filesystem="filestore",
                                                            filesystem_capacity_gib=100)})
@@ -126,7 +145,8 @@ def test_component_args_are_checked_before_children(monkeypatch):
     args = GpuNodePoolArgs(cluster="c", location="us-central1", zones=("us-central1-a", "us-central1-b"),
                            machine_type="a3-highgpu-8g", gpu_type="nvidia-h100-80gb", gpus_per_node=8,
                            driver_version="LATEST", service_account="sa@x", environment="prod", min_nodes=0,
-                           max_nodes=2, initial_nodes=3, compact_placement=True)
+                           max_nodes=2, initial_nodes=3, compact_placement=True, machine_family="a3-high",
+                           disk_type="pd-ssd")
     errors = []
 
     def program():
@@ -138,3 +158,21 @@ def test_component_args_are_checked_before_children(monkeypatch):
     recording = record(program)
     assert recording.resources == []
     assert {item.field for item in errors[0].problems} == {"zones", "driver_version", "initial_nodes"}
+
+
+def test_gke_tpu_pool_in_a_zone_google_does_not_list_is_refused():
+    # The defect the review found: v6e pools in us-central1-a, where Google lists v6e only in us-central1-b.
+    plan = _with_pool(gcp_plans.gke_tpu_multislice(), 1, machine_type="ct6e-standard-4t", accelerator="tpu-v6e",
+                      gke_accelerator="tpu-v6e-slice", tpu_slice="v6e-16", tpu_topology="4x4",
+                      zones=("us-central1-a",))
+    plan = plan.model_copy(update={"region": "us-central1"})
+    problems = _refused(plan)
+    assert "tpu-v6e (v6e-16) cannot be created in us-central1-a" in problems["node_pools[1].zones[0]"]
+    assert "us-central1-b" in problems["node_pools[1].zones[0]"]
+
+
+def test_checkpoint_retention_too_short_to_hold_is_refused_before_anything_is_created():
+    plan = gcp_plans.tpu_jax_pretrain()
+    storage = plan.storage.model_copy(update={"checkpoint_retention_days": 7})
+    problem = _refused(plan.model_copy(update={"storage": storage}))["storage.checkpoint_retention_days"]
+    assert "soft delete" in problem and "11 days or more" in problem

@@ -20,7 +20,7 @@ import metal_stack  # noqa: E402
 def test_bare_metal_operator_installs_the_pinned_driver_and_leaves_the_toolkit_to_the_hosts():
     software = gpu_software(metal_stack.plan_for(metal_stack.make_inventory(2)))
     values = operator_values(software)
-    assert values["driver"] == {"enabled": True, "version": "570.172.08"}
+    assert values["driver"] == {"enabled": True, "version": "580.178.04"}
     assert values["toolkit"] == {"enabled": False} and values["devicePlugin"] == {"enabled": True}
     assert software.monitoring == "prometheus-operator"
 
@@ -40,7 +40,7 @@ def test_gke_gets_no_operator_but_a_dcgm_exporter_reading_gke_drivers():
 
 def test_gke_pinned_driver_is_refused_by_name():
     plan = gcp_plans.gke_h100_training()
-    pools = tuple(pool.model_copy(update={"driver_version": "570.172.08"}) if pool.role == "gpu" else pool
+    pools = tuple(pool.model_copy(update={"driver_version": "580.178.04"}) if pool.role == "gpu" else pool
                   for pool in plan.node_pools)
     with pytest.raises(InputError) as caught:
         gpu_software(plan.model_copy(update={"node_pools": pools}))

@@ -90,7 +90,7 @@ def test_gke_selects_pools_by_gke_label_and_scrapes_with_managed_prometheus():
     plan = gcp_plans.gke_h100_training()
     recording = record(lambda: build(plan, gcp_plans.ownership(plan)), config={"gcp:project": gcp_plans.PROJECT})
     flavor = recording.named("llm-train-k8s-kueue-flavor-gpu").inputs["spec"]
-    assert flavor["nodeLabels"]["cloud.google.com/gke-nodepool"] == "llm-train-gpu-pool"
+    assert flavor["nodeLabels"]["cloud.google.com/gke-nodepool"] == "llm-train-gpu"
     assert recording.of_type("accelfit:kubernetes:GpuOperator") == []  # GKE manages drivers and device plugin
     monitoring = recording.named("llm-train-k8s-telemetry-pod-monitoring").inputs
     assert monitoring["kind"] == "PodMonitoring" and monitoring["spec"]["endpoints"][0]["port"] == "metrics"
@@ -98,6 +98,20 @@ def test_gke_selects_pools_by_gke_label_and_scrapes_with_managed_prometheus():
     # a3-highgpu-8g: 208 vCPUs, 8 GPUs; the pool scales to 4 nodes
     assert queue["flavors"][0]["resources"][0] == {"name": "cpu", "nominalQuota": "832"}
     assert queue["flavors"][0]["resources"][3] == {"name": "nvidia.com/gpu", "nominalQuota": "32"}
+
+
+def test_gke_exporter_namespace_admits_its_critical_priority_class():
+    """GKE admits system-*-critical pods outside kube-system only under a matching ResourceQuota; the exporter's
+    release waits for it, and runs privileged with the driver GKE installed."""
+    plan = gcp_plans.gke_h100_training()
+    recording = record(lambda: build(plan, gcp_plans.ownership(plan)), config={"gcp:project": gcp_plans.PROJECT})
+    quota = recording.named("llm-train-k8s-telemetry-critical-pods").inputs
+    assert quota["metadata"]["namespace"] == "gpu-monitoring"
+    assert quota["spec"]["scopeSelector"]["matchExpressions"] == [{
+        "scopeName": "PriorityClass", "operator": "In", "values": ["system-node-critical", "system-cluster-critical"]}]
+    exporter = recording.named("llm-train-k8s-telemetry-dcgm-exporter")
+    assert "llm-train-k8s-telemetry-critical-pods" in {urn.rsplit("::", 1)[-1] for urn in exporter.dependencies}
+    assert exporter.inputs["values"]["securityContext"]["privileged"] is True
 
 
 def test_eks_selects_node_groups_and_runs_the_operator_without_driver():
@@ -178,3 +192,42 @@ def test_eks_without_access_config_is_refused_before_anything_is_created():
     with pytest.raises(InputError) as raised:
         record(lambda: build(plan, aws_plans.ownership_for(plan)))
     assert "accelfit:eksPublicAccessCidrs" in str(raised.value)
+
+
+def test_tpu_flavors_select_the_labels_gke_puts_on_tpu_nodes():
+    # xpk's TPU ResourceFlavors select cloud.google.com/gke-tpu-accelerator and cloud.google.com/gke-tpu-topology
+    # (AI-Hypercomputer/xpk src/xpk/core/system_characteristics.py @367c838253bea41e7d7716145ad6513f44c1a21e).
+    plan = gcp_plans.gke_tpu_multislice()
+    recording = record(lambda: build(plan, gcp_plans.ownership(plan)), config={"gcp:project": gcp_plans.PROJECT})
+    for index in range(2):
+        labels = recording.named(f"tpu-train-k8s-kueue-flavor-tpu-{index}").inputs["spec"]["nodeLabels"]
+        assert labels["cloud.google.com/gke-tpu-accelerator"] == "tpu-v5-lite-podslice"
+        assert labels["cloud.google.com/gke-tpu-topology"] == "4x4"
+        assert labels["cloud.google.com/gke-nodepool"] == f"tpu-train-tpu-{index}-pool"
+
+
+def test_tpu_clusters_get_the_pinned_jobset_controller_before_kueue(monkeypatch):
+    # JobSet is the multislice prerequisite (GKE multislice guide); xpk installs JobSet v0.10.1
+    # (AI-Hypercomputer/xpk src/xpk/core/cluster.py @367c838253bea41e7d7716145ad6513f44c1a21e).
+    import components.kubernetes.kueue as kueue_module
+
+    kueue_dependencies: list = []
+    real_release = kueue_module.release
+
+    def spy(resource_name, *args, depends_on=(), **kwargs):
+        kueue_dependencies.extend(depends_on)
+        return real_release(resource_name, *args, depends_on=depends_on, **kwargs)
+
+    monkeypatch.setattr(kueue_module, "release", spy)
+    plan = gcp_plans.gke_tpu_multislice()
+    recording = record(lambda: build(plan, gcp_plans.ownership(plan)), config={"gcp:project": gcp_plans.PROJECT})
+    jobset = recording.named("tpu-train-k8s-jobset-release")
+    assert jobset.inputs["chart"] == "oci://registry.k8s.io/jobset/charts/jobset"
+    assert jobset.inputs["version"] == "0.10.1" and jobset.inputs["namespace"] == "jobset-system"
+    assert "tpu-train-k8s-jobset-release" in [getattr(item, "_name", None) for item in kueue_dependencies]
+
+
+def test_gpu_only_clusters_get_no_jobset():
+    plan = gcp_plans.gke_h100_training()
+    recording = record(lambda: build(plan, gcp_plans.ownership(plan)), config={"gcp:project": gcp_plans.PROJECT})
+    assert recording.of_type("accelfit:kubernetes:JobSet") == []

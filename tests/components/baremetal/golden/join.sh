@@ -22,21 +22,26 @@ if [ -f /etc/kubernetes/kubelet.conf ]; then
   exit 0
 fi
 for tool in kubeadm kubelet containerd; do
-  command -v "${tool}" >/dev/null 2>&1 || fail "${tool} not found; install kubeadm, kubelet and containerd at the cluster's Kubernetes version first"
+  command -v "${tool}" >/dev/null 2>&1 || fail "${tool} not found; the kubernetes step installs it"
 done
+# kubeadm.k8s.io/v1beta4 is read by kubeadm 1.31 and later (v1beta3 is deprecated):
+# https://kubernetes.io/docs/reference/config-api/kubeadm-config.v1beta4/
+kubeadm_minor=$(kubeadm version -o short | sed -n 's/^v1\.\([0-9][0-9]*\)\..*/\1/p')
+if [ -z "${kubeadm_minor}" ] || [ "${kubeadm_minor}" -lt 31 ]; then
+  fail "kubeadm $(kubeadm version -o short) cannot read JoinConfiguration v1beta4; the cluster and its nodes need Kubernetes 1.31 or later"
+fi
 
 join_token=""
 IFS= read -r join_token || true
-[ -n "${join_token}" ] || fail "no join token on standard input; set it with: pulumi config set --secret accelfit:joinToken <token>"
-[[ "${join_token}" =~ ^[a-z0-9]{6}\.[a-z0-9]{16}$ ]] || fail "the join token is not a kubeadm bootstrap token (abcdef.0123456789abcdef); create one with: kubeadm token create"
+[ -n "${join_token}" ] || fail "no join token on standard input; set it with: pulumi config set --secret accelfit:joinToken \"\$(kubeadm token generate)\""
+[[ "${join_token}" =~ ^[a-z0-9]{6}\.[a-z0-9]{16}$ ]] || fail "the join token is not a kubeadm bootstrap token (abcdef.0123456789abcdef); generate one with: kubeadm token generate (accelfit keeps it valid in the cluster)"
 
 join_config=$(mktemp)
 trap 'rm -f "${join_config}"' EXIT
 chmod 600 "${join_config}"
 # The GPU taint is set at registration too, so no pod lands on the node before accelfit's node patch applies.
-# v1beta3 is read by kubeadm 1.22 and later.
 cat >"${join_config}" <<JOIN
-apiVersion: kubeadm.k8s.io/v1beta3
+apiVersion: kubeadm.k8s.io/v1beta4
 kind: JoinConfiguration
 discovery:
   bootstrapToken:

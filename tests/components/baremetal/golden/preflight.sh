@@ -1,25 +1,40 @@
 #!/usr/bin/env bash
 # accelfit host preflight, rendered from components/baremetal/templates/preflight.sh.tmpl.
-# Read-only, so safe to run any number of times: checks what the inventory claims before anything is installed.
+# Checks what the inventory claims before anything is installed, and records the GPU fabric it finds
+# (/etc/accelfit/gpu-fabric) for the driver step. Safe to run any number of times.
 set -euo pipefail
 
 NODE_NAME=gpu-01
 EXPECTED_GPUS=8
 GPU_MODEL=h100-80gb
 MIN_FREE_GIB=50
+SUPPORTED_OS='ubuntu-22.04=ubuntu2204 ubuntu-24.04=ubuntu2404 debian-12=debian12'
+# none | nvswitch | nvlink5 from the inventory's form_factor, or detect.
+FABRIC=nvswitch
+FABRIC_FILE=/etc/accelfit/gpu-fabric
 
 fail() {
   echo "accelfit preflight FAILED on ${NODE_NAME}: $*" >&2
   exit 1
 }
 
-# The driver and toolkit steps install with apt.
+# The host's OS and architecture as NVIDIA's CUDA repository names them (SUPPORTED_OS: "ID-VERSION_ID=cuda_dir ...").
 [ -r /etc/os-release ] || fail "cannot read /etc/os-release"
 # shellcheck disable=SC1091
 . /etc/os-release
-case "${ID:-unknown}" in
-  ubuntu | debian) ;;
-  *) fail "unsupported OS '${ID:-unknown}'; accelfit prepares Ubuntu or Debian hosts" ;;
+os_name="${ID:-unknown}-${VERSION_ID:-unknown}"
+cuda_os=""
+for entry in ${SUPPORTED_OS}; do
+  if [ "${entry%%=*}" = "${os_name}" ]; then
+    cuda_os=${entry#*=}
+  fi
+done
+[ -n "${cuda_os}" ] || fail "unsupported OS ${os_name}; accelfit prepares these (OS=NVIDIA repository): ${SUPPORTED_OS}"
+dpkg_arch=$(dpkg --print-architecture)
+case "${dpkg_arch}" in
+  amd64) cuda_arch=x86_64 ;;
+  arm64) cuda_arch=sbsa ;;
+  *) fail "unsupported architecture ${dpkg_arch}; NVIDIA's repositories serve amd64 and arm64" ;;
 esac
 
 # GPUs on the PCI bus (vendor 10de, class 0300 VGA or 0302 3D controller; NVSwitches are bridges and do not
@@ -38,9 +53,27 @@ if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
   fi
 fi
 
-# Kernel headers: the driver's kernel modules are built against the running kernel.
-kernel=$(uname -r)
-[ -d "/lib/modules/${kernel}/build" ] || fail "kernel headers for ${kernel} are missing; install linux-headers-${kernel}"
+# The GPU fabric, the way NVIDIA's driver container tells (NVIDIA/gpu-driver-container nvidia-driver:
+# _assert_nvswitch_system, _assert_nvlink5_system): NVLink 4 and older NVSwitches are NVIDIA PCI bridges (class
+# 0680); NVLink 5 switch trays are managed through an InfiniBand port whose VPD carries SW_MNG.
+found=none
+if [ "$(lspci -n -d 10de: | awk '$2 == "0680:"' | wc -l)" -gt 0 ]; then
+  found=nvswitch
+fi
+for vpd in /sys/class/infiniband/*/device/vpd; do
+  if [ -f "${vpd}" ] && grep -q "SW_MNG" "${vpd}" 2>/dev/null; then
+    found=nvlink5
+  fi
+done
+case "${FABRIC}" in
+  detect) ;;
+  none)
+    [ "${found}" = none ] || fail "the inventory says form_factor pcie but this host has NVSwitches (${found}); set form_factor: sxm for ${NODE_NAME}" ;;
+  *)
+    [ "${found}" = "${FABRIC}" ] || fail "the inventory says form_factor sxm (${FABRIC}) but preflight finds '${found}'; set form_factor: pcie for ${NODE_NAME} if its GPUs are PCIe cards" ;;
+esac
+install -d -m 0755 "$(dirname "${FABRIC_FILE}")"
+printf '%s\n' "${found}" >"${FABRIC_FILE}"
 
 # Free disk where the driver, container images and kubelet data go.
 for path in / /var; do
@@ -51,4 +84,9 @@ for path in / /var; do
   fi
 done
 
-echo "accelfit preflight passed on ${NODE_NAME}: ${pci_gpus} x ${GPU_MODEL}, kernel ${kernel}"
+# Secure Boot refuses unsigned kernel modules: the DKMS-built NVIDIA modules would not load.
+if command -v mokutil >/dev/null 2>&1 && mokutil --sb-state 2>/dev/null | grep -q "SecureBoot enabled"; then
+  fail "Secure Boot is enabled; the DKMS-built NVIDIA modules would not load. Enroll a MOK key for DKMS or disable Secure Boot"
+fi
+
+echo "accelfit preflight passed on ${NODE_NAME}: ${os_name} (NVIDIA repository ${cuda_os}/${cuda_arch}), ${pci_gpus} x ${GPU_MODEL}, fabric ${found}, kernel $(uname -r)"

@@ -1,0 +1,81 @@
+"""Is the pool's instance type offered in the pool's availability zones? From data/zone_offerings.yaml (zone IDs)
+and the account's zone name -> ID mapping, checked before anything is created.
+
+The mapping comes from stack config `accelfit:awsZoneIds` ({us-east-1a: use1-az4, ...}, the output of
+`aws ec2 describe-availability-zones --query 'AvailabilityZones[].[ZoneName,ZoneId]'`) when set, else from EC2
+itself (the get_availability_zone invoke, which a real `pulumi preview` runs with the stack's credentials, before
+any resource is registered). The offline preview has neither, so there the check does not run.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from accelfit.errors import InputError, Problem, problem
+from accelfit.planner.model import Plan
+
+DATA = Path(__file__).parent / "data" / "zone_offerings.yaml"
+_ZONE_ID = re.compile(r"^[a-z]{2,6}[0-9]-az[0-9]+$")
+
+
+@functools.cache
+def zone_offerings() -> dict[str, Any]:
+    with DATA.open(encoding="utf-8") as handle:
+        return yaml.load(handle, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+
+
+def offered_zone_ids(region: str, instance_type: str) -> tuple[str, ...] | None:
+    """The zone IDs offering the type, or None when the data has no row for it (unchecked)."""
+    rows = zone_offerings()["regions"].get(region, {})
+    return tuple(rows[instance_type]) if instance_type in rows else None
+
+
+def zone_offering_problems(plan: Plan, zone_ids: Mapping[str, str]) -> list[Problem]:
+    """Every pool zone whose ID is known and that does not offer the pool's instance type."""
+    problems = []
+    for index, pool in enumerate(plan.node_pools):
+        offered = offered_zone_ids(plan.region, pool.machine_type)
+        if offered is None:
+            continue
+        for zone in pool.zones:
+            zone_id = zone_ids.get(zone)
+            if zone_id and zone_id not in offered:
+                where = [name for name, known in zone_ids.items() if known in offered]
+                fix = f"use {', '.join(where)}" if where else (
+                    f"use the zone(s) with ID {', '.join(offered)} in this account")
+                problems.append(problem(
+                    "plan", f"node_pools[{index}].zones", f"{pool.machine_type} is not offered in {zone} "
+                    f"({zone_id} in this account)", fix, zone))
+    return problems
+
+
+def configured_zone_ids(value: Any) -> dict[str, str]:
+    if value is None:
+        return {}
+    if not isinstance(value, dict) or not all(isinstance(k, str) and isinstance(v, str) and _ZONE_ID.match(v)
+                                              for k, v in value.items()):
+        raise InputError([problem("stack", "accelfit:awsZoneIds", "must map zone names to zone IDs",
+                                  "e.g. {us-east-1a: use1-az4}, from aws ec2 describe-availability-zones", value)])
+    return dict(value)
+
+
+def account_zone_ids(zones: tuple[str, ...], region: str) -> dict[str, str]:
+    """Zone name -> ID for this account: stack config first, else EC2 (empty under the offline preview)."""
+    import pulumi
+    import pulumi_aws as aws
+
+    configured = configured_zone_ids(pulumi.Config().get_object("awsZoneIds"))
+    if configured:
+        return configured
+    found = {}
+    for zone in zones:
+        result = aws.get_availability_zone(name=zone, region=region)
+        if getattr(result, "zone_id", None):
+            found[zone] = result.zone_id
+    return found
