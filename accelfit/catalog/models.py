@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
-from accelfit.catalog.names import fold
 
 if TYPE_CHECKING:
     from accelfit.catalog.lookup import CatalogIndex
@@ -334,12 +333,6 @@ class Catalog(Frozen):
                 listed = listed or bool(zones)
                 found.update(zones or ())
         return tuple(sorted(found)) if listed else None
-
-    def available_zones(self, sku: str, cloud: Cloud | str = Cloud.gcp) -> tuple[str, ...]:
-        """Every zone the availability data lists for an instance type or TPU generation (alias ok), sorted."""
-        key = self._index.by_alias.get(fold(sku))
-        name = key.name if key is not None else sku
-        return tuple(sorted(zone for row in self.availability_for(cloud, name) for zone in row.zones))
 
     def service_price(self, cloud: Cloud | str, service: str, region: str) -> ServicePrice | None:
         """Price of a supporting service in a region, falling back to the cloud-wide row (region '*')."""
