@@ -274,8 +274,11 @@ def stack_cases() -> Iterator[Case]:
     for typo in ("accelfit:enviroment", "accelfit:teem", "accelfit:costcenter", "accelfit:workloads-x"):
         yield from stack(f"typo-{_slug(typo)}", {"config": {**config, typo: "x"}}, INVALID, preview=typo.endswith("teem"))
     for label, value in [("number", 5), ("bool", True), ("empty", ""), ("list", ["a"]), ("huge", HUGE_TEXT),
-                         ("date", Raw("2026-11-23"))]:
+                         ("upper", "Research"), ("spaces", "research llm")]:
         yield from stack(f"team-{label}", {"config": {**config, "accelfit:team": value}}, INVALID)
+    # An unquoted date is text to Pulumi's YAML reader, and a valid label value: it must not crash anything.
+    yield from stack("team-date", {"config": {**config, "accelfit:team": Raw("2026-11-23")}}, PLANNED,
+                     commands=("check", "plan"), preview=True)
     yield from stack("team-secure", {"config": {**config, "accelfit:team": {"secure": "AAABAMk="}}}, PLANNED,
                      commands=("check", "plan"))
     for label, value in [("qa", "qa"), ("number", 3), ("list", ["dev"]), ("upper", "DEV")]:
@@ -327,18 +330,23 @@ def project_cases() -> Iterator[Case]:
         ("stack-config-dir-escape", {**project, "stackConfigDir": "/"}),
         ("config-string", {**project, "config": "text"}),
         ("config-list", {**project, "config": ["a"]}),
-        ("config-default-wrong", {**project, "config": {"team": {"type": "string", "default": ["a"]}}}),
+        ("config-default-wrong", {**project, "config": {"costCenter": {"type": "string", "default": ["a"]}}}),
         ("name-missing", {k: v for k, v in project.items() if k != "name"}),
         ("name-number", {**project, "name": 5}),
         ("name-list", {**project, "name": ["accelfit"]}),
         ("top-list", ["a"]),
         ("empty", None),
     ]
+    # The stack leaves costCenter to the project's default, so a wrong default is what the stack gets.
+    dev = _yaml_file(ROOT / "stacks" / "Pulumi.dev.yaml")
+    dev["config"].pop("accelfit:costCenter")
+    without_cost_center = dump_yaml(dev)
     for label, document in variants:
         text = b"" if document is None else dump_yaml(document)
         for command in ("plan", "lock"):
             yield Case(f"{command}-project-{label}", (command, "--stack", "dev"), INVALID,
-                       own_project={"Pulumi.yaml": text}, keep_intact="stacks/Pulumi.dev.yaml")
+                       own_project={"Pulumi.yaml": text, "stacks/Pulumi.dev.yaml": without_cost_center},
+                       keep_intact="stacks/Pulumi.dev.yaml")
     yield Case("plan-project-is-directory", ("plan", "--stack", "dev"), INVALID,
                own_project={}, specials=(("directory", "Pulumi.yaml"),))
 
@@ -432,12 +440,14 @@ def cost_cases() -> Iterator[Case]:
                                  ("spot-string", "nodeConfig.spot", "yes")]:
         if pool in by_type:
             yield cost(f"pool-{label}", mutate(pool, dotted, value))
-    for resource_type in by_type:
+    for resource_type, index in by_type.items():
         if resource_type == "pulumi:pulumi:Stack":
             continue
+        # Components (custom: false) only group resources and are not priced: their inputs are not read.
+        expected = INVALID if steps[index]["newState"].get("custom", True) else PLANNED
         short = _slug(resource_type.split(":")[-1]).lower()
-        yield cost(f"{short}-inputs-list", mutate_inputs(preview, by_type[resource_type], []))
-        yield cost(f"{short}-inputs-string", mutate_inputs(preview, by_type[resource_type], "x"))
+        yield cost(f"{short}-inputs-list", mutate_inputs(preview, index, []), expected)
+        yield cost(f"{short}-inputs-string", mutate_inputs(preview, index, "x"), expected)
     yield cost("inf-size", mutate(pool, "nodeCount", "X").replace(b'"X"', b"1e400"))
     yield cost("nan-size", mutate(pool, "nodeCount", "X").replace(b'"X"', b"NaN"))
     yield cost("steps-map", json.dumps({"steps": {}}).encode())
