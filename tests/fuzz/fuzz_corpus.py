@@ -300,6 +300,21 @@ def stack_cases() -> Iterator[Case]:
         workload = set_path(config["accelfit:workload"], field_name, value)
         yield from stack(f"workload-{_slug(field_name)}-{label}", {"config": {**config, "accelfit:workload": workload}},
                          INVALID, preview=label == "bool")
+    # Every hostile value in every workload field, through the stack file: check, plan and lock (which must leave
+    # the file byte-for-byte intact when it refuses).
+    workload = config["accelfit:workload"]
+    for field_name in SPEC_NUMBER_FIELDS:
+        for label, value in NUMBER_BREAKERS:
+            optional = label == "null" and field_name.startswith(("model.", "budget.")) and field_name != \
+                "model.parameters"
+            yield from stack(f"stack-{_slug(field_name)}-{label}",
+                             {"config": {**config, "accelfit:workload": set_path(workload, field_name, value)}},
+                             PLANNED | INVALID if optional else INVALID)
+    for field_name in SPEC_ENUM_FIELDS:
+        for label, value in ENUM_BREAKERS:
+            yield from stack(f"stack-{_slug(field_name)}-{label}",
+                             {"config": {**config, "accelfit:workload": set_path(workload, field_name, value)}},
+                             INVALID)
     yield from stack("gcp-project-missing", {"config": {k: v for k, v in config.items() if k != "gcp:project"}},
                      INVALID, commands=("check",))
     yield from stack("gcp-project-number", {"config": {**config, "gcp:project": 12}}, INVALID, commands=("check",))
