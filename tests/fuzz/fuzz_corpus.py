@@ -10,6 +10,7 @@ document's structure, or by passing something that is not a text file at all.
 from __future__ import annotations
 
 import copy
+import functools
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -111,7 +112,8 @@ def dump_yaml(document: Any) -> bytes:
             return [mark(v) for v in value]
         return value
 
-    text = yaml.safe_dump(mark(document), sort_keys=False, allow_unicode=True, width=10**9)
+    text = yaml.dump(mark(document), Dumper=getattr(yaml, "CSafeDumper", yaml.SafeDumper), sort_keys=False,
+                     allow_unicode=True, width=10**9)
     for key, raw in raws.items():
         text = text.replace(key, raw)
     return text.encode("utf-8")
@@ -515,7 +517,8 @@ def lock_cases() -> Iterator[Case]:
         yield Case(f"lock-layout-{label}", ("lock", "--stack", name), PLANNED, files={path: text})
 
 
-def all_cases() -> list[Case]:
+@functools.cache
+def all_cases() -> tuple[Case, ...]:
     cases = [*spec_cases(), *inventory_cases(), *stack_cases(), *project_cases(), *chart_cases(), *diff_cases(),
              *cost_cases(), *odd_file_cases(), *lock_cases()]
     seen: set[str] = set()
@@ -525,4 +528,4 @@ def all_cases() -> list[Case]:
             continue
         seen.add(case.id)
         unique.append(case)
-    return unique
+    return tuple(unique)
