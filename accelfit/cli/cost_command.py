@@ -32,8 +32,11 @@ def cost(preview_file: Path, stack_name: str, as_json: bool, markdown: bool) -> 
     catalog = load_catalog()
     raw = stack.get("selection")
     selection = read_selection(raw, str(stack.path), f"config.{stack.project}:selection") if raw is not None else None
+    from accelfit.policy_config import plan_constraints
+
+    constraints = plan_constraints(stack.project_dir, stack.environment, catalog)
     plan, _ = plan_with_lock(stack.spec, catalog, Environment(stack.environment, stack.workload.inventory,
-                                                              load_team_efficiency()), selection)
+                                                              load_team_efficiency(), constraints), selection)
     report = price_resources(load_preview(preview_file), catalog, pricing_context(stack, plan))
     if as_json:
         click.echo(json.dumps({"stack": stack.name, **report.figures_json(), "assumptions": list(report.assumptions),

@@ -26,10 +26,13 @@ def lock(ctx: click.Context, stack_name: str, fresh: bool) -> None:
     raw = stack.get("selection")
     current = None if fresh or raw is None else read_selection(raw, str(stack.path),
                                                                 f"config.{stack.project}:selection")
+    from accelfit.policy_config import plan_constraints
+
+    catalog = load_catalog()
+    constraints = plan_constraints(stack.project_dir, stack.environment, catalog)
     try:
-        plan, status = plan_with_lock(stack.spec, load_catalog(), Environment(stack.environment,
-                                                                              stack.workload.inventory,
-                                                                              load_team_efficiency()), current)
+        plan, status = plan_with_lock(stack.spec, catalog, Environment(stack.environment, stack.workload.inventory,
+                                                                       load_team_efficiency(), constraints), current)
     except NoFeasiblePlan as failure:
         click.echo(f"no feasible plan: {failure.message}", err=True)
         ctx.exit(EXIT_POLICY_OR_INFEASIBLE)

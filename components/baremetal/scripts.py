@@ -77,8 +77,9 @@ def host_scripts(server: Server, driver_version: str, toolkit_version: str, join
             **_repository_values("cuda", "cuda"), **_repository_values("toolkit", "container_toolkit")}),
         "kubernetes": render("kubernetes", {
             **node, "api_server": join.api_server, "kubernetes_minor": join.kubernetes_minor,
-            "kubernetes_packages": words(packages["kubernetes"]),
-            "runtime_packages": words(packages["container_runtime"]), **_repository_values("kube", "kubernetes")}),
+            "supported_os": supported_os(), "kubernetes_packages": words(packages["kubernetes"]),
+            "runtime_packages": words(packages["container_runtime"]), **_repository_values("kube", "kubernetes"),
+            **_repository_values("runtime", "containerd")}),
         "driver": render("driver", {
             **node, "driver_version": driver_version, "driver_branch": branch,
             "pinning_package": packages["driver_pinning"].format(branch=branch),

@@ -24,8 +24,9 @@ from dataclasses import dataclass, field
 import pulumi
 from pulumi_gcp import container
 
+from accelfit.catalog import load_catalog
 from accelfit.errors import InputError, problem
-from components.gcp import pool_parts
+from components.gcp import pool_parts, tpu_rules
 from components.gcp.node_settings import TPU_TAINT, node_labels, topology_chips, with_required_taint
 
 SLICE_LABEL = "accelfit.io/tpu-slice"
@@ -87,6 +88,11 @@ def validate_tpu_pool_args(name: str, args: TpuNodePoolArgs) -> None:
     if args.flex_start and args.min_nodes != 0:
         problems.append(problem(where, "min_nodes", "a flex-start pool starts empty and scales from 0",
                                 "set min_nodes and initial_nodes to 0", args.min_nodes))
+    catalog = load_catalog()  # cached per process
+    zone_problem = tpu_rules.component_zone_problem(
+        where, tpu_rules.generation_of(catalog, machine_type=args.machine_type), args.zone, catalog)
+    if zone_problem:
+        problems.append(zone_problem)
     if args.host_maintenance_interval not in HOST_MAINTENANCE_INTERVALS:
         problems.append(problem(where, "host_maintenance_interval", "not a GKE host maintenance interval",
                                 "use AS_NEEDED or PERIODIC", args.host_maintenance_interval))

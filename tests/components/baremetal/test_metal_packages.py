@@ -35,7 +35,7 @@ def assigned(script: str, variable: str) -> str:
 
 
 class TestRecordedFacts:
-    @pytest.mark.parametrize("name", ["cuda", "container_toolkit", "kubernetes"])
+    @pytest.mark.parametrize("name", ["cuda", "container_toolkit", "containerd", "kubernetes"])
     def test_every_repository_has_a_key_fingerprint_and_a_source(self, name):
         row = DATA["repositories"][name]
         assert re.fullmatch(r"[0-9A-F]{40}", row["fingerprint"])
@@ -72,6 +72,14 @@ class TestRenderedScriptsUseThePublishedNames:
         assert assigned("kubernetes", "K8S_REPO_URL") == "https://pkgs.k8s.io/core:/stable:/v{minor}/deb/"
         assert assigned("kubernetes", "K8S_FINGERPRINT") == "DE15B14486CD377B9E876E1A234654DA9A296436"
         assert assigned("kubernetes", "KUBERNETES_PACKAGES") == "kubelet kubeadm kubectl"
+
+    def test_containerd_from_dockers_repository_on_ubuntu_and_debian(self):
+        assert assigned("kubernetes", "RUNTIME_REPO_URL") == "https://download.docker.com/linux/{distro}"
+        assert assigned("kubernetes", "RUNTIME_FINGERPRINT") == "9DC858229FC7DD38854AE2D88D81803C0EBFCD88"
+        assert assigned("kubernetes", "RUNTIME_PACKAGES") == "containerd.io"
+        assert "${VERSION_CODENAME:?} stable" in SCRIPTS["kubernetes"]
+        # containerd.io disables the CRI plugin for Docker; the step regenerates the config with it on.
+        assert 'disabled_plugins' in SCRIPTS["kubernetes"] and "containerd config default" in SCRIPTS["kubernetes"]
 
     def test_keys_are_trusted_only_by_fingerprint_and_each_repository_signed_by_its_own_key(self):
         for script in ("repositories", "kubernetes"):

@@ -90,7 +90,7 @@ def test_gke_selects_pools_by_gke_label_and_scrapes_with_managed_prometheus():
     plan = gcp_plans.gke_h100_training()
     recording = record(lambda: build(plan, gcp_plans.ownership(plan)), config={"gcp:project": gcp_plans.PROJECT})
     flavor = recording.named("llm-train-k8s-kueue-flavor-gpu").inputs["spec"]
-    assert flavor["nodeLabels"]["cloud.google.com/gke-nodepool"] == "llm-train-gpu-pool"
+    assert flavor["nodeLabels"]["cloud.google.com/gke-nodepool"] == "llm-train-gpu"
     assert recording.of_type("accelfit:kubernetes:GpuOperator") == []  # GKE manages drivers and device plugin
     monitoring = recording.named("llm-train-k8s-telemetry-pod-monitoring").inputs
     assert monitoring["kind"] == "PodMonitoring" and monitoring["spec"]["endpoints"][0]["port"] == "metrics"
@@ -98,6 +98,20 @@ def test_gke_selects_pools_by_gke_label_and_scrapes_with_managed_prometheus():
     # a3-highgpu-8g: 208 vCPUs, 8 GPUs; the pool scales to 4 nodes
     assert queue["flavors"][0]["resources"][0] == {"name": "cpu", "nominalQuota": "832"}
     assert queue["flavors"][0]["resources"][3] == {"name": "nvidia.com/gpu", "nominalQuota": "32"}
+
+
+def test_gke_exporter_namespace_admits_its_critical_priority_class():
+    """GKE admits system-*-critical pods outside kube-system only under a matching ResourceQuota; the exporter's
+    release waits for it, and runs privileged with the driver GKE installed."""
+    plan = gcp_plans.gke_h100_training()
+    recording = record(lambda: build(plan, gcp_plans.ownership(plan)), config={"gcp:project": gcp_plans.PROJECT})
+    quota = recording.named("llm-train-k8s-telemetry-critical-pods").inputs
+    assert quota["metadata"]["namespace"] == "gpu-monitoring"
+    assert quota["spec"]["scopeSelector"]["matchExpressions"] == [{
+        "scopeName": "PriorityClass", "operator": "In", "values": ["system-node-critical", "system-cluster-critical"]}]
+    exporter = recording.named("llm-train-k8s-telemetry-dcgm-exporter")
+    assert "llm-train-k8s-telemetry-critical-pods" in {urn.rsplit("::", 1)[-1] for urn in exporter.dependencies}
+    assert exporter.inputs["values"]["securityContext"]["privileged"] is True
 
 
 def test_eks_selects_node_groups_and_runs_the_operator_without_driver():

@@ -13,21 +13,48 @@ API_SERVER=10.20.0.5:6443
 # The control plane's minor (accelfit:kubernetesVersion); empty: read from the API server's public /version.
 KUBERNETES_MINOR=''
 KUBERNETES_PACKAGES='kubelet kubeadm kubectl'
-RUNTIME_PACKAGES=containerd
+SUPPORTED_OS='ubuntu-22.04=ubuntu2204 ubuntu-24.04=ubuntu2404 debian-12=debian12'
+RUNTIME_PACKAGES=containerd.io
+RUNTIME_REPO_URL='https://download.docker.com/linux/{distro}'
+RUNTIME_KEY_URL='https://download.docker.com/linux/{distro}/gpg'
+RUNTIME_FINGERPRINT=9DC858229FC7DD38854AE2D88D81803C0EBFCD88
+RUNTIME_KEYRING=/etc/apt/keyrings/docker-archive-keyring.gpg
+RUNTIME_LIST=/etc/apt/sources.list.d/docker-containerd.list
 K8S_REPO_URL='https://pkgs.k8s.io/core:/stable:/v{minor}/deb/'
 K8S_KEY_URL='https://pkgs.k8s.io/core:/stable:/v{minor}/deb/Release.key'
 K8S_FINGERPRINT=DE15B14486CD377B9E876E1A234654DA9A296436
 K8S_KEYRING=/etc/apt/keyrings/kubernetes-apt-keyring.gpg
 K8S_LIST=/etc/apt/sources.list.d/kubernetes.list
 CONTAINERD_CONFIG=/etc/containerd/config.toml
-# containerd 1.7 or newer: what current Kubernetes releases support (kubernetes.io container-runtimes page).
-MIN_CONTAINERD=1.7
+# containerd per Kubernetes minor (containerd/containerd RELEASES.md, "Kubernetes support": 1.31 needs 1.7.20+ or
+# 2.0; Kubernetes 1.35 is the last release supporting containerd 1.x, per the Kubernetes 1.35 notes EKS repeats in
+# https://docs.aws.amazon.com/eks/latest/userguide/kubernetes-versions-standard.html).
+MIN_CONTAINERD=1.7.20
+MIN_CONTAINERD_FROM_1_36=2.0.0
 
 fail() {
   echo "accelfit kubernetes step FAILED on ${NODE_NAME}: $*" >&2
   exit 1
 }
 
+# The host's OS and architecture as NVIDIA's CUDA repository names them (SUPPORTED_OS: "ID-VERSION_ID=cuda_dir ...").
+[ -r /etc/os-release ] || fail "cannot read /etc/os-release"
+# shellcheck disable=SC1091
+. /etc/os-release
+os_name="${ID:-unknown}-${VERSION_ID:-unknown}"
+cuda_os=""
+for entry in ${SUPPORTED_OS}; do
+  if [ "${entry%%=*}" = "${os_name}" ]; then
+    cuda_os=${entry#*=}
+  fi
+done
+[ -n "${cuda_os}" ] || fail "unsupported OS ${os_name}; accelfit prepares these (OS=NVIDIA repository): ${SUPPORTED_OS}"
+dpkg_arch=$(dpkg --print-architecture)
+case "${dpkg_arch}" in
+  amd64) cuda_arch=x86_64 ;;
+  arm64) cuda_arch=sbsa ;;
+  *) fail "unsupported architecture ${dpkg_arch}; NVIDIA's repositories serve amd64 and arm64" ;;
+esac
 export DEBIAN_FRONTEND=noninteractive
 apt_updated=no
 
@@ -101,6 +128,15 @@ if [ -z "${KUBERNETES_MINOR}" ]; then
   [ -n "${KUBERNETES_MINOR}" ] || fail "no gitVersion in https://${API_SERVER}/version; set accelfit:kubernetesVersion"
 fi
 
+minor_number=${KUBERNETES_MINOR#1.}
+if [ "${minor_number}" -ge 36 ]; then
+  MIN_CONTAINERD=${MIN_CONTAINERD_FROM_1_36}
+fi
+# From 1.35 the kubelet refuses cgroup v1 by default.
+if [ "${minor_number}" -ge 35 ] && [ "$(stat -fc %T /sys/fs/cgroup)" != cgroup2fs ]; then
+  fail "the host runs cgroup v1; Kubernetes ${KUBERNETES_MINOR} needs cgroup v2 (boot with systemd.unified_cgroup_hierarchy=1)"
+fi
+
 # Swap off now and at boot: the kubelet refuses to start with swap on by default.
 swapoff -a
 if grep -Eq '^[^#].*[[:space:]]swap[[:space:]]' /etc/fstab; then
@@ -118,15 +154,21 @@ net.ipv4.ip_forward = 1
 SYSCTL
 sysctl --system >/dev/null
 
-# containerd from the OS, with the systemd cgroup driver kubeadm configures the kubelet for.
+# containerd from Docker's repository (the same 2.x line on Ubuntu and Debian), with the systemd cgroup driver
+# kubeadm configures the kubelet for.
+runtime_url=${RUNTIME_REPO_URL//\{distro\}/${ID}}
+runtime_key=${RUNTIME_KEY_URL//\{distro\}/${ID}}
+add_repository "containerd (Docker)" "${runtime_key}" "${RUNTIME_FINGERPRINT}" "${RUNTIME_KEYRING}" "${RUNTIME_LIST}" \
+  "deb [signed-by=${RUNTIME_KEYRING}] ${runtime_url} ${VERSION_CODENAME:?} stable"
 read -ra runtime_packages <<<"${RUNTIME_PACKAGES}"
 install_latest "${runtime_packages[@]}"
 containerd_version=$(containerd --version | awk '{ print $3 }' | sed 's/^v//')
 if [ "$(printf '%s\n%s\n' "${MIN_CONTAINERD}" "${containerd_version}" | sort -V | head -n 1)" != "${MIN_CONTAINERD}" ]; then
-  fail "containerd ${containerd_version} is older than ${MIN_CONTAINERD}; install a newer containerd (e.g. Debian bookworm-backports) and run again"
+  fail "containerd ${containerd_version} is older than ${MIN_CONTAINERD}, which Kubernetes ${KUBERNETES_MINOR} needs; install a newer containerd (Debian 12 ships 1.6: use bookworm-backports or Docker's containerd.io) and run again"
 fi
 before=$(sha256sum "${CONTAINERD_CONFIG}" 2>/dev/null || true)
-if [ ! -s "${CONTAINERD_CONFIG}" ]; then
+# containerd.io ships a config with the CRI plugin disabled (for Docker); the kubelet needs it.
+if [ ! -s "${CONTAINERD_CONFIG}" ] || grep -Eq '^disabled_plugins *= *\["cri"\]' "${CONTAINERD_CONFIG}"; then
   install -d -m 0755 "$(dirname "${CONTAINERD_CONFIG}")"
   containerd config default >"${CONTAINERD_CONFIG}"
 fi
@@ -146,4 +188,4 @@ add_repository "Kubernetes ${KUBERNETES_MINOR}" "${key_url}" "${K8S_FINGERPRINT}
 read -ra kubernetes_packages <<<"${KUBERNETES_PACKAGES}"
 install_pinned "${KUBERNETES_MINOR}." "${kubernetes_packages[@]}"
 systemctl enable kubelet >/dev/null
-echo "accelfit kubernetes prerequisites ready on ${NODE_NAME}: Kubernetes ${KUBERNETES_MINOR}, containerd ${containerd_version}"
+echo "accelfit kubernetes prerequisites ready on ${NODE_NAME} (${os_name}, ${cuda_arch}): Kubernetes ${KUBERNETES_MINOR}, containerd ${containerd_version}"
