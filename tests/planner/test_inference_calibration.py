@@ -35,5 +35,5 @@ def test_points_cover_mlperf_and_an_open_source_engine():
 
 def test_only_a_few_points_are_known_misses_and_each_names_its_reason():
     misses = [point for point in POINTS if point.known_miss]
-    assert len(misses) <= 2
+    assert len(misses) <= 3
     assert all(len(point.known_miss) > 80 for point in misses)
