@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -14,7 +15,8 @@ from accelfit.calibration.store import load_team_efficiency
 from accelfit.catalog import load_catalog
 from accelfit.planner import Environment, Plan
 from accelfit.errors import InputError
-from accelfit.planner.lock import LockStatus, plan_with_lock
+from accelfit.planner.lock import LOCKED_ENV, TRUE_WORDS, LockStatus, plan_with_lock
+from accelfit.policy_config import plan_constraints
 from accelfit.spec import WorkloadSpec
 from accelfit.spec.loader import WORKLOAD_KEY, with_inventory
 from accelfit.stackfile import known_project_keys, read_project, read_selection, stack_path, unknown_key_problems
@@ -55,7 +57,13 @@ def _run(project_dir: Path, stack: str, source: Path) -> ProgramResult:
         if raw_selection is not None else None
     environment = config.get("environment") or stack
     catalog = load_catalog()
-    plan, lock = plan_with_lock(spec, catalog, Environment(environment, loaded.inventory, load_team_efficiency()), selection)
+    # A CI that must build only what was reviewed sets ACCELFIT_LOCKED=1 (or the stack sets accelfit:requireLock):
+    # then a missing or stale lock fails the update instead of building a fresh plan.
+    require_lock = bool(config.get_bool("requireLock")) or os.environ.get(LOCKED_ENV, "").lower() in TRUE_WORDS
+    # The environment's policy configuration constrains the plan, so it never chooses what the policies flag.
+    constraints = plan_constraints(project_dir, environment, catalog)
+    plan, lock = plan_with_lock(spec, catalog, Environment(environment, loaded.inventory, load_team_efficiency(),
+                                                           constraints), selection, require_lock=require_lock)
     if lock.state == "stale":
         pulumi.log.warn(lock.message)
     ownership = Ownership(team=config.require("team"), cost_center=config.require("costCenter"),

@@ -204,8 +204,26 @@ class PlacementSpec(StrictModel):
 class BudgetSpec(StrictModel):
     max_monthly_usd: Number | None = Field(default=None, gt=0, le=1e9, description="Most the workload may cost a month, USD.")
     max_total_usd: Number | None = Field(default=None, gt=0, le=1e10, description="Most a training run may cost in total, USD.")
-    pricing: Pricing = Field(default=Pricing.on_demand,
-                             description="on-demand, spot, committed-1y or committed-3y.")
+    pricing: Pricing | tuple[Pricing, ...] = Field(
+        default=Pricing.on_demand,
+        description="on-demand, spot, committed-1y or committed-3y; or a preference list such as [spot, on-demand]: "
+                    "the cheapest of these that meets the deadline or latency.")
+
+    @field_validator("pricing")
+    @classmethod
+    def _one_pricing_or_a_list(cls, value: Pricing | tuple[Pricing, ...]) -> Pricing | tuple[Pricing, ...]:
+        if isinstance(value, tuple):
+            if not value:
+                raise ValueError("give at least one pricing model, e.g. [spot, on-demand]")
+            if len(set(value)) != len(value):
+                raise ValueError("each pricing model at most once")
+            return value[0] if len(value) == 1 else value
+        return value
+
+    @property
+    def pricing_options(self) -> tuple[Pricing, ...]:
+        """The pricing models the planner may choose from, in the spec's order of preference."""
+        return self.pricing if isinstance(self.pricing, tuple) else (self.pricing,)
 
 
 class WorkloadSpec(StrictModel):

@@ -210,6 +210,8 @@ class ManagedNodeGroup(pulumi.ComponentResource):
             self._autoscaler_tags(name, args, group)
 
         self.node_group_name = group.node_group_name
+        # The Auto Scaling group EKS made for the group: scheduled scaling acts on it (components/aws/schedule.py).
+        self.autoscaling_group_name = group.resources.apply(_first_autoscaling_group)
         self.launch_template_id = template.id
         self.placement_group_name = placement.name if placement else None
         self.register_outputs({"node_group_name": self.node_group_name, "launch_template_id": self.launch_template_id,
