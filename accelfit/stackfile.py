@@ -34,7 +34,8 @@ _SECRET_NAME = re.compile(r"(?i)(token|password|passphrase|secret|private.?key|k
 # stored by the CLI and silently ignored.
 PROJECT_KEYS = ("environment", "team", "costCenter", "workload", "selection", "teamNamespaces", "sshPrivateKey",
                 "joinToken", "kubeconfig", "joinEndpoint", "joinCaCertHash", "eksAdminPrincipals", "eksEndpointAccess",
-                "eksPrivateAccessCidrs", "eksPublicAccessCidrs", "kubernetesVersion", "awsZoneIds", "controlPlane")
+                "eksPrivateAccessCidrs", "eksPublicAccessCidrs", "kubernetesVersion", "awsZoneIds", "controlPlane",
+                "requireLock")
 
 
 def is_secure(value: Any) -> bool:

@@ -49,8 +49,11 @@ def build(plan: Plan, ownership: Ownership, catalog: Catalog | None = None,
         from components.aws import build as build_aws
         from components.kubernetes.build import build_for_eks, plan_cloud_layer
 
+        from components.aws.schedule import build_schedules
+
         layer = plan_cloud_layer(plan, catalog)
         stack = build_aws(plan, ownership, catalog=catalog)
+        build_schedules(plan, stack)  # part-day serving pools: scaled up and to zero daily
         return Built(stack, build_for_eks(plan, layer, stack, ownership) if layer else None)
     from components.baremetal import build as build_baremetal
     from components.baremetal.checks import check_plan

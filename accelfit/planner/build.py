@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from accelfit.planner import preferences as pref
-from accelfit.planner.costing import SYSTEM_POOL_MAX_NODES, SYSTEM_POOL_MIN_NODES, storage_needs
+from accelfit.planner.costing import SYSTEM_POOL_MAX_NODES, SYSTEM_POOL_MIN_NODES, serving_window, storage_needs
 from accelfit.planner.limits import pods_cidr_for, pool_sizes
 from accelfit.planner.model import (
     Estimate, NetworkPlan, NodePool, PlanAccelerator, StoragePlan, Taint, TpuVmSlice,
@@ -87,6 +87,7 @@ def node_pools(spec: WorkloadSpec, sized: Sized) -> tuple[NodePool, ...]:
     # One pool up to the platform's per-pool limit; a larger run spans several identical pools (gpu, gpu-1, ...).
     splits = [sized.units] if offer.platform == "baremetal-gpu" else pool_sizes(offer.platform, maximum)
     minimums, initials = _spread(minimum, splits), _spread(initial, splits)
+    window = serving_window(spec, offer)
     for index, size in enumerate(splits):
         pools.append(NodePool(
             name="gpu" if index == 0 else f"gpu-{index}", role="gpu", machine_type=offer.machine,
@@ -98,7 +99,8 @@ def node_pools(spec: WorkloadSpec, sized: Sized) -> tuple[NodePool, ...]:
             efa_interfaces=instance.efa_interfaces if (instance and multi_node_training and offer.cloud == "aws")
             else 0,
             gpudirect=instance.gpudirect if (instance and multi_node_training) else "none",
-            local_nvme_gb=instance.local_nvme_gb if instance else 0, driver_version=driver))
+            local_nvme_gb=instance.local_nvme_gb if instance else 0, driver_version=driver,
+            serving_start_utc=window[0] if window else None, serving_hours_per_day=window[1] if window else None))
     return tuple(pools)
 
 

@@ -37,11 +37,16 @@ class OfferSet:
 
 
 def offers_for(spec: WorkloadSpec, catalog: Catalog, inventory: Inventory | None) -> OfferSet:
+    """Every offer under each pricing model the spec allows (`budget.pricing`, one or a preference list): the
+    ranking then takes the cheapest that meets the deadline or latency."""
     found = OfferSet()
     deployment = spec.placement.deployment
     if deployment in (Deployment.cloud, Deployment.any):
-        _cloud_gpu_offers(spec, catalog, found)
-        _tpu_offers(spec, catalog, found)
+        for pricing in spec.budget.pricing_options:
+            priced = spec if pricing == spec.budget.pricing else spec.model_copy(
+                update={"budget": spec.budget.model_copy(update={"pricing": pricing})})
+            _cloud_gpu_offers(priced, catalog, found)
+            _tpu_offers(priced, catalog, found)
     if deployment in (Deployment.dedicated, Deployment.any) and inventory is not None:
         _baremetal_offers(spec, catalog, inventory, found)
     return found
