@@ -45,15 +45,19 @@ def plan(ctx: click.Context, spec_file: Path | None, stack_name: str | None, as_
     else:
         loaded, environment_name = load_workload(spec_file), environment_option or "dev"
     catalog = load_catalog()
-    constraints = None
-    if stack_name or environment_option:
-        from accelfit.policy_config import plan_constraints
-        from accelfit.stackfile import find_project_dir
+    if stack_name is not None:
+        from accelfit.policy_config import stack_environment
 
-        project_dir = stack.project_dir if stack_name else find_project_dir()
-        constraints = plan_constraints(project_dir, environment_name, catalog)
-    environment = Environment(name=environment_name, inventory=loaded.inventory,
-                              efficiency=load_team_efficiency(), constraints=constraints)
+        environment = stack_environment(stack, catalog)  # exactly as the stack's program plans
+    else:
+        constraints = None
+        if environment_option:
+            from accelfit.policy_config import plan_constraints
+            from accelfit.stackfile import find_project_dir
+
+            constraints = plan_constraints(find_project_dir(), environment_name, catalog)
+        environment = Environment(name=environment_name, inventory=loaded.inventory,
+                                  efficiency=load_team_efficiency(), constraints=constraints)
     lock = None
     try:
         if stack_name:

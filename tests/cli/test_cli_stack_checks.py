@@ -177,3 +177,12 @@ def test_every_key_the_program_reads_is_known():
         if "pulumi.Config()" in text:
             used |= set(re.findall(r"(?:config|Config\(\))\.(?:get|require)\w*\(\"([A-Za-z]+)\"", text))
     assert used - set(PROJECT_KEYS) == set()
+
+
+def test_component_errors_name_the_stack_file(project, capsys):
+    text = (project / "stacks" / "Pulumi.example-onprem-h100.yaml").read_text(encoding="utf-8")
+    text = text.replace("accelfit:joinEndpoint: 10.20.0.5:6443", "accelfit:joinEndpoint: not-an-endpoint")
+    (project / "stacks" / "Pulumi.endpoint.yaml").write_text(text, encoding="utf-8")
+    code, _, err = run(capsys, "preview", "--stack", "endpoint")
+    assert code == 2
+    assert "Pulumi.endpoint.yaml: accelfit:joinEndpoint" in err and "error: stack:" not in err

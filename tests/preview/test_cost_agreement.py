@@ -179,3 +179,21 @@ def test_without_its_schedule_a_part_day_pool_is_priced_all_day():
     unscheduled = price_resources([group], catalog, context)
     assert scheduled.monthly_usd == pytest.approx(unscheduled.monthly_usd / 3, abs=0.05)  # 8 of 24 hours
     assert unscheduled.monthly_usd == unscheduled.full_scale_monthly_usd
+
+
+@pytest.mark.parametrize("stack", STACKS)
+def test_plan_of_a_stack_is_what_its_preview_builds(stack, monkeypatch, capsys):
+    # `accelfit plan --stack` plans as the program does (lock, team calibration, the environment's policies), so
+    # its option and three figures are the preview's.
+    import json
+
+    from accelfit.cli.main import main
+
+    project = with_secrets_set(stack)
+    document = preview_stack(stack, project).document
+    monkeypatch.chdir(project)
+    assert main(["plan", "--stack", stack, "--json"]) == 0
+    planned = json.loads(capsys.readouterr().out)
+    assert planned["option"] == document["plan"]["option"]
+    for key in ("monthly_usd", "full_scale_monthly_usd", "run_total_usd"):
+        assert planned["estimate"][key] == document["plan"]["estimate"][key]

@@ -208,3 +208,14 @@ def test_a_tpu_vm_built_by_hand_in_a_zone_google_does_not_list_is_refused():
         record(lambda: TpuVmSlice("v5p", args))
     [item] = caught.value.problems
     assert item.field == "zone" and "tpu-v5p" in item.message and "us-central1-a, us-east5-a" in item.fix
+
+
+@pytest.mark.parametrize("bounds", [dict(max_nodes=3, initial_nodes=0), dict(min_nodes=2, initial_nodes=2)])
+def test_a_multi_host_pool_by_hand_that_is_not_0_or_all_hosts_is_refused(bounds):
+    # GKE: "Maximum node count N is not a valid size of TPU pod slice" (v6e-16 = 4 hosts).
+    from accelfit.errors import InputError
+
+    with pytest.raises(InputError) as caught:
+        _record_pool(**bounds)
+    [item] = caught.value.problems
+    assert item.field == "max_nodes" and "4 hosts" in item.message
