@@ -92,7 +92,7 @@ class InputError(Exception):
 
     def naming_file(self, file: str, placeholders: tuple[str | None, ...] = ("stack", None)) -> InputError:
         """The same problems, with a placeholder file name (components say "stack") replaced by the real file."""
-        return InputError([dataclasses.replace(item, file=file, line=item.line or line_of(file, item.field))
+        return InputError([dataclasses.replace(item, file=file, line=item.line or line_of(file, f"config.{item.field}"))
                            if item.file in placeholders else item for item in self.problems])
 
     def lines(self, limit: int | None = MAX_PROBLEMS_SHOWN) -> list[str]:

@@ -36,13 +36,24 @@ def build(plan: Plan, ownership: Ownership, catalog: Catalog | None = None,
 
         layer = plan_cloud_layer(plan, catalog)  # checked before the cloud stack creates anything
         stack = build_gcp(plan, ownership, catalog=catalog)
-        return Built(stack, build_for_gke(plan, layer, stack, ownership) if layer else None)
+        if layer is None:
+            return Built(stack, None)
+        kubernetes = build_for_gke(plan, layer, stack, ownership)
+        # Workload Identity service accounts and GPUDirect NIC objects (components/gcp/cluster_objects.py).
+        from components.gcp.cluster_objects import build_cluster_objects
+        from components.kubernetes.build import layer_labels
+
+        build_cluster_objects(plan, stack, kubernetes, layer_labels(ownership))
+        return Built(stack, kubernetes)
     if plan.cloud.value == "aws":
         from components.aws import build as build_aws
         from components.kubernetes.build import build_for_eks, plan_cloud_layer
 
+        from components.aws.schedule import build_schedules
+
         layer = plan_cloud_layer(plan, catalog)
         stack = build_aws(plan, ownership, catalog=catalog)
+        build_schedules(plan, stack)  # part-day serving pools: scaled up and to zero daily
         return Built(stack, build_for_eks(plan, layer, stack, ownership) if layer else None)
     from components.baremetal import build as build_baremetal
     from components.baremetal.checks import check_plan

@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -13,11 +14,14 @@ import pulumi
 from accelfit.calibration.store import load_team_efficiency
 from accelfit.catalog import load_catalog
 from accelfit.planner import Environment, Plan
-from accelfit.errors import InputError
-from accelfit.planner.lock import LockStatus, plan_with_lock
+from accelfit.errors import InputError, problem
+from accelfit.planner.lock import LOCKED_ENV, TRUE_WORDS, LockStatus, plan_with_lock
+from accelfit.policy_config import plan_constraints
 from accelfit.spec import WorkloadSpec
 from accelfit.spec.loader import WORKLOAD_KEY, with_inventory
-from accelfit.stackfile import known_project_keys, read_project, read_selection, stack_path, unknown_key_problems
+from accelfit.stackfile import (
+    known_project_keys, read_project, read_selection, secret_named, stack_path, unknown_key_problems,
+)
 from accelfit.validation import validate
 from components.build import build
 from components.common import Ownership
@@ -47,15 +51,27 @@ def _run(project_dir: Path, stack: str, source: Path) -> ProgramResult:
     typos = unknown_key_problems(sorted(keys), project, known_project_keys(read_project(project_dir)), str(source))
     if typos:
         raise InputError(typos)
+    environment = config.get("environment") or stack
+    plain = sorted(key for key in keys if secret_named(key) and not pulumi.runtime.config.is_config_secret(key))
+    for key in plain:
+        if environment == "prod":
+            raise InputError([problem(str(source), f"config.{key}", "a secret is set in plain text, which prod "
+                                      "refuses", f"run `pulumi config set --secret {key} ...`")])
+        pulumi.log.warn(f"{key} is set in plain text; encrypt it: pulumi config set --secret {key} ...")
     prefix = f"config.{WORKLOAD_KEY}"
     spec = validate(WorkloadSpec, config.require_object("workload"), str(source), prefix)
     loaded = with_inventory(spec, source, prefix)
     raw_selection = config.get_object("selection")
     selection = read_selection(raw_selection, str(source), f"config.{project}:selection") \
         if raw_selection is not None else None
-    environment = config.get("environment") or stack
     catalog = load_catalog()
-    plan, lock = plan_with_lock(spec, catalog, Environment(environment, loaded.inventory, load_team_efficiency()), selection)
+    # A CI that must build only what was reviewed sets ACCELFIT_LOCKED=1 (or the stack sets accelfit:requireLock):
+    # then a missing or stale lock fails the update instead of building a fresh plan.
+    require_lock = bool(config.get_bool("requireLock")) or os.environ.get(LOCKED_ENV, "").lower() in TRUE_WORDS
+    # The environment's policy configuration constrains the plan, so it never chooses what the policies flag.
+    constraints = plan_constraints(project_dir, environment, catalog)
+    plan, lock = plan_with_lock(spec, catalog, Environment(environment, loaded.inventory, load_team_efficiency(),
+                                                           constraints), selection, require_lock=require_lock)
     if lock.state == "stale":
         pulumi.log.warn(lock.message)
     ownership = Ownership(team=config.require("team"), cost_center=config.require("costCenter"),

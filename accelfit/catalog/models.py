@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
+
 if TYPE_CHECKING:
     from accelfit.catalog.lookup import CatalogIndex
 
@@ -200,7 +201,7 @@ class CatalogOrigin(Frozen):
     @property
     def label(self) -> str:
         if self.kind == "shipped":
-            return f"shipped snapshot (prices as of {self.as_of})"
+            return f"shipped snapshot, newest price {self.as_of}"
         return f"imported {self.as_of} from {self.source}"
 
 
@@ -320,6 +321,18 @@ class Catalog(Frozen):
         None when it does not list the SKU there: then no price row there is an offer."""
         row = self._index.availability_by_key.get((Cloud(cloud), sku, region))
         return None if row is None else row.zones
+
+    def gpu_zones_in(self, cloud: Cloud | str, family: str, region: str) -> tuple[str, ...] | None:
+        """Zones of `region` where any machine type of a GPU family (e.g. a3-ultra) is listed, sorted; None when
+        no availability row of the family lists zones there (unknown, not empty)."""
+        found: set[str] = set()
+        listed = False
+        for instance in self._index.instances(cloud, None, region):
+            if instance.family == family:
+                zones = self.offered_zones(cloud, instance.name, region)
+                listed = listed or bool(zones)
+                found.update(zones or ())
+        return tuple(sorted(found)) if listed else None
 
     def service_price(self, cloud: Cloud | str, service: str, region: str) -> ServicePrice | None:
         """Price of a supporting service in a region, falling back to the cloud-wide row (region '*')."""

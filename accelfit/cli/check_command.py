@@ -50,7 +50,7 @@ def check(ctx: click.Context, file: Path) -> None:
 
 def _check_stack(ctx: click.Context, file: Path) -> None:
     from accelfit.catalog import load_catalog
-    from accelfit.planner import Environment, NoFeasiblePlan
+    from accelfit.planner import NoFeasiblePlan
     from accelfit.planner.lock import plan_with_lock
     from accelfit.stackfile import (
         find_project_dir, load_stack_file, plan_requirement_problems, read_selection, stack_name_of,
@@ -66,8 +66,10 @@ def _check_stack(ctx: click.Context, file: Path) -> None:
     raw = stack.get("selection")
     selection = read_selection(raw, str(stack.path), f"config.{stack.project}:selection") if raw is not None else None
     try:
-        plan, lock = plan_with_lock(stack.spec, load_catalog(), Environment(stack.environment,
-                                                                            stack.workload.inventory), selection)
+        from accelfit.policy_config import stack_environment
+
+        catalog = load_catalog()
+        plan, lock = plan_with_lock(stack.spec, catalog, stack_environment(stack, catalog), selection)
     except NoFeasiblePlan as failure:
         click.echo(f"no feasible plan for {file}: {failure.message}", err=True)
         ctx.exit(EXIT_POLICY_OR_INFEASIBLE)

@@ -18,8 +18,6 @@ import click
 def cost(preview_file: Path, stack_name: str, as_json: bool, markdown: bool) -> None:
     """Monthly cost of every priced resource in a real Pulumi preview, with the assumptions stated."""
     from accelfit.catalog import load_catalog
-    from accelfit.calibration.store import load_team_efficiency
-    from accelfit.planner import Environment
     from accelfit.planner.lock import plan_with_lock
     from accelfit.preview.run import pricing_context
     from accelfit.pricing import price_resources
@@ -32,8 +30,9 @@ def cost(preview_file: Path, stack_name: str, as_json: bool, markdown: bool) -> 
     catalog = load_catalog()
     raw = stack.get("selection")
     selection = read_selection(raw, str(stack.path), f"config.{stack.project}:selection") if raw is not None else None
-    plan, _ = plan_with_lock(stack.spec, catalog, Environment(stack.environment, stack.workload.inventory,
-                                                              load_team_efficiency()), selection)
+    from accelfit.policy_config import stack_environment
+
+    plan, _ = plan_with_lock(stack.spec, catalog, stack_environment(stack, catalog), selection)
     report = price_resources(load_preview(preview_file), catalog, pricing_context(stack, plan))
     if as_json:
         click.echo(json.dumps({"stack": stack.name, **report.figures_json(), "assumptions": list(report.assumptions),

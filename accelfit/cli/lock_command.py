@@ -17,8 +17,7 @@ def lock(ctx: click.Context, stack_name: str, fresh: bool) -> None:
     """Plan the stack's workload and write the choice into its stack file."""
     from accelfit.catalog import load_catalog
     from accelfit.lockfile import write_selection
-    from accelfit.calibration.store import load_team_efficiency
-    from accelfit.planner import Environment, NoFeasiblePlan
+    from accelfit.planner import NoFeasiblePlan
     from accelfit.planner.lock import Selection, plan_with_lock
     from accelfit.stackfile import load_stack, read_selection
 
@@ -26,10 +25,11 @@ def lock(ctx: click.Context, stack_name: str, fresh: bool) -> None:
     raw = stack.get("selection")
     current = None if fresh or raw is None else read_selection(raw, str(stack.path),
                                                                 f"config.{stack.project}:selection")
+    from accelfit.policy_config import stack_environment
+
+    catalog = load_catalog()
     try:
-        plan, status = plan_with_lock(stack.spec, load_catalog(), Environment(stack.environment,
-                                                                              stack.workload.inventory,
-                                                                              load_team_efficiency()), current)
+        plan, status = plan_with_lock(stack.spec, catalog, stack_environment(stack, catalog), current)
     except NoFeasiblePlan as failure:
         click.echo(f"no feasible plan: {failure.message}", err=True)
         ctx.exit(EXIT_POLICY_OR_INFEASIBLE)

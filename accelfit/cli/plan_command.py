@@ -16,10 +16,15 @@ from accelfit.errors import EXIT_POLICY_OR_INFEASIBLE, InputError, problem
 @click.option("--json", "as_json", is_flag=True, help="Print the plan as JSON (stable keys).")
 @click.option("--markdown", is_flag=True, help="Print the plan as markdown.")
 @click.option("--top", default=5, show_default=True, type=click.IntRange(0, 100), help="Alternatives to show.")
-@click.option("--chart", type=click.Path(path_type=Path), help="Write cost against time to an .svg or .png file.")
+@click.option("--environment", "environment_option", type=click.Choice(["dev", "staging", "prod"]),
+              help="Plan a spec file under this environment's policy configuration (policies/config/ENV.json); "
+                   "a --stack plan always uses its stack's environment.")
+@click.option("--chart", type=click.Path(path_type=Path),
+              help="Write a chart of every eligible option to an .svg or .png file: total cost against training "
+                   "days (training), monthly cost against accelerators (inference); the chosen option is starred.")
 @click.pass_context
 def plan(ctx: click.Context, spec_file: Path | None, stack_name: str | None, as_json: bool, markdown: bool,
-         top: int, chart: Path | None) -> None:
+         top: int, environment_option: str | None, chart: Path | None) -> None:
     """Choose accelerators, count and platform for a workload, and explain the choice with its cost."""
     from accelfit.catalog import load_catalog
     from accelfit.calibration.store import load_team_efficiency
@@ -38,12 +43,33 @@ def plan(ctx: click.Context, spec_file: Path | None, stack_name: str | None, as_
         stack = load_stack(stack_name)
         loaded, environment_name = stack.workload, stack.environment
     else:
-        loaded, environment_name = load_workload(spec_file), "dev"
+        loaded, environment_name = load_workload(spec_file), environment_option or "dev"
     catalog = load_catalog()
-    environment = Environment(name=environment_name, inventory=loaded.inventory,
-                              efficiency=load_team_efficiency())
+    if stack_name is not None:
+        from accelfit.policy_config import stack_environment
+
+        environment = stack_environment(stack, catalog)  # exactly as the stack's program plans
+    else:
+        constraints = None
+        if environment_option:
+            from accelfit.policy_config import plan_constraints
+            from accelfit.stackfile import find_project_dir
+
+            constraints = plan_constraints(find_project_dir(), environment_name, catalog)
+        environment = Environment(name=environment_name, inventory=loaded.inventory,
+                                  efficiency=load_team_efficiency(), constraints=constraints)
+    lock = None
     try:
-        result = make_plan(loaded.spec, catalog, environment, top=max(top, 8))
+        if stack_name:
+            # A stack's plan is what its program builds: the locked selection while it still meets the spec.
+            from accelfit.planner.lock import Selection, plan_with_lock
+            from accelfit.validation import validate
+
+            raw = stack.get("selection")
+            selection = validate(Selection, raw, str(stack.path), f"config.{stack.project}:selection") if raw else None
+            result, lock = plan_with_lock(loaded.spec, catalog, environment, selection, top=max(top, 8))
+        else:
+            result = make_plan(loaded.spec, catalog, environment, top=max(top, 8))
     except NoFeasiblePlan as failure:
         click.echo(f"no feasible plan: {failure.message}", err=True)
         for rejection in failure.rejected[:20]:
@@ -60,15 +86,18 @@ def plan(ctx: click.Context, spec_file: Path | None, stack_name: str | None, as_
             raise InputError([problem(str(chart), "--chart", f"could not write the chart ({error.strerror or error})",
                                       "pass a path in a folder you can write to")]) from None
     if as_json:
-        click.echo(json.dumps(result.to_json_dict(), indent=2, sort_keys=True))
+        document = result.to_json_dict()
+        if lock is not None:
+            document["lock"] = lock.to_json_dict()
+        click.echo(json.dumps(document, indent=2, sort_keys=True))
     elif markdown:
         from accelfit.reports.plan_report import render_markdown
 
-        click.echo(render_markdown(result, top=top, stack=stack_name))
+        click.echo(render_markdown(result, top=top, stack=stack_name, lock=lock.message if lock else None))
     else:
         from accelfit.reports.plan_report import render_text
 
-        click.echo(render_text(result, top=top, stack=stack_name))
+        click.echo(render_text(result, top=top, stack=stack_name, lock=lock.message if lock else None))
 
 
 def check_chart_target(chart: Path) -> None:

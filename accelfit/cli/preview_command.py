@@ -14,17 +14,25 @@ from accelfit.errors import EXIT_POLICY_OR_INFEASIBLE
 @click.option("--json", "as_json", is_flag=True, help="Print the stable JSON document (input of `accelfit diff`).")
 @click.option("--markdown", is_flag=True, help="Print markdown (for pull-request comments).")
 @click.option("--timings", is_flag=True, help="Print how long each part took to stderr.")
+@click.option("--locked", is_flag=True, envvar="ACCELFIT_LOCKED",
+              help="Build only the locked selection; fail (exit 1) when there is none or it is stale instead of "
+                   "building a fresh plan. CI: set ACCELFIT_LOCKED=1.")
 @click.pass_context
-def preview(ctx: click.Context, stack_name: str, as_json: bool, markdown: bool, timings: bool) -> None:
+def preview(ctx: click.Context, stack_name: str, as_json: bool, markdown: bool, timings: bool, locked: bool) -> None:
     """Preview a stack in-process: plan, resources, monthly cost and policy results. Exit 1 on a mandatory
     policy violation or when no plan fits."""
     from accelfit.planner import NoFeasiblePlan
+    from accelfit.planner.lock import LockRequired
     from accelfit.preview.run import preview_stack
 
     try:
-        result = preview_stack(stack_name)
+        result = preview_stack(stack_name, locked=locked)
     except NoFeasiblePlan as failure:
         click.echo(f"no feasible plan: {failure.message}", err=True)
+        ctx.exit(EXIT_POLICY_OR_INFEASIBLE)
+        return
+    except LockRequired as failure:
+        click.echo(f"lock required: {failure.message}", err=True)
         ctx.exit(EXIT_POLICY_OR_INFEASIBLE)
         return
     for warning in result.document.get("warnings", []):

@@ -86,6 +86,16 @@ def figure_lines(diff: StackDiff, arrow: str = "->") -> list[str]:
     return out
 
 
+def figures_note(diff: StackDiff) -> str | None:
+    """Why a month costs more than a short run, where both figures are shown."""
+    figures = {change.figure: change.head_usd for change in diff.figures}
+    monthly, run = figures.get("monthly_usd"), figures.get("run_total_usd")
+    if monthly is None or run is None or monthly <= run:
+        return None
+    return (f"monthly_usd ({usd(monthly)}) is above run_total_usd ({usd(run)}): the always-on parts bill all month "
+            "while the stack exists, the run pays them only while it lasts.")
+
+
 def budget_lines(diff: StackDiff) -> list[str]:
     """One line per budget source (the spec's own, the environment's policy), named, head's figures."""
     out = []

@@ -67,6 +67,9 @@ def _summary(diff: StackDiff) -> str:
     for line in fmt.figure_lines(diff, arrow="→"):
         name, _, rest = line.partition(": ")
         out.append(f"  - `{name}`: {_md(rest)}")
+    note = fmt.figures_note(diff)
+    if note:
+        out.append(f"  - _{_md(note)}_")
     for line in fmt.budget_lines(diff):
         source, _, rest = line.partition(": ")
         out.append(f"- **Budget** ({_md(source)}): {_md(rest)}")

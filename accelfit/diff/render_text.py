@@ -18,6 +18,9 @@ def render_text(diff: StackDiff) -> str:
     out += [f"!! {title}: {text}" for title, text in fmt.callouts(diff)]
     out += [f"Monthly cost: {fmt.cost_line(diff)}"]
     out += [f"  {line}" for line in fmt.figure_lines(diff)]
+    note = fmt.figures_note(diff)
+    if note:
+        out.append(f"  ({note})")
     out += [f"Budget: {line}" for line in fmt.budget_lines(diff)]
     out += [f"Resources: {fmt.resources_line(diff)}",
             f"Policies: {fmt.policies_line(diff)}"]

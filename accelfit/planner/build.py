@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from accelfit.planner import preferences as pref
-from accelfit.planner.costing import SYSTEM_POOL_MAX_NODES, SYSTEM_POOL_MIN_NODES, storage_needs
+from accelfit.planner.costing import SYSTEM_POOL_MAX_NODES, SYSTEM_POOL_MIN_NODES, serving_window, storage_needs
 from accelfit.planner.limits import pods_cidr_for, pool_sizes
 from accelfit.planner.model import (
     Estimate, NetworkPlan, NodePool, PlanAccelerator, StoragePlan, Taint, TpuVmSlice,
@@ -50,10 +50,14 @@ def node_pools(spec: WorkloadSpec, sized: Sized) -> tuple[NodePool, ...]:
     labels = role_labels(spec, offer.accelerator.name)
     multi_node_training = spec.training is not None and sized.units > 1
     pools: list[NodePool] = []
+    # Multi-node training keeps every node in one zone (compact placement, no cross-zone traffic); serving
+    # spreads over the offer's zones. On GKE the system pool follows, so add-ons run where the work runs.
+    pool_zones = offer.zones[:1] if multi_node_training else offer.zones
     if offer.platform in ("gke-gpu", "gke-tpu", "eks-gpu"):
         pools.append(NodePool(name="system", role="system", machine_type=pref.SYSTEM_POOL_MACHINE[offer.cloud],
                               min_nodes=SYSTEM_POOL_MIN_NODES, max_nodes=SYSTEM_POOL_MAX_NODES,
-                              initial_nodes=SYSTEM_POOL_MIN_NODES, zones=offer.zones,
+                              initial_nodes=SYSTEM_POOL_MIN_NODES,
+                              zones=pool_zones if offer.cloud == "gcp" else offer.zones,
                               labels={"accelfit.io/role": "system"}, disk_size_gb=100))
     if offer.tpu_slice is not None:
         tpu = offer.tpu_slice
@@ -79,10 +83,11 @@ def node_pools(spec: WorkloadSpec, sized: Sized) -> tuple[NodePool, ...]:
         driver = gke_gpu_driver_version()
     else:
         driver = None  # EKS: the NVIDIA AMI ships the driver
-    zones = offer.zones[:1] if multi_node_training else offer.zones
+    zones = pool_zones
     # One pool up to the platform's per-pool limit; a larger run spans several identical pools (gpu, gpu-1, ...).
     splits = [sized.units] if offer.platform == "baremetal-gpu" else pool_sizes(offer.platform, maximum)
     minimums, initials = _spread(minimum, splits), _spread(initial, splits)
+    window = serving_window(spec, offer)
     for index, size in enumerate(splits):
         pools.append(NodePool(
             name="gpu" if index == 0 else f"gpu-{index}", role="gpu", machine_type=offer.machine,
@@ -94,7 +99,8 @@ def node_pools(spec: WorkloadSpec, sized: Sized) -> tuple[NodePool, ...]:
             efa_interfaces=instance.efa_interfaces if (instance and multi_node_training and offer.cloud == "aws")
             else 0,
             gpudirect=instance.gpudirect if (instance and multi_node_training) else "none",
-            local_nvme_gb=instance.local_nvme_gb if instance else 0, driver_version=driver))
+            local_nvme_gb=instance.local_nvme_gb if instance else 0, driver_version=driver,
+            serving_start_utc=window[0] if window else None, serving_hours_per_day=window[1] if window else None))
     return tuple(pools)
 
 

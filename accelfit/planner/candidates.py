@@ -37,11 +37,16 @@ class OfferSet:
 
 
 def offers_for(spec: WorkloadSpec, catalog: Catalog, inventory: Inventory | None) -> OfferSet:
+    """Every offer under each pricing model the spec allows (`budget.pricing`, one or a preference list): the
+    ranking then takes the cheapest that meets the deadline or latency."""
     found = OfferSet()
     deployment = spec.placement.deployment
     if deployment in (Deployment.cloud, Deployment.any):
-        _cloud_gpu_offers(spec, catalog, found)
-        _tpu_offers(spec, catalog, found)
+        for pricing in spec.budget.pricing_options:
+            priced = spec if pricing == spec.budget.pricing else spec.model_copy(
+                update={"budget": spec.budget.model_copy(update={"pricing": pricing})})
+            _cloud_gpu_offers(priced, catalog, found)
+            _tpu_offers(priced, catalog, found)
     if deployment in (Deployment.dedicated, Deployment.any) and inventory is not None:
         _baremetal_offers(spec, catalog, inventory, found)
     return found
@@ -94,12 +99,18 @@ def _cloud_gpu_offers(spec: WorkloadSpec, catalog: Catalog, found: OfferSet) -> 
                 catalog=catalog.label))
 
 
+# A GCP serving pool spreads over up to this many of the zones that offer its machine type (a zone outage keeps
+# the others serving); training pools take the first (build.py): multi-node jobs want one zone.
+MAX_GPU_POOL_ZONES = 3
+
+
 def _gpu_zones(catalog: Catalog, instance, region: str) -> tuple[str, ...]:
-    """A GCP pool goes in the first zone the availability data lists for the machine type; AWS rows list AZ IDs
-    (the same for every account) or nothing, and subnets take AZ names, so AWS keeps the region's first zones."""
+    """A GCP pool goes only in zones the availability data lists for the machine type (up to
+    MAX_GPU_POOL_ZONES, sorted); AWS rows list AZ IDs (the same for every account) or nothing, and subnets take AZ
+    names, so AWS keeps the region's first zones."""
     listed = catalog.offered_zones(instance.cloud, instance.name, region) or ()
     if instance.cloud is Cloud.gcp and listed:
-        return (listed[0],)
+        return tuple(sorted(listed))[:MAX_GPU_POOL_ZONES]
     return default_zones(instance.cloud.value, region)
 
 

@@ -30,9 +30,11 @@ def rank_key(sized: Sized) -> tuple:
 
 def best_per_group(feasible: list[Sized]) -> list[Sized]:
     """One option per (platform, cloud, accelerator): its best region and shape. Keeps alternatives readable."""
-    best: dict[tuple[str, str, str], Sized] = {}
+    best: dict[tuple[str, str, str, str], Sized] = {}
     for sized in sorted(feasible, key=rank_key):
-        best.setdefault((sized.offer.platform, sized.offer.cloud, sized.offer.accelerator.name), sized)
+        # Per pricing model too: with a preference list (budget.pricing: [spot, on-demand]) both stay comparable.
+        best.setdefault((sized.offer.platform, sized.offer.cloud, sized.offer.accelerator.name,
+                         sized.offer.pricing), sized)
     return sorted(best.values(), key=rank_key)
 
 
@@ -52,8 +54,9 @@ def why_not(chosen: Sized, other: Sized) -> str:
 def alternatives(chosen: Sized, ranked: list[Sized], top: int) -> tuple[Alternative, ...]:
     out = []
     for other in ranked:
-        if other is chosen or (other.offer.platform, other.offer.cloud, other.offer.accelerator.name) == (
-                chosen.offer.platform, chosen.offer.cloud, chosen.offer.accelerator.name):
+        if other is chosen or (other.offer.platform, other.offer.cloud, other.offer.accelerator.name,
+                               other.offer.pricing) == (chosen.offer.platform, chosen.offer.cloud,
+                                                        chosen.offer.accelerator.name, chosen.offer.pricing):
             continue
         offer = other.offer
         out.append(Alternative(
@@ -86,16 +89,29 @@ def grouped_rejections(rejected: list[RawRejection]) -> tuple[Rejection, ...]:
 def infeasible(spec: WorkloadSpec, evaluation: Evaluation, rejected: tuple[Rejection, ...]) -> NoFeasiblePlan:
     """The error that names the binding constraint and how far to relax it."""
     cheapest = evaluation.cheapest_over_budget
+    policy_note = ""
+    if evaluation.policy_rejected:
+        named = sorted({r.rule.removeprefix("policy:") for r in rejected if r.rule.startswith("policy:")})
+        policy_note = (f"; {evaluation.policy_rejected} option(s) within the budget were rejected by the "
+                       f"environment's policies ({', '.join(named)})")
     if cheapest is not None:
         if spec.budget.max_total_usd is not None and cheapest.total_usd > spec.budget.max_total_usd:
             return NoFeasiblePlan("budget.max_total_usd", (
                 f"no option fits budget.max_total_usd ${spec.budget.max_total_usd:,.0f}: the cheapest feasible "
                 f"option ({cheapest.offer.label}) needs ${cheapest.total_usd:,.0f}; raise max_total_usd to at least "
-                f"${cheapest.total_usd:,.0f} or relax the deadline or pricing"), rejected)
+                f"${cheapest.total_usd:,.0f} or relax the deadline or pricing{policy_note}"), rejected)
         return NoFeasiblePlan("budget.max_monthly_usd", (
             f"no option fits budget.max_monthly_usd ${spec.budget.max_monthly_usd:,.0f}: the cheapest feasible "
             f"option ({cheapest.offer.label}) needs ${cheapest.monthly_usd:,.0f} a month; raise max_monthly_usd to "
-            f"at least ${cheapest.monthly_usd:,.0f}"), rejected)
+            f"at least ${cheapest.monthly_usd:,.0f}{policy_note}"), rejected)
+    policy = [rejection for rejection in rejected if rejection.rule.startswith("policy:")]
+    if policy and (evaluation.policy_rejected or (evaluation.fastest_days is None
+                                                   and evaluation.best_latency_ms is None)):
+        named = sorted({rejection.rule.removeprefix("policy:") for rejection in policy})
+        return NoFeasiblePlan("policy", (
+            f"no option both fits the workload and passes the environment's policies: rejected by "
+            f"{', '.join(named)} (e.g. {policy[0].option}: {policy[0].reason}); change the spec "
+            "(placement.accelerators, deadline, pricing) or the environment's policy configuration"), rejected)
     if evaluation.fastest_days is not None and spec.training is not None:
         return NoFeasiblePlan("training.deadline_days", (
             f"no option finishes within training.deadline_days {spec.training.deadline_days:g}: the fastest takes "

@@ -36,8 +36,21 @@ GIB_PER_TB = 1e12 / 2.0**30
 SYSTEM_POOL_MIN_NODES = 1
 SYSTEM_POOL_MAX_NODES = 3
 CLUSTER_PLATFORMS = ("gke-gpu", "gke-tpu", "eks-gpu")
-# Platforms whose accelerator pools are scaled down on a schedule when inference runs part of the day.
+# Platforms whose accelerator pools are scaled down on a schedule when inference runs part of the day: EKS, by
+# scheduled actions on the node group's Auto Scaling group (components/aws/schedule.py). GKE has no scheduled
+# node-pool scaling of its own, so a part-day GKE service is priced all day and says why.
 SCHEDULED_SERVING_PLATFORMS = ("eks-gpu",)
+# When a part-day service starts (UTC): the spec states hours a day, not which hours.
+SERVING_START_UTC = "08:00"
+
+
+def serving_window(spec: WorkloadSpec, offer: Offer) -> tuple[str, float] | None:
+    """(start HH:MM UTC, hours) when the stack scales the serving pool on a schedule; None when it runs all day."""
+    if spec.inference is None or spec.inference.hours_per_day >= 24 or offer.pricing.startswith("committed"):
+        return None
+    if offer.platform not in SCHEDULED_SERVING_PLATFORMS:
+        return None
+    return SERVING_START_UTC, spec.inference.hours_per_day
 
 
 @dataclass(frozen=True)
@@ -101,9 +114,10 @@ def serving_plan(spec: WorkloadSpec, offer: Offer) -> tuple[float, str]:
         return HOURS_PER_MONTH, "24 h a day"
     if offer.pricing.startswith("committed"):
         return HOURS_PER_MONTH, f"{hours_per_day:g} h a day, but committed capacity bills every hour"
-    if offer.platform in SCHEDULED_SERVING_PLATFORMS:
-        return serving_hours_per_month(hours_per_day), (f"{hours_per_day:g} h a day: a schedule scales the node "
-                                                        "group to zero the rest of the day")
+    window = serving_window(spec, offer)
+    if window is not None:
+        return serving_hours_per_month(hours_per_day), (f"{hours_per_day:g} h a day from {window[0]} UTC: a "
+                                                        "schedule scales the node group to zero the rest of the day")
     return HOURS_PER_MONTH, (f"priced 24 h a day although the spec serves {hours_per_day:g} h: {offer.platform} "
                              "builds no schedule that scales the pool down (scale your serving workload to zero "
                              "off-hours and the autoscaler removes the idle nodes)")

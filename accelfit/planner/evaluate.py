@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+import dataclasses
+import math
 from dataclasses import dataclass, field
 
 from accelfit.catalog.models import Catalog
 from accelfit.planner.costing import (
     cost_assumptions, cost_lines, cost_parts, plan_figures, serving_plan, storage_needs,
 )
+from accelfit.planner.constraints import PolicyConstraints
 from accelfit.planner.eligibility import penalties
 from accelfit.planner.options import Offer, RawRejection, Sized
 from accelfit.planner.serving import Efficiency
 from accelfit.planner.serving_data import efficiency_for
-from accelfit.planner.sizing import InferenceSize, TrainingSize, Unfit, size_inference, size_training
+from accelfit.planner.sizing import (
+    GIB, InferenceSize, TrainingSize, Unfit, effective_mfu, layout, size_inference, size_training, training_hours,
+)
 from accelfit.planner.team_efficiency import TeamEfficiency
 from accelfit.spec import WorkloadSpec
 
@@ -25,10 +30,16 @@ class Evaluation:
     fastest_days: float | None = None
     best_latency_ms: float | None = None
     cheapest_over_budget: Sized | None = None
+    # Options that met the workload but a policy limit of the environment rejected (the binding constraint then).
+    policy_rejected: int = 0
 
 
-def size_offer(spec: WorkloadSpec, catalog: Catalog, offer: Offer, team: TeamEfficiency | None = None) -> Sized:
-    """Size and cost one offer; raises Unfit when it cannot meet the workload at any allowed count."""
+def size_offer(spec: WorkloadSpec, catalog: Catalog, offer: Offer, team: TeamEfficiency | None = None,
+               at_units: int | None = None) -> Sized:
+    """Size and cost one offer; raises Unfit when it cannot meet the workload at any allowed count.
+
+    `at_units` builds a count at least as large as the spec needs (a lock that still meets the spec): the same
+    workload on more units runs faster (training) or with spare replicas (inference), and costs what it builds."""
     accelerator = offer.accelerator.name
     if spec.training is not None:
         figure = catalog.mfu(accelerator)
@@ -39,6 +50,8 @@ def size_offer(spec: WorkloadSpec, catalog: Catalog, offer: Offer, team: TeamEff
             calibration = (f"MFU {measured.mfu:.0%} for {accelerator} measured by your team ({measured.runs} runs, "
                            f"{team.path or 'team efficiency file'}) replaces the catalog's {figure.mfu:.0%}.")
         size = size_training(spec, offer, mfu)
+        if at_units is not None and at_units > size.units:
+            size = training_at(spec, offer, mfu, at_units)
         storage = storage_needs(spec, offer, size.units)
         parts = cost_parts(spec, catalog, offer, size.units, size.hours, storage)
         cost = plan_figures(spec, parts)
@@ -61,6 +74,10 @@ def size_offer(spec: WorkloadSpec, catalog: Catalog, offer: Offer, team: TeamEff
                        f"of peak bandwidth and prefill at {measured_serving.prefill_compute:.0%} of peak compute, "
                        f"replacing the catalog's {row.decode_bandwidth:.0%} / {row.prefill_compute:.0%}.")
     size = size_inference(spec, offer, efficiency)
+    if at_units is not None and at_units > size.units:
+        per_unit = size.replicas / size.units
+        size = dataclasses.replace(size, units=at_units, devices=at_units * offer.devices_per_unit,
+                                   replicas=max(size.replicas, math.floor(per_unit * at_units)))
     storage = storage_needs(spec, offer, size.units)
     parts = cost_parts(spec, catalog, offer, size.units, 0.0, storage)
     cost = plan_figures(spec, parts)
@@ -73,6 +90,19 @@ def size_offer(spec: WorkloadSpec, catalog: Catalog, offer: Offer, team: TeamEff
                  tokens_per_second=size.tokens_per_second, latency_p99_ms=size.latency_p99_ms,
                  penalties=penalties(spec, offer.accelerator),
                  notes=(inference_note(size, offer),), calibration=calibration)
+
+
+def training_at(spec: WorkloadSpec, offer: Offer, base_mfu: float, units: int) -> TrainingSize:
+    """The training run on exactly `units` (more than the fewest that meet the deadline)."""
+    fitted = layout(spec, offer, units)
+    recompute = fitted.recompute_fraction if fitted else 0.0
+    hours = training_hours(spec, offer, units, base_mfu, recompute)
+    return TrainingSize(
+        units=units, devices=units * offer.devices_per_unit, hours=hours,
+        mfu=effective_mfu(offer, units, base_mfu, recompute),
+        memory_per_device_gib=fitted.total_bytes / GIB, tokens_per_second=spec.training.tokens / (hours * 3600.0),
+        tensor_parallel=fitted.tensor_parallel, recompute_fraction=recompute,
+        activation_gib=fitted.activation_bytes / GIB, state_gib=fitted.state_bytes / GIB)
 
 
 def training_memory_note(size: TrainingSize) -> str:
@@ -91,7 +121,7 @@ def inference_note(size: InferenceSize, offer: Offer) -> str:
 
 
 def evaluate(spec: WorkloadSpec, catalog: Catalog, offers: list[Offer],
-             team: TeamEfficiency | None = None) -> Evaluation:
+             team: TeamEfficiency | None = None, constraints: PolicyConstraints | None = None) -> Evaluation:
     result = Evaluation()
     for offer in offers:
         try:
@@ -110,9 +140,25 @@ def evaluate(spec: WorkloadSpec, catalog: Catalog, offers: list[Offer],
                     spec, result.cheapest_over_budget):
                 result.cheapest_over_budget = sized
             continue
+        policy = policy_rejections(spec, sized, constraints)
+        if policy:
+            result.rejected.append(_raw(offer, *policy[0]))
+            result.policy_rejected += 1
+            continue
         result.feasible.append(sized)
     result.feasible = smallest_per_family(result.feasible)
     return result
+
+
+def policy_rejections(spec: WorkloadSpec, sized: Sized, constraints: PolicyConstraints | None) -> list:
+    """What the environment's policy limits say about a sized option: (rule, reason) per limit it exceeds."""
+    if constraints is None:
+        return []
+    from accelfit.planner.build import node_pools  # the pools this option would build, to check their sizes
+
+    pools = [pool.max_nodes for pool in node_pools(spec, sized) if pool.role != "system"]
+    return constraints.size_rejections(sized.devices, pools, {"monthly_usd": sized.monthly_usd,
+                                                              "full_scale_monthly_usd": sized.full_scale_monthly_usd})
 
 
 def _raw(offer: Offer, rule: str, reason: str) -> RawRejection:

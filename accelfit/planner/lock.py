@@ -11,11 +11,10 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from accelfit.catalog.models import Catalog
-from accelfit.planner.candidates import offers_for
 from accelfit.planner.choose import best_per_group, grouped_rejections, infeasible, rank_key
-from accelfit.planner.evaluate import evaluate, over_budget, size_offer
+from accelfit.planner.evaluate import over_budget, policy_rejections, size_offer
 from accelfit.planner.model import Plan
-from accelfit.planner.planner import Environment, build_plan
+from accelfit.planner.planner import Environment, build_plan, search
 from accelfit.planner.sizing import Unfit
 from accelfit.spec import WorkloadSpec
 
@@ -54,60 +53,94 @@ class LockStatus:
         return dataclasses.asdict(self)
 
 
+# The CI setting: build only the locked selection, fail when it is missing or stale.
+LOCKED_ENV = "ACCELFIT_LOCKED"
+TRUE_WORDS = frozenset({"1", "true", "yes"})
+
+
+class LockRequired(Exception):
+    """`--locked` (or ACCELFIT_LOCKED / accelfit:requireLock) was asked for and the lock cannot be built."""
+
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.message = message
+
+
+def unit_word(platform: str, count: int) -> str:
+    """What the count of an option counts: nodes, TPU slices or owned servers."""
+    word = {"gke-tpu": "slice", "tpu-vm": "slice", "baremetal-gpu": "server"}.get(platform, "node")
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
 def plan_with_lock(spec: WorkloadSpec, catalog: Catalog, environment: Environment,
-                   selection: Selection | None, *, top: int = 8) -> tuple[Plan, LockStatus]:
-    """The locked option when it still meets the spec, else a fresh plan; either way, what a fresh plan says."""
-    offers = offers_for(spec, catalog, environment.inventory)
-    evaluation = evaluate(spec, catalog, offers.offers, environment.efficiency)
-    rejected = grouped_rejections(offers.rejected + evaluation.rejected)
+                   selection: Selection | None, *, top: int = 8, require_lock: bool = False) -> tuple[Plan, LockStatus]:
+    """The locked option when it still meets the spec (built at its locked size, also when the spec now needs
+    less), else a fresh plan; either way, what a fresh plan says. With `require_lock`, a missing or stale lock is
+    an error (`LockRequired`) instead of a fresh plan: what is reviewed is what is built."""
+    found = search(spec, catalog, environment)
+    evaluation, rejected = found.evaluation, grouped_rejections(found.rejected)
     ranked = best_per_group(evaluation.feasible)
     fresh = min(evaluation.feasible, key=rank_key) if evaluation.feasible else None
     if selection is None:
+        if require_lock:
+            raise LockRequired("no selection is locked and a lock is required (--locked / ACCELFIT_LOCKED); run "
+                               "`accelfit lock --stack <stack>` and commit the stack file")
         if fresh is None:
             raise infeasible(spec, evaluation, rejected)
         return build_plan(spec, environment, fresh, ranked, rejected, top), LockStatus(
             "none", "no selection is locked; `accelfit lock` pins this choice", fresh_option=fresh.option_id)
 
-    locked, why_stale = _locked_sized(spec, catalog, offers.offers, selection, environment)
+    locked, why_stale, needed = _locked_sized(spec, catalog, found.offers, selection, environment)
     if locked is None:
+        message = (f"the locked selection {selection.option} no longer fits the spec ({why_stale})")
+        if require_lock:
+            raise LockRequired(f"{message}; a lock is required (--locked / ACCELFIT_LOCKED), so nothing fresh is "
+                               "built: run `accelfit lock --stack <stack> --fresh` and review the new choice")
         if fresh is None:
             raise infeasible(spec, evaluation, rejected)
-        status = LockStatus("stale", f"the locked selection {selection.option} no longer fits the spec ({why_stale}); "
-                            f"built the fresh plan {fresh.option_id} instead; run `accelfit lock` to pin it",
-                            locked_option=selection.option, fresh_option=fresh.option_id)
+        status = LockStatus("stale", f"{message}; built the fresh plan {fresh.option_id} instead; run `accelfit "
+                            "lock` to pin it", locked_option=selection.option, fresh_option=fresh.option_id)
         return build_plan(spec, environment, fresh, ranked, rejected, top), status
     plan = build_plan(spec, environment, locked, ranked, rejected, top)
+    platform, units = locked.offer.platform, selection.parts[5]
+    larger = (f" The lock has {unit_word(platform, units)}; the spec now needs {unit_word(platform, needed)}, so "
+              "the locked size is built (`accelfit lock --fresh` to shrink it)." if needed < units else "")
     plan = plan.model_copy(update={"reasons": (f"Locked selection (accelfit lock on {selection.locked_on}): "
-                                               f"{selection.option}.",) + plan.reasons})
+                                               f"{selection.option}.{larger}",) + plan.reasons})
+    built = "built the locked selection" + (f" at its locked size (the lock has {unit_word(platform, units)}, the "
+                                            f"spec now needs {unit_word(platform, needed)})" if larger else "")
     if fresh is None or fresh.option_id == locked.option_id:
-        return plan, LockStatus("used", "built the locked selection; a fresh plan chooses the same",
+        return plan, LockStatus("used", f"{built}; a fresh plan chooses the same",
                                 locked_option=selection.option, fresh_option=locked.option_id,
                                 fresh_monthly_delta_usd=0.0)
     delta = fresh.monthly_usd - locked.monthly_usd
     verb = "save" if delta < 0 else "cost"
     return plan, LockStatus(
-        "used", f"built the locked selection; a fresh plan would choose {fresh.option_id}, which would {verb} "
+        "used", f"{built}; a fresh plan would choose {fresh.option_id}, which would {verb} "
                 f"${abs(delta):,.0f} a month (total ${fresh.total_usd:,.0f} vs ${locked.total_usd:,.0f}); run "
-                "`accelfit lock` to switch", locked_option=selection.option, fresh_option=fresh.option_id,
+                "`accelfit lock --fresh` to switch", locked_option=selection.option, fresh_option=fresh.option_id,
         fresh_monthly_delta_usd=round(delta, 2))
 
 
 def _locked_sized(spec: WorkloadSpec, catalog: Catalog, offers: list, selection: Selection,
                   environment: Environment):
+    """(the locked option sized at its locked count, why it is stale, the count the spec needs)."""
     platform, cloud, region, accelerator, machine, units, pricing = selection.parts
     matching = [offer for offer in offers if (offer.platform, offer.cloud, offer.region, offer.accelerator.name,
                                               offer.machine, offer.pricing)
                 == (platform, cloud, region, accelerator, machine, pricing)]
     if not matching:
-        return None, "the catalog or placement no longer offers it"
+        return None, "the catalog, the placement or the environment's policy no longer offers it", 0
     offer = dataclasses.replace(matching[0], max_units=max(units, 1))
     try:
-        sized = size_offer(spec, catalog, offer, environment.efficiency)
+        needed = size_offer(spec, catalog, offer, environment.efficiency).units
+        sized = size_offer(spec, catalog, offer, environment.efficiency, at_units=units)
     except Unfit as unfit:
-        return None, unfit.reason
-    if sized.units != units:
-        return None, f"the spec now needs {sized.units} units, the lock has {units}"
+        return None, f"the lock has {unit_word(platform, units)}, which cannot meet it: {unfit.reason}", 0
     over = over_budget(spec, sized)
     if over:
-        return None, over
-    return sized, ""
+        return None, f"the lock has {unit_word(platform, units)}, which {over}", needed
+    policy = policy_rejections(spec, sized, environment.constraints)
+    if policy:
+        return None, f"the lock has {unit_word(platform, units)}: {policy[0][1]}", needed
+    return sized, "", needed

@@ -66,6 +66,10 @@ class NodePool(Frozen):
     gpu_sharing_strategy: Literal["TIME_SHARING", "MPS"] | None = Field(
         default=None, description="GCP: share each GPU between pods (GKE GPU sharing); None = one pod per GPU.")
     gpu_max_shared_clients: int = Field(default=0, ge=0, description="GCP: pods per GPU when sharing.")
+    serving_start_utc: str | None = Field(
+        default=None, description="Inference served part of the day: the pool scales up at this time (HH:MM, UTC) "
+        "and to zero serving_hours_per_day later, by a schedule the stack builds; None = the pool runs all day.")
+    serving_hours_per_day: float | None = Field(default=None, gt=0, lt=24)
     capacity_block: bool = Field(
         default=False, description="AWS: `reservation` is an EC2 Capacity Block for ML (market type capacity-block) "
         "rather than an On-Demand Capacity Reservation.")

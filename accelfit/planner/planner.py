@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from accelfit.catalog.models import Catalog
+from accelfit.planner import preferences as pref
 from accelfit.planner.balance import NodeShape, balance_problems
 from accelfit.planner.build import estimate, network_plan, node_pools, plan_accelerator, storage_plan, tpu_vm_slices
 from accelfit.planner.candidates import offers_for
@@ -13,7 +14,8 @@ from accelfit.planner.evaluate import Evaluation, evaluate
 from accelfit.planner.limits import capacity_notes, nodes_per_pool, pool_sizes
 from accelfit.planner.missing_prices import missing_price_notes
 from accelfit.planner.model import Plan, PlanCloud, Platform
-from accelfit.planner.options import Sized
+from accelfit.planner.constraints import PolicyConstraints
+from accelfit.planner.options import RawRejection, Sized
 from accelfit.planner.team_efficiency import TeamEfficiency
 from accelfit.reports.durations import duration
 from accelfit.sizes import format_count
@@ -28,13 +30,46 @@ class Environment:
     name: str = "dev"
     inventory: Inventory | None = None
     efficiency: TeamEfficiency | None = None
+    # The environment's policy configuration as plan constraints (None: plan unconstrained by policy).
+    constraints: PolicyConstraints | None = None
+
+
+@dataclass(frozen=True)
+class Search:
+    """The planner's full search before choosing: what could be bought, how each sized up, what was rejected."""
+
+    offers: list
+    evaluation: Evaluation
+    rejected: list
+
+
+def search(spec: WorkloadSpec, catalog: Catalog, environment: Environment) -> Search:
+    offers = offers_for(spec, catalog, environment.inventory)
+    allowed, rejected = allowed_offers(offers.offers, environment.constraints)
+    evaluation = evaluate(spec, catalog, allowed, environment.efficiency, environment.constraints)
+    return Search(allowed, evaluation, offers.rejected + rejected + evaluation.rejected)
+
+
+def allowed_offers(offers: list, constraints: PolicyConstraints | None) -> tuple[list, list[RawRejection]]:
+    """Offers the environment's policies allow (accelerator allow-list, mandatory spot), and the others rejected
+    with the policy named."""
+    if constraints is None:
+        return list(offers), []
+    allowed, rejected = [], []
+    for offer in offers:
+        why = constraints.accelerator_rejection(offer.accelerator.name) or constraints.pricing_rejection(offer.pricing)
+        if why:
+            rejected.append(RawRejection(offer.platform, offer.accelerator.name, offer.machine, ",".join(offer.zones),
+                                         *why))
+        else:
+            allowed.append(offer)
+    return allowed, rejected
 
 
 def evaluate_spec(spec: WorkloadSpec, catalog: Catalog, environment: Environment) -> tuple[Evaluation, list]:
     """Every feasible sized option and every rejection (the planner's full search, before choosing)."""
-    offers = offers_for(spec, catalog, environment.inventory)
-    evaluation = evaluate(spec, catalog, offers.offers, environment.efficiency)
-    return evaluation, offers.rejected + evaluation.rejected
+    found = search(spec, catalog, environment)
+    return found.evaluation, found.rejected
 
 
 def plan(spec: WorkloadSpec, catalog: Catalog, environment: Environment | None = None, *, top: int = 8) -> Plan:
@@ -96,6 +131,7 @@ def reasons(spec: WorkloadSpec, chosen: Sized, ranked: list[Sized], rejected: tu
                    f"{chosen.latency_p99_ms:,.0f} ms against a {target:g} ms target "
                    f"({(target - chosen.latency_p99_ms) / target:.0%} headroom).")
     out.extend(capacity_reasons(chosen))
+    out.extend(pricing_reasons(spec, chosen, ranked))
     if chosen.calibration:
         out.append(f"Calibration: {chosen.calibration}")
     if offer.price is not None:
@@ -137,6 +173,28 @@ def capacity_reasons(chosen: Sized) -> list[str]:
     vcpus = f" ({chosen.units * offer.instance.vcpus:,} vCPUs)" if offer.instance is not None else ""
     out.append(f"Quota: {chosen.devices:,} × {offer.accelerator.name}{vcpus} count against {quota}; check it "
                "before `pulumi up` and request the difference if it is lower.")
+    return out
+
+
+def pricing_reasons(spec: WorkloadSpec, chosen: Sized, ranked: list[Sized]) -> list[str]:
+    """Which pricing model won among the spec's preferences, and what a spot plan for deadline work assumes."""
+    out = []
+    options = [pricing.value for pricing in spec.budget.pricing_options]
+    if len(options) > 1:
+        others: dict[str, Sized] = {}
+        for other in ranked:  # ranked cheapest first: keep each pricing model's best
+            if other.offer.pricing != chosen.offer.pricing:
+                others.setdefault(other.offer.pricing, other)
+        beaten = ", ".join(f"{pricing} (best ${other.score_usd:,.0f})" for pricing, other in sorted(others.items()))
+        out.append(f"Pricing: {chosen.offer.pricing}, the cheapest of budget.pricing [{', '.join(options)}] that "
+                   f"meets the {'deadline' if spec.training is not None else 'latency target'}"
+                   + (f"; against {beaten}." if beaten else "."))
+    if chosen.offer.pricing == "spot" and spec.training is not None:
+        out.append(f"Spot interruptions: the run time assumes preemptions cost {pref.SPOT_TRAINING_OVERHEAD_FRACTION:.0%} "
+                   "extra (work since the last checkpoint plus restarts, on top of the "
+                   f"{pref.TRAINING_OVERHEAD_FRACTION:.0%} every run loses); the deadline holds with that margin, not "
+                   "through a long capacity shortage. Checkpoint often, or list on-demand after spot in "
+                   "budget.pricing to compare.")
     return out
 
 

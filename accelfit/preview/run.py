@@ -9,8 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from accelfit.errors import InputError, problem
-from accelfit.inputfile import is_regular_file
-from accelfit.jsonio import read_json
+from accelfit.policy_config import read_policy_config
 from accelfit.preview.budgets import budget_lines, spec_budget_violations
 from accelfit.pricing import NeutralResource, PricingContext, price_resources
 from accelfit.stackfile import SECRET_PLACEHOLDER, StackFile, load_stack
@@ -51,15 +50,7 @@ def pricing_context(stack: StackFile, plan: Any) -> PricingContext:
 
 
 def policy_config(stack: StackFile) -> dict[str, Any]:
-    path = stack.project_dir / "policies" / "config" / f"{stack.environment}.json"
-    if not is_regular_file(path):
-        raise InputError([problem(str(path), "", "no policy configuration for this environment",
-                                  "add policies/config/<environment>.json (see policies/README.md)")])
-    config = read_json(path, "fix the JSON syntax (see policies/README.md)")
-    if not isinstance(config, dict):
-        raise InputError([problem(str(path), "", "expected a JSON object of policy settings",
-                                  "see policies/README.md")])
-    return config
+    return read_policy_config(stack.project_dir, stack.environment)
 
 
 UNSET_SECRET = "[unset]"
@@ -92,7 +83,8 @@ def blind_secrets(value: Any, secrets: tuple[str, ...]) -> Any:
     return value
 
 
-def preview_stack(name: str, project_dir: Path | None = None) -> PreviewResult:
+def preview_stack(name: str, project_dir: Path | None = None, *, locked: bool = False) -> PreviewResult:
+    """`locked`: build only the stack's locked selection; a missing or stale lock raises `LockRequired`."""
     timings = Timings()
     started = time.perf_counter()
     stack = load_stack(name, project_dir)
@@ -105,6 +97,8 @@ def preview_stack(name: str, project_dir: Path | None = None) -> PreviewResult:
     started = time.perf_counter()
     outcome: dict[str, Any] = {}
     config, unset = with_unset_secrets(stack)
+    if locked:
+        config[f"{stack.project}:requireLock"] = "true"
     recording = record(lambda: outcome.setdefault("result", run(stack.project_dir)), project=stack.project,
                        stack=stack.name, config=config, secret_keys=[*stack.secret_keys(), *unset])
     if recording.duplicate_urns:
@@ -123,9 +117,9 @@ def preview_stack(name: str, project_dir: Path | None = None) -> PreviewResult:
     timings.pricing_s = time.perf_counter() - started
 
     started = time.perf_counter()
-    config = policy_config(stack)
-    pack = run_pack(recording.resources, config, stack, pricing_context(stack, result.plan))
-    budgets = budget_lines(stack.spec.budget, stack.environment, costs.figures_json(), config,
+    policies = policy_config(stack)
+    pack = run_pack(recording.resources, policies, stack, pricing_context(stack, result.plan))
+    budgets = budget_lines(stack.spec.budget, stack.environment, costs.figures_json(), policies,
                            f"policies/config/{stack.environment}.json")
     pack["violations"] = pack["violations"] + spec_budget_violations(budgets)
     timings.policies_s = time.perf_counter() - started

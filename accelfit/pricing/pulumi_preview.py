@@ -45,7 +45,8 @@ def resources_from_preview(document: Any, source: str) -> list[NeutralResource]:
             problems.append(problem(source, where, "urn and type must be strings", "check the file"))
             continue
         name = urn.rsplit("::", 1)[-1]
-        inputs = state.get("inputs") or {}
+        inputs = state.get("inputs")
+        inputs = {} if inputs is None else inputs
         found = input_problems(source, f"{where} ({short_repr(name)})", kind, inputs)
         if found:
             problems += found

@@ -10,7 +10,7 @@ How long each resource runs is read from what the stack builds, never assumed:
   autoscaler that removes idle nodes (GKE: the pool's own autoscaling; EKS: a Cluster Autoscaler or Karpenter
   release in the stack); otherwise it bills all month;
 - a serving pool bills part of the day only when a schedule in the stack scales it down (AWS: scheduled actions
-  named `<pool>-start` / `<pool>-stop` on its Auto Scaling group); otherwise all day;
+  named `<pool>-schedule-start` / `-stop` on its Auto Scaling group); otherwise all day;
 - TPU VMs and queued resources bill every hour they exist;
 - system pools run their minimum all month (their maximum at full scale); control planes and NAT run all month;
 - buckets are sized from the spec's dataset plus checkpoints; egress comes from the spec.
@@ -167,9 +167,10 @@ class StackUsage:
         return cls(autoscaler, schedules)
 
     def hours_per_day(self, pool_name: str) -> float | None:
-        """A node group `<pool>-ng` is scaled by schedules `<pool>-start` and `<pool>-stop`."""
+        """A node group `<pool>-ng` is scaled by schedules `<pool>-schedule-start` and `<pool>-schedule-stop`."""
         prefix = pool_name.removesuffix("-ng")
-        start, stop = self.schedules.get(f"{prefix}-start"), self.schedules.get(f"{prefix}-stop")
+        start = self.schedules.get(f"{prefix}-schedule-start")
+        stop = self.schedules.get(f"{prefix}-schedule-stop")
         if start is None or stop is None:
             return None
         return scheduled_hours_per_day(str(start.get("recurrence", "")), str(stop.get("recurrence", "")))

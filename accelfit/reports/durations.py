@@ -4,6 +4,8 @@ from __future__ import annotations
 
 
 def duration(hours: float) -> str:
+    if hours * 60 < 0.5:
+        return "under a minute"
     if hours < 1:
         return f"{hours * 60:.0f} min"
     if hours < 48:

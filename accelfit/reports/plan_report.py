@@ -57,7 +57,7 @@ def why_monthly_exceeds_run(plan: Plan) -> str:
 
 
 def cost_summary(plan: Plan) -> list[str]:
-    lines = [f"{figures_line(plan_cost(plan))} (prices as of {plan.catalog_as_of})" + _catalog_note(plan)]
+    lines = [figures_line(plan_cost(plan)) + (_catalog_note(plan) or f" (prices as of {plan.catalog_as_of})")]
     note = monthly_above_run_note(plan_cost(plan), why_monthly_exceeds_run(plan))
     return lines + ([note] if note else [])
 
@@ -88,12 +88,13 @@ def _catalog_note(plan: Plan) -> str:
     return f"; catalog: {plan.catalog}" if plan.catalog else ""
 
 
-def render_text(plan: Plan, top: int = 5, stack: str | None = None) -> str:
+def render_text(plan: Plan, top: int = 5, stack: str | None = None, lock: str | None = None) -> str:
     title = f"Plan for {plan.workload} ({plan.kind}, {plan.framework})" + (f", stack {stack}" if stack else "")
     out = [title, "=" * len(title),
            f"Chosen:   {_chosen_line(plan)}",
            f"Estimate: {_estimate_line(plan)}",
            *(("Cost:     " if index == 0 else "          ") + line for index, line in enumerate(cost_summary(plan))),
+           *([f"Lock:     {lock}"] if lock else []),
            "", render_table(_cost_headers(plan), _cost_rows(plan)), "", "Why:"]
     out += [f"  - {reason}" for reason in plan.reasons]
     if plan.warnings:
@@ -106,10 +107,10 @@ def render_text(plan: Plan, top: int = 5, stack: str | None = None) -> str:
     return "\n".join(out)
 
 
-def render_markdown(plan: Plan, top: int = 5, stack: str | None = None) -> str:
+def render_markdown(plan: Plan, top: int = 5, stack: str | None = None, lock: str | None = None) -> str:
     out = [f"### Plan for `{plan.workload}` ({plan.kind}, {plan.framework})" + (f" — stack `{stack}`" if stack else ""),
            "", f"**Chosen:** {_chosen_line(plan)}  ", f"**Estimate:** {_estimate_line(plan)}  ",
-           "**Cost:** " + "  \n".join(cost_summary(plan)),
+           "**Cost:** " + "  \n".join(cost_summary(plan)) + (f"  \n**Lock:** {lock}" if lock else ""),
            "", render_markdown_table(_cost_headers(plan), _cost_rows(plan)), "", "**Why**", ""]
     out += [f"- {reason}" for reason in plan.reasons]
     if plan.warnings:

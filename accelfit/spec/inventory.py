@@ -97,7 +97,8 @@ class Server(StrictModel):
             if not _LABEL_KEY.match(key) or len(key) > 253:
                 raise ValueError(f"label key {short_repr(key)} is not a valid Kubernetes label key")
             if not _LABEL_VALUE.match(value):
-                raise ValueError(f"label {short_repr(key)}={short_repr(value)}: value must be at most 63 letters, digits, '-', '_', '.'")
+                raise ValueError(f"label {short_repr(key)}={short_repr(value)}: value must be at most 63 letters, "
+                                 "digits, '-', '_', '.'")
         return labels
 
     @model_validator(mode="after")

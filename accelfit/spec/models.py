@@ -12,7 +12,8 @@ from enum import Enum
 from typing import Annotated
 
 from pydantic import (
-    AllowInfNan, BaseModel, BeforeValidator, ConfigDict, Field, Strict, WithJsonSchema, field_validator, model_validator,
+    AllowInfNan, BaseModel, BeforeValidator, ConfigDict, Field, Strict, WithJsonSchema, field_validator,
+    model_validator,
 )
 
 from accelfit.catalog.models import Precision
@@ -45,9 +46,11 @@ def _terabytes(value: object) -> float:
 
 
 # What editors see for a size: a number, or a string with a suffix. The pattern mirrors accelfit.sizes.
-_COUNT_SCHEMA = {"anyOf": [{"type": "number", "exclusiveMinimum": 0}, {"type": "string", "pattern": r"^\s*[0-9.]+([eE][-+]?[0-9]+)?\s*[kKmMbBgGtTpP]?\s*$"}]}
+_COUNT_SCHEMA = {"anyOf": [{"type": "number", "exclusiveMinimum": 0},
+                           {"type": "string", "pattern": r"^\s*[0-9.]+([eE][-+]?[0-9]+)?\s*[kKmMbBgGtTpP]?\s*$"}]}
 _BYTES_SCHEMA = {"anyOf": [{"type": "number", "minimum": 0},
-                           {"type": "string", "pattern": r"^\s*[0-9.]+([eE][-+]?[0-9]+)?\s*([kKmMgGtTpP][iI]?)?[bB]?\s*$"}]}
+                           {"type": "string",
+                            "pattern": r"^\s*[0-9.]+([eE][-+]?[0-9]+)?\s*([kKmMgGtTpP][iI]?)?[bB]?\s*$"}]}
 
 Count = Annotated[float, BeforeValidator(_count), WithJsonSchema(_COUNT_SCHEMA)]
 Terabytes = Annotated[float, BeforeValidator(_terabytes), WithJsonSchema(_BYTES_SCHEMA)]
@@ -114,15 +117,21 @@ class Orchestration(str, Enum):
 
 
 class ModelSpec(StrictModel):
-    parameters: Count = Field(gt=0, le=1e15, description="Parameter count (active parameters for MoE), e.g. 70B or 6.74e9.")
+    parameters: Count = Field(gt=0, le=1e15,
+                              description="Parameter count (active parameters for MoE), e.g. 70B or 6.74e9.")
     precision: Precision = Field(default=Precision.bf16, description="Numeric precision of training or serving.")
     dynamic_shapes: bool = Field(default=False, description="Data-dependent shapes or control flow (favours GPUs).")
     custom_kernels: bool = Field(default=False, description="Hand-written CUDA/Triton kernels (needs GPUs).")
-    layers: WholeNumber | None = Field(default=None, ge=1, le=1000, description="Transformer layers, for KV-cache sizing.")
-    hidden_size: WholeNumber | None = Field(default=None, ge=1, le=1_000_000, description="Model width, for KV-cache sizing.")
-    kv_heads: WholeNumber | None = Field(default=None, ge=1, le=1024, description="Key/value heads (GQA), for KV-cache sizing.")
-    attention_heads: WholeNumber | None = Field(default=None, ge=1, le=1024, description="Query heads, to derive the head size.")
-    context_tokens: WholeNumber | None = Field(default=None, ge=1, le=100_000_000, description="Longest context served, tokens.")
+    layers: WholeNumber | None = Field(default=None, ge=1, le=1000,
+                                       description="Transformer layers, for KV-cache sizing.")
+    hidden_size: WholeNumber | None = Field(default=None, ge=1, le=1_000_000,
+                                            description="Model width, for KV-cache sizing.")
+    kv_heads: WholeNumber | None = Field(default=None, ge=1, le=1024,
+                                         description="Key/value heads (GQA), for KV-cache sizing.")
+    attention_heads: WholeNumber | None = Field(default=None, ge=1, le=1024,
+                                                description="Query heads, to derive the head size.")
+    context_tokens: WholeNumber | None = Field(default=None, ge=1, le=100_000_000,
+                                               description="Longest context served, tokens.")
 
 
 class TrainingSpec(StrictModel):
@@ -133,8 +142,10 @@ class TrainingSpec(StrictModel):
 
 class InferenceSpec(StrictModel):
     requests_per_second: Number = Field(gt=0, le=10_000_000, description="Peak requests per second to serve.")
-    input_tokens: WholeNumber = Field(default=1024, ge=1, le=10_000_000, description="Prompt tokens per request (typical).")
-    output_tokens: WholeNumber = Field(default=256, ge=1, le=10_000_000, description="Generated tokens per request (typical).")
+    input_tokens: WholeNumber = Field(default=1024, ge=1, le=10_000_000,
+                                      description="Prompt tokens per request (typical).")
+    output_tokens: WholeNumber = Field(default=256, ge=1, le=10_000_000,
+                                       description="Generated tokens per request (typical).")
     latency_p99_ms: Number = Field(gt=0, le=3_600_000, description="99th-percentile end-to-end latency target, ms.")
     traffic: Traffic = Field(default=Traffic.variable,
                              description="variable (bursty, mixed batch sizes) or steady (large, regular batches).")
@@ -142,8 +153,10 @@ class InferenceSpec(StrictModel):
 
 
 class DataSpec(StrictModel):
-    dataset_tb: Terabytes = Field(default=0, ge=0, le=1_000_000, description="Dataset size, TB (or a size such as 500Gi).")
-    egress_tb_per_month: Terabytes = Field(default=0, ge=0, le=1_000_000, description="Data leaving the cloud each month, TB.")
+    dataset_tb: Terabytes = Field(default=0, ge=0, le=1_000_000,
+                                  description="Dataset size, TB (or a size such as 500Gi).")
+    egress_tb_per_month: Terabytes = Field(default=0, ge=0, le=1_000_000,
+                                           description="Data leaving the cloud each month, TB.")
 
 
 class PlacementSpec(StrictModel):
@@ -159,8 +172,8 @@ class PlacementSpec(StrictModel):
                                   description="Path to a bare-metal inventory, relative to the file naming it.")
     orchestration: Orchestration = Field(default=Orchestration.kubernetes,
                                          description="kubernetes, or vms (TPU VMs / plain instances, no cluster).")
-    accelerators: tuple[Annotated[str, Field(max_length=64)], ...] = Field(default=(), max_length=100,
-                                          description="Accelerator allow-list (canonical names or aliases); empty = any.")
+    accelerators: tuple[Annotated[str, Field(max_length=64)], ...] = Field(
+        default=(), max_length=100, description="Accelerator allow-list (canonical names or aliases); empty = any.")
 
     @field_validator("accelerators", mode="after")
     @classmethod
@@ -186,7 +199,8 @@ class PlacementSpec(StrictModel):
             if cloud_of_region(region) is None:
                 known = sorted(set().union(*cloud_regions().values()))
                 close = did_you_mean(region, known) if len(region) <= 64 else None
-                hint = f"did you mean {close!r}?" if close else "use a region such as us-central1 (GCP) or us-east-1 (AWS)"
+                hint = (f"did you mean {close!r}?" if close
+                        else "use a region such as us-central1 (GCP) or us-east-1 (AWS)")
                 raise ValueError(f"region {_shown(region)} is not a region of any cloud accelfit supports; {hint}")
         return regions
 
@@ -202,10 +216,30 @@ class PlacementSpec(StrictModel):
 
 
 class BudgetSpec(StrictModel):
-    max_monthly_usd: Number | None = Field(default=None, gt=0, le=1e9, description="Most the workload may cost a month, USD.")
-    max_total_usd: Number | None = Field(default=None, gt=0, le=1e10, description="Most a training run may cost in total, USD.")
-    pricing: Pricing = Field(default=Pricing.on_demand,
-                             description="on-demand, spot, committed-1y or committed-3y.")
+    max_monthly_usd: Number | None = Field(default=None, gt=0, le=1e9,
+                                           description="Most the workload may cost a month, USD.")
+    max_total_usd: Number | None = Field(default=None, gt=0, le=1e10,
+                                         description="Most a training run may cost in total, USD.")
+    pricing: Pricing | tuple[Pricing, ...] = Field(
+        default=Pricing.on_demand,
+        description="on-demand, spot, committed-1y or committed-3y; or a preference list such as [spot, on-demand]: "
+                    "the cheapest of these that meets the deadline or latency.")
+
+    @field_validator("pricing")
+    @classmethod
+    def _one_pricing_or_a_list(cls, value: Pricing | tuple[Pricing, ...]) -> Pricing | tuple[Pricing, ...]:
+        if isinstance(value, tuple):
+            if not value:
+                raise ValueError("give at least one pricing model, e.g. [spot, on-demand]")
+            if len(set(value)) != len(value):
+                raise ValueError("each pricing model at most once")
+            return value[0] if len(value) == 1 else value
+        return value
+
+    @property
+    def pricing_options(self) -> tuple[Pricing, ...]:
+        """The pricing models the planner may choose from, in the spec's order of preference."""
+        return self.pricing if isinstance(self.pricing, tuple) else (self.pricing,)
 
 
 class WorkloadSpec(StrictModel):

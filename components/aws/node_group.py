@@ -77,6 +77,8 @@ class ManagedNodeGroupArgs:
     local_nvme_scratch: bool = field(default=False, metadata={"doc": "Stripe instance-store NVMe as scratch."})
     local_nvme_gb: float = field(default=0, metadata={"doc": "Instance-store NVMe of the type, GB (scratch size)."})
     autoscaled: bool = field(default=False, metadata={"doc": "The Cluster Autoscaler manages this group's size."})
+    scheduled: bool = field(default=False, metadata={
+        "doc": "Scheduled actions own the group's min and max (components/aws/schedule.py): part-day serving."})
     tags: Mapping[str, str] = field(default_factory=dict)
     region: str | None = None
 
@@ -203,13 +205,17 @@ class ManagedNodeGroup(pulumi.ComponentResource):
             launch_template=aws.eks.NodeGroupLaunchTemplateArgs(id=template.id,
                                                                 version=template.latest_version.apply(str)),
             region=args.region, tags=tags,
-            # The cluster autoscaler moves desiredSize; do not fight it on the next update.
-            opts=pulumi.ResourceOptions(parent=self, ignore_changes=["scalingConfig.desiredSize"]))
+            # The cluster autoscaler moves desiredSize; do not fight it on the next update. A scheduled group's
+            # min and max belong to its scheduled actions: an update at night must not bring the nodes back.
+            opts=pulumi.ResourceOptions(parent=self, ignore_changes=["scalingConfig.desiredSize"] + (
+                ["scalingConfig.minSize", "scalingConfig.maxSize"] if args.scheduled else [])))
 
         if args.autoscaled:
             self._autoscaler_tags(name, args, group)
 
         self.node_group_name = group.node_group_name
+        # The Auto Scaling group EKS made for the group: scheduled scaling acts on it (components/aws/schedule.py).
+        self.autoscaling_group_name = group.resources.apply(_first_autoscaling_group)
         self.launch_template_id = template.id
         self.placement_group_name = placement.name if placement else None
         self.register_outputs({"node_group_name": self.node_group_name, "launch_template_id": self.launch_template_id,

@@ -74,6 +74,7 @@ def node_group_args(pool: NodePool, network: AwsNetwork, roles: EksRoles, cluste
         local_nvme_scratch=pool.local_nvme_gb > 0,
         local_nvme_gb=pool.local_nvme_gb,
         autoscaled=pool.min_nodes < pool.max_nodes,
+        scheduled=pool.serving_start_utc is not None,
         tags={**tags, "accelfit-pool": pool.name},
         region=region)
 

@@ -1,6 +1,7 @@
-"""GpuNodePool: a GKE node pool of GPU machines with managed driver installation, spot/on-demand/reservation
-capacity, autoscaling bounds, optional compact placement and GPU sharing, the nvidia.com/gpu taint, role
-labels and no external IPs."""
+"""GpuNodePool: a GKE node pool of GPU machines with managed driver installation, spot/on-demand/reservation or
+DWS flex-start capacity (optionally through queued provisioning), autoscaling bounds, optional compact placement
+and GPU sharing, the boot disk type its machine family accepts, upgrade settings that fit its capacity, host
+maintenance policy, the GPUDirect NICs, the nvidia.com/gpu taint, role labels and no external IPs."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ from pulumi_gcp import container
 
 from accelfit.errors import InputError, problem
 from components.gcp import pool_parts
+from components.gcp.names import fitted_name
+from components.gcp.rules import gcp_rules
 from components.gcp.node_settings import GPU_TAINT, driver_installation, node_labels, with_required_taint
 
 DRIVER_LABEL = "accelfit.io/gpu-driver"
@@ -52,6 +55,19 @@ class GpuNodePoolArgs:
     """Local NVMe SSDs used as ephemeral storage (0 = boot disk only)."""
     additional_networks: tuple[tuple[pulumi.Input[str], pulumi.Input[str]], ...] = ()
     """(network, subnetwork) per extra GPUDirect NIC."""
+    machine_family: str = ""
+    """Catalog family of `machine_type` (g2, a3-ultra, ...): decides the boot disk types it accepts."""
+    disk_type: str = "pd-balanced"
+    """Boot disk type; must be one the family accepts (rules.boot_disks: A3 Ultra, A4, A4X take Hyperdisk only)."""
+    max_pods_per_node: int | None = None
+    """None = GKE's default (110); GPUDirect layouts set 32 as xpk does."""
+    host_maintenance_interval: Literal["AS_NEEDED", "PERIODIC"] | None = None
+    """Host maintenance policy (A3/A4 machines); must match a reservation's own setting when one is used."""
+    flex_start: bool = False
+    """DWS flex-start: capacity obtained when available, for up to 7 days; no reservation, no spot, starts at 0."""
+    queued_provisioning: bool = False
+    """DWS queued provisioning (needs flex_start here): all nodes of a request arrive together, via Kueue's
+    ProvisioningRequest admission check."""
 
 
 def validate_gpu_pool_args(name: str, args: GpuNodePoolArgs) -> None:
@@ -71,6 +87,8 @@ def validate_gpu_pool_args(name: str, args: GpuNodePoolArgs) -> None:
     if args.spot and args.reservation:
         problems.append(problem(where, "reservation", "spot VMs cannot consume a reservation",
                                 "set spot: false or drop the reservation", args.reservation))
+    problems += _boot_disk_problems(where, args)
+    problems += _flex_start_problems(where, args)
     if bool(args.gpu_sharing_strategy) != bool(args.gpu_max_shared_clients):
         problems.append(problem(where, "gpu_max_shared_clients", "GPU sharing needs a strategy and a client count",
                                 "set both gpu_sharing_strategy and gpu_max_shared_clients, or neither",
@@ -79,14 +97,42 @@ def validate_gpu_pool_args(name: str, args: GpuNodePoolArgs) -> None:
         raise InputError(problems)
 
 
+def _boot_disk_problems(where: str, args: GpuNodePoolArgs) -> list:
+    rule = gcp_rules().boot_disk(args.machine_family)
+    if rule is None:
+        known = ", ".join(row.family for row in gcp_rules().boot_disks)
+        return [problem(where, "machine_family", "no boot-disk rule for this machine family",
+                        f"use one of {known}, or add the family to components/gcp/data/gke_rules.yaml with its source",
+                        args.machine_family)]
+    if args.disk_type not in rule.allowed:
+        return [problem(where, "disk_type", f"{args.machine_family} machines boot only from {', '.join(rule.allowed)}",
+                        f"set disk_type: {rule.default} ({rule.source})", args.disk_type)]
+    return []
+
+
+def _flex_start_problems(where: str, args: GpuNodePoolArgs) -> list:
+    """DWS flex-start and queued provisioning take no reservation and no spot, and start empty.
+    https://cloud.google.com/kubernetes-engine/docs/how-to/dws-flex-start-training and xpk
+    src/xpk/core/capacity.py @367c838 (--flex-start --location-policy=ANY --reservation-affinity=none, 0 nodes)."""
+    problems = []
+    if args.queued_provisioning and not args.flex_start:
+        problems.append(problem(where, "queued_provisioning", "queued provisioning runs on flex-start capacity",
+                                "set flex_start: true as well", args.queued_provisioning))
+    if args.flex_start and (args.spot or args.reservation):
+        problems.append(problem(where, "flex_start", "flex-start capacity is neither spot nor reserved",
+                                "drop spot and the reservation, or flex_start", args.flex_start))
+    if args.flex_start and args.initial_nodes:
+        problems.append(problem(where, "initial_nodes", "a flex-start pool starts empty and grows on demand",
+                                "set initial_nodes: 0 (and min_nodes: 0)", args.initial_nodes))
+    return problems
+
+
 class GpuNodePool(pulumi.ComponentResource):
     node_pool: container.NodePool
 
     def __init__(self, name: str, args: GpuNodePoolArgs, opts: pulumi.ResourceOptions | None = None):
         validate_gpu_pool_args(name, args)
         super().__init__("accelfit:gcp:GpuNodePool", name, None, opts)
-        child = pulumi.ResourceOptions(parent=self)
-
         managed, pinned = driver_installation(args.driver_version)
         labels = node_labels("gpu", args.labels)
         if pinned:
@@ -101,16 +147,21 @@ class GpuNodePool(pulumi.ComponentResource):
 
         node_config = container.NodePoolNodeConfigArgs(
             machine_type=args.machine_type, guest_accelerators=[accelerator], spot=args.spot,
-            reservation_affinity=pool_parts.reservation(args.reservation, args.spot),
+            flex_start=True if args.flex_start else None,
+            reservation_affinity=pool_parts.reservation(args.reservation, args.spot or args.flex_start),
             taints=pool_parts.taints(with_required_taint(args.taints, GPU_TAINT)),
             labels=labels, resource_labels=args.resource_labels, disk_size_gb=args.disk_size_gb,
-            disk_type="pd-ssd",
+            disk_type=args.disk_type,
             # gVNIC is required for the GPUDirect NICs and gives higher bandwidth on GPU machines.
             # https://cloud.google.com/kubernetes-engine/docs/how-to/using-gvnic
             gvnic=container.NodePoolNodeConfigGvnicArgs(enabled=True),
             ephemeral_storage_local_ssd_config=(
                 container.NodePoolNodeConfigEphemeralStorageLocalSsdConfigArgs(local_ssd_count=args.local_ssd_count)
                 if args.local_ssd_count else None),
+            host_maintenance_policy=(
+                container.NodePoolNodeConfigHostMaintenancePolicyArgs(
+                    maintenance_interval=args.host_maintenance_interval)
+                if args.host_maintenance_interval else None),
             **pool_parts.secure_node_basics(args.service_account))
 
         network_config = container.NodePoolNetworkConfigArgs(
@@ -120,14 +171,21 @@ class GpuNodePool(pulumi.ComponentResource):
                 for net, subnet in args.additional_networks] or None)
 
         self.node_pool = container.NodePool(
-            f"{name}-pool", cluster=args.cluster, location=args.location, node_locations=list(args.zones),
+            f"{name}-pool", name=fitted_name("container_node_pool", name), cluster=args.cluster,
+            location=args.location, node_locations=list(args.zones),
             initial_node_count=pool_parts.initial_per_zone(args.initial_nodes, args.zones),
-            autoscaling=pool_parts.autoscaling(args.min_nodes, args.max_nodes, args.spot),
+            autoscaling=pool_parts.autoscaling(args.min_nodes, args.max_nodes, args.spot or args.flex_start),
             # Multi-node training wants nodes close together (low latency between them).
             # https://cloud.google.com/kubernetes-engine/docs/how-to/compact-placement
             placement_policy=container.NodePoolPlacementPolicyArgs(type="COMPACT") if args.compact_placement else None,
-            management=pool_parts.management(), network_config=network_config, node_config=node_config,
-            opts=child)
+            queued_provisioning=(container.NodePoolQueuedProvisioningArgs(enabled=True)
+                                 if args.queued_provisioning else None),
+            max_pods_per_node=args.max_pods_per_node,
+            upgrade_settings=pool_parts.upgrade_settings(reserved=bool(args.reservation)),
+            # Flex-start nodes are not repaired in place (xpk: --no-enable-autorepair).
+            management=pool_parts.management(auto_repair=not args.flex_start),
+            network_config=network_config, node_config=node_config,
+            opts=pulumi.ResourceOptions(parent=self, delete_before_replace=True))
 
         self.pool_name = self.node_pool.name
         self.register_outputs({"pool_name": self.node_pool.name})

@@ -1,6 +1,8 @@
 """Network: a custom-mode VPC with one regional subnet (GKE pod and service ranges, private Google access),
-firewall rules that open nothing to the world, Cloud Router + Cloud NAT (nodes need no public IPs), and
-optional extra VPCs for the GPUDirect NICs of multi-NIC GPU machines (A3 High/Mega/Ultra)."""
+firewall rules that open nothing to the world, Cloud Router + Cloud NAT (nodes need no public IPs), and the
+extra networks of the GPUDirect NICs of multi-NIC GPU machines, laid out as the flavour's rules say
+(rules.gpudirect_layouts): TCPX/TCPXO one gVNIC VPC per NIC; RDMA (A3 Ultra, A4) one more gVNIC VPC plus one
+RoCE VPC with a subnet per RDMA NIC, which takes no firewall rules."""
 
 from __future__ import annotations
 
@@ -10,7 +12,9 @@ import pulumi
 from pulumi_gcp import compute
 
 from accelfit.errors import InputError, problem
-from components.gcp.node_settings import extra_network_mtu, extra_subnet_cidr
+from components.gcp.names import fitted_name
+from components.gcp.node_settings import gvnic_subnet_cidr, rdma_subnet_cidr
+from components.gcp.rules import GpuDirectLayout
 
 # Google's health-check probers and the IAP TCP-forwarding range; SSH is allowed only through IAP.
 # https://cloud.google.com/load-balancing/docs/health-check-concepts#ip-ranges
@@ -27,21 +31,21 @@ class NetworkArgs:
     cidr: str = "10.0.0.0/16"
     pods_cidr: str = "10.64.0.0/14"
     services_cidr: str = "10.68.0.0/20"
-    extra_networks: int = 0
-    """Extra VPCs, one per GPUDirect NIC (0 = none)."""
-    gpudirect: str = "none"
-    """GPUDirect flavour of the machines using the extra networks (tcpx, tcpxo, rdma); sets their MTU."""
-    extra_network_profile: str | None = None
-    """Network profile of the extra VPCs (RDMA needs `<zone>-vpc-roce`); None = a normal VPC."""
+    gpudirect: GpuDirectLayout | None = None
+    """Layout of the GPUDirect NIC networks (rules.gpudirect_layouts); None = no extra networks."""
+    rdma_network_profile: str | None = None
+    """`projects/<p>/global/networkProfiles/<zone>-vpc-roce`: required when the layout has RDMA subnets."""
 
 
 def validate_network_args(name: str, args: NetworkArgs) -> None:
     problems = []
     if not args.region:
         problems.append(problem(f"Network {name}", "region", "required", "set the region, e.g. us-central1"))
-    if args.extra_networks and args.gpudirect == "none":
-        problems.append(problem(f"Network {name}", "gpudirect", "extra networks are for GPUDirect NICs",
-                                "set gpudirect (tcpx, tcpxo or rdma) or extra_networks: 0", args.gpudirect))
+    if args.gpudirect is not None and args.gpudirect.rdma_subnets and not args.rdma_network_profile:
+        # https://cloud.google.com/vpc/docs/rdma-network-profiles
+        problems.append(problem(f"Network {name}", "rdma_network_profile",
+                                "a RoCE VPC needs the zone's RDMA network profile",
+                                "set projects/<project>/global/networkProfiles/<zone>-vpc-roce"))
     if problems:
         raise InputError(problems)
 
@@ -49,67 +53,97 @@ def validate_network_args(name: str, args: NetworkArgs) -> None:
 class Network(pulumi.ComponentResource):
     network: compute.Network
     subnet: compute.Subnetwork
-    extra_networks: list[compute.Network]
-    extra_subnets: list[compute.Subnetwork]
+    gvnic_networks: list[compute.Network]
+    rdma_network: compute.Network | None
+    additional_nics: list[tuple[pulumi.Output[str], pulumi.Output[str]]]
+    """(network name, subnetwork name) per extra NIC, in NIC order: gVNIC VPCs first, then the RDMA subnets."""
 
     def __init__(self, name: str, args: NetworkArgs, opts: pulumi.ResourceOptions | None = None):
         validate_network_args(name, args)
         super().__init__("accelfit:gcp:Network", name, None, opts)
-        child = pulumi.ResourceOptions(parent=self)
+        # Explicit names replace in place: delete before create, or the new one would clash with the old.
+        named = pulumi.ResourceOptions(parent=self, delete_before_replace=True)
 
-        self.network = compute.Network(f"{name}-vpc", auto_create_subnetworks=False, routing_mode="REGIONAL",
-                                       opts=child)
+        self.network = compute.Network(f"{name}-vpc", name=fitted_name("compute_network", f"{name}-vpc"),
+                                       auto_create_subnetworks=False, routing_mode="REGIONAL", opts=named)
         self.subnet = compute.Subnetwork(
-            f"{name}-subnet", network=self.network.id, region=args.region, ip_cidr_range=args.cidr,
+            f"{name}-subnet", name=fitted_name("compute_subnetwork", f"{name}-subnet"),
+            network=self.network.id, region=args.region, ip_cidr_range=args.cidr,
             private_ip_google_access=True,  # nodes reach Google APIs (GCS, Artifact Registry) without public IPs
             secondary_ip_ranges=[
                 compute.SubnetworkSecondaryIpRangeArgs(range_name=PODS_RANGE_NAME, ip_cidr_range=args.pods_cidr),
                 compute.SubnetworkSecondaryIpRangeArgs(range_name=SERVICES_RANGE_NAME,
                                                        ip_cidr_range=args.services_cidr),
             ],
-            opts=child)
-        self._firewalls(name, args, child)
+            opts=named)
+        self._firewalls(name, args, named)
 
-        router = compute.Router(f"{name}-router", network=self.network.id, region=args.region, opts=child)
+        router = compute.Router(f"{name}-router", name=fitted_name("compute_router", f"{name}-router"),
+                                network=self.network.id, region=args.region, opts=named)
         self.nat = compute.RouterNat(
-            f"{name}-nat", router=router.name, region=args.region, nat_ip_allocate_option="AUTO_ONLY",
+            f"{name}-nat", name=fitted_name("compute_router_nat", f"{name}-nat"), router=router.name,
+            region=args.region, nat_ip_allocate_option="AUTO_ONLY",
             source_subnetwork_ip_ranges_to_nat="ALL_SUBNETWORKS_ALL_IP_RANGES",
-            log_config=compute.RouterNatLogConfigArgs(enable=True, filter="ERRORS_ONLY"), opts=child)
+            log_config=compute.RouterNatLogConfigArgs(enable=True, filter="ERRORS_ONLY"), opts=named)
 
-        self.extra_networks, self.extra_subnets = [], []
-        for index in range(args.extra_networks):
-            self._extra_network(name, index, args, child)
+        self.gvnic_networks, self.rdma_network, self.additional_nics = [], None, []
+        if args.gpudirect is not None:
+            for index in range(args.gpudirect.gvnic_networks):
+                self._gvnic_network(name, index, args.region, args.gpudirect, named)
+            if args.gpudirect.rdma_subnets:
+                self._rdma_network(name, args, named)
 
         self.network_name = self.network.name
         self.subnet_name = self.subnet.name
         self.register_outputs({"network_id": self.network.id, "network_name": self.network.name,
                                "subnet_id": self.subnet.id, "subnet_name": self.subnet.name,
-                               "extra_network_names": [net.name for net in self.extra_networks]})
+                               "gvnic_network_names": [net.name for net in self.gvnic_networks],
+                               "rdma_network_name": self.rdma_network.name if self.rdma_network else None})
 
-    def _firewalls(self, name: str, args: NetworkArgs, child: pulumi.ResourceOptions) -> None:
-        compute.Firewall(
-            f"{name}-allow-internal", network=self.network.id, direction="INGRESS", priority=1000,
-            source_ranges=[args.cidr, args.pods_cidr, args.services_cidr],
-            allows=[compute.FirewallAllowArgs(protocol="tcp"), compute.FirewallAllowArgs(protocol="udp"),
-                    compute.FirewallAllowArgs(protocol="icmp")],
-            opts=child)
-        compute.Firewall(
-            f"{name}-allow-health-checks", network=self.network.id, direction="INGRESS", priority=1000,
-            source_ranges=HEALTH_CHECK_RANGES, allows=[compute.FirewallAllowArgs(protocol="tcp")], opts=child)
-        compute.Firewall(
-            f"{name}-allow-iap-ssh", network=self.network.id, direction="INGRESS", priority=1000,
-            source_ranges=[IAP_RANGE], allows=[compute.FirewallAllowArgs(protocol="tcp", ports=["22"])],
-            opts=child)
+    def _firewall(self, name: str, network: pulumi.Input[str], opts: pulumi.ResourceOptions, **kwargs) -> None:
+        compute.Firewall(name, name=fitted_name("compute_firewall", name), network=network, direction="INGRESS",
+                         priority=1000, opts=opts, **kwargs)
 
-    def _extra_network(self, name: str, index: int, args: NetworkArgs, child: pulumi.ResourceOptions) -> None:
-        cidr = extra_subnet_cidr(index)
-        network = compute.Network(f"{name}-gpu{index}-vpc", auto_create_subnetworks=False,
-                                  mtu=extra_network_mtu(args.gpudirect),
-                                  network_profile=args.extra_network_profile, opts=child)
-        subnet = compute.Subnetwork(f"{name}-gpu{index}-subnet", network=network.id, region=args.region,
-                                    ip_cidr_range=cidr, opts=child)
-        # GPU-to-GPU traffic between the nodes on this NIC; nothing else reaches it.
-        compute.Firewall(f"{name}-gpu{index}-allow-internal", network=network.id, direction="INGRESS",
-                         source_ranges=[cidr], allows=[compute.FirewallAllowArgs(protocol="all")], opts=child)
-        self.extra_networks.append(network)
-        self.extra_subnets.append(subnet)
+    def _firewalls(self, name: str, args: NetworkArgs, opts: pulumi.ResourceOptions) -> None:
+        self._firewall(f"{name}-allow-internal", self.network.id, opts,
+                       source_ranges=[args.cidr, args.pods_cidr, args.services_cidr],
+                       allows=[compute.FirewallAllowArgs(protocol="tcp"), compute.FirewallAllowArgs(protocol="udp"),
+                               compute.FirewallAllowArgs(protocol="icmp")])
+        self._firewall(f"{name}-allow-health-checks", self.network.id, opts, source_ranges=HEALTH_CHECK_RANGES,
+                       allows=[compute.FirewallAllowArgs(protocol="tcp")])
+        self._firewall(f"{name}-allow-iap-ssh", self.network.id, opts, source_ranges=[IAP_RANGE],
+                       allows=[compute.FirewallAllowArgs(protocol="tcp", ports=["22"])])
+
+    def _gvnic_network(self, name: str, index: int, region: str, layout: GpuDirectLayout,
+                       opts: pulumi.ResourceOptions) -> None:
+        """One gVNIC VPC with one subnet, jumbo MTU, and (TCPX/TCPXO/RDMA host NIC) traffic between the nodes."""
+        cidr = gvnic_subnet_cidr(index)
+        base = f"{name}-gpu{index}"
+        network = compute.Network(f"{base}-vpc", name=fitted_name("compute_network", f"{base}-vpc"),
+                                  auto_create_subnetworks=False, mtu=layout.gvnic_mtu, opts=opts)
+        subnet = compute.Subnetwork(f"{base}-subnet", name=fitted_name("compute_subnetwork", f"{base}-subnet"),
+                                    network=network.id, region=region, ip_cidr_range=cidr, opts=opts)
+        if layout.gvnic_firewall:
+            # GPU-to-GPU traffic between the nodes on this NIC; nothing else reaches it.
+            self._firewall(f"{base}-allow-internal", network.id, opts, source_ranges=[cidr],
+                           allows=[compute.FirewallAllowArgs(protocol="tcp"), compute.FirewallAllowArgs(protocol="udp"),
+                                   compute.FirewallAllowArgs(protocol="icmp")])
+        self.gvnic_networks.append(network)
+        self.additional_nics.append((network.name, subnet.name))
+
+    def _rdma_network(self, name: str, args: NetworkArgs, opts: pulumi.ResourceOptions) -> None:
+        """One RoCE VPC (the zone's RDMA network profile) with one subnet per RDMA NIC and no firewall rules: a
+        RoCE VPC accepts none (cluster-toolkit modules/network/gpu-rdma-vpc sets firewall_rules = [])."""
+        layout = args.gpudirect
+        assert layout is not None
+        base = f"{name}-rdma"
+        network = compute.Network(f"{base}-vpc", name=fitted_name("compute_network", f"{base}-vpc"),
+                                  auto_create_subnetworks=False, routing_mode="REGIONAL", mtu=layout.rdma_mtu,
+                                  network_profile=args.rdma_network_profile, opts=opts)
+        for index in range(layout.rdma_subnets):
+            subnet = compute.Subnetwork(f"{base}-subnet{index}",
+                                        name=fitted_name("compute_subnetwork", f"{base}-subnet{index}"),
+                                        network=network.id, region=args.region,
+                                        ip_cidr_range=rdma_subnet_cidr(index, layout.rdma_subnets), opts=opts)
+            self.additional_nics.append((network.name, subnet.name))
+        self.rdma_network = network

@@ -5,6 +5,7 @@ None of these choose hardware: they spell what the plan decided in the form the 
 
 from __future__ import annotations
 
+import ipaddress
 import math
 from collections.abc import Iterable, Mapping
 
@@ -78,19 +79,24 @@ def autoscaling_location_policy(spot: bool) -> str:
     return "ANY" if spot else "BALANCED"
 
 
-def extra_subnet_cidr(index: int) -> str:
-    """Subnet of the index-th extra GPUDirect network: 192.168.<index>.0/24, as in the GKE GPUDirect guide.
-    https://cloud.google.com/kubernetes-engine/docs/how-to/gpu-bandwidth-gpudirect-tcpx"""
-    if not 0 <= index < 256:
-        raise ValueError(f"extra network index {index} out of range 0..255")
+def gvnic_subnet_cidr(index: int) -> str:
+    """Subnet of the index-th gVNIC GPUDirect network: 192.168.<index>.0/24, as in GKE's GPUDirect-TCPX guide and
+    xpk (src/xpk/core/network.py @367c838). https://cloud.google.com/kubernetes-engine/docs/how-to/gpu-bandwidth-gpudirect-tcpx"""
+    if not 0 <= index < 128:
+        raise ValueError(f"gVNIC network index {index} out of range 0..127")
     return f"192.168.{index}.0/24"
 
 
-def extra_network_mtu(gpudirect: str) -> int:
-    """MTU of the extra GPU NIC networks: 8244 for GPUDirect-TCPX/TCPXO (GKE guide), 8896 for RDMA (A3 Ultra).
-    https://cloud.google.com/kubernetes-engine/docs/how-to/gpu-bandwidth-gpudirect-tcpx#create-vpcs-subnets
-    https://cloud.google.com/ai-hypercomputer/docs/create/gke-ai-hypercompute-custom"""
-    return 8896 if gpudirect == "rdma" else 8244
+RDMA_RANGE = ipaddress.IPv4Network("192.168.128.0/18")
+
+
+def rdma_subnet_cidr(index: int, count: int) -> str:
+    """The index-th of `count` equal subnets of 192.168.128.0/18, the RoCE VPC range of Cluster Toolkit's A3 Ultra
+    and A4 blueprints (examples/gke-a3-ultragpu/gke-a3-ultragpu.yaml @1047080, cidrsubnet per subnet)."""
+    if not 0 <= index < count:
+        raise ValueError(f"RDMA subnet index {index} out of range 0..{count - 1}")
+    new_prefix = RDMA_RANGE.prefixlen + max(count - 1, 0).bit_length()
+    return str(list(RDMA_RANGE.subnets(new_prefix=new_prefix))[index])
 
 
 def service_account_id(name: str) -> str:

@@ -4,8 +4,11 @@ a user composing the components by hand can fill the same objects themselves."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import pulumi
 
+from accelfit.catalog.models import Catalog, Cloud
 from accelfit.planner.model import NodePool, Plan, TpuVmSlice
 from components.gcp.bucket import DataBucketArgs
 from components.gcp.filestore import SharedFilestoreArgs
@@ -13,9 +16,23 @@ from components.gcp.gke_cluster import GkeClusterArgs, SystemPoolArgs
 from components.gcp.gpu_node_pool import GpuNodePoolArgs
 from components.gcp.network import NetworkArgs
 from components.gcp.node_settings import local_ssd_count, topology_chips
+from components.gcp.rules import GpuDirectLayout, gcp_rules
 from components.gcp.tpu_node_pool import TpuNodePoolArgs
 from components.gcp.tpu_queued import QueuedSlice, TpuQueuedSlicesArgs
 from components.gcp.tpu_vm import TpuVmSliceArgs
+
+
+# Charts with admission webhooks the Kubernetes layer installs on GKE (Kueue; JobSet for TPU multislice).
+INSTALLED_WEBHOOKS = ("kueue", "jobset")
+
+
+@dataclass(frozen=True)
+class ControlPlaneAccess:
+    """Who reaches the control plane (stack config `accelfit:controlPlane`): the CIDRs of the IP endpoint's
+    authorized networks, and whether the IAM-gated DNS endpoint is on."""
+
+    authorized_cidrs: tuple[str, ...] = ()
+    dns_endpoint: bool = False
 
 
 def is_prod(plan: Plan) -> bool:
@@ -27,6 +44,19 @@ def gpudirect_of(plan: Plan) -> str:
     return next((pool.gpudirect for pool in plan.node_pools if pool.gpudirect != "none"), "none")
 
 
+def gpudirect_layout(plan: Plan) -> GpuDirectLayout | None:
+    """The extra-network layout of the plan's GPUDirect flavour (rules.gpudirect_layouts); None without one."""
+    flavour = gpudirect_of(plan)
+    if flavour == "none" or not plan.network.extra_networks:
+        return None
+    return gcp_rules().layout(flavour)
+
+
+def gpudirect_zone(plan: Plan) -> str:
+    """The zone of the GPUDirect pool: a RoCE network profile belongs to one zone."""
+    return next((pool.zones[0] for pool in plan.node_pools if pool.gpudirect != "none"), plan.zones[0])
+
+
 def rdma_network_profile(project: str, zone: str) -> str:
     """RDMA VPCs for A3 Ultra/A4 NICs use the zone's RoCE network profile.
     https://cloud.google.com/vpc/docs/rdma-network-profiles"""
@@ -34,23 +64,29 @@ def rdma_network_profile(project: str, zone: str) -> str:
 
 
 def network_args(plan: Plan, project: str) -> NetworkArgs:
-    gpudirect = gpudirect_of(plan)
-    extra = plan.network.extra_networks if gpudirect != "none" else 0
+    layout = gpudirect_layout(plan)
     return NetworkArgs(region=plan.region, cidr=plan.network.cidr, pods_cidr=plan.network.pods_cidr,
-                       services_cidr=plan.network.services_cidr, extra_networks=extra, gpudirect=gpudirect,
-                       extra_network_profile=(rdma_network_profile(project, plan.zones[0])
-                                              if gpudirect == "rdma" and extra else None))
+                       services_cidr=plan.network.services_cidr, gpudirect=layout,
+                       rdma_network_profile=(rdma_network_profile(project, gpudirect_zone(plan))
+                                             if layout is not None and layout.rdma_subnets else None))
 
 
 def cluster_args(plan: Plan, project: str, network: pulumi.Input[str], subnetwork: pulumi.Input[str],
-                 service_account: pulumi.Input[str], labels: dict[str, str]) -> GkeClusterArgs:
+                 service_account: pulumi.Input[str], labels: dict[str, str],
+                 access: ControlPlaneAccess | None = None) -> GkeClusterArgs:
     system = next(pool for pool in plan.node_pools if pool.role == "system")
+    access = access or ControlPlaneAccess()
     return GkeClusterArgs(
         project=project, region=plan.region, network=network, subnetwork=subnetwork,
         service_account=service_account, release_channel=plan.gke_release_channel,
         deletion_protection=is_prod(plan), master_cidr=plan.network.master_cidr,
-        multi_networking=gpudirect_of(plan) != "none" and plan.network.extra_networks > 0,
+        multi_networking=gpudirect_layout(plan) is not None,
         filestore_csi=plan.storage.shared_filesystem == "filestore", labels=labels,
+        webhook_ports=gcp_rules().webhook_ports_for(set(INSTALLED_WEBHOOKS)),
+        # Training runs for days on nodes an upgrade would recreate: hold minor and node upgrades (security
+        # patches still reach the control plane); serving pools take surge upgrades in the window.
+        upgrade_exclusion="NO_MINOR_OR_NODE_UPGRADES" if plan.kind in ("training", "fine-tuning") else None,
+        authorized_cidrs=access.authorized_cidrs, dns_endpoint=access.dns_endpoint,
         system_pool=SystemPoolArgs(machine_type=system.machine_type, zones=system.zones,
                                    min_nodes=system.min_nodes, max_nodes=system.max_nodes,
                                    initial_nodes=system.initial_nodes, disk_size_gb=system.disk_size_gb,
@@ -61,9 +97,14 @@ def _taints(pool: NodePool) -> tuple[tuple[str, str, str], ...]:
     return tuple((taint.key, taint.value, taint.effect) for taint in pool.taints)
 
 
-def gpu_pool_args(plan: Plan, pool: NodePool, cluster: pulumi.Input[str], service_account: pulumi.Input[str],
-                  extra_networks: list[tuple[pulumi.Input[str], pulumi.Input[str]]],
+def gpu_pool_args(plan: Plan, pool: NodePool, catalog: Catalog, cluster: pulumi.Input[str],
+                  service_account: pulumi.Input[str],
+                  additional_nics: list[tuple[pulumi.Input[str], pulumi.Input[str]]],
                   labels: dict[str, str]) -> GpuNodePoolArgs:
+    machine = catalog.instance_type(Cloud.gcp, pool.machine_type)
+    family = machine.family if machine else ""
+    disk = gcp_rules().boot_disk(family)
+    layout = gpudirect_layout(plan) if pool.gpudirect != "none" else None
     return GpuNodePoolArgs(
         cluster=cluster, location=plan.region, zones=pool.zones, machine_type=pool.machine_type,
         gpu_type=pool.gke_accelerator or "", gpus_per_node=pool.accelerators_per_node,
@@ -73,7 +114,10 @@ def gpu_pool_args(plan: Plan, pool: NodePool, cluster: pulumi.Input[str], servic
         gpu_sharing_strategy=pool.gpu_sharing_strategy, gpu_max_shared_clients=pool.gpu_max_shared_clients,
         taints=_taints(pool), labels=dict(pool.labels), resource_labels=labels, disk_size_gb=pool.disk_size_gb,
         local_ssd_count=local_ssd_count(pool.local_nvme_gb),
-        additional_networks=tuple(extra_networks) if pool.gpudirect != "none" else ())
+        additional_networks=tuple(additional_nics) if layout is not None else (),
+        machine_family=family, disk_type=disk.default if disk else "",
+        max_pods_per_node=layout.max_pods_per_node if layout is not None else None,
+        host_maintenance_interval=gcp_rules().host_maintenance_interval(family))  # type: ignore[arg-type]
 
 
 def tpu_pool_args(plan: Plan, pool: NodePool, cluster: pulumi.Input[str], service_account: pulumi.Input[str],

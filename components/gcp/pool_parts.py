@@ -57,5 +57,15 @@ def private_nodes() -> container.NodePoolNetworkConfigArgs:
     return container.NodePoolNetworkConfigArgs(enable_private_nodes=True)
 
 
-def management() -> container.NodePoolManagementArgs:
-    return container.NodePoolManagementArgs(auto_repair=True, auto_upgrade=True)
+def management(auto_repair: bool = True) -> container.NodePoolManagementArgs:
+    return container.NodePoolManagementArgs(auto_repair=auto_repair, auto_upgrade=True)
+
+
+def upgrade_settings(reserved: bool) -> container.NodePoolUpgradeSettingsArgs:
+    """Surge upgrades need one spare machine; a full reservation has none, so reserved pools upgrade one node at a
+    time in place (max_surge 0, max_unavailable 1: Cluster Toolkit's gke-node-pool default,
+    modules/compute/gke-node-pool/main.tf @1047080). Others surge one node first and never drop capacity.
+    https://cloud.google.com/kubernetes-engine/docs/concepts/node-pool-upgrade-strategies#surge"""
+    if reserved:
+        return container.NodePoolUpgradeSettingsArgs(strategy="SURGE", max_surge=0, max_unavailable=1)
+    return container.NodePoolUpgradeSettingsArgs(strategy="SURGE", max_surge=1, max_unavailable=0)

@@ -1,9 +1,11 @@
-"""Compose the GCP components for one Plan: network, node service account, then either a GKE cluster with its
-GPU/TPU pools or TPU VM slices, then storage. The whole plan is validated first, so nothing is created when
-any part of it is wrong."""
+"""Compose the GCP components for one Plan: the project's APIs, network, node service account, then either a GKE
+cluster with its GPU/TPU pools or TPU VM slices, then storage and the workload's identity. The whole plan is
+validated first, so nothing is created when any part of it is wrong; every component uses the provider of
+ProjectServices, so nothing is created before the APIs it calls are on."""
 
 from __future__ import annotations
 
+import ipaddress
 from dataclasses import dataclass, field
 
 import pulumi
@@ -13,6 +15,9 @@ from accelfit.errors import InputError, problem
 from accelfit.planner.model import Plan
 from components.common import Ownership
 from components.gcp import plan_args
+from components.gcp.plan_args import ControlPlaneAccess
+from components.gcp.project_services import ProjectServices, ProjectServicesArgs
+from components.gcp.rules import gcp_rules
 from components.gcp.bucket import DataBucket
 from components.gcp.filestore import SharedFilestore
 from components.gcp.gke_cluster import GkeCluster
@@ -23,15 +28,18 @@ from components.gcp.tpu_node_pool import TpuNodePool
 from components.gcp.tpu_queued import TpuQueuedSlices
 from components.gcp.tpu_vm import TpuVmSlice
 from components.gcp.validation import plan_problems
+from components.gcp.workload_identity import WorkloadIdentity, WorkloadIdentityArgs
 
 
 @dataclass
 class GcpStack:
     """Everything `build` created, for the program to export or to wire into Kubernetes components."""
 
+    services: ProjectServices
     network: Network
     service_account: NodeServiceAccount
     bucket: DataBucket
+    workload_identity: WorkloadIdentity | None = None
     cluster: GkeCluster | None = None
     gpu_pools: list[GpuNodePool] = field(default_factory=list)
     tpu_pools: list[TpuNodePool] = field(default_factory=list)
@@ -48,6 +56,45 @@ def resolve_project(project: str | None) -> str:
     return project
 
 
+def control_plane_access() -> ControlPlaneAccess:
+    """Stack config `accelfit:controlPlane`: {authorizedCidrs: [CIDR, ...], dnsEndpoint: true|false}."""
+    raw = pulumi.Config().get_object("controlPlane")
+    if raw is None:
+        return ControlPlaneAccess()
+    field = "accelfit:controlPlane"
+    if not isinstance(raw, dict) or set(raw) - {"authorizedCidrs", "dnsEndpoint"}:
+        raise InputError([problem("stack", field, "expected a mapping with authorizedCidrs and/or dnsEndpoint",
+                                  "e.g. controlPlane: {authorizedCidrs: [203.0.113.0/24], dnsEndpoint: true}", raw)])
+    cidrs = raw.get("authorizedCidrs", [])
+    problems = []
+    if not isinstance(cidrs, list) or not all(isinstance(cidr, str) and _is_cidr(cidr) for cidr in cidrs):
+        problems.append(problem("stack", f"{field}.authorizedCidrs", "must be a list of CIDR ranges",
+                                "e.g. [203.0.113.0/24, 198.51.100.7/32]", cidrs))
+    dns = raw.get("dnsEndpoint", False)
+    if not isinstance(dns, bool):
+        problems.append(problem("stack", f"{field}.dnsEndpoint", "must be true or false", "write true or false",
+                                dns))
+    if problems:
+        raise InputError(problems)
+    return ControlPlaneAccess(authorized_cidrs=tuple(cidrs), dns_endpoint=dns)
+
+
+def _is_cidr(text: str) -> bool:
+    try:
+        ipaddress.ip_network(text)
+    except ValueError:
+        return False
+    return True
+
+
+def project_features(plan: Plan) -> set[str]:
+    """What the stack creates, in the terms of rules.project_services' `needed_for`."""
+    features = {"network", "gke" if plan.orchestration == "kubernetes" else "tpu-vm"}
+    if plan.storage.shared_filesystem == "filestore":
+        features.add("filestore")
+    return features
+
+
 def build_stack(plan: Plan, ownership: Ownership, *, catalog: Catalog | None = None,
                 project: str | None = None) -> GcpStack:
     if catalog is None:
@@ -58,24 +105,43 @@ def build_stack(plan: Plan, ownership: Ownership, *, catalog: Catalog | None = N
     if problems:
         raise InputError(problems)
     project = resolve_project(project)
+    access = control_plane_access() if plan.orchestration == "kubernetes" else ControlPlaneAccess()
     labels = ownership.gcp_labels()
     name = plan.workload
 
-    network = Network(f"{name}-net", plan_args.network_args(plan, project))
+    services = ProjectServices(f"{name}-apis", ProjectServicesArgs(
+        project=project, region=plan.region, services=gcp_rules().services_for(project_features(plan))))
+    on_services = pulumi.ResourceOptions(providers=[services.provider])
+    network = Network(f"{name}-net", plan_args.network_args(plan, project), on_services)
     account = NodeServiceAccount(f"{name}-nodes", NodeServiceAccountArgs(
-        project=project, display_name=f"accelfit {name} nodes ({plan.environment})"))
+        project=project, display_name=f"accelfit {name} nodes ({plan.environment})"), on_services)
     parts = _Parts()
     if plan.orchestration == "kubernetes":
-        _build_cluster(parts, plan, project, network, account, labels)
+        _build_cluster(parts, plan, catalog, project, network, account, labels, access, on_services)
     else:
-        _build_tpu_vms(parts, plan, project, network, account, labels)
+        _build_tpu_vms(parts, plan, project, network, account, labels, on_services)
 
-    bucket = DataBucket(f"{name}-data", plan_args.bucket_args(plan, (account.member,), labels))
-    shared = (SharedFilestore(f"{name}-shared", plan_args.filestore_args(plan, network.network.name, labels))
+    bucket = DataBucket(f"{name}-data", plan_args.bucket_args(plan, (account.member,), labels), on_services)
+    shared = (SharedFilestore(f"{name}-shared", plan_args.filestore_args(plan, network.network.name, labels),
+                              on_services)
               if plan.storage.shared_filesystem == "filestore" else None)
-    return GcpStack(network=network, service_account=account, bucket=bucket, filestore=shared,
-                    cluster=parts.cluster, gpu_pools=parts.gpu_pools, tpu_pools=parts.tpu_pools,
-                    tpu_vms=parts.tpu_vms, tpu_queued=parts.tpu_queued)
+    identity = None
+    if parts.cluster is not None:
+        # Pods (and the GCS FUSE CSI driver) act as their Kubernetes service account under GKE_METADATA.
+        identity = WorkloadIdentity(f"{name}-workload", WorkloadIdentityArgs(
+            project=project, bucket=bucket.bucket_name, namespaces=workload_namespaces(plan),
+            kubernetes_service_account=plan.workload,
+            display_name=f"accelfit {name} workload ({plan.environment})"), on_services)
+    return GcpStack(services=services, network=network, service_account=account, bucket=bucket,
+                    filestore=shared, workload_identity=identity, cluster=parts.cluster, gpu_pools=parts.gpu_pools,
+                    tpu_pools=parts.tpu_pools, tpu_vms=parts.tpu_vms, tpu_queued=parts.tpu_queued)
+
+
+def workload_namespaces(plan: Plan) -> tuple[str, ...]:
+    """The namespaces the workload's pods run in: the Kubernetes layer's team namespaces."""
+    from components.kubernetes.build import team_namespaces
+
+    return team_namespaces(plan)
 
 
 @dataclass
@@ -87,30 +153,30 @@ class _Parts:
     tpu_queued: TpuQueuedSlices | None = None
 
 
-def _build_cluster(parts: _Parts, plan: Plan, project: str, network: Network, account: NodeServiceAccount,
-                   labels: dict[str, str]) -> None:
+def _build_cluster(parts: _Parts, plan: Plan, catalog: Catalog, project: str, network: Network,
+                   account: NodeServiceAccount, labels: dict[str, str], access: ControlPlaneAccess,
+                   opts: pulumi.ResourceOptions) -> None:
     name = plan.workload
     cluster = GkeCluster(f"{name}-gke", plan_args.cluster_args(
-        plan, project, network.network.id, network.subnet.id, account.email, labels))
+        plan, project, network.network.id, network.subnet.id, account.email, labels, access), opts)
     parts.cluster = cluster
-    extra = [(net.name, subnet.name) for net, subnet in zip(network.extra_networks, network.extra_subnets)]
     for pool in plan.node_pools:
         if pool.role == "gpu":
             parts.gpu_pools.append(GpuNodePool(f"{name}-{pool.name}", plan_args.gpu_pool_args(
-                plan, pool, cluster.cluster.id, account.email, extra, labels)))
+                plan, pool, catalog, cluster.cluster.id, account.email, network.additional_nics, labels), opts))
         elif pool.role == "tpu":
             parts.tpu_pools.append(TpuNodePool(f"{name}-{pool.name}", plan_args.tpu_pool_args(
-                plan, pool, cluster.cluster.id, account.email, labels)))
+                plan, pool, cluster.cluster.id, account.email, labels), opts))
 
 
 def _build_tpu_vms(parts: _Parts, plan: Plan, project: str, network: Network, account: NodeServiceAccount,
-                   labels: dict[str, str]) -> None:
+                   labels: dict[str, str], opts: pulumi.ResourceOptions) -> None:
     name = plan.workload
     queued = [item for item in plan.tpu_vm_slices if item.queued]
     for item in plan.tpu_vm_slices:
         if not item.queued:
             parts.tpu_vms.append(TpuVmSlice(f"{name}-{item.name}", plan_args.tpu_vm_args(
-                plan, item, network.network.id, network.subnet.id, account.email, labels)))
+                plan, item, network.network.id, network.subnet.id, account.email, labels), opts))
     if queued:
         parts.tpu_queued = TpuQueuedSlices(f"{name}-tpu", plan_args.queued_args(
-            plan, project, queued, network.network.id, network.subnet.id))
+            plan, project, queued, network.network.id, network.subnet.id), opts)

@@ -24,8 +24,9 @@ from dataclasses import dataclass, field
 import pulumi
 from pulumi_gcp import container
 
+from accelfit.catalog import load_catalog
 from accelfit.errors import InputError, problem
-from components.gcp import pool_parts
+from components.gcp import pool_parts, tpu_rules
 from components.gcp.node_settings import TPU_TAINT, node_labels, topology_chips, with_required_taint
 
 SLICE_LABEL = "accelfit.io/tpu-slice"
@@ -64,6 +65,20 @@ UPGRADE_MAX_UNAVAILABLE = 1
 HOST_MAINTENANCE_INTERVALS = ("AS_NEEDED", "PERIODIC")
 
 
+def _slice_size_problems(where: str, args: TpuNodePoolArgs) -> list:
+    """A multi-host slice is all its hosts or none: GKE refuses a pool whose (per-zone) max_node_count is not
+    the slice's host count ("Maximum node count N is not a valid size of TPU pod slice")."""
+    shape = next((row for row in load_catalog().tpu_slices if row.gke_machine_type == args.machine_type
+                  and row.topology == args.tpu_topology), None)
+    if shape is None or not shape.multi_host:
+        return []
+    hosts = shape.hosts
+    if args.max_nodes != hosts or args.min_nodes not in (0, hosts) or args.initial_nodes not in (0, hosts):
+        return [problem(where, "max_nodes", f"{shape.name} ({args.tpu_topology}) is one atomic slice of {hosts} hosts",
+                        f"set max_nodes: {hosts} and min_nodes/initial_nodes to 0 or {hosts}", args.max_nodes)]
+    return []
+
+
 def validate_tpu_pool_args(name: str, args: TpuNodePoolArgs) -> None:
     where = f"TpuNodePool {name}"
     problems = []
@@ -75,6 +90,8 @@ def validate_tpu_pool_args(name: str, args: TpuNodePoolArgs) -> None:
         elif topology_chips(args.tpu_topology) < args.max_nodes:
             problems.append(problem(where, "max_nodes", "more hosts than the topology has chips",
                                     "use the slice's host count", args.max_nodes))
+        else:
+            problems += _slice_size_problems(where, args)
     if not args.min_nodes <= args.initial_nodes <= args.max_nodes or args.max_nodes < 1:
         problems.append(problem(where, "initial_nodes", "must lie between min_nodes and max_nodes",
                                 "set min_nodes <= initial_nodes <= max_nodes, max_nodes >= 1", args.initial_nodes))
@@ -87,6 +104,11 @@ def validate_tpu_pool_args(name: str, args: TpuNodePoolArgs) -> None:
     if args.flex_start and args.min_nodes != 0:
         problems.append(problem(where, "min_nodes", "a flex-start pool starts empty and scales from 0",
                                 "set min_nodes and initial_nodes to 0", args.min_nodes))
+    catalog = load_catalog()  # cached per process
+    zone_problem = tpu_rules.component_zone_problem(
+        where, tpu_rules.generation_of(catalog, machine_type=args.machine_type), args.zone, catalog)
+    if zone_problem:
+        problems.append(zone_problem)
     if args.host_maintenance_interval not in HOST_MAINTENANCE_INTERVALS:
         problems.append(problem(where, "host_maintenance_interval", "not a GKE host maintenance interval",
                                 "use AS_NEEDED or PERIODIC", args.host_maintenance_interval))

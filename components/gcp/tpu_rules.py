@@ -41,3 +41,23 @@ def data_disk_problems(path: str, tpu_slice: TpuSlice, data_disk_gb: int) -> lis
         return []
     reason = tpu_disks.data_disk_problem(tpu_slice.accelerator_config_type, tpu_slice.topology)
     return [problem(FILE, path, *reason, data_disk_gb)] if reason else []
+
+
+def generation_of(catalog: Catalog, *, machine_type: str | None = None,
+                  accelerator_config_type: str | None = None) -> str | None:
+    """The TPU generation of a GKE TPU machine type or a TPU API accelerator_config.type (catalog slices)."""
+    for tpu_slice in catalog.tpu_slices:
+        if machine_type is not None and tpu_slice.gke_machine_type == machine_type:
+            return tpu_slice.accelerator
+        if accelerator_config_type is not None and tpu_slice.accelerator_config_type == accelerator_config_type:
+            return tpu_slice.accelerator
+    return None
+
+
+def component_zone_problem(where: str, generation: str | None, zone: str, catalog: Catalog) -> Problem | None:
+    """For components used by hand (no plan): the zone must be one Google lists for the generation."""
+    if generation is None or catalog.zone_listing(generation, zone) is not None:
+        return None
+    listed = catalog.available_zones(generation)
+    return problem(where, "zone", f"Google's TPU zone list ({AVAILABILITY_SOURCE}) does not name {zone} for "
+                                  f"{generation}", f"use one of: {', '.join(listed) or '(none listed)'}", zone)

@@ -14,7 +14,8 @@ import pulumi
 from pulumi_gcp import compute, tpu
 
 from accelfit.errors import InputError, problem
-from components.gcp import tpu_disks
+from accelfit.catalog import load_catalog
+from components.gcp import tpu_disks, tpu_rules
 from components.gcp.pool_parts import CLOUD_PLATFORM_SCOPE
 
 
@@ -45,6 +46,12 @@ def validate_tpu_vm_args(name: str, args: TpuVmSliceArgs) -> None:
     if args.accelerator_config_type not in ("V2", "V3", "V4", "V5LITE_POD", "V5P", "V6E"):
         problems.append(problem(where, "accelerator_config_type", "not a TPU v2 API accelerator type",
                                 "use V4, V5LITE_POD, V5P or V6E", args.accelerator_config_type))
+    catalog = load_catalog()  # cached per process
+    zone_problem = tpu_rules.component_zone_problem(
+        where, tpu_rules.generation_of(catalog, accelerator_config_type=args.accelerator_config_type), args.zone,
+        catalog)
+    if zone_problem:
+        problems.append(zone_problem)
     if args.data_disk_gb:
         reason = tpu_disks.data_disk_problem(args.accelerator_config_type, args.topology, args.data_disk_type)
         if reason:

@@ -15,8 +15,10 @@ from accelfit.errors import Problem, did_you_mean, join_path, problem
 from accelfit.planner import filestore_capacity
 from accelfit.planner.model import NodePool, Plan, TpuVmSlice
 from components.gcp import tpu_rules, tpu_runtime
+from components.gcp.names import check_name, fitted_name
+from components.gcp.node_settings import MANAGED_DRIVER_VERSIONS, gvnic_subnet_cidr, rdma_subnet_cidr
 from components.gcp.retention import retention_problem
-from components.gcp.node_settings import MANAGED_DRIVER_VERSIONS, extra_subnet_cidr
+from components.gcp.rules import gcp_rules
 
 FILE = "plan"
 GCP_PLATFORMS = ("gke-gpu", "gke-tpu", "tpu-vm")
@@ -38,12 +40,55 @@ def plan_problems(plan: Plan, catalog: Catalog) -> list[Problem]:
                                 "build this plan with the components of its cloud", _value(plan.platform)))
         return problems
     problems += _zone_problems("zones", plan.zones, plan.region)
+    problems += name_problems(plan)
     problems += _network_problems(plan)
     problems += _storage_problems(plan)
     if _value(plan.platform) == "tpu-vm":
         problems += _tpu_vm_problems(plan, catalog)
     else:
         problems += _cluster_problems(plan, catalog)
+    return problems
+
+
+def _layout(plan: Plan):
+    flavour = next((pool.gpudirect for pool in plan.node_pools if pool.gpudirect != "none"), "none")
+    return gcp_rules().layout(flavour) if flavour != "none" and plan.network.extra_networks else None
+
+
+def derived_names(plan: Plan) -> list[tuple[str, str, str]]:
+    """(field, name kind, physical name) of every resource whose name grows with the workload name, as the
+    components derive them (network.py, gke_cluster.py, gpu_node_pool.py)."""
+    net = f"{plan.workload}-net"
+    names = [("workload", "compute_network", fitted_name("compute_network", f"{net}-vpc")),
+             ("workload", "compute_subnetwork", fitted_name("compute_subnetwork", f"{net}-subnet")),
+             ("workload", "compute_router", fitted_name("compute_router", f"{net}-router")),
+             ("workload", "compute_router_nat", fitted_name("compute_router_nat", f"{net}-nat"))]
+    names += [("workload", "compute_firewall", fitted_name("compute_firewall", f"{net}-{rule}"))
+              for rule in ("allow-internal", "allow-health-checks", "allow-iap-ssh")]
+    layout = _layout(plan)
+    if layout is not None:
+        names += [("network.extra_networks", "compute_firewall",
+                   fitted_name("compute_firewall", f"{net}-gpu{index}-allow-internal"))
+                  for index in range(layout.gvnic_networks)]
+        names += [("network.extra_networks", "compute_subnetwork",
+                   fitted_name("compute_subnetwork", f"{net}-rdma-subnet{index}"))
+                  for index in range(layout.rdma_subnets)]
+    if plan.orchestration == "kubernetes":
+        gke = f"{plan.workload}-gke"
+        names += [("workload", "container_cluster", fitted_name("container_cluster", gke)),
+                  ("workload", "compute_firewall", fitted_name("compute_firewall", f"{gke}-allow-webhooks")),
+                  ("workload", "container_node_pool", fitted_name("container_node_pool", f"{gke}-system"))]
+        names += [(join_path("node_pools", index, "name"), "container_node_pool",
+                   fitted_name("container_node_pool", f"{plan.workload}-{pool.name}"))
+                  for index, pool in enumerate(plan.node_pools) if pool.role == "gpu"]
+    return names
+
+
+def name_problems(plan: Plan) -> list[Problem]:
+    """The name-length rule (rules.name_limits) over every name the stack will set."""
+    problems: list[Problem] = []
+    for field, kind, name in derived_names(plan):
+        problems += check_name(FILE, field, kind, name)  # type: ignore[arg-type]
     return problems
 
 
@@ -58,8 +103,12 @@ def _network_problems(plan: Plan) -> list[Problem]:
     ranges: dict[str, ipaddress.IPv4Network] = {}
     fields = {"network.cidr": plan.network.cidr, "network.pods_cidr": plan.network.pods_cidr,
               "network.services_cidr": plan.network.services_cidr, "network.master_cidr": plan.network.master_cidr}
-    fields.update({f"network.extra_networks[{index}]": extra_subnet_cidr(index)
-                   for index in range(plan.network.extra_networks)})
+    layout = _layout(plan)
+    if layout is not None:
+        fields.update({f"network.gvnic_networks[{index}]": gvnic_subnet_cidr(index)
+                       for index in range(layout.gvnic_networks)})
+        fields.update({f"network.rdma_subnets[{index}]": rdma_subnet_cidr(index, layout.rdma_subnets)
+                       for index in range(layout.rdma_subnets)})
     for field, cidr in fields.items():
         try:
             ranges[field] = ipaddress.IPv4Network(cidr)
@@ -143,6 +192,18 @@ def _gpu_pool_problems(path: str, pool: NodePool, plan: Plan, catalog: Catalog) 
             problems.append(problem(FILE, join_path(path, "machine_type"),
                                     f"{machine.name} is not offered in {plan.region}",
                                     f"use one of its regions: {', '.join(machine.regions)}", pool.machine_type))
+        offered = catalog.offered_zones(Cloud.gcp, machine.name, plan.region)
+        if offered:  # None: not offered in the region (reported above); (): the data lists no zones there
+            # accelfit/catalog/data/gpu_availability.yaml (zones per machine type and region, with their source)
+            problems += [problem(FILE, join_path(path, "zones", index),
+                                 f"{machine.name} is not offered in {zone}",
+                                 f"use one of {', '.join(offered)}", zone)
+                         for index, zone in enumerate(pool.zones) if zone not in offered]
+        if gcp_rules().boot_disk(machine.family) is None:
+            problems.append(problem(FILE, join_path(path, "machine_type"),
+                                    f"no boot-disk rule for the {machine.family} family",
+                                    "add the family's boot disk types to components/gcp/data/gke_rules.yaml "
+                                    "with their source", pool.machine_type))
         if pool.accelerator is None or _canonical(catalog, pool.accelerator) != machine.accelerator:
             problems.append(problem(FILE, join_path(path, "accelerator"),
                                     f"{machine.name} holds {machine.accelerator} GPUs only",
@@ -161,6 +222,16 @@ def _gpu_pool_problems(path: str, pool: NodePool, plan: Plan, catalog: Catalog) 
                 problems.append(problem(FILE, join_path(path, "gpudirect"),
                                         f"{machine.name} supports GPUDirect {machine.gpudirect}",
                                         f"set gpudirect: {machine.gpudirect} or none", pool.gpudirect))
+            if gcp_rules().layout(pool.gpudirect) is None:
+                problems.append(problem(FILE, join_path(path, "gpudirect"),
+                                        f"no network layout for GPUDirect {pool.gpudirect}",
+                                        "add it to components/gcp/data/gke_rules.yaml with its source, or set none",
+                                        pool.gpudirect))
+            elif gcp_rules().layout(pool.gpudirect).rdma_subnets and len(pool.zones) != 1:
+                # https://cloud.google.com/vpc/docs/rdma-network-profiles (one profile per zone)
+                problems.append(problem(FILE, join_path(path, "zones"),
+                                        "RDMA NICs attach to a RoCE VPC of one zone's network profile",
+                                        "give the GPUDirect pool exactly one zone", list(pool.zones)))
             if plan.network.extra_networks < machine.extra_networks:
                 problems.append(problem(FILE, "network.extra_networks",
                                         f"GPUDirect on {machine.name} needs {machine.extra_networks} extra networks",

@@ -18,7 +18,7 @@ from accelfit.errors import InputError, problem
 from accelfit.planner.model import Plan
 from accelfit.spec.inventory import Inventory
 from components.common import Ownership
-from components.kubernetes.access import eks_kubeconfig, gke_kubeconfig
+from components.kubernetes.access import eks_kubeconfig
 from components.kubernetes.capacity import cloud_capacities, inventory_capacities
 from components.kubernetes.eks_addons import EksAddonsArgs, EksAddonsPlan, LustreVolume, autoscaler_image_tag
 from components.kubernetes.gpu_software import GpuSoftware, gpu_software
@@ -118,9 +118,7 @@ def _layer(plan: Plan, layer: LayerPlan, ownership: Ownership, kubeconfig: pulum
 
 def build_for_gke(plan: Plan, layer: LayerPlan, stack: GcpStack, ownership: Ownership) -> KubernetesLayer:
     assert stack.cluster is not None, "plan_cloud_layer returns None for plans without a cluster"
-    cluster = stack.cluster.cluster
-    kubeconfig = pulumi.Output.all(cluster.name, cluster.endpoint, cluster.master_auth.cluster_ca_certificate) \
-        .apply(lambda parts: gke_kubeconfig(*parts))
+    kubeconfig = stack.cluster.kubeconfig  # IP endpoint + CA, or the DNS endpoint (GkeCluster)
     built = {"gpu": iter(stack.gpu_pools), "tpu": iter(stack.tpu_pools)}  # created in plan order, per role
     selectors = {pool.name: {GKE_POOL_LABEL: next(built[pool.role]).pool_name}
                  for pool in plan.node_pools if pool.role in ("gpu", "tpu")}

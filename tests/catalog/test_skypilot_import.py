@@ -187,3 +187,9 @@ def test_gcp_gpu_rows_with_spot_near_on_demand_are_not_imported(shipped):
     assert _price(result, "g2-standard-4", "us-west3", "on-demand") is None
     assert _price(result, "g2-standard-4", "us-west3", "spot") is None
     assert ("g2-standard-4", "us-west3") in {(row.sku, row.region) for row in result.availability}
+
+
+def test_family_and_tpu_zone_lookups_read_the_one_availability_model(shipped):
+    assert shipped.gpu_zones_in("gcp", "a3-ultra", "us-central1") == ("us-central1-b",)
+    assert shipped.gpu_zones_in("gcp", "a3-ultra", "antarctica-south1") is None
+    assert "us-central1-b" in shipped.available_zones("a4-highgpu-8g")

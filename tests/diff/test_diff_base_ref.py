@@ -61,3 +61,17 @@ def test_base_ref_needs_a_stack(repo, capsys):
     code = main(["diff", "--base-ref", "HEAD"])
     _, err = capsys.readouterr()
     assert code == 2 and "--stack" in err
+
+
+def test_a_stack_that_does_not_exist_at_the_base_is_a_new_stack(repo, capsys):
+    shutil.copy(repo / "stacks" / "Pulumi.dev.yaml", repo / "stacks" / "Pulumi.qa-new.yaml")
+    text = (repo / "stacks" / "Pulumi.qa-new.yaml").read_text(encoding="utf-8")
+    (repo / "stacks" / "Pulumi.qa-new.yaml").write_text(text, encoding="utf-8")
+    code = main(["diff", "--base-ref", "HEAD", "--stack", "qa-new", "--json"])
+    out, err = capsys.readouterr()
+    assert code in (0, 1), err
+    diff = json.loads(out)
+    assert diff["base_is_new"] is True and diff["base"] == "qa-new@HEAD (new stack)"
+    assert diff["summary"]["add"] > 0 and diff["summary"]["remove"] == 0
+    assert main(["diff", "--base-ref", "HEAD", "--stack", "qa-new"]) in (0, 1)
+    assert "a new stack, every resource is new" in capsys.readouterr().out

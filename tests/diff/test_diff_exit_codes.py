@@ -154,3 +154,27 @@ def test_json_output_is_valid_json_with_the_guard(capsys, costs):
     assert code == 1
     assert diff["cost"]["increase_pct"] == 50.0 and diff["cost"]["increase_exceeded"] is True
     assert diff["cost"]["over_budget"] is True
+
+
+@pytest.mark.parametrize(("edit", "words"), [
+    (lambda text: text.replace('"monthly_usd": 100', '"monthly_usd": NaN', 1), "NaN is not a JSON number"),
+    (lambda text: text.replace('"monthly_usd": 100', '"monthly_usd": 1e400', 1), "too large"),
+    (lambda text: text.replace('"schema_version": 1', '"schema_version": true', 1), "schema_version"),
+])
+def test_broken_numbers_in_a_document_exit_2(capsys, costs, edit, words):
+    base, head = costs(100, 100)
+    text = base.read_text(encoding="utf-8")
+    changed = edit(text)
+    assert changed != text
+    base.write_text(changed, encoding="utf-8")
+    code, out, err = _run(capsys, "diff", base, head, "--json", "--fail-over-budget")
+    assert code == 2 and words in err and out == ""
+
+
+def test_two_different_stacks_need_the_flag(capsys, make_document, make_resource, write_json):
+    base = write_json("base.json", {**make_document([make_resource("pool")]), "stack": "staging"})
+    head = write_json("head.json", make_document([make_resource("pool")]))
+    code, _, err = _run(capsys, "diff", base, head)
+    assert code == 2 and "--different-stacks" in err
+    code, out, _ = _run(capsys, "diff", base, head, "--different-stacks")
+    assert code == 0 and "comparing stack staging (base)" in out

@@ -61,8 +61,8 @@ def test_json_names_the_three_changes(capsys, base_path, head_path):
     tpu = by_name["llm-pretrain-tpu-0-pool"]
     assert tpu["action"] == "replace"
     assert {c["path"] for c in tpu["changes"] if c["replaces_because"]} == {"initialNodeCount", "placementPolicy"}
-    # As planned the bigger slice bills only for its run: 293.53 more a month (at full scale it would be 4,767).
-    assert tpu["delta_monthly_usd"] == pytest.approx(293.53)
+    # As planned the bigger slice bills only for its run: 293.56 more a month (at full scale it would be 4,767).
+    assert tpu["delta_monthly_usd"] == pytest.approx(293.56)
     serve = by_name["chat-serve-gpu-pool"]
     assert serve["action"] == "replace"
     assert [(c["path"], c["old"], c["new"]) for c in serve["changes"]] == [("nodeConfig.spot", True, False)]

@@ -153,3 +153,13 @@ def test_workflows_match_githubs_schema():
     done = subprocess.run([checker, "--builtin-schema", "vendor.github-workflows", *map(str, WORKFLOWS.glob("*.yml"))],
                           capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_deploy_installs_the_gke_auth_plugin_after_the_google_login(pulumi_up):
+    """The GKE kubeconfig runs gke-gcloud-auth-plugin (components/kubernetes/access.py): the runner needs it."""
+    steps = list(_steps(pulumi_up))
+    uses = [step.get("uses", "") for step in steps]
+    auth = next(index for index, ref in enumerate(uses) if ref.startswith("google-github-actions/auth@"))
+    setup = next(index for index, ref in enumerate(uses) if ref.startswith("google-github-actions/setup-gcloud@"))
+    assert auth < setup < next(index for index, ref in enumerate(uses) if ref.startswith("pulumi/actions@"))
+    assert "gke-gcloud-auth-plugin" in steps[setup]["with"]["install_components"].split(",")

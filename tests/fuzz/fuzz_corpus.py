@@ -10,6 +10,7 @@ document's structure, or by passing something that is not a text file at all.
 from __future__ import annotations
 
 import copy
+import functools
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -111,7 +112,8 @@ def dump_yaml(document: Any) -> bytes:
             return [mark(v) for v in value]
         return value
 
-    text = yaml.safe_dump(mark(document), sort_keys=False, allow_unicode=True, width=10**9)
+    text = yaml.dump(mark(document), Dumper=getattr(yaml, "CSafeDumper", yaml.SafeDumper), sort_keys=False,
+                     allow_unicode=True, width=10**9)
     for key, raw in raws.items():
         text = text.replace(key, raw)
     return text.encode("utf-8")
@@ -274,8 +276,11 @@ def stack_cases() -> Iterator[Case]:
     for typo in ("accelfit:enviroment", "accelfit:teem", "accelfit:costcenter", "accelfit:workloads-x"):
         yield from stack(f"typo-{_slug(typo)}", {"config": {**config, typo: "x"}}, INVALID, preview=typo.endswith("teem"))
     for label, value in [("number", 5), ("bool", True), ("empty", ""), ("list", ["a"]), ("huge", HUGE_TEXT),
-                         ("date", Raw("2026-11-23"))]:
+                         ("upper", "Research"), ("spaces", "research llm")]:
         yield from stack(f"team-{label}", {"config": {**config, "accelfit:team": value}}, INVALID)
+    # An unquoted date is text to Pulumi's YAML reader, and a valid label value: it must not crash anything.
+    yield from stack("team-date", {"config": {**config, "accelfit:team": Raw("2026-11-23")}}, PLANNED,
+                     commands=("check", "plan"), preview=True)
     yield from stack("team-secure", {"config": {**config, "accelfit:team": {"secure": "AAABAMk="}}}, PLANNED,
                      commands=("check", "plan"))
     for label, value in [("qa", "qa"), ("number", 3), ("list", ["dev"]), ("upper", "DEV")]:
@@ -297,6 +302,21 @@ def stack_cases() -> Iterator[Case]:
         workload = set_path(config["accelfit:workload"], field_name, value)
         yield from stack(f"workload-{_slug(field_name)}-{label}", {"config": {**config, "accelfit:workload": workload}},
                          INVALID, preview=label == "bool")
+    # Every hostile value in every workload field, through the stack file: check, plan and lock (which must leave
+    # the file byte-for-byte intact when it refuses).
+    workload = config["accelfit:workload"]
+    for field_name in SPEC_NUMBER_FIELDS:
+        for label, value in NUMBER_BREAKERS:
+            optional = label == "null" and field_name.startswith(("model.", "budget.")) and field_name != \
+                "model.parameters"
+            yield from stack(f"stack-{_slug(field_name)}-{label}",
+                             {"config": {**config, "accelfit:workload": set_path(workload, field_name, value)}},
+                             PLANNED | INVALID if optional else INVALID)
+    for field_name in SPEC_ENUM_FIELDS:
+        for label, value in ENUM_BREAKERS:
+            yield from stack(f"stack-{_slug(field_name)}-{label}",
+                             {"config": {**config, "accelfit:workload": set_path(workload, field_name, value)}},
+                             INVALID)
     yield from stack("gcp-project-missing", {"config": {k: v for k, v in config.items() if k != "gcp:project"}},
                      INVALID, commands=("check",))
     yield from stack("gcp-project-number", {"config": {**config, "gcp:project": 12}}, INVALID, commands=("check",))
@@ -327,18 +347,23 @@ def project_cases() -> Iterator[Case]:
         ("stack-config-dir-escape", {**project, "stackConfigDir": "/"}),
         ("config-string", {**project, "config": "text"}),
         ("config-list", {**project, "config": ["a"]}),
-        ("config-default-wrong", {**project, "config": {"team": {"type": "string", "default": ["a"]}}}),
+        ("config-default-wrong", {**project, "config": {"costCenter": {"type": "string", "default": ["a"]}}}),
         ("name-missing", {k: v for k, v in project.items() if k != "name"}),
         ("name-number", {**project, "name": 5}),
         ("name-list", {**project, "name": ["accelfit"]}),
         ("top-list", ["a"]),
         ("empty", None),
     ]
+    # The stack leaves costCenter to the project's default, so a wrong default is what the stack gets.
+    dev = _yaml_file(ROOT / "stacks" / "Pulumi.dev.yaml")
+    dev["config"].pop("accelfit:costCenter")
+    without_cost_center = dump_yaml(dev)
     for label, document in variants:
         text = b"" if document is None else dump_yaml(document)
         for command in ("plan", "lock"):
             yield Case(f"{command}-project-{label}", (command, "--stack", "dev"), INVALID,
-                       own_project={"Pulumi.yaml": text}, keep_intact="stacks/Pulumi.dev.yaml")
+                       own_project={"Pulumi.yaml": text, "stacks/Pulumi.dev.yaml": without_cost_center},
+                       keep_intact="stacks/Pulumi.dev.yaml")
     yield Case("plan-project-is-directory", ("plan", "--stack", "dev"), INVALID,
                own_project={}, specials=(("directory", "Pulumi.yaml"),))
 
@@ -432,12 +457,14 @@ def cost_cases() -> Iterator[Case]:
                                  ("spot-string", "nodeConfig.spot", "yes")]:
         if pool in by_type:
             yield cost(f"pool-{label}", mutate(pool, dotted, value))
-    for resource_type in by_type:
+    for resource_type, index in by_type.items():
         if resource_type == "pulumi:pulumi:Stack":
             continue
+        # Components (custom: false) only group resources and are not priced: their inputs are not read.
+        expected = INVALID if steps[index]["newState"].get("custom", True) else PLANNED
         short = _slug(resource_type.split(":")[-1]).lower()
-        yield cost(f"{short}-inputs-list", mutate_inputs(preview, by_type[resource_type], []))
-        yield cost(f"{short}-inputs-string", mutate_inputs(preview, by_type[resource_type], "x"))
+        yield cost(f"{short}-inputs-list", mutate_inputs(preview, index, []), expected)
+        yield cost(f"{short}-inputs-string", mutate_inputs(preview, index, "x"), expected)
     yield cost("inf-size", mutate(pool, "nodeCount", "X").replace(b'"X"', b"1e400"))
     yield cost("nan-size", mutate(pool, "nodeCount", "X").replace(b'"X"', b"NaN"))
     yield cost("steps-map", json.dumps({"steps": {}}).encode())
@@ -490,7 +517,8 @@ def lock_cases() -> Iterator[Case]:
         yield Case(f"lock-layout-{label}", ("lock", "--stack", name), PLANNED, files={path: text})
 
 
-def all_cases() -> list[Case]:
+@functools.cache
+def all_cases() -> tuple[Case, ...]:
     cases = [*spec_cases(), *inventory_cases(), *stack_cases(), *project_cases(), *chart_cases(), *diff_cases(),
              *cost_cases(), *odd_file_cases(), *lock_cases()]
     seen: set[str] = set()
@@ -500,4 +528,4 @@ def all_cases() -> list[Case]:
             continue
         seen.add(case.id)
         unique.append(case)
-    return unique
+    return tuple(unique)

@@ -158,6 +158,15 @@ def run_case(case: Case, shared: Path, scratch: Path) -> Outcome:
     return Outcome(case, done.returncode, seconds, problem, tail)
 
 
+def input_identity(case: Case) -> str:
+    """What a case feeds accelfit, apart from the command line: its files, its project files, its special files."""
+    digest = hashlib.sha256()
+    for name, data in sorted({**case.files, **(case.own_project or {})}.items()):
+        digest.update(name.encode() + b"\0" + hashlib.sha256(data).digest())
+    digest.update(repr(case.specials).encode())
+    return digest.hexdigest()
+
+
 def _digest(path: Path) -> str | None:
     try:
         return hashlib.sha256(path.read_bytes()).hexdigest()
@@ -196,7 +205,7 @@ def main() -> int:
         last = outcome.stderr_tail.strip().splitlines()[-1:] or [""]
         print(f"FAIL {outcome.case.id}: {outcome.problem} :: {' '.join(argv_for(outcome.case))[:120]} :: "
               f"{last[0][:200]}")
-    inputs = len({tuple(sorted(case.files)) + case.specials for case in cases})
+    inputs = len({input_identity(case) for case in cases})
     print(f"\n{len(cases)} invocations over {inputs} inputs in {time.perf_counter() - started:.0f} s: "
           f"{len(cases) - len(failed)} passed, {len(failed)} failed "
           f"({', '.join(f'{count} {kind}' for kind, count in sorted(kinds.items())) or 'none'})")

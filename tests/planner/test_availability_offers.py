@@ -31,3 +31,17 @@ def test_gcp_gpu_pools_use_a_zone_the_availability_lists(catalog):
     spec = make_spec(INFERENCE, placement={"clouds": ["gcp"], "regions": ["us-central1"]})
     offers = [offer for offer in offers_for(spec, catalog, None).offers if offer.machine == "a3-ultragpu-8g"]
     assert offers and all(offer.zones == ("us-central1-b",) for offer in offers)
+
+
+def test_tpu_availability_rows_decide_the_zones_of_a_generation(catalog):
+    """Replace the v6e row of us-central1 (an import's Cloud TPU zone list would): offers follow it."""
+    from accelfit.catalog.models import Availability
+
+    row = Availability(cloud=Cloud.gcp, sku="tpu-v6e", region="us-central1", zones=("us-central1-c",),
+                       as_of=dt.date(2026, 11, 23), source="test row: Cloud TPU API zone list")
+    kept = tuple(r for r in catalog.availability if (r.sku, r.region) != ("tpu-v6e", "us-central1"))
+    listed = Catalog(**{**dict(catalog), "availability": (*kept, row)})
+    spec = make_spec(INFERENCE, placement={"clouds": ["gcp"], "regions": ["us-central1"]},
+                     inference__traffic="steady")
+    v6e_zones = {offer.zones for offer in offers_for(spec, listed, None).offers if offer.accelerator.name == "tpu-v6e"}
+    assert v6e_zones == {("us-central1-c",)}

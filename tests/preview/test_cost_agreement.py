@@ -57,10 +57,12 @@ def test_plan_and_preview_agree_for_every_stack(stack):
 
 
 def example_project(tmp_path: Path, spec: dict, environment: str = "dev") -> Path:
-    """A project with one stack, `example`, running `spec` (inventories copied next to it)."""
+    """A project with one stack, `example`, running `spec` (inventories copied next to it). The example specs are
+    no environment's workload, so their environment's policy configuration is advisory with no limits."""
     (tmp_path / "stacks").mkdir()
     shutil.copy(ROOT / "Pulumi.yaml", tmp_path / "Pulumi.yaml")
-    shutil.copytree(ROOT / "policies" / "config", tmp_path / "policies" / "config")
+    (tmp_path / "policies" / "config").mkdir(parents=True)
+    (tmp_path / "policies" / "config" / f"{environment}.json").write_text('{"all": "advisory"}')
     shutil.copytree(ROOT / "examples" / "inventories", tmp_path / "stacks" / "inventories")
     config = {"gcp:project": "acme-ml-dev", "gcp:region": "us-central1", "aws:region": "us-east-1",
               "accelfit:environment": environment, "accelfit:team": "research-llm", "accelfit:costCenter": "cc-1",
@@ -137,3 +139,61 @@ def test_twelve_hour_service_on_gke_is_priced_all_day_and_says_why(tmp_path):
     compute = next(line for line in document["plan"]["estimate"]["breakdown"] if line["item"] == "compute")
     assert "priced 24 h a day" in compute["note"]
     assert compute["monthly_usd"] == compute["full_scale_monthly_usd"]
+
+
+def test_twelve_hour_service_on_eks_is_scaled_by_a_schedule_the_stack_builds(tmp_path):
+    # On EKS the plan prices 12 h a day because the stack builds scheduled actions on the node group's Auto
+    # Scaling group; the preview finds them, prices the same hours, and they do what the price assumes.
+    document = preview_stack("example", example_project(tmp_path, half_day_service(["aws"]))).document
+    figures_agree(document)
+    compute = next(line for line in document["plan"]["estimate"]["breakdown"] if line["item"] == "compute")
+    assert "12 h a day from 08:00 UTC" in compute["note"]
+    assert compute["monthly_usd"] == pytest.approx(compute["full_scale_monthly_usd"] / 2, abs=0.05)
+    schedules = {r["name"]: r["inputs"] for r in document["resources"]
+                 if r["type"] == "aws:autoscaling/schedule:Schedule"}
+    start, stop = schedules["half-day-pool-gpu-schedule-start"], schedules["half-day-pool-gpu-schedule-stop"]
+    assert (start["recurrence"], stop["recurrence"]) == ("0 8 * * *", "0 20 * * *")
+    assert start["timeZone"] == stop["timeZone"] == "Etc/UTC"
+    assert (stop["minSize"], stop["maxSize"], stop["desiredCapacity"]) == (0, 0, 0)
+    assert start["maxSize"] >= 1 and start["autoscalingGroupName"] == stop["autoscalingGroupName"]
+    assert start["autoscalingGroupName"].startswith("eks-half-day-pool-gpu-ng")  # the group EKS made
+
+
+def test_without_its_schedule_a_part_day_pool_is_priced_all_day():
+    # The figure rests on the schedule: the same node group without it bills all month.
+    from accelfit.catalog import load_catalog
+    from accelfit.pricing import NeutralResource, price_resources
+
+    group = NeutralResource("aws:eks/nodeGroup:NodeGroup", "svc-pool-gpu-ng", {
+        "instanceTypes": ["g6.xlarge"], "scalingConfig": {"minSize": 0, "maxSize": 2, "desiredSize": 1},
+        "labels": {"accelfit.io/role": "inference"}}, urn="ng")
+    start = NeutralResource("aws:autoscaling/schedule:Schedule", "svc-pool-gpu-schedule-start",
+                            {"recurrence": "30 6 * * *"}, urn="a")
+    stop = NeutralResource("aws:autoscaling/schedule:Schedule", "svc-pool-gpu-schedule-stop",
+                           {"recurrence": "30 14 * * *"}, urn="b")
+    catalog = load_catalog()
+    from accelfit.pricing import PricingContext
+
+    context = PricingContext(aws_region="us-east-1")
+    scheduled = price_resources([group, start, stop], catalog, context)
+    unscheduled = price_resources([group], catalog, context)
+    assert scheduled.monthly_usd == pytest.approx(unscheduled.monthly_usd / 3, abs=0.05)  # 8 of 24 hours
+    assert unscheduled.monthly_usd == unscheduled.full_scale_monthly_usd
+
+
+@pytest.mark.parametrize("stack", STACKS)
+def test_plan_of_a_stack_is_what_its_preview_builds(stack, monkeypatch, capsys):
+    # `accelfit plan --stack` plans as the program does (lock, team calibration, the environment's policies), so
+    # its option and three figures are the preview's.
+    import json
+
+    from accelfit.cli.main import main
+
+    project = with_secrets_set(stack)
+    document = preview_stack(stack, project).document
+    monkeypatch.chdir(project)
+    assert main(["plan", "--stack", stack, "--json"]) == 0
+    planned = json.loads(capsys.readouterr().out)
+    assert planned["option"] == document["plan"]["option"]
+    for key in ("monthly_usd", "full_scale_monthly_usd", "run_total_usd"):
+        assert planned["estimate"][key] == document["plan"]["estimate"][key]

@@ -77,3 +77,58 @@ def test_a_lock_that_no_longer_fits_the_spec_is_stale():
     plan, status = plan_with_lock(bigger, catalog, Environment("dev"), selection)
     assert status.state == "stale" and "no longer fits" in status.message
     assert plan.option != selection.option
+
+
+def test_a_lock_larger_than_the_spec_now_needs_is_built_as_locked():
+    # Issue 13: a lock that still meets the spec is built as locked, also when the spec now needs less.
+    catalog = load_catalog()
+    document = yaml.safe_load((ROOT / "stacks" / "Pulumi.example-gcp-gke-h100-training.yaml").read_text())
+    spec = WorkloadSpec.model_validate(document["config"]["accelfit:workload"])
+    environment = Environment("staging")
+    fresh, _ = plan_with_lock(spec, catalog, environment, None)
+    assert fresh.accelerator.nodes >= 2
+    selection = Selection.from_plan(fresh, dt.date(2026, 11, 1))
+    smaller = spec.model_copy(update={"training": spec.training.model_copy(
+        update={"tokens": spec.training.tokens // 4})})
+    needed, _ = plan_with_lock(smaller, catalog, environment, None)
+    assert needed.accelerator.nodes < fresh.accelerator.nodes
+    plan, status = plan_with_lock(smaller, catalog, environment, selection)
+    assert status.state == "used" and plan.option == selection.option
+    assert plan.accelerator.nodes == fresh.accelerator.nodes
+    assert f"the lock has {fresh.accelerator.nodes} nodes, the spec now needs {needed.accelerator.nodes} node" \
+        in status.message
+    # Priced at what is built: the locked size runs the smaller job in less time than the fewest nodes would.
+    assert plan.estimate.hours < needed.estimate.hours
+
+
+def test_locked_preview_fails_when_the_lock_is_stale_or_missing(project, monkeypatch, capsys):
+    from accelfit.planner.lock import LockRequired
+
+    monkeypatch.chdir(project)
+    assert main(["preview", "--stack", "dev", "--locked"]) == 1
+    assert "lock required: no selection is locked" in capsys.readouterr().err
+    assert main(["lock", "--stack", "dev"]) == 0
+    assert main(["preview", "--stack", "dev", "--locked", "--json"]) == 0
+    capsys.readouterr()
+    path = project / "stacks" / "Pulumi.dev.yaml"
+    path.write_text(path.read_text().replace("tokens: 20B", "tokens: 400B").replace("deadline_days: 2",
+                                                                                       "deadline_days: 4"))
+    # The CI setting: ACCELFIT_LOCKED=1 fails instead of building a fresh plan.
+    monkeypatch.setenv("ACCELFIT_LOCKED", "1")
+    assert main(["preview", "--stack", "dev"]) == 1
+    err = capsys.readouterr().err
+    assert "no longer fits the spec" in err and "the lock has" in err
+    with pytest.raises(LockRequired):
+        preview_stack("dev", project, locked=True)
+
+
+def test_plan_of_a_stack_shows_its_lock(project, monkeypatch, capsys):
+    monkeypatch.chdir(project)
+    assert main(["lock", "--stack", "dev"]) == 0
+    capsys.readouterr()
+    assert main(["plan", "--stack", "dev"]) == 0
+    assert "Lock:     built the locked selection" in capsys.readouterr().out
+    assert main(["plan", "--stack", "dev", "--json"]) == 0
+    import json
+
+    assert json.loads(capsys.readouterr().out)["lock"]["state"] == "used"

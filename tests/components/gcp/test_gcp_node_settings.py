@@ -39,11 +39,15 @@ def test_per_zone_count(total, zones, per_zone):
     assert ns.per_zone_count(total, zones) == per_zone
 
 
-def test_extra_networks_and_mtu():
-    assert ns.extra_subnet_cidr(3) == "192.168.3.0/24"
-    assert ns.extra_network_mtu("tcpx") == 8244 and ns.extra_network_mtu("rdma") == 8896
+def test_gvnic_and_rdma_subnets():
+    assert ns.gvnic_subnet_cidr(3) == "192.168.3.0/24"
     with pytest.raises(ValueError):
-        ns.extra_subnet_cidr(256)
+        ns.gvnic_subnet_cidr(128)
+    # Cluster Toolkit's A3 Ultra / A4 RoCE VPC: 8 subnets of 192.168.128.0/18 (cidrsubnet with 3 new bits).
+    subnets = [ns.rdma_subnet_cidr(index, 8) for index in range(8)]
+    assert subnets[0] == "192.168.128.0/21" and subnets[7] == "192.168.184.0/21"
+    with pytest.raises(ValueError):
+        ns.rdma_subnet_cidr(8, 8)
 
 
 @pytest.mark.parametrize("name, expected", [("llm-train-nodes", "llm-train-nodes"), ("a", "a00000"),

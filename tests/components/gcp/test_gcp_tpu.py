@@ -186,3 +186,36 @@ def test_pd_balanced_on_a_v6e_vm_is_refused():
         record(lambda: TpuVmSlice("v6e", args))
     [item] = caught.value.problems
     assert item.field == "data_disk_gb" and "hyperdisk-balanced" in item.message and "use hyperdisk-balanced" in item.fix
+
+
+def test_a_tpu_pool_built_by_hand_in_a_zone_google_does_not_list_is_refused():
+    from accelfit.errors import InputError
+
+    with pytest.raises(InputError) as caught:
+        _record_pool(zone="us-central1-a")  # v6e (ct6e-standard-4t) is listed in us-central1-b only
+    [item] = caught.value.problems
+    assert item.field == "zone" and "tpu-v6e" in item.message and "us-central1-b" in item.fix
+
+
+def test_a_tpu_vm_built_by_hand_in_a_zone_google_does_not_list_is_refused():
+    from accelfit.errors import InputError
+    from accelfit.preview.recorder import record
+    from components.gcp.tpu_vm import TpuVmSlice, TpuVmSliceArgs
+
+    args = TpuVmSliceArgs(zone="us-east1-d", accelerator_config_type="V5P", topology="2x2x1",
+                          runtime_version="v2-alpha-tpuv5", network="n", subnetwork="s", service_account="sa@x")
+    with pytest.raises(InputError) as caught:
+        record(lambda: TpuVmSlice("v5p", args))
+    [item] = caught.value.problems
+    assert item.field == "zone" and "tpu-v5p" in item.message and "us-central1-a, us-east5-a" in item.fix
+
+
+@pytest.mark.parametrize("bounds", [dict(max_nodes=3, initial_nodes=0), dict(min_nodes=2, initial_nodes=2)])
+def test_a_multi_host_pool_by_hand_that_is_not_0_or_all_hosts_is_refused(bounds):
+    # GKE: "Maximum node count N is not a valid size of TPU pod slice" (v6e-16 = 4 hosts).
+    from accelfit.errors import InputError
+
+    with pytest.raises(InputError) as caught:
+        _record_pool(**bounds)
+    [item] = caught.value.problems
+    assert item.field == "max_nodes" and "4 hosts" in item.message

@@ -145,7 +145,8 @@ def test_component_args_are_checked_before_children(monkeypatch):
     args = GpuNodePoolArgs(cluster="c", location="us-central1", zones=("us-central1-a", "us-central1-b"),
                            machine_type="a3-highgpu-8g", gpu_type="nvidia-h100-80gb", gpus_per_node=8,
                            driver_version="LATEST", service_account="sa@x", environment="prod", min_nodes=0,
-                           max_nodes=2, initial_nodes=3, compact_placement=True)
+                           max_nodes=2, initial_nodes=3, compact_placement=True, machine_family="a3-high",
+                           disk_type="pd-ssd")
     errors = []
 
     def program():

@@ -90,7 +90,7 @@ def test_gke_selects_pools_by_gke_label_and_scrapes_with_managed_prometheus():
     plan = gcp_plans.gke_h100_training()
     recording = record(lambda: build(plan, gcp_plans.ownership(plan)), config={"gcp:project": gcp_plans.PROJECT})
     flavor = recording.named("llm-train-k8s-kueue-flavor-gpu").inputs["spec"]
-    assert flavor["nodeLabels"]["cloud.google.com/gke-nodepool"] == "llm-train-gpu-pool"
+    assert flavor["nodeLabels"]["cloud.google.com/gke-nodepool"] == "llm-train-gpu"
     assert recording.of_type("accelfit:kubernetes:GpuOperator") == []  # GKE manages drivers and device plugin
     monitoring = recording.named("llm-train-k8s-telemetry-pod-monitoring").inputs
     assert monitoring["kind"] == "PodMonitoring" and monitoring["spec"]["endpoints"][0]["port"] == "metrics"

@@ -1,0 +1,56 @@
+"""The environment's policy configuration (`policies/config/<env>.json`), read once for both of its uses: the
+policy pack's settings in a preview, and the planner's constraints (`accelfit.planner.constraints`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from accelfit.errors import InputError, problem
+from accelfit.inputfile import is_regular_file
+from accelfit.jsonio import read_json
+
+
+def policy_config_path(project_dir: Path, environment: str) -> Path:
+    return project_dir / "policies" / "config" / f"{environment}.json"
+
+
+def read_policy_config(project_dir: Path, environment: str, *, required: bool = True) -> dict[str, Any] | None:
+    path = policy_config_path(project_dir, environment)
+    if not is_regular_file(path):
+        if not required:
+            return None
+        raise InputError([problem(str(path), "", "no policy configuration for this environment",
+                                  "add policies/config/<environment>.json (see policies/README.md)")])
+    config = read_json(path, "fix the JSON syntax (see policies/README.md)")
+    if not isinstance(config, dict):
+        raise InputError([problem(str(path), "", "expected a JSON object of policy settings",
+                                  "see policies/README.md")])
+    return config
+
+
+def plan_constraints(project_dir: Path, environment: str, catalog: Any, *, required: bool = False) -> Any:
+    """The planner's constraints from the environment's policy configuration; None when there is none."""
+    from accelfit.planner.constraints import PolicyConstraints
+
+    config = read_policy_config(project_dir, environment, required=required)
+    if config is None:
+        return None
+
+    def canonical(name: str) -> str:
+        try:
+            return catalog.canonical(name)
+        except Exception:  # an unknown name in the allow-list matches nothing, as in the policy
+            return name
+
+    return PolicyConstraints.from_policy_config(config, f"policies/config/{environment}.json", canonical)
+
+
+def stack_environment(stack: Any, catalog: Any) -> Any:
+    """The planner's Environment for a stack, as its Pulumi program builds it: the stack's environment and
+    inventory, the team's calibration, and the environment's policy configuration as constraints."""
+    from accelfit.calibration.store import load_team_efficiency
+    from accelfit.planner import Environment
+
+    return Environment(stack.environment, stack.workload.inventory, load_team_efficiency(),
+                       plan_constraints(stack.project_dir, stack.environment, catalog))

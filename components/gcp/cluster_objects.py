@@ -1,0 +1,50 @@
+"""Objects a GKE cluster built from a plan needs inside it beyond the Kubernetes layer: the workload's Kubernetes
+service accounts (Workload Identity) and, for GPUDirect machines, the NICs' Network objects and NCCL plugins.
+Created once the layer (its provider and namespaces) exists."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from accelfit.planner.model import Plan
+from components.gcp import plan_args
+from components.gcp.stack import GcpStack
+from components.gcp.workload_identity import WorkloadServiceAccounts, WorkloadServiceAccountsArgs
+from components.kubernetes.gpudirect import GpuDirectNetworking, GpuDirectNetworkingArgs, NicNetwork
+from components.kubernetes.layer import KubernetesLayer
+
+
+@dataclass(frozen=True)
+class ClusterObjects:
+    service_accounts: WorkloadServiceAccounts | None
+    gpudirect: GpuDirectNetworking | None
+
+
+def gpudirect_nics(plan: Plan, stack: GcpStack) -> tuple[NicNetwork, ...]:
+    """The extra NICs in NIC order with the Kubernetes Network names the layout gives them."""
+    layout = plan_args.gpudirect_layout(plan)
+    if layout is None:
+        return ()
+    gvnic_names, rdma_names = layout.k8s_names()
+    modes = ["NetDevice"] * len(gvnic_names) + ["RDMA"] * len(rdma_names)
+    return tuple(NicNetwork(name=name, vpc=vpc, subnet=subnet, device_mode=mode)
+                 for name, mode, (vpc, subnet) in zip((*gvnic_names, *rdma_names), modes,
+                                                      stack.network.additional_nics, strict=True))
+
+
+def build_cluster_objects(plan: Plan, stack: GcpStack, layer: KubernetesLayer,
+                          labels: dict[str, str]) -> ClusterObjects:
+    accounts = None
+    identity = stack.workload_identity
+    if identity is not None:
+        accounts = WorkloadServiceAccounts(f"{plan.workload}-ksa", WorkloadServiceAccountsArgs(
+            provider=layer.provider, google_service_account=identity.email,
+            name=identity.kubernetes_service_account, namespaces=identity.namespaces, labels=labels,
+            dependencies=[layer.routing]))  # the routing creates the team namespaces
+    gpudirect = None
+    nics = gpudirect_nics(plan, stack)
+    if nics:
+        gpudirect = GpuDirectNetworking(f"{plan.workload}-gpudirect", GpuDirectNetworkingArgs(
+            provider=layer.provider, flavour=plan_args.gpudirect_of(plan), nics=nics, labels=labels,
+            dependencies=list(stack.gpu_pools)))
+    return ClusterObjects(service_accounts=accounts, gpudirect=gpudirect)
