@@ -201,7 +201,7 @@ class CatalogOrigin(Frozen):
     @property
     def label(self) -> str:
         if self.kind == "shipped":
-            return f"shipped snapshot (prices as of {self.as_of})"
+            return f"shipped snapshot, newest price {self.as_of}"
         return f"imported {self.as_of} from {self.source}"
 
 

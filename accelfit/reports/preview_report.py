@@ -50,7 +50,7 @@ def _summary(document: dict[str, Any]) -> list[str]:
         out.append(f"Note: {note}")
     out += [f"Budget: {budget_text(line)}" for line in document["budget"].get("lines", [])]
     out += [f"Lock: {document['lock']['message']}",
-            f"Catalog: {plan.get('catalog') or 'shipped snapshot'} (prices as of {plan['catalog_as_of']})"]
+            f"Catalog: {plan.get('catalog') or 'shipped snapshot'}; the chosen price is as of {plan['catalog_as_of']}"]
     return out + _notes(document)
 
 
