@@ -139,7 +139,8 @@ def test_gpudirect_objects_in_the_cluster(rendered):
     assert tuple(sorted(item.inputs["metadata"]["name"] for item in params)) == tuple(sorted(upstream.k8s_networks))
     assert {item.inputs["spec"]["deviceMode"] for item in params} == upstream.device_modes
     files = [item.inputs["file"].rsplit("/", 1)[-1] for item in recording.of_type("kubernetes:yaml/v2:ConfigFile")]
-    assert tuple(files) == upstream.installers
+    # Remote components register asynchronously under mocks: compare the set, not the recording order.
+    assert sorted(files) == sorted(upstream.installers)
 
 
 def test_boot_disk_local_ssd_and_driver(rendered):
