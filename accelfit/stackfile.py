@@ -7,6 +7,7 @@ project, applies Pulumi.yaml's `config:` defaults, then the stack file's `config
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -200,8 +201,16 @@ def load_stack_file(path: Path, name: str, project_dir: Path) -> StackFile:
 
 
 def plan_requirement_problems(stack: StackFile, cloud: str) -> list[Problem]:
-    """Config the program needs for a plan on `cloud` (the GCP provider needs a project; AWS resources carry the
-    plan's region themselves)."""
+    """Config the provider needs for a plan on `cloud`: the GCP provider a project; the AWS provider a region (it
+    refuses to configure without one from aws:region, AWS_REGION/AWS_DEFAULT_REGION or a profile:
+    pulumi/pulumi-aws#2088, preConfigureCallback), even though accelfit's AWS resources name their region."""
+    if cloud == "aws":
+        found = stack.config.get("aws:region") or stack.config.get("aws:profile") or any(
+            os.environ.get(name) for name in ("AWS_REGION", "AWS_DEFAULT_REGION", "AWS_PROFILE"))
+        if found:
+            return []
+        return [problem(str(stack.path), "config.aws:region", "the plan runs on AWS, whose provider needs a region",
+                        "set aws:region (e.g. us-east-1), or AWS_REGION, or a profile with a region")]
     if cloud != "gcp":
         return []
     project = stack.config.get("gcp:project")

@@ -5,7 +5,9 @@ from __future__ import annotations
 import math
 
 from accelfit.planner import preferences as pref
-from accelfit.planner.costing import SYSTEM_POOL_MAX_NODES, SYSTEM_POOL_MIN_NODES, serving_window, storage_needs
+from accelfit.planner.costing import (
+    SYSTEM_POOL_DISK_GB, SYSTEM_POOL_MAX_NODES, SYSTEM_POOL_MIN_NODES, serving_window, storage_needs,
+)
 from accelfit.planner.limits import pods_cidr_for, pool_sizes
 from accelfit.planner.model import (
     Estimate, NetworkPlan, NodePool, PlanAccelerator, StoragePlan, Taint, TpuVmSlice,
@@ -58,7 +60,7 @@ def node_pools(spec: WorkloadSpec, sized: Sized) -> tuple[NodePool, ...]:
                               min_nodes=SYSTEM_POOL_MIN_NODES, max_nodes=SYSTEM_POOL_MAX_NODES,
                               initial_nodes=SYSTEM_POOL_MIN_NODES,
                               zones=pool_zones if offer.cloud == "gcp" else offer.zones,
-                              labels={"accelfit.io/role": "system"}, disk_size_gb=100))
+                              labels={"accelfit.io/role": "system"}, disk_size_gb=SYSTEM_POOL_DISK_GB))
     if offer.tpu_slice is not None:
         tpu = offer.tpu_slice
         common = dict(role="tpu", machine_type=tpu.gke_machine_type, accelerator=offer.accelerator.name,

@@ -21,12 +21,13 @@ from dataclasses import dataclass
 from accelfit.catalog.models import Catalog
 from accelfit.planner import filestore_capacity
 from accelfit.planner import preferences as pref
-from accelfit.planner.model import CostLine
+from accelfit.planner.model import CostLine, NodePool
 from accelfit.planner.options import Offer
 from accelfit.pricing.figures import (
     COMMITMENT_TERM_HOURS, HOURS_PER_MONTH, CostFigures, Part, RunWindow, accelerator_pool, always_on, figures, per_month,
     serving_hours_per_month,
 )
+from accelfit.pricing.node_disks import EKS_ROOT_VOLUME_SERVICE, GKE_DEFAULT_DISK_TYPE, disk_hourly_usd, gke_boot_disk_type
 from accelfit.pricing.overheads import overhead_for, run_window
 from accelfit.reports.durations import duration
 from accelfit.spec import WorkloadSpec
@@ -35,6 +36,7 @@ GIB_PER_TB = 1e12 / 2.0**30
 # The system pool of a cluster: add-ons (DNS, Kueue, the autoscaler, telemetry) on 1 node, growing to 3.
 SYSTEM_POOL_MIN_NODES = 1
 SYSTEM_POOL_MAX_NODES = 3
+SYSTEM_POOL_DISK_GB = 100
 CLUSTER_PLATFORMS = ("gke-gpu", "gke-tpu", "eks-gpu")
 # Platforms whose accelerator pools are scaled down on a schedule when inference runs part of the day: EKS, by
 # scheduled actions on the node group's Auto Scaling group (components/aws/schedule.py). GKE has no scheduled
@@ -123,12 +125,31 @@ def serving_plan(spec: WorkloadSpec, offer: Offer) -> tuple[float, str]:
                              "off-hours and the autoscaler removes the idle nodes)")
 
 
+def node_boot_disk(catalog: Catalog, offer: Offer, system: bool) -> tuple[float, str]:
+    """(hourly USD, description) of one node's boot disk as the stack builds it: the plan's pool disk size
+    (GPU pools the NodePool default, the system pool SYSTEM_POOL_DISK_GB) and the type the stack sets.
+    TPU machines and owned servers: none priced (accelfit.pricing.node_disks)."""
+    if offer.cloud not in ("gcp", "aws") or (offer.tpu_slice is not None and not system):
+        return 0.0, ""
+    size_gb = SYSTEM_POOL_DISK_GB if system else NodePool.model_fields["disk_size_gb"].default
+    if offer.cloud == "aws":
+        service = EKS_ROOT_VOLUME_SERVICE
+    elif system:
+        service = GKE_DEFAULT_DISK_TYPE
+    else:
+        service = gke_boot_disk_type(offer.instance.family if offer.instance else "")
+    rate = _service(catalog, offer.cloud, service, offer.region)
+    return disk_hourly_usd(size_gb, rate), f"{size_gb} GB {service} boot disk per node"
+
+
 def cost_parts(spec: WorkloadSpec, catalog: Catalog, offer: Offer, units: int, run_hours: float,
                storage: StorageNeeds) -> tuple[Part, ...]:
     """Every priced part of the option. For training `run_hours` is the run; for inference it is ignored."""
     cloud, region = offer.cloud, offer.region
     run = run_of(spec, offer, run_hours)
-    fleet_hourly = units * offer.unit_hourly_usd
+    disk_hourly, disk_note = (node_boot_disk(catalog, offer, system=False) if offer.platform in CLUSTER_PLATFORMS
+                              else (0.0, ""))
+    fleet_hourly = units * (offer.unit_hourly_usd + disk_hourly)
     committed_term = COMMITMENT_TERM_HOURS.get(offer.pricing)
     parts: list[Part] = []
 
@@ -147,14 +168,17 @@ def cost_parts(spec: WorkloadSpec, catalog: Catalog, offer: Offer, units: int, r
     else:
         planned, why = serving_plan(spec, offer)
         note = f"{units} × {offer.machine}, {why}"
+    if disk_note:
+        note += f" (with a {disk_note})"
     parts.append(accelerator_pool("compute", fleet_hourly, planned, run, note, committed_term))
 
     if offer.platform in CLUSTER_PLATFORMS:
         system = pref.SYSTEM_POOL_MACHINE[cloud]
-        hourly = _service(catalog, cloud, f"vm-{system}", region)
+        system_disk_hourly, system_disk_note = node_boot_disk(catalog, offer, system=True)
+        hourly = _service(catalog, cloud, f"vm-{system}", region) + system_disk_hourly
         parts.append(always_on("system", hourly * SYSTEM_POOL_MIN_NODES, hourly * SYSTEM_POOL_MAX_NODES, run,
-                               f"system pool {system}, {SYSTEM_POOL_MIN_NODES} node all month (up to "
-                               f"{SYSTEM_POOL_MAX_NODES} at full scale)"))
+                               f"system pool {system} with a {system_disk_note}, {SYSTEM_POOL_MIN_NODES} node all "
+                               f"month (up to {SYSTEM_POOL_MAX_NODES} at full scale)"))
         fee = _service(catalog, cloud, "gke-cluster" if cloud == "gcp" else "eks-cluster", region)
         parts.append(always_on("cluster", fee, fee, run, "control-plane fee"))
     if offer.platform != "baremetal-gpu":

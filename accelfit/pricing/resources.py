@@ -29,10 +29,13 @@ from accelfit.catalog.models import Catalog, Cloud, TpuSlice
 from accelfit.pricing.figures import (
     COMMITMENT_TERM_HOURS, HOURS_PER_MONTH, Part, RunWindow, accelerator_pool, always_on, figures, per_month,
 )
+from accelfit.pricing.node_disks import EKS_ROOT_VOLUME_SERVICE, GKE_DEFAULT_DISK_TYPE, disk_hourly_usd
 
 GIB_PER_TB = 1e12 / 2.0**30
 AUTOSCALER_CHARTS = ("cluster-autoscaler", "karpenter")
 SCHEDULE_TYPE = "aws:autoscaling/schedule:Schedule"
+LAUNCH_TEMPLATE_TYPE = "aws:ec2/launchTemplate:LaunchTemplate"
+GKE_DEFAULT_DISK_SIZE_GB = 100  # GKE NodeConfig.diskSizeGb: "If unspecified, the default disk size is 100GB"
 ROLE_LABEL = "accelfit.io/role"
 
 
@@ -211,9 +214,11 @@ class StackUsage:
 
 
 class _Pricer:
-    def __init__(self, catalog: Catalog, context: PricingContext):
+    def __init__(self, catalog: Catalog, context: PricingContext,
+                 launch_templates: Mapping[str, Mapping[str, Any]] | None = None):
         self.catalog = catalog
         self.context = context
+        self.launch_templates = launch_templates or {}  # resource name -> inputs, for node groups' root volumes
         self.tpu_by_machine: dict[str, TpuSlice] = {}
         for tpu in catalog.tpu_slices:
             # Per-host machine types: the slice whose chips fit one host tells chips per node for the type.
@@ -244,6 +249,15 @@ class _Pricer:
         found = self.catalog.service_price(cloud, service, region or "*")
         return found.usd if found else 0.0
 
+    def root_volume_gb(self, node_group_name: str, disk_size_gb: Any = None) -> float:
+        """GiB of EBS volumes per node from the node group's launch template (`<pool>-ng` uses `<pool>-lt`);
+        without one, EKS gives a node a 20 GiB root volume (NodeGroup.diskSize default)."""
+        template = self.launch_templates.get(f"{node_group_name.removesuffix('-ng')}-lt")
+        if template is None:
+            return _first(disk_size_gb, 20)
+        return sum(float(((mapping or {}).get("ebs") or {}).get("volumeSize") or 0)
+                   for mapping in (template.get("blockDeviceMappings") or []))
+
     # --- GCP -------------------------------------------------------------------------------------------------
     def gcp_node_pool(self, props: Mapping[str, Any]) -> Priced | None:
         node_config = props.get("nodeConfig") or {}
@@ -268,7 +282,12 @@ class _Pricer:
             found = self.compute_hourly(Cloud.gcp, machine or "", region, spot)
             if found is None:
                 return None
-            hourly, basis = found[0], f"{machine}: {found[1]}"
+            # Each node's boot disk exists while the node does: priced with the node (accelfit.pricing.node_disks).
+            disk_gb = _first(node_config.get("diskSizeGb"), GKE_DEFAULT_DISK_SIZE_GB)
+            disk_type = str(node_config.get("diskType") or GKE_DEFAULT_DISK_TYPE)
+            disk_rate = self.service(Cloud.gcp, disk_type, region)
+            hourly = found[0] + disk_hourly_usd(disk_gb, disk_rate)
+            basis = f"{machine}: {found[1]} + {disk_gb:g} GB {disk_type} boot disk at ${disk_rate:g}/GiB-month"
         labels = node_config.get("labels") or {}
         return Priced("pool", hourly * float(maximum) * zones, hourly * float(minimum) * zones,
                       f"{basis}; {int(minimum) * zones}-{int(maximum) * zones} nodes in {region}",
@@ -380,8 +399,12 @@ def price_resource(resource: NeutralResource, pricer: _Pricer) -> Priced | None:
         if found is None:
             return None
         minimum, maximum = float(scaling.get("minSize", 0)), float(scaling.get("maxSize", 0))
-        return Priced("pool", found[0] * maximum, found[0] * minimum,
-                      f"{instance_types[0]}: {found[1]}; {int(minimum)}-{int(maximum)} nodes in {region}",
+        root_gb = pricer.root_volume_gb(resource.name, props.get("diskSize"))
+        disk_rate = pricer.service(Cloud.aws, EKS_ROOT_VOLUME_SERVICE, region)
+        hourly = found[0] + disk_hourly_usd(root_gb, disk_rate)
+        return Priced("pool", hourly * maximum, hourly * minimum,
+                      f"{instance_types[0]}: {found[1]} + {root_gb:g} GB gp3 root volume at ${disk_rate:g}/GiB-month; "
+                      f"{int(minimum)}-{int(maximum)} nodes in {region}",
                       min_nodes=minimum, autoscaled=False, spot=spot,
                       system=_is_system(props.get("labels") or {}, found[2]))
     if kind == "aws:fsx/lustreFileSystem:LustreFileSystem":
@@ -412,7 +435,8 @@ def price_resources(resources: Iterable[NeutralResource], catalog: Catalog,
     by themselves (a subnet, a role)."""
     context = context or PricingContext()
     resources = list(resources)
-    pricer = _Pricer(catalog, context)
+    pricer = _Pricer(catalog, context, {resource.name: resource.props for resource in resources
+                                        if resource.type == LAUNCH_TEMPLATE_TYPE})
     usage = StackUsage.of(resources)
     costs: list[ResourceCost] = []
     unpriced: list[str] = []

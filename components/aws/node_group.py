@@ -224,7 +224,11 @@ class ManagedNodeGroup(pulumi.ComponentResource):
     def _autoscaler_tags(self, name: str, args: ManagedNodeGroupArgs, group: aws.eks.NodeGroup) -> None:
         """Node-template tags on the group's Auto Scaling group, one `autoscaling.Tag` each."""
         asg_name = group.resources.apply(_first_autoscaling_group)
-        for key, value in node_template_tags(args).items():
+        tags: dict[str, pulumi.Input[str]] = dict(node_template_tags(args))
+        # Kueue flavors select a pool's nodes by this label, which EKS sets on every node of the group; at zero nodes
+        # the autoscaler knows it only from DescribeNodegroup (after a restart) or from this tag.
+        tags[f"{TEMPLATE_PREFIX}/label/{EKS_NODEGROUP_LABEL}"] = group.node_group_name
+        for key, value in tags.items():
             slug = re.sub(r"[^a-z0-9]+", "-", key[len(TEMPLATE_PREFIX) + 1:].lower()).strip("-")
             aws.autoscaling.Tag(
                 child_name(name, f"asg-{slug}"),
@@ -234,6 +238,7 @@ class ManagedNodeGroup(pulumi.ComponentResource):
 
 
 TEMPLATE_PREFIX = "k8s.io/cluster-autoscaler/node-template"
+EKS_NODEGROUP_LABEL = "eks.amazonaws.com/nodegroup"
 
 
 def node_template_tags(args: ManagedNodeGroupArgs) -> dict[str, str]:

@@ -186,3 +186,14 @@ def test_component_errors_name_the_stack_file(project, capsys):
     code, _, err = run(capsys, "preview", "--stack", "endpoint")
     assert code == 2
     assert "Pulumi.endpoint.yaml: accelfit:joinEndpoint" in err and "error: stack:" not in err
+
+
+def test_an_aws_plan_needs_a_region_for_the_provider(project, capsys, monkeypatch):
+    for name in ("AWS_REGION", "AWS_DEFAULT_REGION", "AWS_PROFILE"):
+        monkeypatch.delenv(name, raising=False)
+    stack = yaml.safe_load((ROOT / "stacks" / "Pulumi.example-aws-l4-inference.yaml").read_text(encoding="utf-8"))
+    config = {key: value for key, value in stack["config"].items() if key != "aws:region"}
+    code, _, err = run(capsys, "check", _write(project, "t", config))
+    assert code == 2 and "config.aws:region" in err
+    monkeypatch.setenv("AWS_REGION", "us-east-1")
+    assert run(capsys, "check", "stacks/Pulumi.t.yaml")[0] == 0

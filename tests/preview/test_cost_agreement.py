@@ -197,3 +197,49 @@ def test_plan_of_a_stack_is_what_its_preview_builds(stack, monkeypatch, capsys):
     assert planned["option"] == document["plan"]["option"]
     for key in ("monthly_usd", "full_scale_monthly_usd", "run_total_usd"):
         assert planned["estimate"][key] == document["plan"]["estimate"][key]
+
+
+NODE_POOL_TYPES = ("gcp:container/nodePool:NodePool", "aws:eks/nodeGroup:NodeGroup")
+
+
+def without_boot_disks(resources: list[dict]) -> list[dict]:
+    """The same resources with no node boot disk: GKE pools at 0 GB, EKS launch templates without volumes."""
+    out = []
+    for resource in resources:
+        inputs = dict(resource["inputs"])
+        if resource["type"] == "gcp:container/nodePool:NodePool":
+            inputs["nodeConfig"] = {**inputs.get("nodeConfig", {}), "diskSizeGb": 0}
+        if resource["type"] == "aws:ec2/launchTemplate:LaunchTemplate":
+            inputs["blockDeviceMappings"] = []
+        out.append({**resource, "inputs": inputs})
+    return out
+
+
+@pytest.mark.parametrize(("stack", "disk_service"), [("example-gcp-l4-inference", "pd-balanced"),
+                                                     ("example-aws-l4-inference", "ebs-gp3")])
+def test_node_boot_disks_are_priced_by_plan_and_preview(stack, disk_service):
+    """Each node's boot disk is in the plan (its compute and system lines) and in the preview (each pool's rate,
+    read from the disk the stack sets); without the disks the preview's figures fall short of the plan's by
+    exactly the disks' cost, so the agreement test would catch a stack that stopped building (or a plan that
+    stopped pricing) them."""
+    from accelfit.catalog import load_catalog
+    from accelfit.pricing.resources import PricingContext, monthly_cost_of_resources
+
+    document = preview_stack(stack, with_secrets_set(stack)).document
+    figures_agree(document)
+    notes = {line["item"]: line["note"] for line in document["plan"]["estimate"]["breakdown"]}
+    assert "boot disk" in notes["compute"] and "boot disk" in notes["system"], notes
+    pools = [resource for resource in document["resources"] if resource["type"] in NODE_POOL_TYPES]
+    assert pools and all(("boot disk" in pool["cost_basis"]) or ("root volume" in pool["cost_basis"])
+                         for pool in pools)
+
+    catalog = load_catalog()
+    region = document["plan"]["region"]
+    context = PricingContext(gcp_region=region, aws_region=region)
+    built = monthly_cost_of_resources(document["resources"], catalog, context)
+    stripped = monthly_cost_of_resources(without_boot_disks(document["resources"]), catalog, context)
+    rate = catalog.service_price(document["plan"]["cloud"], disk_service, region).usd
+    max_nodes_gb = sum(pool["max_nodes"] * pool["disk_size_gb"] for pool in document["plan"]["node_pools"])
+    assert built.full_scale_monthly_usd - stripped.full_scale_monthly_usd == pytest.approx(max_nodes_gb * rate,
+                                                                                           abs=0.05)
+    assert stripped.full_scale_monthly_usd < document["plan"]["estimate"]["full_scale_monthly_usd"] - 1.0

@@ -31,9 +31,11 @@ def test_gke_gpu_pool_at_max_nodes(catalog):
     cost = one(catalog, "gcp:container/nodePool:NodePool",
                {"location": "us-central1", "nodeConfig": {"machineType": "a3-highgpu-8g"},
                 "autoscaling": {"totalMinNodeCount": 0, "totalMaxNodeCount": 4}, "initialNodeCount": 4})
-    # No training run in the context: nothing says the pool stops, so it bills at its maximum all month.
-    assert cost.monthly_usd == pytest.approx(hourly * 4 * 730, abs=0.01)
-    assert cost.full_scale_monthly_usd == pytest.approx(hourly * 4 * 730, abs=0.01)
+    # No training run in the context: nothing says the pool stops, so it bills at its maximum all month. Each
+    # node's boot disk (no diskType/diskSizeGb: GKE's 100 GB pd-balanced) bills while its node exists.
+    disk = 100 * catalog.service_price("gcp", "pd-balanced", "us-central1").usd
+    assert cost.monthly_usd == pytest.approx(hourly * 4 * 730 + 4 * disk, abs=0.01)
+    assert cost.full_scale_monthly_usd == pytest.approx(hourly * 4 * 730 + 4 * disk, abs=0.01)
 
 
 def test_spot_tpu_pool_prices_chips_per_host(catalog):
@@ -56,7 +58,9 @@ def test_eks_spot_node_group(catalog):
     cost = one(catalog, "aws:eks/nodeGroup:NodeGroup",
                {"instanceTypes": ["p5.48xlarge"], "capacityType": "SPOT",
                 "scalingConfig": {"minSize": 0, "maxSize": 2, "desiredSize": 2}}, aws_region="us-east-1")
-    assert cost.monthly_usd == pytest.approx(spot * 2 * 730, abs=0.01)
+    # No launch template in the stack: EKS's 20 GiB root volume per node, gp3.
+    disk = 20 * catalog.service_price("aws", "ebs-gp3", "us-east-1").usd
+    assert cost.monthly_usd == pytest.approx(spot * 2 * 730 + 2 * disk, abs=0.01)
 
 
 def test_bucket_sized_from_context(catalog):

@@ -281,6 +281,8 @@ class TestL4Inference:
         assert tags[f"{prefix}/label/accelfit.io/role"] == (asg, "inference")
         assert tags[f"{prefix}/label/k8s.amazonaws.com/accelerator"] == (asg, "l4")
         assert tags[f"{prefix}/resources/ephemeral-storage"] == (asg, "250G")
+        # The label the Kueue flavor selects on, known to the autoscaler even at zero nodes.
+        assert tags[f"{prefix}/label/eks.amazonaws.com/nodegroup"] == (asg, "chat-serve-pool-gpu-ng")
         group = inference.named("chat-serve-pool-gpu-ng").inputs
         assert group["labels"]["k8s.amazonaws.com/accelerator"] == "l4"
 

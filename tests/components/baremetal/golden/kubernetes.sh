@@ -164,7 +164,7 @@ read -ra runtime_packages <<<"${RUNTIME_PACKAGES}"
 install_latest "${runtime_packages[@]}"
 containerd_version=$(containerd --version | awk '{ print $3 }' | sed 's/^v//')
 if [ "$(printf '%s\n%s\n' "${MIN_CONTAINERD}" "${containerd_version}" | sort -V | head -n 1)" != "${MIN_CONTAINERD}" ]; then
-  fail "containerd ${containerd_version} is older than ${MIN_CONTAINERD}, which Kubernetes ${KUBERNETES_MINOR} needs; install a newer containerd (Debian 12 ships 1.6: use bookworm-backports or Docker's containerd.io) and run again"
+  fail "containerd ${containerd_version} is older than ${MIN_CONTAINERD}, which Kubernetes ${KUBERNETES_MINOR} needs; check which containerd is installed (apt-cache policy containerd.io containerd) and run again"
 fi
 before=$(sha256sum "${CONTAINERD_CONFIG}" 2>/dev/null || true)
 # containerd.io ships a config with the CRI plugin disabled (for Docker); the kubelet needs it.
