@@ -6,11 +6,11 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import yaml
 
+from accelfit.paths import user_data_path
 from accelfit.planner.team_efficiency import TeamEfficiency
 from accelfit.validation import validate
 from accelfit.yamlio import read_yaml
@@ -19,11 +19,7 @@ ENV_VAR = "ACCELFIT_EFFICIENCY_FILE"
 
 
 def efficiency_path() -> Path:
-    explicit = os.environ.get(ENV_VAR)
-    if explicit:
-        return Path(explicit).expanduser()
-    data_home = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(data_home).expanduser() / "accelfit" / "efficiency.yaml"
+    return user_data_path(ENV_VAR, "efficiency.yaml")
 
 
 def load_team_efficiency(path: Path | None = None) -> TeamEfficiency | None:

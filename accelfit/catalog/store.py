@@ -16,12 +16,12 @@ catalog behind: the previous one stays in use.
 from __future__ import annotations
 
 import datetime as dt
-import os
 import shutil
 import tempfile
 from pathlib import Path
 
 from accelfit.catalog.models import CatalogOrigin
+from accelfit.paths import user_data_path
 
 ENV_VAR = "ACCELFIT_CATALOG_DIR"
 IMPORTED = "imported"
@@ -31,11 +31,7 @@ IMPORTED_GLOB = "imported_*.yaml"
 
 def catalog_dir() -> Path:
     """`$ACCELFIT_CATALOG_DIR`, else `${XDG_DATA_HOME:-~/.local/share}/accelfit/catalog`."""
-    explicit = os.environ.get(ENV_VAR)
-    if explicit:
-        return Path(explicit).expanduser()
-    data_home = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(data_home).expanduser() / "accelfit" / "catalog"
+    return user_data_path(ENV_VAR, "catalog")
 
 
 def imported_dir(base: Path | None = None) -> Path | None:
