@@ -15,6 +15,10 @@ from pathlib import Path
 
 from accelfit.errors import InputError, problem
 
+# Integers longer than this are refused by both readers: far outside any allowed range, and Python refuses to
+# convert strings of 4,300+ digits at all.
+MAX_INT_DIGITS = 30
+
 # Specs, stack files, inventories and preview documents are kilobytes; a real `pulumi preview --json` of a large
 # stack is a few megabytes. Anything bigger is not one of ours.
 MAX_INPUT_BYTES = 16 * 1024 * 1024

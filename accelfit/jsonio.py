@@ -13,14 +13,13 @@ from pathlib import Path
 from typing import Any
 
 from accelfit.errors import InputError, problem
-from accelfit.inputfile import read_text
+from accelfit.inputfile import MAX_INT_DIGITS, read_text
 
-MAX_INT_DIGITS = 30
 MAX_DEPTH = 100
 
 
 class _Refused(ValueError):
-    pass
+    """A value the strict JSON reader refuses (non-finite number, oversized integer); reported as an input error."""
 
 
 def _constant(name: str) -> Any:

@@ -61,6 +61,12 @@ class StackFile:
         return self.config.get(key if ":" in key else f"{self.project}:{key}", default)
 
     @property
+    def selection(self) -> Any:
+        """The locked option (`accelfit:selection`, a planner Selection) or None; loading already refused a bad one."""
+        raw = self.get("selection")
+        return None if raw is None else read_selection(raw, str(self.path), f"config.{self.project}:selection")
+
+    @property
     def environment(self) -> str:
         return str(self.get("environment") or self.name)
 

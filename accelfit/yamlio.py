@@ -20,11 +20,10 @@ from typing import Any
 import yaml
 
 from accelfit.errors import InputError, join_path, problem, remember_lines
-from accelfit.inputfile import read_text
+from accelfit.inputfile import MAX_INT_DIGITS, read_text
 
 MAX_DEPTH = 64
 MAX_EXPANDED_NODES = 100_000
-MAX_INT_DIGITS = 30
 
 _INT = re.compile(r"^(?:[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+)$")
 # YAML 1.1 floats without the sexagesimal form, plus the YAML 1.2 exponent form (`1e9`) that Pulumi reads as a number.

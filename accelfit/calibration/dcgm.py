@@ -89,7 +89,7 @@ def accelerator_from_model_name(model_name: str, catalog: Catalog) -> str:
     try:
         return catalog.canonical(model_name)
     except ValueError:
-        pass
+        pass  # not a name or alias as it stands: look for one inside the label below
     squashed = re.sub(r"[^a-z0-9]", "", model_name.lower())
     memory = re.search(r"(\d+)\s*gb", model_name.lower())
     matches: list[tuple[int, float, str]] = []

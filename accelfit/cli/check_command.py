@@ -31,8 +31,9 @@ def check(ctx: click.Context, file: Path) -> None:
     from accelfit.yamlio import read_yaml
 
     document = read_yaml(file)
-    if stack_name_of(file) is not None or (isinstance(document, dict) and "config" in document):
-        _check_stack(ctx, file)
+    name = stack_name_of(file)
+    if name is not None or (isinstance(document, dict) and "config" in document):
+        _check_stack(ctx, file, name)
         return
     if _looks_like_inventory(document):
         inventory = load_inventory(file)
@@ -48,28 +49,23 @@ def check(ctx: click.Context, file: Path) -> None:
     click.echo(line)
 
 
-def _check_stack(ctx: click.Context, file: Path) -> None:
+def _check_stack(ctx: click.Context, file: Path, name: str | None) -> None:
     from accelfit.catalog import load_catalog
     from accelfit.planner import NoFeasiblePlan
     from accelfit.planner.lock import plan_with_lock
-    from accelfit.stackfile import (
-        find_project_dir, load_stack_file, plan_requirement_problems, read_selection, stack_name_of,
-    )
+    from accelfit.stackfile import find_project_dir, load_stack_file, plan_requirement_problems
 
-    name = stack_name_of(file)
     if name is None:
         raise InputError([problem(str(file), "", "a stack file is named Pulumi.<stack>.yaml",
                                   "rename it, e.g. stacks/Pulumi.dev.yaml")])
     stack = load_stack_file(file, name, find_project_dir(file.parent))
     for warning in stack.warnings:
         click.echo(f"warning: {warning}", err=True)
-    raw = stack.get("selection")
-    selection = read_selection(raw, str(stack.path), f"config.{stack.project}:selection") if raw is not None else None
     try:
         from accelfit.policy_config import stack_environment
 
         catalog = load_catalog()
-        plan, lock = plan_with_lock(stack.spec, catalog, stack_environment(stack, catalog), selection)
+        plan, lock = plan_with_lock(stack.spec, catalog, stack_environment(stack, catalog), stack.selection)
     except NoFeasiblePlan as failure:
         click.echo(f"no feasible plan for {file}: {failure.message}", err=True)
         ctx.exit(EXIT_POLICY_OR_INFEASIBLE)

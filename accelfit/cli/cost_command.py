@@ -24,12 +24,11 @@ def cost(preview_file: Path, stack_name: str, as_json: bool, markdown: bool) -> 
     from accelfit.pricing.pulumi_preview import load_preview
     from accelfit.reports.durations import usd
     from accelfit.reports.table import render_markdown_table, render_table
-    from accelfit.stackfile import load_stack, read_selection
+    from accelfit.stackfile import load_stack
 
     stack = load_stack(stack_name)
     catalog = load_catalog()
-    raw = stack.get("selection")
-    selection = read_selection(raw, str(stack.path), f"config.{stack.project}:selection") if raw is not None else None
+    selection = stack.selection
     from accelfit.policy_config import stack_environment
 
     plan, _ = plan_with_lock(stack.spec, catalog, stack_environment(stack, catalog), selection)

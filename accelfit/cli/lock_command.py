@@ -19,12 +19,10 @@ def lock(ctx: click.Context, stack_name: str, fresh: bool) -> None:
     from accelfit.lockfile import write_selection
     from accelfit.planner import NoFeasiblePlan
     from accelfit.planner.lock import Selection, plan_with_lock
-    from accelfit.stackfile import load_stack, read_selection
+    from accelfit.stackfile import load_stack
 
     stack = load_stack(stack_name)
-    raw = stack.get("selection")
-    current = None if fresh or raw is None else read_selection(raw, str(stack.path),
-                                                                f"config.{stack.project}:selection")
+    current = None if fresh else stack.selection
     from accelfit.policy_config import stack_environment
 
     catalog = load_catalog()

@@ -62,12 +62,9 @@ def plan(ctx: click.Context, spec_file: Path | None, stack_name: str | None, as_
     try:
         if stack_name:
             # A stack's plan is what its program builds: the locked selection while it still meets the spec.
-            from accelfit.planner.lock import Selection, plan_with_lock
-            from accelfit.validation import validate
+            from accelfit.planner.lock import plan_with_lock
 
-            raw = stack.get("selection")
-            selection = validate(Selection, raw, str(stack.path), f"config.{stack.project}:selection") if raw else None
-            result, lock = plan_with_lock(loaded.spec, catalog, environment, selection, top=max(top, 8))
+            result, lock = plan_with_lock(loaded.spec, catalog, environment, stack.selection, top=max(top, 8))
         else:
             result = make_plan(loaded.spec, catalog, environment, top=max(top, 8))
     except NoFeasiblePlan as failure:

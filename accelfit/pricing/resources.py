@@ -28,6 +28,7 @@ from typing import Any
 from accelfit.catalog.models import Catalog, Cloud, TpuSlice
 from accelfit.pricing.figures import (
     COMMITMENT_TERM_HOURS, HOURS_PER_MONTH, Part, RunWindow, accelerator_pool, always_on, figures, per_month,
+    serving_hours_per_month,
 )
 from accelfit.pricing.node_disks import EKS_ROOT_VOLUME_SERVICE, GKE_DEFAULT_DISK_TYPE, disk_hourly_usd
 
@@ -208,7 +209,7 @@ class StackUsage:
                     f"at its maximum all month: {why}")
         hours_per_day = self.hours_per_day(resource.name)
         if hours_per_day is not None:
-            return (accelerator_pool(resource.name, priced.hourly_max, hours_per_day * HOURS_PER_MONTH / 24, run),
+            return (accelerator_pool(resource.name, priced.hourly_max, serving_hours_per_month(hours_per_day), run),
                     f"at its maximum {hours_per_day:g} h a day (scheduled), zero the rest")
         return accelerator_pool(resource.name, priced.hourly_max, HOURS_PER_MONTH, run), "at its maximum all month"
 

@@ -62,10 +62,6 @@ DNS_LABEL = r"^[a-z]([-a-z0-9]*[a-z0-9])?$"
 _NAME_CHARACTERS = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}\Z")
 
 
-def _shown(value: str) -> str:
-    return short_repr(value)
-
-
 class WorkloadKind(str, Enum):
     training = "training"
     fine_tuning = "fine-tuning"
@@ -184,12 +180,12 @@ class PlacementSpec(StrictModel):
                 if not _NAME_CHARACTERS.match(name):
                     # "a100 80gb" is not how the accelerator is written anywhere a user will copy it to.
                     close = canonical_accelerator(re.sub(r"[^A-Za-z0-9.-]+", "-", name.strip()))
-                    raise ValueError(f"accelerator {_shown(name)} has spaces or other characters accelerator names "
+                    raise ValueError(f"accelerator {short_repr(name)} has spaces or other characters accelerator names "
                                      f"do not use; did you mean {close!r}?")
                 canonical.append(canonical_accelerator(name))
             except UnknownAcceleratorError as error:
                 hint = f"did you mean {error.suggestion!r}? " if error.suggestion else ""
-                raise ValueError(f"unknown accelerator {_shown(name)}; {hint}known: {', '.join(error.known)}") from None
+                raise ValueError(f"unknown accelerator {short_repr(name)}; {hint}known: {', '.join(error.known)}") from None
         return tuple(dict.fromkeys(canonical))
 
     @field_validator("regions", mode="after")
@@ -201,7 +197,7 @@ class PlacementSpec(StrictModel):
                 close = did_you_mean(region, known) if len(region) <= 64 else None
                 hint = (f"did you mean {close!r}?" if close
                         else "use a region such as us-central1 (GCP) or us-east-1 (AWS)")
-                raise ValueError(f"region {_shown(region)} is not a region of any cloud accelfit supports; {hint}")
+                raise ValueError(f"region {short_repr(region)} is not a region of any cloud accelfit supports; {hint}")
         return regions
 
     @model_validator(mode="after")
