@@ -177,3 +177,10 @@ def parse_yaml(text: str, source: str) -> Any:
     except (RecursionError, ValueError) as error:
         raise InputError([problem(source, "", f"cannot read the YAML ({error.__class__.__name__})",
                                   "simplify the document")]) from None
+
+
+def read_package_yaml(path: Path) -> Any:
+    """A data file that ships inside accelfit (catalog, rules, pins): trusted, so read with the fast C loader when
+    PyYAML has it, without the strict checks user files get."""
+    with path.open(encoding="utf-8") as handle:
+        return yaml.load(handle, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))

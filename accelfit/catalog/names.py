@@ -10,9 +10,8 @@ import functools
 import re
 from pathlib import Path
 
-import yaml
-
 from accelfit.errors import did_you_mean
+from accelfit.yamlio import read_package_yaml
 
 DATA_DIR = Path(__file__).parent / "data"
 
@@ -39,8 +38,7 @@ class UnknownAcceleratorError(ValueError):
 @functools.cache
 def _alias_table(path: Path = DATA_DIR / "accelerators.yaml") -> tuple[dict[str, str], dict[str, str], dict[str, int]]:
     """(folded alias -> canonical, canonical -> kind, canonical -> most per server) from the accelerator file."""
-    with path.open(encoding="utf-8") as handle:
-        document = yaml.load(handle, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    document = read_package_yaml(path)
     aliases: dict[str, str] = {}
     kinds: dict[str, str] = {}
     per_server: dict[str, int] = {}

@@ -6,7 +6,7 @@ import functools
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
+from accelfit.yamlio import read_package_yaml
 
 BALANCE_FILE = Path(__file__).parent / "data" / "balance.yaml"
 
@@ -21,8 +21,7 @@ class BalanceThresholds:
 
 @functools.cache
 def thresholds() -> BalanceThresholds:
-    with BALANCE_FILE.open(encoding="utf-8") as handle:
-        data = yaml.load(handle, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    data = read_package_yaml(BALANCE_FILE)
     data.pop("schema_version", None)
     return BalanceThresholds(**data)
 

@@ -11,7 +11,7 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
+from accelfit.yamlio import read_package_yaml
 
 CAPACITY_FILE = Path(__file__).parent / "data" / "filestore_capacity.yaml"
 PLANNED_TIER = "ZONAL"
@@ -41,8 +41,7 @@ class TierCapacity:
 
 @functools.cache
 def tier_capacities() -> dict[str, TierCapacity]:
-    with CAPACITY_FILE.open(encoding="utf-8") as handle:
-        data = yaml.load(handle, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    data = read_package_yaml(CAPACITY_FILE)
     return {tier: TierCapacity(tier=tier, bands=tuple(CapacityBand(**band) for band in row["bands"]),
                                source=row["source"], as_of=str(data["as_of"]))
             for tier, row in data["tiers"].items()}

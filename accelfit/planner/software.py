@@ -6,17 +6,15 @@ import functools
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from accelfit.spec import Framework
+from accelfit.yamlio import read_package_yaml
 
 SOFTWARE_FILE = Path(__file__).parent / "data" / "software.yaml"
 
 
 @functools.cache
 def _software() -> dict[str, Any]:
-    with SOFTWARE_FILE.open(encoding="utf-8") as handle:
-        return yaml.load(handle, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    return read_package_yaml(SOFTWARE_FILE)
 
 
 def tpu_runtime_version(generation: str, framework: Framework, multi_host: bool) -> str:

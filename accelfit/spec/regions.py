@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 from pathlib import Path
 
-import yaml
+from accelfit.yamlio import read_package_yaml
 
 _DATA = Path(__file__).parent / "data" / "regions.yaml"
 
@@ -13,8 +13,7 @@ _DATA = Path(__file__).parent / "data" / "regions.yaml"
 @functools.cache
 def cloud_regions() -> dict[str, frozenset[str]]:
     """cloud -> its region names. Shipped data, read once."""
-    with _DATA.open(encoding="utf-8") as handle:
-        document = yaml.load(handle, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    document = read_package_yaml(_DATA)
     return {cloud: frozenset(entry["regions"]) for cloud, entry in document["clouds"].items()}
 
 

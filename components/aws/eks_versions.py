@@ -7,17 +7,15 @@ import functools
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from accelfit.errors import Problem, problem
+from accelfit.yamlio import read_package_yaml
 
 DATA = Path(__file__).parent / "data" / "eks_versions.yaml"
 
 
 @functools.cache
 def eks_versions() -> dict[str, Any]:
-    with DATA.open(encoding="utf-8") as handle:
-        return yaml.load(handle, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    return read_package_yaml(DATA)
 
 
 def eks_version(requested: str | None) -> str:

@@ -12,8 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from accelfit.yamlio import read_package_yaml
 from components.aws.efa import Layout
 
 DATA = Path(__file__).parent / "data"
@@ -31,8 +30,7 @@ class EfaLayoutRule:
 
 
 def _load(name: str) -> dict[str, Any]:
-    with (DATA / name).open(encoding="utf-8") as handle:
-        return yaml.load(handle, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    return read_package_yaml(DATA / name)
 
 
 @functools.cache

@@ -15,10 +15,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from accelfit.errors import InputError, Problem, problem
 from accelfit.planner.model import Plan
+from accelfit.yamlio import read_package_yaml
 
 DATA = Path(__file__).parent / "data" / "zone_offerings.yaml"
 _ZONE_ID = re.compile(r"^[a-z]{2,6}[0-9]-az[0-9]+$")
@@ -26,8 +25,7 @@ _ZONE_ID = re.compile(r"^[a-z]{2,6}[0-9]-az[0-9]+$")
 
 @functools.cache
 def zone_offerings() -> dict[str, Any]:
-    with DATA.open(encoding="utf-8") as handle:
-        return yaml.load(handle, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    return read_package_yaml(DATA)
 
 
 def offered_zone_ids(region: str, instance_type: str) -> tuple[str, ...] | None:

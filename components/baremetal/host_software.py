@@ -10,10 +10,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
-
 from accelfit.errors import Problem, problem
 from accelfit.spec.inventory import Server
+from accelfit.yamlio import read_package_yaml
 
 DATA = Path(__file__).parent / "data" / "host_packages.yaml"
 
@@ -25,8 +24,7 @@ Fabric = Literal["none", "nvswitch", "nvlink5", "detect"]
 
 @functools.cache
 def host_packages() -> dict[str, Any]:
-    with DATA.open(encoding="utf-8") as handle:
-        return yaml.load(handle, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    return read_package_yaml(DATA)
 
 
 def driver_branch(driver_version: str) -> str:

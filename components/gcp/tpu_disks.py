@@ -10,8 +10,7 @@ import functools
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
-
+from accelfit.yamlio import read_package_yaml
 from components.gcp.node_settings import topology_chips
 
 DISKS_FILE = Path(__file__).parent / "data" / "tpu_vm_disks.yaml"
@@ -34,8 +33,7 @@ class TpuDiskRule:
 @functools.cache
 def disk_rules() -> dict[str, TpuDiskRule]:
     """accelerator_config.type (V6E, V5P, ...) -> its rule."""
-    with DISKS_FILE.open(encoding="utf-8") as handle:
-        data = yaml.load(handle, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    data = read_package_yaml(DISKS_FILE)
     return {config_type: TpuDiskRule(config_type=config_type, source=data["source"],
                                      **{**row, "disk_types": tuple(row["disk_types"])})
             for config_type, row in data["generations"].items()}

@@ -6,7 +6,7 @@ import functools
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
+from accelfit.yamlio import read_package_yaml
 
 CHARTS_FILE = Path(__file__).parent / "data" / "charts.yaml"
 
@@ -25,8 +25,7 @@ class ChartPin:
 
 @functools.cache
 def chart_pins() -> dict[str, ChartPin]:
-    with CHARTS_FILE.open(encoding="utf-8") as handle:
-        data = yaml.load(handle, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    data = read_package_yaml(CHARTS_FILE)
     return {key: ChartPin(**value) for key, value in data["charts"].items()}
 
 

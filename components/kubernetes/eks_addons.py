@@ -22,8 +22,8 @@ from typing import Any
 
 import pulumi
 import pulumi_kubernetes as k8s
-import yaml
 
+from accelfit.yamlio import read_package_yaml
 from components.common import child_name
 from components.kubernetes.charts import pin
 from components.kubernetes.gpu_software import GPU_TOLERATION
@@ -36,8 +36,7 @@ FSX_CSI_DRIVER = "fsx.csi.aws.com"
 
 @functools.cache
 def autoscaler_images() -> dict[str, Any]:
-    with AUTOSCALER_DATA.open(encoding="utf-8") as handle:
-        return yaml.load(handle, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    return read_package_yaml(AUTOSCALER_DATA)
 
 
 def autoscaler_image_tag(kubernetes_version: str) -> str | None:

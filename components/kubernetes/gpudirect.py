@@ -22,8 +22,8 @@ from pathlib import Path
 
 import pulumi
 import pulumi_kubernetes as k8s
-import yaml
 
+from accelfit.yamlio import read_package_yaml
 from components.common import child_name
 
 GPUDIRECT_FILE = Path(__file__).parent / "data" / "gpudirect.yaml"
@@ -39,8 +39,7 @@ class Manifest:
 @functools.cache
 def gpudirect_manifests() -> dict[str, tuple[Manifest, ...]]:
     """Flavour -> the pinned manifests it installs. Every URL names a commit, never a branch."""
-    with GPUDIRECT_FILE.open(encoding="utf-8") as handle:
-        data = yaml.safe_load(handle)
+    data = read_package_yaml(GPUDIRECT_FILE)
     return {flavour: tuple(Manifest(**item) for item in entry["manifests"])
             for flavour, entry in data["flavours"].items()}
 
