@@ -10,10 +10,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import pulumi
+
 from accelfit.catalog.models import Catalog
+from accelfit.errors import InputError, problem
 from accelfit.planner.model import Plan
 from accelfit.spec.inventory import Inventory
 from components.common import Ownership
+from components.fleet import SharedClusterBuild
 
 
 @dataclass(frozen=True)
@@ -64,3 +68,40 @@ def build(plan: Plan, ownership: Ownership, catalog: Catalog | None = None,
     metal = build_baremetal(plan, checked, inventory_source)
     # The layer's objects need no particular node, but its queues are only useful once the nodes are labelled.
     return Built(metal, build_for_baremetal(plan, layer, metal.kubeconfig, ownership, [metal.membership]))
+
+
+def build_shared_cluster(cluster: SharedClusterBuild, catalog: Catalog) -> Built:
+    """One cluster holding several workloads (a fleet's SharedCluster): everything is checked, the Kubernetes
+    layer included, before the first resource is created."""
+    if cluster.basis.cloud.value == "gcp":
+        from components.gcp.cluster_objects import build_gpudirect, build_service_accounts
+        from components.gcp.fleet_stack import build_shared_cluster as build_gke, shared_cluster_problems
+        from components.kubernetes.build import build_shared_for_gke, layer_labels, plan_shared_layer
+
+        _raise_if_any(shared_cluster_problems(cluster, catalog))
+        layer = plan_shared_layer(cluster, catalog)
+        built = build_gke(cluster, catalog)
+        kubernetes = build_shared_for_gke(cluster, layer, built)
+        for workload in cluster.workloads:
+            build_service_accounts(workload.plan, built.workloads[workload.name], kubernetes,
+                                   layer_labels(workload.ownership),
+                                   pulumi.ResourceOptions(parent=built.groups[workload.name]))
+        basis = built.workloads[cluster.basis.workload]
+        build_gpudirect(cluster.name, cluster.basis, basis, kubernetes, layer_labels(cluster.ownership),
+                        list(basis.gpu_pools), pulumi.ResourceOptions(parent=built.group))
+        return Built(built, kubernetes)
+    if cluster.basis.cloud.value == "aws":
+        from components.aws.fleet_stack import build_shared_cluster as build_eks, shared_cluster_problems
+        from components.kubernetes.build import build_shared_for_eks, plan_shared_layer
+
+        _raise_if_any(shared_cluster_problems(cluster, catalog))
+        layer = plan_shared_layer(cluster, catalog)
+        built = build_eks(cluster, catalog)
+        return Built(built, build_shared_for_eks(cluster, layer, built))
+    raise InputError([problem("plan", "workloads", "only GKE and EKS clusters are shared",
+                              "build bare-metal workloads alone", cluster.basis.cloud.value)])
+
+
+def _raise_if_any(problems: list) -> None:
+    if problems:
+        raise InputError(problems)
