@@ -92,11 +92,14 @@ def build_shared_cluster(cluster: SharedClusterBuild, catalog: Catalog) -> Built
         return Built(built, kubernetes)
     if cluster.basis.cloud.value == "aws":
         from components.aws.fleet_stack import build_shared_cluster as build_eks, shared_cluster_problems
+        from components.aws.schedule import build_schedules
         from components.kubernetes.build import build_shared_for_eks, plan_shared_layer
 
         _raise_if_any(shared_cluster_problems(cluster, catalog))
         layer = plan_shared_layer(cluster, catalog)
         built = build_eks(cluster, catalog)
+        for workload in cluster.workloads:
+            build_schedules(workload.plan, built.workloads[workload.name])  # part-day serving pools
         return Built(built, build_shared_for_eks(cluster, layer, built))
     raise InputError([problem("plan", "workloads", "only GKE and EKS clusters are shared",
                               "build bare-metal workloads alone", cluster.basis.cloud.value)])

@@ -25,9 +25,11 @@ from components.kubernetes.eks_addons import EksAddonsArgs, EksAddonsPlan, Lustr
 from components.kubernetes.gpu_software import GpuSoftware, gpu_software
 from components.kubernetes.layer import KubernetesLayer, KubernetesLayerArgs
 from components.fleet import SharedClusterBuild
+from components.fleet_rules import cohort_name_problems, queue_flavor_problems
 from components.kubernetes.queues import FlavorPlan, NodeCapacity, QueuePlan, cohort_queues, flavor_plans
 
 if TYPE_CHECKING:
+    from components.aws.fleet_stack import EksSharedStack
     from components.aws.stack import EksGpuStack
     from components.gcp.fleet_stack import GcpSharedCluster
     from components.gcp.stack import GcpStack
@@ -110,7 +112,14 @@ def plan_shared_layer(cluster: SharedClusterBuild, catalog: Catalog) -> LayerPla
                                                           if pool.role != "system" or plan is basis)})
     gpu_plan = merged.model_copy(update={"platform": Platform.gke_gpu if basis.cloud.value == "gcp"
                                          else Platform.eks_gpu})
-    return LayerPlan(queues=tuple(cohort_queues(queues, eligible, cluster.fleet)), gpu_software=gpu_software(gpu_plan),
+    queues = cohort_queues(queues, eligible, cluster.fleet)
+    problems = cohort_name_problems("accelfit:fleet", cluster.fleet)
+    for index, queue in enumerate(queues):
+        problems += queue_flavor_problems(f"workloads[{index}].node_pools", queue.name,
+                                          len(queue.flavors) + len(queue.borrowed))
+    if problems:
+        raise InputError(problems)
+    return LayerPlan(queues=tuple(queues), gpu_software=gpu_software(gpu_plan),
                      jobset=any(pool.role == "tpu" for pool in merged.node_pools),
                      eks=eks_addons_plan(merged) if basis.cloud.value == "aws" else None)
 
@@ -208,4 +217,30 @@ def build_shared_for_gke(cluster: SharedClusterBuild, layer: LayerPlan, built: G
         pools += [*stack.gpu_pools, *stack.tpu_pools]
     return KubernetesLayer(f"{cluster.name}-k8s", layer_args(layer, cluster.ownership, built.cluster.kubeconfig,
                                                              selectors, [built.cluster, *pools]),
+                           pulumi.ResourceOptions(parent=built.group))
+
+
+def build_shared_for_eks(cluster: SharedClusterBuild, layer: LayerPlan, built: EksSharedStack) -> KubernetesLayer:
+    """The one Kubernetes layer of a shared EKS cluster, under the cluster's group; each flavor selects its node
+    group by the label EKS sets; the FSx volume (at most one per cluster) goes to its workload's namespace."""
+    plan = cluster.basis
+    shared = built.shared.cluster
+    kubeconfig = pulumi.Output.all(shared.cluster_name, shared.endpoint, shared.certificate_authority) \
+        .apply(lambda parts: eks_kubeconfig(*parts, region=plan.region))
+    selectors: dict[str, Mapping[str, pulumi.Input[str]]] = {}
+    groups: list[pulumi.Resource] = list(built.shared.node_groups.values())
+    lustre = None
+    for workload in cluster.plans:
+        own = built.workloads[workload.workload]
+        selectors.update({f"{workload.workload}-{pool}": {EKS_POOL_LABEL: group.node_group_name}
+                          for pool, group in own.node_groups.items()})
+        groups += list(own.node_groups.values())
+        if own.filesystem is not None:
+            lustre = LustreVolume(file_system_id=own.filesystem.file_system_id, dns_name=own.filesystem.dns_name,
+                                  mount_name=own.filesystem.mount_name,
+                                  capacity_gib=workload.storage.filesystem_capacity_gib, namespace=workload.workload)
+    addons = EksAddonsArgs(plan=layer.eks, cluster_name=shared.cluster_name, region=plan.region,
+                           lustre=lustre) if layer.eks else None
+    return KubernetesLayer(f"{cluster.name}-k8s", layer_args(layer, cluster.ownership, kubeconfig, selectors,
+                                                             [shared, *groups, *built.cluster_addons], addons),
                            pulumi.ResourceOptions(parent=built.group))

@@ -77,3 +77,22 @@ def record_cluster(cluster: SharedClusterBuild, config=None):
 
     recording = record(program, config=config or {"gcp:project": gcp_plans.PROJECT})
     return recording, (caught[0] if caught else None)
+
+
+def aws_cluster(fleet: str = FLEET) -> SharedClusterBuild:
+    """H100 training (FSx for Lustre, EFA) and L4 serving on one EKS cluster in us-east-1, both in staging."""
+    import aws_plans
+
+    training = aws_plans.h100_training_plan()
+    serving = aws_plans.l4_inference_plan().model_copy(update={"environment": "staging"})
+    return SharedClusterBuild(
+        name=fleet, fleet=fleet, ownership=shared_ownership(fleet, ownership(fleet)),
+        workloads=tuple(ClusterWorkload(plan=plan, ownership=ownership(plan.workload),
+                                        eligible_accelerators=frozenset({plan.accelerator.name}))
+                        for plan in (training, serving)))
+
+
+def aws_config():
+    import aws_plans
+
+    return {**aws_plans.ACCESS_CONFIG, "aws:region": "us-east-1"}
