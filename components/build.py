@@ -7,6 +7,7 @@ AWS stack never imports pulumi_gcp.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
@@ -108,3 +109,67 @@ def build_shared_cluster(cluster: SharedClusterBuild, catalog: Catalog) -> Built
 def _raise_if_any(problems: list) -> None:
     if problems:
         raise InputError(problems)
+
+
+@dataclass(frozen=True)
+class FleetBuilt:
+    """What `build_fleet` created: each shared cluster's build, and each workload built alone."""
+
+    clusters: dict[str, Built]
+    alone: dict[str, Built]
+
+
+def eligible_accelerators(member: Any) -> frozenset[str]:
+    """What a fleet workload may run on: its plan's accelerator, its eligible alternatives and its fallback steps.
+    It borrows other workloads' pools of these accelerators only."""
+    plan = member.plan
+    return frozenset({plan.accelerator.name, *(item.accelerator for item in plan.alternatives),
+                      *(step.accelerator for step in member.fallback)})
+
+
+def fleet_cluster_builds(fleet: Any, ownership: Ownership) -> list[SharedClusterBuild]:
+    """A SharedClusterBuild per SharedCluster of the fleet plan, its workloads in the stack's order, the shared
+    network the fleet plan sized (pods range for every member's nodes), labelled `workload: <fleet>-shared`."""
+    from components.fleet import ClusterWorkload, shared_ownership
+
+    builds = []
+    for cluster in fleet.clusters:
+        members = [member for member in fleet.workloads if member.cluster == cluster.name]
+        builds.append(SharedClusterBuild(
+            name=cluster.name, fleet=fleet.name, ownership=shared_ownership(fleet.name, ownership),
+            network=cluster.network, zones=tuple(cluster.zones),
+            workloads=tuple(ClusterWorkload(plan=member.plan,
+                                            ownership=dataclasses.replace(ownership, workload=member.name),
+                                            eligible_accelerators=eligible_accelerators(member))
+                            for member in members)))
+    return builds
+
+
+def build_fleet(fleet: Any, ownership: Ownership, catalog: Catalog,
+                inventories: dict[str, tuple[Inventory | None, str]] | None = None) -> FleetBuilt:
+    """A fleet plan's resources: one shared cluster per SharedCluster (each checked whole before it creates
+    anything; all of them checked before the first creates anything), and each workload placed alone built as a
+    single stack. `ownership` is the stack's; each workload's resources carry its own name."""
+    inventories = inventories or {}
+    builds = fleet_cluster_builds(fleet, ownership)
+    problems = []
+    for cluster in builds:
+        problems += shared_cluster_check(cluster, catalog)
+    _raise_if_any(problems)
+    clusters = {cluster.name: build_shared_cluster(cluster, catalog) for cluster in builds}
+    alone = {}
+    for member in fleet.workloads:
+        if member.cluster is None:
+            inventory, source = inventories.get(member.name, (None, "inventory"))
+            alone[member.name] = build(member.plan, dataclasses.replace(ownership, workload=member.name), catalog,
+                                       inventory=inventory, inventory_source=source)
+    return FleetBuilt(clusters=clusters, alone=alone)
+
+
+def shared_cluster_check(cluster: SharedClusterBuild, catalog: Catalog) -> list:
+    """Everything wrong with a shared cluster, before any resource of the stack exists."""
+    if cluster.basis.cloud.value == "gcp":
+        from components.gcp.fleet_stack import shared_cluster_problems
+    else:
+        from components.aws.fleet_stack import shared_cluster_problems
+    return shared_cluster_problems(cluster, catalog)

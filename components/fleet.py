@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from accelfit.errors import Problem, problem
-from accelfit.planner.model import NodePool, Plan
+from accelfit.planner.model import NetworkPlan, NodePool, Plan
 from components.common import Ownership
 
 FILE = "plan"
@@ -52,6 +52,11 @@ class SharedClusterBuild:
     fleet: str
     workloads: tuple[ClusterWorkload, ...]
     ownership: Ownership = field(metadata={"doc": "Labels of the shared items (workload: <fleet>-shared)."})
+    network: NetworkPlan | None = field(default=None, metadata={
+        "doc": "The shared network as the fleet plan sized it (pods range for every member's nodes); None = the "
+               "basis workload's."})
+    zones: tuple[str, ...] = field(default=(), metadata={
+        "doc": "Zones the network spans (every member's pools); empty = the members' plan zones."})
 
     @property
     def plans(self) -> tuple[Plan, ...]:
@@ -59,14 +64,23 @@ class SharedClusterBuild:
 
     @property
     def basis(self) -> Plan:
-        """The plan the cluster-wide settings come from (network, system pool, control plane): the first workload
-        with GPUDirect pools (its NICs shape the network), else the first workload."""
-        return next((plan for plan in self.plans if any(pool.gpudirect != "none" for pool in plan.node_pools)),
+        """The plan the cluster-wide settings come from (system pool, control plane, network layout): the first
+        workload with GPUDirect pools (its NICs shape the network), else the first workload; with the fleet plan's
+        shared network when it sized one."""
+        plan = next((plan for plan in self.plans if any(pool.gpudirect != "none" for pool in plan.node_pools)),
                     self.plans[0])
+        if self.network is not None:
+            plan = plan.model_copy(update={"network": self.network.model_copy(
+                update={"extra_networks": plan.network.extra_networks})})
+        return plan
 
     @property
     def environment(self) -> str:
         return self.plans[0].environment
+
+
+# Network settings that are the workload's own (its pools' NICs) or sized for the whole cluster by the fleet plan.
+_PER_WORKLOAD_NETWORK = {"extra_networks", "efa", "placement_group", "pods_cidr"}
 
 
 def shared_ownership(fleet: str, like: Ownership) -> Ownership:
@@ -112,8 +126,8 @@ def cluster_problems(cluster: SharedClusterBuild, cloud: str) -> list[Problem]:
         checks = (("cloud", plan.cloud.value, basis.cloud.value), ("region", plan.region, basis.region),
                   ("environment", plan.environment, basis.environment),
                   ("orchestration", plan.orchestration, "kubernetes"),
-                  ("network", plan.network.model_dump(exclude={"extra_networks", "efa", "placement_group"}),
-                   basis.network.model_dump(exclude={"extra_networks", "efa", "placement_group"})))
+                  ("network", plan.network.model_dump(exclude=_PER_WORKLOAD_NETWORK),
+                   basis.network.model_dump(exclude=_PER_WORKLOAD_NETWORK)))
         if cloud == "gcp":
             checks += (("gke_release_channel", plan.gke_release_channel, basis.gke_release_channel),)
         if cloud == "aws":

@@ -109,7 +109,7 @@ def plan_shared_layer(cluster: SharedClusterBuild, catalog: Catalog) -> LayerPla
     # Every workload's pools together, for the cluster-wide decisions (which GPU software, which EKS add-ons).
     merged = basis.model_copy(update={"node_pools": tuple(pool for plan in cluster.plans
                                                           for pool in plan.node_pools
-                                                          if pool.role != "system" or plan is basis)})
+                                                          if pool.role != "system" or plan.workload == basis.workload)})
     gpu_plan = merged.model_copy(update={"platform": Platform.gke_gpu if basis.cloud.value == "gcp"
                                          else Platform.eks_gpu})
     queues = cohort_queues(queues, eligible, cluster.fleet)
