@@ -20,6 +20,7 @@ from accelfit.pricing.resources import CostReport, ResourceCost
 # The components that group a fleet's resources (components/fleet.py names them the same).
 WORKLOAD_COMPONENT = "accelfit:fleet:Workload"
 SHARED_COMPONENT = "accelfit:fleet:SharedCluster"
+WORKLOAD_LABEL = "accelfit.io/workload"
 
 
 def shared_owner(cluster: str) -> str:
@@ -38,17 +39,23 @@ class Member:
 
 
 def attribute(records: Sequence[Any], workloads: Iterable[str]) -> dict[str, str]:
-    """URN -> owner (a workload's name, or `<cluster>-shared`), for every record. A record belongs to the group
-    component it sits under (accelfit:fleet:Workload / SharedCluster); a workload built alone (TPU VMs, bare metal)
-    has top-level components named `<workload>-<role>`, attributed by that name (the longest matching workload)."""
+    """URN -> owner (a workload's name, or `<cluster>-shared`), for every record. A Kubernetes object labelled with a
+    workload (its flavors, ClusterQueue, LocalQueue, namespace) is that workload's; any other record belongs to the
+    group component it sits under (accelfit:fleet:Workload / SharedCluster); a workload built alone (TPU VMs, bare
+    metal) has top-level components named `<workload>-<role>`, attributed by that name (the longest match)."""
     by_urn = {record.urn: record for record in records}
     names = sorted(workloads, key=len, reverse=True)
     owners: dict[str, str] = {}
 
+    known = set(names)
+
     def owner_of(record: Any) -> str:
         if record.urn in owners:
             return owners[record.urn]
-        if record.type == WORKLOAD_COMPONENT:
+        labelled = _workload_label(record)
+        if labelled in known:
+            found = labelled  # a workload's Kueue objects and namespace, inside the shared Kubernetes layer
+        elif record.type == WORKLOAD_COMPONENT:
             found = record.name
         elif record.type == SHARED_COMPONENT:
             found = shared_owner(record.name)
@@ -62,6 +69,13 @@ def attribute(records: Sequence[Any], workloads: Iterable[str]) -> dict[str, str
     for record in records:
         owner_of(record)
     return owners
+
+
+def _workload_label(record: Any) -> str | None:
+    """The `accelfit.io/workload` label of a Kubernetes object (the layer labels each workload's queue objects)."""
+    metadata = (getattr(record, "inputs", None) or {}).get("metadata")
+    labels = metadata.get("labels") if isinstance(metadata, dict) else None
+    return labels.get(WORKLOAD_LABEL) if isinstance(labels, dict) else None
 
 
 @dataclass(frozen=True)

@@ -183,13 +183,16 @@ def _fleet_preview(stack: StackFile, recording: Any, result: Any, unset: dict[st
     fleet = result.fleet
     started = time.perf_counter()
     catalog = load_catalog()
-    costs, owners = fleet_costs(recording.resources, stack, fleet, catalog,
+    # Registration order under mocks varies from run to run (executor threads): order by URN, so the document
+    # (its assumptions, its violations) is the same every time.
+    recorded = sorted(recording.resources, key=lambda resource: resource.urn)
+    costs, owners = fleet_costs(recorded, stack, fleet, catalog,
                                 lambda spec, plan: pricing_context(stack, plan, spec))
     timings.pricing_s = time.perf_counter() - started
 
     started = time.perf_counter()
     policies = policy_config(stack)
-    pack = run_pack(recording.resources, policies, stack, price=lambda resources, _catalog: costs.report())
+    pack = run_pack(recorded, policies, stack, price=lambda resources, _catalog: costs.report())
     budgets = fleet_budget_lines(stack, fleet, costs, policies)
     pack["violations"] = pack["violations"] + workload_budget_violations(budgets)
     timings.policies_s = time.perf_counter() - started
@@ -206,7 +209,7 @@ def _fleet_preview(stack: StackFile, recording: Any, result: Any, unset: dict[st
         "plan": fleet.to_json_dict(),
         "lock": {"workloads": {name: lock.to_json_dict() for name, lock in result.locks.items()}},
         "budget": {"lines": budgets},
-        "resources": _resource_rows(recording.resources, costs.by_urn(), owners),
+        "resources": _resource_rows(recorded, costs.by_urn(), owners),
         "cost": fleet_cost_section(fleet, costs, assumptions),
         "policies": pack,
     }
