@@ -41,6 +41,7 @@ def scale_limits() -> tuple[ScaleLimit, ...]:
     return tuple(ScaleLimit.model_validate(row) for row in document["limits"])
 
 
+@functools.cache  # the planner asks for every offer it costs
 def limits_for(platform: str, limit: str) -> tuple[ScaleLimit, ...]:
     return tuple(row for row in scale_limits() if row.platform == platform and row.limit == limit)
 
