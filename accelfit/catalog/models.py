@@ -224,12 +224,18 @@ class EfficiencyFigure(Sourced):
     notes: str = Field(default="", description="Which run or judgement the figure rests on.")
 
 
+# Lookups are hot (thousands per plan) and an Enum call costs ~0.5 us: members pass through, known values are
+# looked up, anything else gets the Enum's own error.
+_CLOUD_BY_VALUE = {member.value: member for member in Cloud}
+_PRICING_BY_VALUE = {member.value: member for member in PricingModel}
+
+
 def _as_cloud(value: Cloud | str) -> Cloud:
-    return value if value.__class__ is Cloud else Cloud(value)  # an Enum call costs ~0.5 us; lookups are hot
+    return value if value.__class__ is Cloud else _CLOUD_BY_VALUE.get(value) or Cloud(value)
 
 
 def _as_pricing(value: PricingModel | str) -> PricingModel:
-    return value if value.__class__ is PricingModel else PricingModel(value)
+    return value if value.__class__ is PricingModel else _PRICING_BY_VALUE.get(value) or PricingModel(value)
 
 
 class Catalog(Frozen):

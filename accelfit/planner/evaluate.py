@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from accelfit.catalog.models import Catalog
 from accelfit.planner.costing import (
-    StorageNeeds, cost_assumptions, cost_lines, cost_parts, plan_figures, serving_plan, storage_needs,
+    StorageNeeds, cost_assumptions, cost_parts, plan_figures, serving_plan, storage_needs,
 )
 from accelfit.planner.constraints import PolicyConstraints
 from accelfit.planner.eligibility import penalties
@@ -79,7 +79,7 @@ def size_offer(spec: WorkloadSpec, catalog: Catalog, offer: Offer, team: TeamEff
     cost = plan_figures(spec, parts)
     return Sized(offer=offer, monthly_usd=cost.monthly_usd,
                  total_usd=cost.run_total_usd if spec.training is not None else cost.monthly_usd,
-                 breakdown=cost_lines(parts), full_scale_monthly_usd=cost.full_scale_monthly_usd, **shape.fields)
+                 parts=parts, full_scale_monthly_usd=cost.full_scale_monthly_usd, **shape.fields)
 
 
 def _shape(spec: WorkloadSpec, catalog: Catalog, offer: Offer, team: TeamEfficiency | None,

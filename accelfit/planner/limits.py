@@ -60,6 +60,7 @@ def nodes_per_pool(platform: str) -> int | None:
     return None
 
 
+@functools.cache  # asked once per offer
 def max_cluster_nodes(platform: str) -> int | None:
     """Most GPU nodes accelfit plans in one cluster: the hard limit (GKE) or the default quotas' product (EKS)."""
     if platform == "gke-gpu":
