@@ -1,5 +1,6 @@
 """Planner speed: median time of plan() over the full catalog for representative specs, and of the whole
-`accelfit plan` process (which must not import Pulumi). Targets: plan() < 50 ms, the process < 1 s.
+`accelfit plan` process (which must not import Pulumi). Targets: plan() < 50 ms, the process < 0.5 s.
+The same over a full-size imported SkyPilot catalog: bench_catalog.py.
 
 Run: ./dev bench   (or .venv/bin/python benchmarks/bench_planner.py --runs 20)
 """
