@@ -72,24 +72,11 @@ def main() -> None:
 
         os.environ["ACCELFIT_CATALOG_DIR"] = str(base)
         from accelfit.catalog import load_catalog
-        from accelfit.planner import Environment, plan
-        from accelfit.planner.candidates import offers_for
-        from accelfit.spec import WorkloadSpec, load_inventory
-        from bench_planner import SPECS
+        from bench_planner import plan_medians
 
-        catalog = load_catalog()
-        inventory = load_inventory(ROOT / "tests" / "fixtures" / "inventory-lab.yaml")
         print(f"\n{'spec':36} {'offers':>6} {'median plan() ms':>17}  chosen   (target < 50 ms)")
-        for label, document in SPECS.items():
-            spec = WorkloadSpec.model_validate(document)
-            environment = Environment("dev", inventory if spec.placement.inventory else None)
-            offers = len(offers_for(spec, catalog, environment.inventory).offers)
-            times = []
-            for _ in range(runs):
-                started = time.perf_counter()
-                result = plan(spec, catalog, environment)
-                times.append((time.perf_counter() - started) * 1000)
-            print(f"{label:36} {offers:6} {statistics.median(times):17.1f}  {result.option}")
+        for label, offers, median_ms, option in plan_medians(load_catalog(), runs):
+            print(f"{label:36} {offers:6} {median_ms:17.1f}  {option}")
 
         print(f"\n{'`accelfit plan examples/...` process':48} {'median s':>8}   (target < 0.5 s)")
         cache.unlink(missing_ok=True)
