@@ -21,6 +21,7 @@ HERE = Path(__file__).resolve().parent
 QUICK_ARGS = {
     "bench_aws_components.py": ["--runs", "1"],
     "bench_baremetal.py": ["--servers", "4", "100"],
+    "bench_fleet_plan.py": ["--runs", "1"],
     "bench_gcp_components.py": ["--runs", "1"],
     "bench_planner.py": ["--runs", "3"],
     "bench_preview.py": ["--runs", "1", "--stacks", "dev"],
