@@ -17,6 +17,8 @@ from accelfit.planner.fleet_fallback import fallback_chain
 from accelfit.planner.fleet_model import FallbackStep, FleetPlan, FleetWorkload, SharedCluster
 from accelfit.planner.fleet_placement import place
 from accelfit.planner.choose import NoFeasiblePlan
+from accelfit.planner.constraints import PolicyConstraints
+from accelfit.planner.eligibility import hard_rejection
 from accelfit.planner.lock import LockRequired, LockStatus, Selection, plan_with_lock
 from accelfit.planner.model import Plan
 from accelfit.planner.planner import Environment, search
@@ -63,10 +65,39 @@ def plan_fleet(specs: Sequence[WorkloadSpec], catalog: Catalog, environment: Env
             name=spec.name, plan=plan.model_copy(update={"node_pools": plan.node_pools + chain.standby_pools}),
             fallback=chain.steps, fallback_omitted=chain.omitted, cluster=cluster, placement=placement.why[index],
             standby_full_scale_monthly_usd=chain.standby_full_scale_monthly_usd, **figures))
+    members = [member.model_copy(update={"eligible_accelerators": eligible_in_cluster(spec, member, members, catalog)})
+               for spec, member in zip(specs, members, strict=True)]
     shared_clusters = tuple(with_pool_zones(clusters[name], members) for name in placement.cluster_names)
+    figures = fleet_figures(members, shared_clusters)
     return FleetPlan(name=fleet_name, environment=environments[0].name if environments else "dev",
                      workloads=tuple(members), clusters=shared_clusters,
-                     **fleet_figures(members, shared_clusters)), locks
+                     warnings=fleet_warnings(figures, environments[0].constraints if environments else None),
+                     **figures), locks
+
+
+def fleet_warnings(figures: Mapping[str, float | None], constraints: PolicyConstraints | None) -> tuple[str, ...]:
+    """Each workload's plan met the environment's stack budget on its own; the stack holds them all."""
+    if constraints is None or constraints.max_monthly_usd is None:
+        return ()
+    figure = figures.get(constraints.budget_figure)
+    if figure is None or figure <= constraints.max_monthly_usd:
+        return ()
+    return (f"The fleet's {constraints.budget_figure} is ${figure:,.0f}; policy stack-monthly-budget "
+            f"({constraints.source}) allows ${constraints.max_monthly_usd:,.0f} for the whole stack: the preview's "
+            "budget check will flag it. Move a workload to its own stack, or shrink or drop one.",)
+
+
+def eligible_in_cluster(spec: WorkloadSpec, member: FleetWorkload, members: Sequence[FleetWorkload],
+                        catalog: Catalog) -> tuple[str, ...]:
+    """The accelerators of its cluster's pools that the planner's eligibility rules let this workload run on."""
+    if member.cluster is None:
+        return ()
+    cloud = member.plan.cloud.value
+    pools = {(pool.accelerator, "eks-gpu" if cloud == "aws" else f"gke-{pool.role}")
+             for member_of in members if member_of.cluster == member.cluster
+             for pool in member_of.plan.node_pools if pool.accelerator}
+    return tuple(sorted({name for name, platform in pools
+                         if hard_rejection(spec, catalog.accelerator(name), platform) is None}))
 
 
 def with_pool_zones(cluster: SharedCluster, members: Sequence[FleetWorkload]) -> SharedCluster:

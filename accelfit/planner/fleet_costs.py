@@ -75,9 +75,12 @@ def cluster_costs(placement: Placement, plans: Sequence[Plan], catalog: Catalog)
         network = first.network
         if cloud == "gcp":
             network = network.model_copy(update={"pods_cidr": pods_cidr_for(nodes, type(network)().pods_cidr)})
+        systems = [pool for plan in members for pool in plan.node_pools if pool.role == "system"]
+        system_pool = systems[0].model_copy(update={"zones": tuple(sorted({zone for pool in systems
+                                                                           for zone in pool.zones}))})
         clusters[name] = SharedCluster(
             name=name, cloud=PlanCloud(cloud), region=region, zones=zones,
-            platform=CLUSTER_PLATFORMS[first.platform.value], network=network,
+            platform=CLUSTER_PLATFORMS[first.platform.value], network=network, system_pool=system_pool,
             workloads=tuple(plan.workload for plan in members), shared=SHARED_WORDS[cloud],
             breakdown=tuple(line.model_copy(update={"monthly_usd": round(line.monthly_usd, 2),
                                                     "full_scale_monthly_usd": round(line.full_scale_monthly_usd, 2),

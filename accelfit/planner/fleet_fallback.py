@@ -176,7 +176,7 @@ def _tier_pricing(context: _Context, offer: Offer, tier: str) -> tuple[str | Non
         committed = [pricing.value for pricing in spec.budget.pricing_options if pricing.value.startswith("committed")]
         sold = [model for model in ("committed-1y", "committed-3y") if _price(context, offer, model) is not None]
         if not sold:
-            return None, f"the catalog sells no committed capacity for {offer.machine} in {plan.region}"
+            return None, f"the catalog sells no committed capacity for {_sku(offer)} in {plan.region}"
         if not committed:
             return None, (f"no reservation is planned (budget.pricing has no committed model; the catalog prices "
                           f"{', '.join(sold)} here): add one to budget.pricing to compare a reservation")
@@ -186,13 +186,17 @@ def _tier_pricing(context: _Context, offer: Offer, tier: str) -> tuple[str | Non
     if forbidden:
         return None, forbidden[1]
     if _price(context, offer, tier) is None:
-        return None, f"the catalog has no {tier} price for {offer.machine} in {plan.region}"
+        return None, f"the catalog has no {tier} price for {_sku(offer)} in {plan.region}"
     return tier, ""
 
 
+def _sku(offer: Offer) -> str:
+    """What the catalog prices: the instance type, or the TPU generation (per chip-hour)."""
+    return offer.tpu_slice.accelerator if offer.tpu_slice is not None else offer.machine
+
+
 def _price(context: _Context, offer: Offer, pricing: str):
-    sku = offer.tpu_slice.accelerator if offer.tpu_slice is not None else offer.machine
-    return context.catalog.price(offer.cloud, sku, offer.region, pricing)
+    return context.catalog.price(offer.cloud, _sku(offer), offer.region, pricing)
 
 
 def _same_type_on(context: _Context, offer: Offer, tier: str) -> tuple[Sized | None, str]:

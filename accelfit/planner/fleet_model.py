@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from accelfit.planner.model import CostLine, Frozen, NetworkPlan, Plan, PlanCloud
+from accelfit.planner.model import CostLine, Frozen, NetworkPlan, NodePool, Plan, PlanCloud
 
 FALLBACK_PRICING = ("reservation", "on-demand", "spot", "owned")
 
@@ -36,6 +36,9 @@ class SharedCluster(Frozen):
     platform: str = Field(description="gke (GKE) or eks (EKS).")
     network: NetworkPlan = Field(description="The shared network: the members' layout, with a pods range sized for "
                                  "all members' nodes.")
+    system_pool: NodePool = Field(description="The one system pool the cluster builds (the members' plans each carry "
+                                  "the system pool a single stack would build; in a shared cluster this one replaces "
+                                  "them), in every zone a member's system pool uses.")
     workloads: tuple[str, ...] = Field(min_length=1, description="Member workloads, in the stack's order.")
     shared: tuple[str, ...] = Field(description="What the members share, in words.")
     breakdown: tuple[CostLine, ...] = Field(description="The shared items' cost lines, counted once.")
@@ -49,7 +52,12 @@ class SharedCluster(Frozen):
 
 class FleetWorkload(Frozen):
     name: str
-    plan: Plan = Field(description="Its own plan; node_pools include its standby fallback pools (fallback_rank > 0).")
+    plan: Plan = Field(description="Its own plan; node_pools include its standby fallback pools (fallback_rank > 0). "
+                       "In a shared cluster its `system` pool is the cluster's (SharedCluster.system_pool), built once.")
+    eligible_accelerators: tuple[str, ...] = Field(default=(), description=(
+        "Accelerators of its cluster's pools (every member's, planned and standby) it may run on by the planner's "
+        "eligibility rules (framework, portability, custom kernels, precision, allow-list): where it may borrow idle "
+        "quota through the cohort."))
     fallback: tuple[FallbackStep, ...]
     fallback_omitted: tuple[str, ...] = Field(default=(), description="Steps left out of the chain, each with why.")
     cluster: str | None = Field(description="SharedCluster.name; None = built alone (TPU VMs, bare metal).")
@@ -74,6 +82,8 @@ class FleetPlan(Frozen):
     run_total_usd: float | None = Field(description="Training workloads' run totals (shared items once); None when "
                                         "no workload trains.")
     saves_monthly_usd: float = Field(default=0.0, description="Sum of the clusters' savings.")
+    warnings: tuple[str, ...] = Field(default=(), description="What holds for the fleet but no single workload: "
+                                      "e.g. the environment's stack budget exceeded by the workloads together.")
 
     def workload(self, name: str) -> FleetWorkload:
         return next(member for member in self.workloads if member.name == name)

@@ -34,7 +34,8 @@ def _figures(item: FleetWorkload | FleetPlan) -> dict[str, float | None]:
 
 
 def _fallback_rows(member: FleetWorkload) -> list[list[object]]:
-    return [[step.rank, step.accelerator, step.count, step.pricing, step.pool or "(listed only)",
+    return [[step.rank, step.accelerator, step.count, step.pricing,
+             step.pool or ("(listed only)" if step.rank > 1 else f"({member.plan.platform.value})"),
              usd(step.monthly_usd), usd(step.total_usd), step.option, step.note] for step in member.fallback]
 
 
@@ -64,6 +65,8 @@ def render_text(fleet: FleetPlan, locks: Mapping[str, LockStatus], top: int = 5,
            f"Sharing:  saves {usd(fleet.saves_monthly_usd)} a month against a cluster per workload", "",
            "Clusters:", render_table(CLUSTER_HEADERS, _cluster_rows(fleet))]
     out += [f"  - {_saving_line(cluster)}" for cluster in fleet.clusters]
+    if fleet.warnings:
+        out += ["", "Warnings:"] + [f"  ! {warning}" for warning in fleet.warnings]
     for member in fleet.workloads:
         plan = member.plan
         heading = f"Workload {member.name} ({plan.kind}, {plan.framework})"
@@ -92,6 +95,8 @@ def render_markdown(fleet: FleetPlan, locks: Mapping[str, LockStatus], top: int 
            f"**Sharing:** saves {usd(fleet.saves_monthly_usd)} a month against a cluster per workload", "",
            render_markdown_table(CLUSTER_HEADERS, _cluster_rows(fleet)), ""]
     out += [f"- {_saving_line(cluster)}" for cluster in fleet.clusters]
+    if fleet.warnings:
+        out += ["", "**Warnings**", ""] + [f"- ⚠️ {warning}" for warning in fleet.warnings]
     for member in fleet.workloads:
         plan = member.plan
         lock = locks.get(member.name)

@@ -217,3 +217,34 @@ def test_each_workload_is_locked_on_its_own():
               for name in ("chat-serve",)}
     planned, locks = fleet(jax_pretrain(), gpu_serving(), selections=locked)
     assert locks["chat-serve"].state == "used" and locks["pretrain"].state == "none"
+
+
+# ---- what the build side reads -----------------------------------------------------------------------------------
+
+def test_the_shared_cluster_has_one_system_pool_in_every_members_system_zone():
+    planned, _ = fleet(jax_pretrain(), gpu_serving())
+    cluster = planned.clusters[0]
+    systems = [pool for member in planned.workloads for pool in member.plan.node_pools if pool.role == "system"]
+    assert cluster.system_pool.role == "system" and cluster.system_pool.fallback_rank == 0
+    assert set(cluster.system_pool.zones) == {zone for pool in systems for zone in pool.zones}
+
+
+def test_eligible_accelerators_follow_the_planners_rules():
+    planned, _ = fleet(kernels_finetune(), jax_pretrain(), gpu_serving(accelerators=()))
+    in_cluster = {pool.accelerator for member in planned.workloads for pool in member.plan.node_pools
+                  if pool.accelerator}
+    kernels = planned.workload("ft-kernels").eligible_accelerators
+    assert kernels and not any(name.startswith("tpu") for name in kernels)
+    assert set(planned.workload("chat-serve").eligible_accelerators) <= in_cluster
+    assert any(name.startswith("tpu") for name in planned.workload("pretrain").eligible_accelerators)
+
+
+def test_a_fleet_over_the_stack_budget_is_warned_even_when_each_workload_fits():
+    budget = PolicyConstraints(source="policies/config/staging.json", max_monthly_usd=20000)
+    environment = Environment(name="staging", constraints=budget)
+    planned, _ = fleet(gpu_serving(), gpu_serving(name="chat-two"), environment=environment)
+    assert all(member.plan.estimate.monthly_usd <= 20000 for member in planned.workloads)
+    assert planned.monthly_usd > 20000
+    assert len(planned.warnings) == 1 and "stack-monthly-budget" in planned.warnings[0]
+    within, _ = fleet(gpu_serving(), environment=environment)
+    assert within.warnings == ()
