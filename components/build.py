@@ -120,11 +120,9 @@ class FleetBuilt:
 
 
 def eligible_accelerators(member: Any) -> frozenset[str]:
-    """What a fleet workload may run on: its plan's accelerator, its eligible alternatives and its fallback steps.
-    It borrows other workloads' pools of these accelerators only."""
-    plan = member.plan
-    return frozenset({plan.accelerator.name, *(item.accelerator for item in plan.alternatives),
-                      *(step.accelerator for step in member.fallback)})
+    """What a fleet workload may borrow: the accelerators of its cluster's pools the planner found it eligible for
+    (FleetWorkload.eligible_accelerators: framework, portability, custom kernels, precision, allow-list)."""
+    return frozenset(member.eligible_accelerators)
 
 
 def fleet_cluster_builds(fleet: Any, ownership: Ownership) -> list[SharedClusterBuild]:
@@ -137,7 +135,7 @@ def fleet_cluster_builds(fleet: Any, ownership: Ownership) -> list[SharedCluster
         members = [member for member in fleet.workloads if member.cluster == cluster.name]
         builds.append(SharedClusterBuild(
             name=cluster.name, fleet=fleet.name, ownership=shared_ownership(fleet.name, ownership),
-            network=cluster.network, zones=tuple(cluster.zones),
+            network=cluster.network, zones=tuple(cluster.zones), system_pool=cluster.system_pool,
             workloads=tuple(ClusterWorkload(plan=member.plan,
                                             ownership=dataclasses.replace(ownership, workload=member.name),
                                             eligible_accelerators=eligible_accelerators(member))

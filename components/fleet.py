@@ -57,6 +57,8 @@ class SharedClusterBuild:
                "basis workload's."})
     zones: tuple[str, ...] = field(default=(), metadata={
         "doc": "Zones the network spans (every member's pools); empty = the members' plan zones."})
+    system_pool: NodePool | None = field(default=None, metadata={
+        "doc": "The one system pool the cluster builds (SharedCluster.system_pool); None = the basis workload's."})
 
     @property
     def plans(self) -> tuple[Plan, ...]:
@@ -72,6 +74,9 @@ class SharedClusterBuild:
         if self.network is not None:
             plan = plan.model_copy(update={"network": self.network.model_copy(
                 update={"extra_networks": plan.network.extra_networks})})
+        if self.system_pool is not None:
+            plan = plan.model_copy(update={"node_pools": (self.system_pool, *(
+                pool for pool in plan.node_pools if pool.role != "system"))})
         return plan
 
     @property
