@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import dataclasses
 from accelfit.catalog.models import Catalog
-from accelfit.planner.build import node_pools
+from accelfit.planner.build import network_plan, node_pools
 from accelfit.planner.choose import rank_key
 from accelfit.planner.eligibility import hard_rejection
 from accelfit.planner.evaluate import policy_rejections, size_offer
 from accelfit.planner.fleet_costs import figures_of, own_lines
 from accelfit.planner.fleet_model import FallbackStep, SharedCluster
-from accelfit.planner.fleet_placement import CLUSTER_PLATFORMS
+from accelfit.planner.fleet_placement import CLUSTER_PLATFORMS, describe_layout
 from accelfit.planner.model import NodePool, Plan
 from accelfit.planner.options import Offer, Sized
 from accelfit.planner.planner import Environment, Search
@@ -71,6 +71,11 @@ class _Context:
                                                                                        self.plan.region):
             return (f"runs as {offer.platform} in {offer.cloud} {offer.region}, outside cluster {self.cluster.name} "
                     f"({self.plan.cloud.value} {self.plan.region}); it would need a cluster of its own")
+        needed = network_plan(self.spec, sized)
+        have = self.cluster.network
+        if (needed.extra_networks, needed.efa) != (have.extra_networks, have.efa):
+            return (f"its {sized.units}-node run needs {describe_layout((needed.extra_networks, needed.efa))}, and "
+                    f"cluster {self.cluster.name} is built with {describe_layout((have.extra_networks, have.efa))}")
         return None
 
     def cost(self, sized: Sized, in_cluster: bool) -> tuple[float, float]:
