@@ -12,17 +12,18 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from accelfit.catalog.models import Catalog
+from accelfit.planner.choose import NoFeasiblePlan
+from accelfit.planner.constraints import PolicyConstraints
+from accelfit.planner.eligibility import hard_rejection
 from accelfit.planner.fleet_costs import cluster_costs, fleet_figures, is_training, workload_figures
 from accelfit.planner.fleet_fallback import fallback_chain
 from accelfit.planner.fleet_model import FallbackStep, FleetPlan, FleetWorkload, SharedCluster
 from accelfit.planner.fleet_placement import place
-from accelfit.planner.choose import NoFeasiblePlan
-from accelfit.planner.constraints import PolicyConstraints
-from accelfit.planner.eligibility import hard_rejection
 from accelfit.planner.lock import LockRequired, LockStatus, Selection, plan_with_lock
 from accelfit.planner.model import Plan
 from accelfit.planner.planner import Environment, search
 from accelfit.spec import WorkloadSpec
+
 
 def plan_fleet(specs: Sequence[WorkloadSpec], catalog: Catalog, environment: Environment | Sequence[Environment],
                selections: Mapping[str, Selection] | None, *, fleet_name: str, require_lock: bool = False,
@@ -105,5 +106,6 @@ def with_pool_zones(cluster: SharedCluster, members: Sequence[FleetWorkload]) ->
     zones = {zone for member in members if member.cluster == cluster.name for pool in member.plan.node_pools
              for zone in pool.zones}
     return cluster.model_copy(update={"zones": tuple(sorted(zones | set(cluster.zones)))})
+
 
 __all__ = ["FallbackStep", "FleetPlan", "FleetWorkload", "SharedCluster", "plan_fleet"]
