@@ -204,14 +204,15 @@ def _price(context: _Context, offer: Offer, pricing: str):
     return context.catalog.price(offer.cloud, _sku(offer), offer.region, pricing)
 
 
-def _same_type_on(context: _Context, offer: Offer, tier: str) -> tuple[Sized | None, str]:
+def _same_type_on(context: _Context, offer: Offer, tier: str, units: int | None = None) -> tuple[Sized | None, str]:
+    """The offer on another tier, sized at least at `units` (default: the plan's count)."""
     pricing, why = _tier_pricing(context, offer, tier)
     if pricing is None:
         return None, why
     price = _price(context, offer, pricing)
     chips = offer.tpu_slice.chips if offer.tpu_slice is not None else 1
     repriced = dataclasses.replace(offer, pricing=pricing, price=price, unit_hourly_usd=price.hourly_usd * chips)
-    units = int(context.plan.option.split("/")[5].removeprefix("x"))
+    units = units or int(context.plan.option.split("/")[5].removeprefix("x"))
     try:
         sized = size_offer(context.spec, context.catalog, repriced, context.environment.efficiency, at_units=units)
     except Unfit as unfit:
@@ -232,6 +233,11 @@ def _other_accelerators(context: _Context, found: Search) -> list[tuple[Sized, s
         offer = sized.offer
         if offer.accelerator.name in seen or hard_rejection(spec, offer.accelerator, offer.platform):
             continue
+        if offer.pricing.startswith("committed"):
+            # A commitment is bought for the capacity it holds; a standby step runs on capacity bought when used.
+            sized, _ = _same_type_on(context, offer, "on-demand", sized.units)
+            if sized is None:
+                continue
         buildable = context.buildable(sized) is None
         if chosen and not buildable:
             continue  # after the next best overall, only one the cluster can hold is worth a step

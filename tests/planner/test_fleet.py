@@ -273,3 +273,17 @@ def test_a_workload_without_a_plan_is_named_in_the_error():
         fleet(jax_pretrain(), impossible)
     with pytest.raises(LockRequired, match="^workload pretrain: no selection is locked"):
         plan_fleet([jax_pretrain()], CATALOG, STAGING, None, fleet_name="ml", require_lock=True)
+
+
+def test_a_committed_plan_starts_its_chain_on_the_reservation_then_on_demand_then_spot():
+    document = jax_pretrain().model_dump(mode="json", exclude_none=True)
+    committed = spec(**{**document, "training": {**document["training"], "deadline_days": 4},
+                        "budget": {"pricing": "committed-1y"}})
+    planned, _ = fleet(committed)
+    steps = planned.workloads[0].fallback
+    assert steps[0].pricing == "reservation" and steps[0].option.endswith("/committed-1y")
+    same_type = [step.pricing for step in steps if step.accelerator == steps[0].accelerator]
+    assert same_type == ["reservation", "on-demand", "spot"]
+    # Another accelerator is a standby on capacity bought when used, never a second commitment.
+    others = [step for step in steps if step.accelerator != steps[0].accelerator]
+    assert others and all(step.pricing == "on-demand" for step in others)
