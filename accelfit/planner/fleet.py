@@ -20,7 +20,8 @@ from accelfit.planner.fleet_fallback import fallback_chain
 from accelfit.planner.fleet_model import FallbackStep, FleetPlan, FleetWorkload, SharedCluster
 from accelfit.planner.fleet_placement import place
 from accelfit.planner.lock import LockRequired, LockStatus, Selection, plan_with_lock
-from accelfit.planner.model import Plan
+from accelfit.planner.limits import pods_cidr_for
+from accelfit.planner.model import NetworkPlan, Plan
 from accelfit.planner.planner import Environment, search
 from accelfit.spec import WorkloadSpec
 
@@ -102,10 +103,15 @@ def eligible_in_cluster(spec: WorkloadSpec, member: FleetWorkload, members: Sequ
 
 
 def with_pool_zones(cluster: SharedCluster, members: Sequence[FleetWorkload]) -> SharedCluster:
-    """The cluster's zones: every zone a member's pools (planned and standby) use."""
-    zones = {zone for member in members if member.cluster == cluster.name for pool in member.plan.node_pools
-             for zone in pool.zones}
-    return cluster.model_copy(update={"zones": tuple(sorted(zones | set(cluster.zones)))})
-
+    """The cluster once the standby pools are known: its zones are every zone a member's pools (planned and
+    standby) use, and a GKE pods range holds every node its accelerator pools can scale to."""
+    pools = [pool for member in members if member.cluster == cluster.name for pool in member.plan.node_pools]
+    zones = {zone for pool in pools for zone in pool.zones}
+    update: dict = {"zones": tuple(sorted(zones | set(cluster.zones)))}
+    if cluster.cloud.value == "gcp":
+        nodes = sum(pool.max_nodes for pool in pools if pool.role != "system")
+        update["network"] = cluster.network.model_copy(update={"pods_cidr": pods_cidr_for(
+            nodes, NetworkPlan().pods_cidr)})
+    return cluster.model_copy(update=update)
 
 __all__ = ["FallbackStep", "FleetPlan", "FleetWorkload", "SharedCluster", "plan_fleet"]

@@ -287,3 +287,18 @@ def test_a_committed_plan_starts_its_chain_on_the_reservation_then_on_demand_the
     # Another accelerator is a standby on capacity bought when used, never a second commitment.
     others = [step for step in steps if step.accelerator != steps[0].accelerator]
     assert others and all(step.pricing == "on-demand" for step in others)
+
+
+def test_the_shared_pods_range_holds_every_node_the_members_pools_can_reach():
+    from accelfit.planner.fleet import with_pool_zones
+    from accelfit.planner.limits import pods_cidr_for
+
+    planned, _ = fleet(jax_pretrain(), gpu_serving())
+    cluster = planned.clusters[0]
+    nodes = sum(pool.max_nodes for member in planned.workloads for pool in member.plan.node_pools
+                if pool.role != "system")
+    assert cluster.network.pods_cidr == pods_cidr_for(nodes, "10.64.0.0/14")
+    larger = [member.model_copy(update={"plan": member.plan.model_copy(update={"node_pools": tuple(
+        pool.model_copy(update={"max_nodes": 900}) for pool in member.plan.node_pools)})})
+        for member in planned.workloads]
+    assert with_pool_zones(cluster, larger).network.pods_cidr != "10.64.0.0/14"  # 900 nodes x pools > 1,024
