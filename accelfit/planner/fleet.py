@@ -69,7 +69,7 @@ def plan_fleet(specs: Sequence[WorkloadSpec], catalog: Catalog, environment: Env
             standby_full_scale_monthly_usd=chain.standby_full_scale_monthly_usd, **figures))
     members = [member.model_copy(update={"eligible_accelerators": eligible_in_cluster(spec, member, members, catalog)})
                for spec, member in zip(specs, members, strict=True)]
-    shared_clusters = tuple(with_pool_zones(clusters[name], members) for name in placement.cluster_names)
+    shared_clusters = tuple(with_standby_pools(clusters[name], members) for name in placement.cluster_names)
     figures = fleet_figures(members, shared_clusters)
     return FleetPlan(name=fleet_name, environment=environments[0].name if environments else "dev",
                      workloads=tuple(members), clusters=shared_clusters,
@@ -102,7 +102,7 @@ def eligible_in_cluster(spec: WorkloadSpec, member: FleetWorkload, members: Sequ
                          if hard_rejection(spec, catalog.accelerator(name), platform) is None}))
 
 
-def with_pool_zones(cluster: SharedCluster, members: Sequence[FleetWorkload]) -> SharedCluster:
+def with_standby_pools(cluster: SharedCluster, members: Sequence[FleetWorkload]) -> SharedCluster:
     """The cluster once the standby pools are known: its zones are every zone a member's pools (planned and
     standby) use, and a GKE pods range holds every node its accelerator pools can scale to."""
     pools = [pool for member in members if member.cluster == cluster.name for pool in member.plan.node_pools]

@@ -70,7 +70,7 @@ def cluster_costs(placement: Placement, plans: Sequence[Plan], catalog: Catalog)
         monthly = round(sum(part.monthly_usd for part in parts), 2)
         separate = sum(line.monthly_usd for plan in members for line in plan.estimate.breakdown
                        if line.item in SHARED_ITEMS)
-        network = first.network  # the pods range is widened for the standby pools too (fleet.with_pool_zones)
+        network = first.network  # the pods range is widened for the standby pools too (fleet.with_standby_pools)
         systems = [pool for plan in members for pool in plan.node_pools if pool.role == "system"]
         system_pool = systems[0].model_copy(update={"zones": tuple(sorted({zone for pool in systems
                                                                            for zone in pool.zones}))})

@@ -290,7 +290,7 @@ def test_a_committed_plan_starts_its_chain_on_the_reservation_then_on_demand_the
 
 
 def test_the_shared_pods_range_holds_every_node_the_members_pools_can_reach():
-    from accelfit.planner.fleet import with_pool_zones
+    from accelfit.planner.fleet import with_standby_pools
     from accelfit.planner.limits import pods_cidr_for
 
     planned, _ = fleet(jax_pretrain(), gpu_serving())
@@ -301,4 +301,4 @@ def test_the_shared_pods_range_holds_every_node_the_members_pools_can_reach():
     larger = [member.model_copy(update={"plan": member.plan.model_copy(update={"node_pools": tuple(
         pool.model_copy(update={"max_nodes": 900}) for pool in member.plan.node_pools)})})
         for member in planned.workloads]
-    assert with_pool_zones(cluster, larger).network.pods_cidr != "10.64.0.0/14"  # 900 nodes x pools > 1,024
+    assert with_standby_pools(cluster, larger).network.pods_cidr != "10.64.0.0/14"  # 900 nodes x pools > 1,024
