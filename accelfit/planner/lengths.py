@@ -9,6 +9,7 @@ the geometric law of an engine that stops at end-of-sequence with a constant cha
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -27,14 +28,14 @@ class Lengths:
     max_output: int
     varying: bool
 
-    @property
+    @functools.cached_property  # read per batch tried; the moment below solves for λ by bisection
     def kv_tokens_in_flight(self) -> float:
         """Mean KV tokens held by a sequence in flight. Sequences are seen in flight in proportion to how long they
         run (length-biased): input + E[o²] / (2·E[o]); o·o averages 2·mean² for the exponential, mean² if fixed."""
         second_moment = self.output_second_moment
         return self.mean_input + second_moment / (2.0 * self.mean_output)
 
-    @property
+    @functools.cached_property
     def output_second_moment(self) -> float:
         if not self.varying:
             return self.mean_output ** 2
