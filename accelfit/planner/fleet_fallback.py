@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import dataclasses
 from accelfit.catalog.models import Catalog
-from accelfit.planner.build import node_pools
+from accelfit.planner.build import network_plan, node_pools
 from accelfit.planner.choose import rank_key
 from accelfit.planner.eligibility import hard_rejection
 from accelfit.planner.evaluate import policy_rejections, size_offer
 from accelfit.planner.fleet_costs import figures_of, own_lines
 from accelfit.planner.fleet_model import FallbackStep, SharedCluster
-from accelfit.planner.fleet_placement import CLUSTER_PLATFORMS
+from accelfit.planner.fleet_placement import CLUSTER_PLATFORMS, describe_layout
 from accelfit.planner.model import NodePool, Plan
 from accelfit.planner.options import Offer, Sized
 from accelfit.planner.planner import Environment, Search
@@ -71,6 +71,11 @@ class _Context:
                                                                                        self.plan.region):
             return (f"runs as {offer.platform} in {offer.cloud} {offer.region}, outside cluster {self.cluster.name} "
                     f"({self.plan.cloud.value} {self.plan.region}); it would need a cluster of its own")
+        needed = network_plan(self.spec, sized)
+        have = self.cluster.network
+        if (needed.extra_networks, needed.efa) != (have.extra_networks, have.efa):
+            return (f"its {sized.units}-node run needs {describe_layout((needed.extra_networks, needed.efa))}, and "
+                    f"cluster {self.cluster.name} is built with {describe_layout((have.extra_networks, have.efa))}")
         return None
 
     def cost(self, sized: Sized, in_cluster: bool) -> tuple[float, float]:
@@ -199,14 +204,15 @@ def _price(context: _Context, offer: Offer, pricing: str):
     return context.catalog.price(offer.cloud, _sku(offer), offer.region, pricing)
 
 
-def _same_type_on(context: _Context, offer: Offer, tier: str) -> tuple[Sized | None, str]:
+def _same_type_on(context: _Context, offer: Offer, tier: str, units: int | None = None) -> tuple[Sized | None, str]:
+    """The offer on another tier, sized at least at `units` (default: the plan's count)."""
     pricing, why = _tier_pricing(context, offer, tier)
     if pricing is None:
         return None, why
     price = _price(context, offer, pricing)
     chips = offer.tpu_slice.chips if offer.tpu_slice is not None else 1
     repriced = dataclasses.replace(offer, pricing=pricing, price=price, unit_hourly_usd=price.hourly_usd * chips)
-    units = int(context.plan.option.split("/")[5].removeprefix("x"))
+    units = units or int(context.plan.option.split("/")[5].removeprefix("x"))
     try:
         sized = size_offer(context.spec, context.catalog, repriced, context.environment.efficiency, at_units=units)
     except Unfit as unfit:
@@ -227,6 +233,11 @@ def _other_accelerators(context: _Context, found: Search) -> list[tuple[Sized, s
         offer = sized.offer
         if offer.accelerator.name in seen or hard_rejection(spec, offer.accelerator, offer.platform):
             continue
+        if offer.pricing.startswith("committed"):
+            # A commitment is bought for the capacity it holds; a standby step runs on capacity bought when used.
+            sized, _ = _same_type_on(context, offer, "on-demand", sized.units)
+            if sized is None:
+                continue
         buildable = context.buildable(sized) is None
         if chosen and not buildable:
             continue  # after the next best overall, only one the cluster can hold is worth a step
