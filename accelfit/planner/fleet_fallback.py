@@ -176,16 +176,18 @@ def _planned_offer(context: _Context, found: Search) -> Offer | None:
 
 def _tier_pricing(context: _Context, offer: Offer, tier: str) -> tuple[str | None, str]:
     """(pricing model, "") for a tier the plan can use, or (None, why not)."""
-    spec, plan = context.spec, context.plan
+    plan = context.plan
     if tier == "reservation":
-        committed = [pricing.value for pricing in spec.budget.pricing_options if pricing.value.startswith("committed")]
+        # Reached only when the plan is not itself on committed capacity: a standby pool cannot consume capacity
+        # nobody bought, so a reservation is a step only as the planned pool (rank 1).
         sold = [model for model in ("committed-1y", "committed-3y") if _price(context, offer, model) is not None]
         if not sold:
             return None, f"the catalog sells no committed capacity for {_sku(offer)} in {plan.region}"
-        if not committed:
-            return None, (f"no reservation is planned (budget.pricing has no committed model; the catalog prices "
-                          f"{', '.join(sold)} here): add one to budget.pricing to compare a reservation")
-        return committed[0], ""
+        listed = "; budget.pricing lists committed capacity but it lost to" if any(
+            pricing.value.startswith("committed") for pricing in context.spec.budget.pricing_options) else \
+            "; add committed-1y to budget.pricing to compare one against"
+        return None, (f"the plan holds no reservation or commitment (the catalog prices {', '.join(sold)} here"
+                      f"{listed} {plan.pricing}), and a standby pool cannot consume capacity nobody bought")
     constraints = context.environment.constraints
     forbidden = constraints.pricing_rejection(tier) if constraints is not None else None
     if forbidden:
