@@ -150,15 +150,18 @@ def system_boot_disk(catalog: Catalog, cloud: str, region: str) -> tuple[float, 
 
 
 def cost_parts(spec: WorkloadSpec, catalog: Catalog, offer: Offer, units: int, run_hours: float,
-               storage: StorageNeeds) -> tuple[Part, ...]:
-    """Every priced part of the option. For training `run_hours` is the run; for inference it is ignored."""
+               storage: StorageNeeds, shared: dict | None = None) -> tuple[Part, ...]:
+    """Every priced part of the option. For training `run_hours` is the run; for inference it is ignored.
+
+    `shared` (a dict the caller keeps while it costs one spec's offers) holds the parts that depend only on the
+    place (cluster, NAT, storage, egress), computed once per platform, region, zones and run: a full catalog offers
+    hundreds of machine types in the same regions."""
     cloud, region = offer.cloud, offer.region
     run = run_of(spec, offer, run_hours)
     disk_hourly, disk_note = (node_boot_disk(catalog, offer, system=False) if offer.platform in CLUSTER_PLATFORMS
                               else (0.0, ""))
     fleet_hourly = units * (offer.unit_hourly_usd + disk_hourly)
     committed_term = COMMITMENT_TERM_HOURS.get(offer.pricing)
-    parts: list[Part] = []
 
     if run is not None:
         if committed_term:
@@ -177,12 +180,24 @@ def cost_parts(spec: WorkloadSpec, catalog: Catalog, offer: Offer, units: int, r
         note = f"{units} × {offer.machine}, {why}"
     if disk_note:
         note += f" (with a {disk_note})"
-    parts.append(accelerator_pool("compute", fleet_hourly, planned, run, note, committed_term))
+    compute = accelerator_pool("compute", fleet_hourly, planned, run, note, committed_term)
+    key = (offer.platform, cloud, region, nat_gateways(offer), run, storage)
+    rest = shared.get(key) if shared is not None else None
+    if rest is None:
+        rest = place_parts(spec, catalog, *key)
+        if shared is not None:
+            shared[key] = rest
+    return (compute, *rest)
 
-    if offer.platform in CLUSTER_PLATFORMS:
+
+def place_parts(spec: WorkloadSpec, catalog: Catalog, platform: str, cloud: str, region: str, gateways: int,
+                run: RunWindow | None, storage: StorageNeeds) -> tuple[Part, ...]:
+    """The parts besides the accelerators: cluster, NAT, bucket, shared file system, egress."""
+    parts: list[Part] = []
+    if platform in CLUSTER_PLATFORMS:
         parts.extend(cluster_parts(catalog, cloud, region, run))
-    if offer.platform != "baremetal-gpu":
-        parts.append(nat_part(catalog, cloud, region, nat_gateways(offer), run))
+    if platform != "baremetal-gpu":
+        parts.append(nat_part(catalog, cloud, region, gateways, run))
 
     if cloud != "onprem":
         bucket_gib = (storage.dataset_tb + storage.checkpoint_tb) * GIB_PER_TB

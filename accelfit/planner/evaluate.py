@@ -55,27 +55,28 @@ class _Shape:
 
 
 def size_offer(spec: WorkloadSpec, catalog: Catalog, offer: Offer, team: TeamEfficiency | None = None,
-               at_units: int | None = None, sizes: dict | None = None) -> Sized:
+               at_units: int | None = None, shared: dict | None = None) -> Sized:
     """Size and cost one offer; raises Unfit when it cannot meet the workload at any allowed count.
 
     `at_units` builds a count at least as large as the spec needs (a lock that still meets the spec): the same
     workload on more units runs faster (training) or with spare replicas (inference), and costs what it builds.
-    `sizes` (a dict the caller keeps for one spec) shares the sizing between offers with the same `sizing_key`;
-    only the price, which depends on the place, is worked out per offer."""
-    if sizes is None:
+    `shared` (a dict the caller keeps while it evaluates one spec's offers) shares the sizing between offers with
+    the same `sizing_key` and the place-only cost parts between offers in the same place (`costing.cost_parts`);
+    only what depends on both is worked out per offer."""
+    if shared is None:
         shape = _shape(spec, catalog, offer, team, at_units)
     else:
         key = (sizing_key(offer), at_units)
-        shape = sizes.get(key)
+        shape = shared.get(key)
         if shape is None:
             try:
                 shape = _shape(spec, catalog, offer, team, at_units)
             except Unfit as unfit:
                 shape = unfit
-            sizes[key] = shape
+            shared[key] = shape
         if isinstance(shape, Unfit):
             raise shape.with_traceback(None)  # one remembered Unfit, raised afresh for each offer
-    parts = cost_parts(spec, catalog, offer, shape.fields["units"], shape.run_hours, shape.storage)
+    parts = cost_parts(spec, catalog, offer, shape.fields["units"], shape.run_hours, shape.storage, shared)
     cost = plan_figures(spec, parts)
     return Sized(offer=offer, monthly_usd=cost.monthly_usd,
                  total_usd=cost.run_total_usd if spec.training is not None else cost.monthly_usd,
@@ -158,10 +159,10 @@ def inference_note(size: InferenceSize, offer: Offer) -> str:
 def evaluate(spec: WorkloadSpec, catalog: Catalog, offers: list[Offer],
              team: TeamEfficiency | None = None, constraints: PolicyConstraints | None = None) -> Evaluation:
     result = Evaluation()
-    sizes: dict = {}
+    shared: dict = {}
     for offer in offers:
         try:
-            sized = size_offer(spec, catalog, offer, team, sizes=sizes)
+            sized = size_offer(spec, catalog, offer, team, shared=shared)
         except Unfit as unfit:
             result.rejected.append(_raw(offer, unfit.rule, unfit.reason))
             if unfit.rule == "deadline" and unfit.best is not None:

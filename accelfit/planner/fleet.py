@@ -12,17 +12,19 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from accelfit.catalog.models import Catalog
+from accelfit.planner.choose import NoFeasiblePlan
+from accelfit.planner.constraints import PolicyConstraints
+from accelfit.planner.eligibility import hard_rejection
 from accelfit.planner.fleet_costs import cluster_costs, fleet_figures, is_training, workload_figures
 from accelfit.planner.fleet_fallback import fallback_chain
 from accelfit.planner.fleet_model import FallbackStep, FleetPlan, FleetWorkload, SharedCluster
 from accelfit.planner.fleet_placement import place
-from accelfit.planner.choose import NoFeasiblePlan
-from accelfit.planner.constraints import PolicyConstraints
-from accelfit.planner.eligibility import hard_rejection
 from accelfit.planner.lock import LockRequired, LockStatus, Selection, plan_with_lock
-from accelfit.planner.model import Plan
+from accelfit.planner.limits import pods_cidr_for
+from accelfit.planner.model import NetworkPlan, Plan
 from accelfit.planner.planner import Environment, search
 from accelfit.spec import WorkloadSpec
+
 
 def plan_fleet(specs: Sequence[WorkloadSpec], catalog: Catalog, environment: Environment | Sequence[Environment],
                selections: Mapping[str, Selection] | None, *, fleet_name: str, require_lock: bool = False,
@@ -67,7 +69,7 @@ def plan_fleet(specs: Sequence[WorkloadSpec], catalog: Catalog, environment: Env
             standby_full_scale_monthly_usd=chain.standby_full_scale_monthly_usd, **figures))
     members = [member.model_copy(update={"eligible_accelerators": eligible_in_cluster(spec, member, members, catalog)})
                for spec, member in zip(specs, members, strict=True)]
-    shared_clusters = tuple(with_pool_zones(clusters[name], members) for name in placement.cluster_names)
+    shared_clusters = tuple(with_standby_pools(clusters[name], members) for name in placement.cluster_names)
     figures = fleet_figures(members, shared_clusters)
     return FleetPlan(name=fleet_name, environment=environments[0].name if environments else "dev",
                      workloads=tuple(members), clusters=shared_clusters,
@@ -100,10 +102,16 @@ def eligible_in_cluster(spec: WorkloadSpec, member: FleetWorkload, members: Sequ
                          if hard_rejection(spec, catalog.accelerator(name), platform) is None}))
 
 
-def with_pool_zones(cluster: SharedCluster, members: Sequence[FleetWorkload]) -> SharedCluster:
-    """The cluster's zones: every zone a member's pools (planned and standby) use."""
-    zones = {zone for member in members if member.cluster == cluster.name for pool in member.plan.node_pools
-             for zone in pool.zones}
-    return cluster.model_copy(update={"zones": tuple(sorted(zones | set(cluster.zones)))})
+def with_standby_pools(cluster: SharedCluster, members: Sequence[FleetWorkload]) -> SharedCluster:
+    """The cluster once the standby pools are known: its zones are every zone a member's pools (planned and
+    standby) use, and a GKE pods range holds every node its accelerator pools can scale to."""
+    pools = [pool for member in members if member.cluster == cluster.name for pool in member.plan.node_pools]
+    zones = {zone for pool in pools for zone in pool.zones}
+    update: dict = {"zones": tuple(sorted(zones | set(cluster.zones)))}
+    if cluster.cloud.value == "gcp":
+        nodes = sum(pool.max_nodes for pool in pools if pool.role != "system")
+        update["network"] = cluster.network.model_copy(update={"pods_cidr": pods_cidr_for(
+            nodes, NetworkPlan().pods_cidr)})
+    return cluster.model_copy(update=update)
 
 __all__ = ["FallbackStep", "FleetPlan", "FleetWorkload", "SharedCluster", "plan_fleet"]

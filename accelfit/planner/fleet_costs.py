@@ -15,7 +15,6 @@ from accelfit.catalog.models import Catalog
 from accelfit.planner.costing import cluster_parts, cost_lines, nat_part
 from accelfit.planner.fleet_model import FleetWorkload, SharedCluster
 from accelfit.planner.fleet_placement import CLUSTER_PLATFORMS, Placement
-from accelfit.planner.limits import pods_cidr_for
 from accelfit.planner.model import CostLine, Plan, PlanCloud
 from accelfit.pricing.overheads import run_window
 
@@ -71,10 +70,7 @@ def cluster_costs(placement: Placement, plans: Sequence[Plan], catalog: Catalog)
         monthly = round(sum(part.monthly_usd for part in parts), 2)
         separate = sum(line.monthly_usd for plan in members for line in plan.estimate.breakdown
                        if line.item in SHARED_ITEMS)
-        nodes = sum(pool.max_nodes for plan in members for pool in plan.node_pools if pool.role != "system")
-        network = first.network
-        if cloud == "gcp":
-            network = network.model_copy(update={"pods_cidr": pods_cidr_for(nodes, type(network)().pods_cidr)})
+        network = first.network  # the pods range is widened for the standby pools too (fleet.with_standby_pools)
         systems = [pool for plan in members for pool in plan.node_pools if pool.role == "system"]
         system_pool = systems[0].model_copy(update={"zones": tuple(sorted({zone for pool in systems
                                                                            for zone in pool.zones}))})

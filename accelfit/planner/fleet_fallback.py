@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import dataclasses
 from accelfit.catalog.models import Catalog
-from accelfit.planner.build import node_pools
+from accelfit.planner.build import network_plan, node_pools
 from accelfit.planner.choose import rank_key
 from accelfit.planner.eligibility import hard_rejection
 from accelfit.planner.evaluate import policy_rejections, size_offer
 from accelfit.planner.fleet_costs import figures_of, own_lines
 from accelfit.planner.fleet_model import FallbackStep, SharedCluster
-from accelfit.planner.fleet_placement import CLUSTER_PLATFORMS
+from accelfit.planner.fleet_placement import CLUSTER_PLATFORMS, describe_layout
 from accelfit.planner.model import NodePool, Plan
 from accelfit.planner.options import Offer, Sized
 from accelfit.planner.planner import Environment, Search
@@ -71,6 +71,11 @@ class _Context:
                                                                                        self.plan.region):
             return (f"runs as {offer.platform} in {offer.cloud} {offer.region}, outside cluster {self.cluster.name} "
                     f"({self.plan.cloud.value} {self.plan.region}); it would need a cluster of its own")
+        needed = network_plan(self.spec, sized)
+        have = self.cluster.network
+        if (needed.extra_networks, needed.efa) != (have.extra_networks, have.efa):
+            return (f"its {sized.units}-node run needs {describe_layout((needed.extra_networks, needed.efa))}, and "
+                    f"cluster {self.cluster.name} is built with {describe_layout((have.extra_networks, have.efa))}")
         return None
 
     def cost(self, sized: Sized, in_cluster: bool) -> tuple[float, float]:
@@ -171,16 +176,18 @@ def _planned_offer(context: _Context, found: Search) -> Offer | None:
 
 def _tier_pricing(context: _Context, offer: Offer, tier: str) -> tuple[str | None, str]:
     """(pricing model, "") for a tier the plan can use, or (None, why not)."""
-    spec, plan = context.spec, context.plan
+    plan = context.plan
     if tier == "reservation":
-        committed = [pricing.value for pricing in spec.budget.pricing_options if pricing.value.startswith("committed")]
+        # Reached only when the plan is not itself on committed capacity: a standby pool cannot consume capacity
+        # nobody bought, so a reservation is a step only as the planned pool (rank 1).
         sold = [model for model in ("committed-1y", "committed-3y") if _price(context, offer, model) is not None]
         if not sold:
             return None, f"the catalog sells no committed capacity for {_sku(offer)} in {plan.region}"
-        if not committed:
-            return None, (f"no reservation is planned (budget.pricing has no committed model; the catalog prices "
-                          f"{', '.join(sold)} here): add one to budget.pricing to compare a reservation")
-        return committed[0], ""
+        listed = "; budget.pricing lists committed capacity but it lost to" if any(
+            pricing.value.startswith("committed") for pricing in context.spec.budget.pricing_options) else \
+            "; add committed-1y to budget.pricing to compare one against"
+        return None, (f"the plan holds no reservation or commitment (the catalog prices {', '.join(sold)} here"
+                      f"{listed} {plan.pricing}), and a standby pool cannot consume capacity nobody bought")
     constraints = context.environment.constraints
     forbidden = constraints.pricing_rejection(tier) if constraints is not None else None
     if forbidden:
@@ -199,14 +206,15 @@ def _price(context: _Context, offer: Offer, pricing: str):
     return context.catalog.price(offer.cloud, _sku(offer), offer.region, pricing)
 
 
-def _same_type_on(context: _Context, offer: Offer, tier: str) -> tuple[Sized | None, str]:
+def _same_type_on(context: _Context, offer: Offer, tier: str, units: int | None = None) -> tuple[Sized | None, str]:
+    """The offer on another tier, sized at least at `units` (default: the plan's count)."""
     pricing, why = _tier_pricing(context, offer, tier)
     if pricing is None:
         return None, why
     price = _price(context, offer, pricing)
     chips = offer.tpu_slice.chips if offer.tpu_slice is not None else 1
     repriced = dataclasses.replace(offer, pricing=pricing, price=price, unit_hourly_usd=price.hourly_usd * chips)
-    units = int(context.plan.option.split("/")[5].removeprefix("x"))
+    units = units or int(context.plan.option.split("/")[5].removeprefix("x"))
     try:
         sized = size_offer(context.spec, context.catalog, repriced, context.environment.efficiency, at_units=units)
     except Unfit as unfit:
@@ -227,6 +235,11 @@ def _other_accelerators(context: _Context, found: Search) -> list[tuple[Sized, s
         offer = sized.offer
         if offer.accelerator.name in seen or hard_rejection(spec, offer.accelerator, offer.platform):
             continue
+        if offer.pricing.startswith("committed"):
+            # A commitment is bought for the capacity it holds; a standby step runs on capacity bought when used.
+            sized, _ = _same_type_on(context, offer, "on-demand", sized.units)
+            if sized is None:
+                continue
         buildable = context.buildable(sized) is None
         if chosen and not buildable:
             continue  # after the next best overall, only one the cluster can hold is worth a step

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import Field
 
 from accelfit.planner.model import CostLine, Frozen, NetworkPlan, NodePool, Plan, PlanCloud
-
-FALLBACK_PRICING = ("reservation", "on-demand", "spot", "owned")
-
 
 class FallbackStep(Frozen):
     """One step of a workload's fallback chain: where its jobs go when the steps before it have no capacity."""
@@ -16,7 +15,8 @@ class FallbackStep(Frozen):
     option: str = Field(description="Option id (same format as Plan.option).")
     accelerator: str
     count: int = Field(ge=1, description="Accelerators (GPUs or TPU chips) the step runs the workload on.")
-    pricing: str = Field(description="reservation | on-demand | spot | owned.")
+    pricing: Literal["reservation", "on-demand", "spot", "owned"] = Field(
+        description="The capacity tier: reservation (committed-use capacity), on-demand, spot, or owned servers.")
     pool: str | None = Field(description="The NodePool of the workload's plan that serves this step; None = listed "
                              "only (not buildable in the workload's cluster), the note says why.")
     monthly_usd: float = Field(description="What the workload costs per month if it runs on this step (its own "

@@ -47,13 +47,25 @@ def _no_parsing(monkeypatch) -> None:
     monkeypatch.setattr(loader, "_load", parse)
 
 
+def _active_files(base: Path) -> list[Path]:
+    return sorted(DATA_DIR.glob("*.yaml")) + store.imported_files(base / "imported")
+
+
 def test_second_load_comes_from_the_cache_without_parsing(base, monkeypatch):
+    (base / compiled.CACHE_FILE).unlink()
     parsed = _fresh_load()
     assert (base / compiled.CACHE_FILE).is_file()
     _no_parsing(monkeypatch)
     cached = _fresh_load()
     assert cached == parsed and cached.origin.kind == "imported"
     assert cached.price("aws", "g6.xlarge", "eu-west-3").hourly_usd == 0.9776  # lookups work on the cached copy
+
+
+def test_an_import_leaves_its_compiled_cache_behind(base, monkeypatch):
+    key = compiled.cache_key(_active_files(base))
+    assert compiled.read(base / compiled.CACHE_FILE, key) is not None
+    _no_parsing(monkeypatch)
+    assert _fresh_load().price("aws", "g6.xlarge", "eu-west-3").hourly_usd == 0.9776
 
 
 def test_a_changed_imported_file_misses_the_cache(base):
@@ -109,6 +121,7 @@ def test_a_damaged_or_foreign_cache_is_ignored_and_rewritten(base, damage):
 
 def test_an_unwritable_cache_place_costs_only_the_speed_up(base):
     cache = base / compiled.CACHE_FILE
+    cache.unlink()
     (cache / "occupied").mkdir(parents=True)  # a directory where the file should go: the rename fails
     assert _fresh_load().origin.kind == "imported"
     assert [path.name for path in base.iterdir() if path.name.startswith(".")] == []  # no temporary file left
@@ -121,7 +134,7 @@ def test_a_catalog_that_fails_its_checks_is_never_cached(base):
     for _ in range(2):
         with pytest.raises(InputError):
             _fresh_load()
-    assert not (base / compiled.CACHE_FILE).exists()
+    assert compiled.read(base / compiled.CACHE_FILE, compiled.cache_key(_active_files(base))) is None
 
 
 def test_the_cached_imported_catalog_plans_as_the_parsed_one(base, monkeypatch):

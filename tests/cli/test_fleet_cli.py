@@ -113,3 +113,24 @@ def test_schema_documents_the_fleet_form(project, capsys):
     assert list(validator.iter_errors(config))
     config["accelfit:workloads"] = []
     assert list(validator.iter_errors(config))
+
+
+GOLDEN = Path(__file__).resolve().parent / "golden"
+
+
+@pytest.mark.parametrize(("flag", "golden"), [((), "fleet-plan.txt"), (("--markdown",), "fleet-plan.md")])
+def test_fleet_report_golden(project, capsys, flag, golden):
+    """A regression guard of the whole fleet report (GCP only; regenerate with ACCELFIT_UPDATE_GOLDEN=1 after
+    reading the diff)."""
+    import os
+
+    path = project / "stacks" / "Pulumi.dev.yaml"
+    document = yaml.safe_load(path.read_text(encoding="utf-8"))
+    document["config"]["accelfit:workloads"][0]["placement"].update({"clouds": ["gcp"], "regions": ["us-central1"]})
+    path.write_text(yaml.safe_dump(document, sort_keys=False), encoding="utf-8")
+    code, out, _ = run(capsys, "plan", "--stack", "dev", *flag)
+    path = GOLDEN / golden
+    if os.environ.get("ACCELFIT_UPDATE_GOLDEN") == "1":
+        path.write_text(out, encoding="utf-8")
+    assert code == 0 and path.exists(), f"{path} missing; run with ACCELFIT_UPDATE_GOLDEN=1"
+    assert out == path.read_text(encoding="utf-8"), f"differs from {path.name}; regenerate with ACCELFIT_UPDATE_GOLDEN=1"

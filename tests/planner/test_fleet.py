@@ -10,7 +10,7 @@ from accelfit.planner import Environment, plan, plan_fleet
 from accelfit.planner.constraints import PolicyConstraints
 from accelfit.planner.fleet_costs import SHARED_ITEMS
 from accelfit.planner.lock import Selection
-from tests.planner.fleet_specs import gpu_serving, jax_pretrain, kernels_finetune
+from tests.planner.fleet_specs import gpu_serving, jax_pretrain, kernels_finetune, spec
 
 CATALOG = load_catalog()
 STAGING = Environment(name="staging")
@@ -82,7 +82,7 @@ def test_fallback_chain_is_planned_pool_then_other_tiers_then_the_next_accelerat
     assert [(step.accelerator, step.pricing) for step in steps[:2]] == [("tpu-v6e", "spot"), ("tpu-v6e", "on-demand")]
     assert steps[2].accelerator != "tpu-v6e" and "next-best eligible accelerator" in steps[2].note
     # A reservation is a tier the catalog sells here, but the spec plans none: left out, and said why.
-    assert any(reason.startswith("reservation tpu-v6e: no reservation is planned")
+    assert any(reason.startswith("reservation tpu-v6e: the plan holds no reservation")
                for reason in planned.workload("pretrain").fallback_omitted)
 
 
@@ -153,6 +153,19 @@ def test_a_step_outside_the_cluster_is_listed_only_with_why():
     assert all("listed only" in step.note for step in steps[1:])
     assert not any(pool.fallback_rank for pool in planned.workloads[0].plan.node_pools)
 
+
+
+def test_a_step_that_needs_a_network_layout_the_cluster_lacks_is_listed_only():
+    big = spec(name="pretrain", kind="training", framework="jax", model={"parameters": "8B"},
+               training={"tokens": "300B", "deadline_days": 7},
+               placement={"clouds": ["gcp"], "regions": ["us-central1"], "accelerators": ["tpu-v6e", "h100-80gb"]},
+               budget={"pricing": ["spot", "on-demand"]})
+    planned, _ = fleet(big)
+    member = planned.workloads[0]
+    gpu = next(step for step in member.fallback if step.accelerator == "h100-80gb")
+    assert planned.clusters[0].network.extra_networks == 0
+    assert gpu.pool is None and "needs GPUDirect" in gpu.note and "plain network" in gpu.note
+    assert not any(pool.gpudirect != "none" for pool in member.plan.node_pools)
 
 # ---- cost --------------------------------------------------------------------------------------------------------
 
@@ -248,3 +261,44 @@ def test_a_fleet_over_the_stack_budget_is_warned_even_when_each_workload_fits():
     assert len(planned.warnings) == 1 and "stack-monthly-budget" in planned.warnings[0]
     within, _ = fleet(gpu_serving(), environment=environment)
     assert within.warnings == ()
+
+
+def test_a_workload_without_a_plan_is_named_in_the_error():
+    from accelfit.planner import NoFeasiblePlan
+    from accelfit.planner.lock import LockRequired
+
+    impossible = gpu_serving(name="too-cheap").model_copy(update={"budget": gpu_serving().budget.model_copy(
+        update={"max_monthly_usd": 10})})
+    with pytest.raises(NoFeasiblePlan, match="^workload too-cheap: no option fits budget.max_monthly_usd"):
+        fleet(jax_pretrain(), impossible)
+    with pytest.raises(LockRequired, match="^workload pretrain: no selection is locked"):
+        plan_fleet([jax_pretrain()], CATALOG, STAGING, None, fleet_name="ml", require_lock=True)
+
+
+def test_a_committed_plan_starts_its_chain_on_the_reservation_then_on_demand_then_spot():
+    document = jax_pretrain().model_dump(mode="json", exclude_none=True)
+    committed = spec(**{**document, "training": {**document["training"], "deadline_days": 4},
+                        "budget": {"pricing": "committed-1y"}})
+    planned, _ = fleet(committed)
+    steps = planned.workloads[0].fallback
+    assert steps[0].pricing == "reservation" and steps[0].option.endswith("/committed-1y")
+    same_type = [step.pricing for step in steps if step.accelerator == steps[0].accelerator]
+    assert same_type == ["reservation", "on-demand", "spot"]
+    # Another accelerator is a standby on capacity bought when used, never a second commitment.
+    others = [step for step in steps if step.accelerator != steps[0].accelerator]
+    assert others and all(step.pricing == "on-demand" for step in others)
+
+
+def test_the_shared_pods_range_holds_every_node_the_members_pools_can_reach():
+    from accelfit.planner.fleet import with_standby_pools
+    from accelfit.planner.limits import pods_cidr_for
+
+    planned, _ = fleet(jax_pretrain(), gpu_serving())
+    cluster = planned.clusters[0]
+    nodes = sum(pool.max_nodes for member in planned.workloads for pool in member.plan.node_pools
+                if pool.role != "system")
+    assert cluster.network.pods_cidr == pods_cidr_for(nodes, "10.64.0.0/14")
+    larger = [member.model_copy(update={"plan": member.plan.model_copy(update={"node_pools": tuple(
+        pool.model_copy(update={"max_nodes": 900}) for pool in member.plan.node_pools)})})
+        for member in planned.workloads]
+    assert with_standby_pools(cluster, larger).network.pods_cidr != "10.64.0.0/14"  # 900 nodes x pools > 1,024

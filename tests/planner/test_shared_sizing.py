@@ -32,13 +32,13 @@ def test_shared_sizing_gives_what_each_offer_gives_alone(catalog, label):
     offers = offers_for(spec, catalog, None).offers
     # The sharing is real: several offers (regions) per sizing key.
     assert len({sizing_key(offer) for offer in offers}) < len(offers) / 2
-    sizes: dict = {}
+    shared: dict = {}
     for offer in offers:
         try:
-            shared = size_offer(spec, catalog, offer, sizes=sizes)
+            together = size_offer(spec, catalog, offer, shared=shared)
         except Unfit as unfit:
-            shared = ("unfit", unfit.rule, unfit.reason, unfit.best)
-        assert shared == _alone(spec, catalog, offer), offer.label
+            together = ("unfit", unfit.rule, unfit.reason, unfit.best)
+        assert together == _alone(spec, catalog, offer), offer.label
 
 
 def test_evaluate_keeps_every_feasible_option_and_rejection(catalog):

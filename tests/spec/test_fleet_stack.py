@@ -133,3 +133,12 @@ def test_a_plain_spec_loader_refuses_a_fleet_stack_and_says_where_to_go(project)
     path = write(project, fleet_config())
     with pytest.raises(InputError, match="--stack ENV"):
         load_workload(path)
+
+
+def test_a_key_written_like_brackets_is_an_unknown_key_not_a_crash():
+    """Found by the loader fuzz test: a key "[]" was taken for one of pydantic's own location tags."""
+    from accelfit.spec import workload_from_document
+
+    with pytest.raises(InputError) as caught:
+        workload_from_document({"[]": None}, "fuzz.yaml")
+    assert any("unknown key '[]'" in line for line in caught.value.lines())
