@@ -2,8 +2,11 @@
 the EKS control plane, the system node group, the Pod Identity agent and the Cluster Autoscaler's identity are built
 once, named after the cluster; each workload adds its GPU node groups (planned and standby), its bucket (and FSx
 for Lustre when it asks) and its Pod Identity role, named after the workload. Several managed node groups of
-different instance types on one cluster is the shape of terraform-aws-eks's `eks_managed_node_groups` map and of
-ai-on-eks's GPU blueprints (awslabs/ai-on-eks infra/base/terraform/eks.tf: a core node group plus GPU groups).
+different instance types and AMIs on one cluster is the shape of terraform-aws-eks's `eks_managed_node_groups`
+map (terraform-aws-modules/terraform-aws-eks @bef29c4d9523523e57fe898643fde2895106b339
+tests/eks-managed-node-group/main.tf: AL2023, Bottlerocket and ARM groups on one cluster); ai-on-eks keeps a
+core node group and adds GPU capacity (g5, g6 node pools) to the same cluster (awslabs/ai-on-eks
+@41a979ee7614a59e5337768b1bddec76ad6653e0 infra/base/terraform/eks.tf core_node_group, addons.tf g6-gpu-karpenter).
 
 Every workload's plan and the cluster-wide rules are checked before anything is created."""
 

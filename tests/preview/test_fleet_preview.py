@@ -193,3 +193,23 @@ def test_each_workload_over_its_spec_budget_is_a_violation_naming_it():
     [violation] = workload_budget_violations(lines)
     assert violation["resource"] == "(workload chat-a)" and violation["level"] == "mandatory"
     assert "$1,500" in violation["message"] and "$1,000" in violation["message"]
+
+
+def test_the_example_stack_header_says_what_the_fleet_plan_builds(document):
+    header = " ".join(line.lstrip("# ") for line in (ROOT / "stacks" / f"Pulumi.{STACK}.yaml").read_text()
+                      .splitlines() if line.startswith("#"))
+    plan = document["plan"]
+    [cluster] = plan["clusters"]
+    assert f"share one GKE cluster, {cluster['name']}" in header and cluster["region"] in header
+    for member in plan["workloads"]:
+        chosen = member["plan"]
+        assert f"{member['name']} on {chosen['platform']}" in header
+        for pool in chosen["node_pools"]:
+            if pool["role"] != "system":
+                assert f"pool{'s' if pool.get('fallback_rank') else ''} {pool['name']}" in header or \
+                    f"{pool['name']} (" in header, pool["name"]
+    queues = {item["inputs"]["metadata"]["name"]: item["inputs"]["spec"] for item in of_type(document, KUEUE + "ClusterQueue")}
+    borrowed = {name: [flavor["name"] for flavor in spec["resourceGroups"][0]["flavors"]
+                       if not flavor["name"].startswith(name + "-")] for name, spec in queues.items()}
+    assert borrowed["chat-serve"] == [] and borrowed["jax-pretrain"] and \
+        all(name.startswith("chat-serve-gpu") for name in borrowed["jax-pretrain"])
