@@ -50,10 +50,13 @@ def cluster_zones(plans: tuple[Plan, ...]) -> tuple[str, ...]:
 
 def shared_cluster_problems(cluster: SharedClusterBuild, catalog: Catalog) -> list[Problem]:
     problems = cluster_problems(cluster, "aws")
+    zone_ids: dict[str, str] | None = None  # looked up once for the cluster's zones (one EC2 call per zone)
     for index, plan in enumerate(cluster.plans):
         own = validate_eks_plan(plan, catalog)
         if not own:
-            own = zone_offering_problems(plan, account_zone_ids(tuple(plan.zones), plan.region))
+            if zone_ids is None:
+                zone_ids = account_zone_ids(cluster.zones or cluster_zones(cluster.plans), plan.region)
+            own = zone_offering_problems(plan, zone_ids)
         problems += prefixed(index, own)
     with_lustre = [plan.workload for plan in cluster.plans if plan.storage.shared_filesystem == "fsx-lustre"]
     if len(with_lustre) > 1:
@@ -150,9 +153,10 @@ class EksSharedStack:
     cluster_addons: list[pulumi.Resource] = field(default_factory=list)
 
 
-def build_shared_cluster(build: SharedClusterBuild, catalog: Catalog,
-                         access: ClusterAccess | None = None) -> EksSharedStack:
-    problems = shared_cluster_problems(build, catalog)
+def build_shared_cluster(build: SharedClusterBuild, catalog: Catalog, access: ClusterAccess | None = None,
+                         *, checked: bool = False) -> EksSharedStack:
+    """`checked`: the caller has already checked `build` (shared_cluster_problems) and found nothing."""
+    problems = [] if checked else shared_cluster_problems(build, catalog)
     if problems:
         raise InputError(problems)
     access = access if access is not None else read_cluster_access()

@@ -74,9 +74,10 @@ def shared_cluster_problems(build: SharedClusterBuild, catalog: Catalog) -> list
     return problems + pool_count_problems("gcp", build.name, pools)
 
 
-def build_shared_cluster(build: SharedClusterBuild, catalog: Catalog, *,
-                         project: str | None = None) -> GcpSharedCluster:
-    problems = shared_cluster_problems(build, catalog)
+def build_shared_cluster(build: SharedClusterBuild, catalog: Catalog, *, project: str | None = None,
+                         checked: bool = False) -> GcpSharedCluster:
+    """`checked`: the caller has already checked `build` (shared_cluster_problems) and found nothing."""
+    problems = [] if checked else shared_cluster_problems(build, catalog)
     if problems:
         raise InputError(problems)
     project = resolve_project(project)
