@@ -210,7 +210,7 @@ def _fleet_preview(stack: StackFile, recording: Any, result: Any, unset: dict[st
         "lock": {"workloads": {name: lock.to_json_dict() for name, lock in result.locks.items()}},
         "budget": {"lines": budgets},
         "resources": _resource_rows(recorded, costs.by_urn(), owners),
-        "cost": fleet_cost_section(fleet, costs, assumptions),
+        "cost": fleet_cost_section(fleet, costs, assumptions, stack.specs),
         "policies": pack,
     }
     if stack.warnings:
