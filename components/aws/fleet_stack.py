@@ -94,7 +94,8 @@ class EksSharedCluster(pulumi.ComponentResource):
         region = basis.region
         self.protect = basis.environment in PROTECTED_ENVIRONMENTS
         self.network = AwsNetwork(child_name(name, "network"), AwsNetworkArgs(
-            region=region, zones=build.zones or cluster_zones(build.plans), cidr=basis.network.cidr, tags=tags), opts=child)
+            region=region, zones=build.zones or cluster_zones(build.plans), cidr=basis.network.cidr, tags=tags),
+            opts=child)
         self.roles = EksRoles(child_name(name, "roles"), EksRolesArgs(tags=tags, region=region), opts=child)
         self.cluster = EksCluster(child_name(name, "cluster"), EksClusterArgs(
             role_arn=self.roles.cluster_role_arn, role_name=self.roles.cluster_role_name,
