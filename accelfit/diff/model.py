@@ -167,6 +167,22 @@ class FigureChange:
 
 
 @dataclass(frozen=True)
+class WorkloadCost:
+    """A fleet workload's three figures before and after (its own resources + its share of the shared items;
+    `<cluster>-shared` rows are the shared items themselves, counted once)."""
+
+    workload: str
+    figures: tuple[FigureChange, ...]
+
+    @property
+    def monthly(self) -> FigureChange:
+        return self.figures[0]
+
+    def to_json_dict(self) -> dict[str, Any]:
+        return {"workload": self.workload, "figures": [figure.to_json_dict() for figure in self.figures]}
+
+
+@dataclass(frozen=True)
 class StackDiff:
     stack: str
     environment: str
@@ -184,6 +200,11 @@ class StackDiff:
     spec_changes: tuple[InputChange, ...] = ()  # what changed in the workload spec behind a plan change
     repriced: tuple[ResourceDiff, ...] = ()  # inputs unchanged, monthly cost moved (a catalog price update)
     base_is_new: bool = False  # the stack does not exist on the base side
+    workloads: tuple[WorkloadCost, ...] = ()  # a fleet's cost per workload; resources are grouped by workload
+
+    @property
+    def is_fleet(self) -> bool:
+        return bool(self.workloads)
 
     def count(self, action: Action) -> int:
         return sum(1 for resource in self.resources if resource.action == action)
@@ -223,6 +244,8 @@ class StackDiff:
             "cost": {**self.budget.to_json_dict(), "figures": [figure.to_json_dict() for figure in self.figures],
                      "budget_lines": [dict(line) for line in self.budget_lines]},
             "selection": self.selection.to_json_dict(),
+            # A fleet's cost per workload (absent for a single stack, whose documents stay as they were).
+            **({"workloads": [workload.to_json_dict() for workload in self.workloads]} if self.workloads else {}),
             "movers": [{"key": r.key, "name": r.name, "component": r.component, "action": r.action,
                         "before_monthly_usd": r.before_usd, "after_monthly_usd": r.after_usd,
                         "delta_monthly_usd": r.delta_usd} for r in self.movers],

@@ -1,0 +1,69 @@
+"""`accelfit diff` of fleet previews (issue 17): changes and cost grouped by workload, in text, markdown (the PR
+comment) and JSON. The documents are the example fleet's golden preview and a copy with one workload changed."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import pytest
+
+from accelfit.diff.compare import diff_documents
+from accelfit.diff.document import parse_document
+from accelfit.diff.render_markdown import render_markdown
+from accelfit.diff.render_text import render_text
+
+GOLDEN = Path(__file__).parents[1] / "preview" / "golden" / "preview-example-gcp-fleet.json"
+
+
+@pytest.fixture
+def pair():
+    head = json.loads(GOLDEN.read_text())
+    base = copy.deepcopy(head)
+    # Base: chat-serve's GPU pool one node smaller and $1,000 cheaper; the shared cluster and jax-pretrain alike.
+    base["cost"]["workloads"]["chat-serve"]["monthly_usd"] -= 1000
+    base["cost"]["monthly_usd"] -= 1000
+    pool = next(item for item in base["resources"] if item["name"] == "chat-serve-gpu-pool")
+    pool["monthly_usd"] -= 1000
+    pool["inputs"]["autoscaling"]["totalMaxNodeCount"] -= 1
+    return parse_document(base, "base.json"), parse_document(head, "head.json")
+
+
+def test_changes_are_grouped_by_workload(pair):
+    diff = diff_documents(*pair)
+    [change] = diff.resources
+    assert (change.name, change.component, change.delta_usd) == ("chat-serve-gpu-pool", "chat-serve", 1000.0)
+    by_workload = {item.workload: item for item in diff.workloads}
+    assert set(by_workload) == {"jax-pretrain", "chat-serve", "ml-platform-shared"}
+    assert by_workload["chat-serve"].monthly.delta_usd == 1000.0
+    assert by_workload["jax-pretrain"].monthly.delta_usd == 0.0
+
+
+def test_the_pr_comment_shows_cost_by_workload(pair):
+    comment = render_markdown(diff_documents(*pair))
+    assert "#### Cost by workload (a month as planned)" in comment
+    row = next(line for line in comment.splitlines() if line.startswith("| `chat-serve` |"))
+    assert "→" in row and "(+$1,000)" in row
+    assert "| `ml-platform-shared` |" in comment
+    assert "changed in 1 workload(s)" in comment
+    assert "**`chat-serve`** · 1 to change · +$1,000 a month" in comment
+
+
+def test_text_and_json_carry_the_workloads(pair):
+    diff = diff_documents(*pair)
+    assert "Workload chat-serve: monthly_usd $15,393 -> $16,393" in render_text(diff)
+    data = diff.to_json_dict()
+    assert {item["workload"] for item in data["workloads"]} == {"jax-pretrain", "chat-serve", "ml-platform-shared"}
+    assert data["resources"][0]["component"] == "chat-serve"
+
+
+def test_a_new_fleet_stack_diffs_against_nothing():
+    from accelfit.diff.document import new_stack_document
+
+    head = json.loads(GOLDEN.read_text())
+    diff = diff_documents(parse_document(new_stack_document(head["stack"]), "base"), parse_document(head, "head"))
+    assert {item.workload: item.monthly.base_usd for item in diff.workloads}["chat-serve"] is None
+    assert {resource.component for resource in diff.resources} == {"jax-pretrain", "chat-serve",
+                                                                     "ml-platform-shared"}
+    assert "| `chat-serve` | - → $16,393" in render_markdown(diff)
