@@ -129,14 +129,16 @@ def eligible_accelerators(member: Any) -> frozenset[str]:
 
 def fleet_cluster_builds(fleet: Any, ownership: Ownership) -> list[SharedClusterBuild]:
     """A SharedClusterBuild per SharedCluster of the fleet plan, its workloads in the stack's order, the shared
-    network the fleet plan sized (pods range for every member's nodes), labelled `workload: <fleet>-shared`."""
+    network the fleet plan sized (pods range for every member's nodes), its shared items labelled `workload:
+    <cluster>-shared` (the first cluster is named after the fleet, so `<fleet>-shared`; a second cluster's items
+    stay apart from the first's)."""
     from components.fleet import ClusterWorkload, shared_ownership
 
     builds = []
     for cluster in fleet.clusters:
         members = [member for member in fleet.workloads if member.cluster == cluster.name]
         builds.append(SharedClusterBuild(
-            name=cluster.name, fleet=fleet.name, ownership=shared_ownership(fleet.name, ownership),
+            name=cluster.name, fleet=fleet.name, ownership=shared_ownership(cluster.name, ownership),
             network=cluster.network, zones=tuple(cluster.zones), system_pool=cluster.system_pool,
             workloads=tuple(ClusterWorkload(plan=member.plan,
                                             ownership=dataclasses.replace(ownership, workload=member.name),

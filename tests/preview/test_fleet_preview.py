@@ -228,3 +228,42 @@ def test_the_example_stack_header_says_what_the_fleet_plan_builds(document):
                        if not flavor["name"].startswith(name + "-")] for name, spec in queues.items()}
     assert borrowed["chat-serve"] == [] and borrowed["jax-pretrain"] and \
         all(name.startswith("chat-serve-gpu") for name in borrowed["jax-pretrain"])
+
+
+TPU_VM_PRETRAIN = {"name": "vm-pretrain", "kind": "training", "framework": "jax", "model": {"parameters": "1B"},
+                   "training": {"tokens": "20B", "deadline_days": 3}, "data": {"dataset_tb": 0.5},
+                   "placement": {"clouds": ["gcp"], "regions": ["us-central1"], "orchestration": "vms"},
+                   "budget": {"pricing": "on-demand"}}
+
+
+def test_a_tpu_vm_workload_is_built_alone_and_priced_as_its_own(tmp_path):
+    project = fleet_project(tmp_path, [serving("chat-a", "gcp", "us-central1", "l4"), TPU_VM_PRETRAIN])
+    document = preview_stack("fleet", project).document
+    members = {member["name"]: member for member in document["plan"]["workloads"]}
+    assert members["vm-pretrain"]["cluster"] is None and members["chat-a"]["cluster"] == "fleet"
+    [vm] = of_type(document, "gcp:tpu/v2Vm:V2Vm")
+    assert vm["workload"] == "vm-pretrain" and vm["name"].startswith("vm-pretrain-")
+    # Built alone: its own network and NAT, attributed to it (not to the shared cluster).
+    nats = {item["name"]: item["workload"] for item in of_type(document, "gcp:compute/routerNat:RouterNat")}
+    assert nats == {"fleet-net-nat": "fleet-shared", "vm-pretrain-net-nat": "vm-pretrain"}
+    assert document["cost"]["workloads"]["vm-pretrain"]["cluster"] is None
+    assert "fleet" in document["cost"]["shared"] and list(document["cost"]["shared"]["fleet"]["workloads"]) == \
+        ["chat-a"]
+    fleet_figures_agree(document)
+
+
+def label_of(resource: dict) -> str | None:
+    inputs = resource["inputs"]
+    for labels in (inputs.get("labels"), inputs.get("resourceLabels"), inputs.get("tags"),
+                   (inputs.get("nodeConfig") or {}).get("resourceLabels")):
+        if isinstance(labels, dict) and labels.get("workload"):
+            return labels["workload"]
+    return ((inputs.get("metadata") or {}).get("labels") or {}).get("accelfit.io/workload")
+
+
+def test_every_labelled_resource_is_attributed_to_the_workload_its_label_names(document):
+    labelled = [(item["name"], label_of(item), item["workload"]) for item in document["resources"]
+                if item["custom"] and label_of(item)]
+    assert len(labelled) > 20
+    assert [row for row in labelled if row[1] != row[2]] == []
+    assert {row[2] for row in labelled} == {"jax-pretrain", "chat-serve", "ml-platform-shared"}
