@@ -107,7 +107,9 @@ class EksSharedCluster(pulumi.ComponentResource):
                                         node_group_args(pool, self.network, self.roles, self.cluster, tags, region),
                                         opts=pulumi.ResourceOptions(parent=self, depends_on=[self.roles]))
             for pool in basis.node_pools if pool.role == "system"}
-        # One Pod Identity agent per cluster (an EKS add-on is installed once); every workload's role waits for it.
+        # One Pod Identity agent per cluster: an add-on is installed once per cluster (CreateAddon of an installed
+        # add-on fails with ResourceInUseException: https://docs.aws.amazon.com/eks/latest/APIReference/
+        # API_CreateAddon.html, as of 2026-11-23); every workload's Pod Identity association waits for it.
         self.agent = pod_identity_agent(child_name(name, "pod-identity-agent"), self.cluster.cluster_name, region,
                                         tags, child)
         self.autoscaler_identity = None
