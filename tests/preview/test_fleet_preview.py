@@ -267,3 +267,14 @@ def test_every_labelled_resource_is_attributed_to_the_workload_its_label_names(d
     assert len(labelled) > 20
     assert [row for row in labelled if row[1] != row[2]] == []
     assert {row[2] for row in labelled} == {"jax-pretrain", "chat-serve", "ml-platform-shared"}
+
+
+def test_team_namespaces_are_refused_in_the_fleet_form_before_anything_is_created(tmp_path, capsys, monkeypatch):
+    from accelfit.cli.main import main
+
+    project = fleet_project(tmp_path, [serving("chat-a", "gcp", "us-central1", "l4")],
+                            **{"accelfit:teamNamespaces": ["research"]})
+    monkeypatch.chdir(project)
+    assert main(["preview", "--stack", "fleet"]) == 2
+    err = capsys.readouterr().err
+    assert "accelfit:teamNamespaces" in err and "its own namespace" in err and "Traceback" not in err
