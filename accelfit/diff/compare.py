@@ -70,7 +70,9 @@ def _workload_costs(base: PreviewDocument, head: PreviewDocument) -> tuple[Workl
     return tuple(WorkloadCost(name, tuple(
         FigureChange(figure, (before.get(name) or {}).get(figure), (after.get(name) or {}).get(figure))
         for figure in ("monthly_usd", "full_scale_monthly_usd", "run_total_usd")),
-        max_monthly_usd=(after.get(name) or {}).get("max_monthly_usd")) for name in names)
+        max_monthly_usd=(after.get(name) or {}).get("max_monthly_usd"),
+        base_option=(before.get(name) or {}).get("option"), head_option=(after.get(name) or {}).get("option"))
+        for name in names)
 
 
 def _group_of(resources: Iterable[Resource]) -> dict[str, str]:

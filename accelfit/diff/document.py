@@ -159,17 +159,21 @@ def parse_document(data: Any, source: str) -> PreviewDocument:
         violations=violations,
         spec=reader.get(data, "spec", "", (Mapping,), required=False),
         new_stack=reader.get(data, "new_stack", "", (bool,), required=False, default=False),
-        workload_costs=_workload_costs(reader, cost))
+        workload_costs=_workload_costs(reader, cost, plan))
     if reader.problems:
         raise InputError(reader.problems)
     return document
 
 
-def _workload_costs(reader: _Reader, cost: Mapping[str, Any]) -> dict[str, dict[str, Any]] | None:
-    """A fleet document's three figures per workload, and its shared clusters' (under `<cluster>-shared`)."""
+def _workload_costs(reader: _Reader, cost: Mapping[str, Any],
+                    plan: Mapping[str, Any]) -> dict[str, dict[str, Any]] | None:
+    """A fleet document's three figures and chosen option per workload, and its shared clusters' figures (under
+    `<cluster>-shared`)."""
     workloads = reader.get(cost, "workloads", "cost", (Mapping,), required=False)
     if workloads is None:
         return None
+    options = {str(member.get("name")): (member.get("plan") or {}).get("option")
+               for member in (plan.get("workloads") or []) if isinstance(member, Mapping)}
     out: dict[str, dict[str, Any]] = {}
     for name, figures in workloads.items():
         if isinstance(figures, Mapping):
@@ -177,6 +181,7 @@ def _workload_costs(reader: _Reader, cost: Mapping[str, Any]) -> dict[str, dict[
                                                       required=key == "monthly_usd"))
                               for key in ("monthly_usd", "full_scale_monthly_usd", "run_total_usd",
                                           "max_monthly_usd")}
+            out[str(name)]["option"] = options.get(str(name))
     shared = reader.get(cost, "shared", "cost", (Mapping,), required=False, default={})
     for name, figures in shared.items():
         if isinstance(figures, Mapping):

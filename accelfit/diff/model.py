@@ -174,6 +174,12 @@ class WorkloadCost:
     workload: str
     figures: tuple[FigureChange, ...]
     max_monthly_usd: float | None = None  # head's spec budget of the workload
+    base_option: str | None = None  # the option its plan chose on each side (None: shared items, or absent)
+    head_option: str | None = None
+
+    @property
+    def option_changed(self) -> bool:
+        return self.base_option is not None and self.head_option is not None and self.base_option != self.head_option
 
     @property
     def monthly(self) -> FigureChange:
@@ -193,7 +199,8 @@ class WorkloadCost:
     def to_json_dict(self) -> dict[str, Any]:
         return {"workload": self.workload, "figures": [figure.to_json_dict() for figure in self.figures],
                 "max_monthly_usd": self.max_monthly_usd, "over_budget": self.over_budget,
-                "pushes_over_budget": self.pushes_over_budget}
+                "pushes_over_budget": self.pushes_over_budget, "base_option": self.base_option,
+                "head_option": self.head_option, "option_changed": self.option_changed}
 
 
 @dataclass(frozen=True)

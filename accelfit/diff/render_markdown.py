@@ -80,6 +80,10 @@ def _summary(diff: StackDiff) -> str:
     if selection.option_changed:
         out.append(f"- **Selection changed:** {_code(selection.base_option or '(none)')} → "
                    f"{_code(selection.head_option or '(none)')}")
+    for workload in diff.workloads:
+        if workload.option_changed:
+            out.append(f"- **Selection changed ({_code(workload.workload)}):** {_code(workload.base_option or '')} → "
+                       f"{_code(workload.head_option or '')}")
     if diff.spec_changes:
         out.append("- **Spec changes:** " + ", ".join(_code(fmt.spec_change_text(change, arrow="→"))
                                                      for change in diff.spec_changes[:20]))

@@ -84,3 +84,16 @@ def test_a_workload_pushed_over_its_spec_budget_is_called_out_and_fails_the_guar
     code = main(["diff", str(tmp_path / "base.json"), str(tmp_path / "head.json"), "--fail-over-budget"])
     assert code == 1
     assert "workload chat-serve costs 26,000.00 USD a month, over its budget of 25,000.00" in capsys.readouterr().err
+
+
+def test_a_workloads_new_selection_is_named_in_the_comment():
+    head = json.loads(GOLDEN.read_text())
+    base = copy.deepcopy(head)
+    member = next(item for item in base["plan"]["workloads"] if item["name"] == "jax-pretrain")
+    member["plan"]["option"] = "gke-tpu/gcp/us-central1/tpu-v5e/v5litepod-8/x1/on-demand"
+    diff = diff_documents(parse_document(base, "base"), parse_document(head, "head"))
+    changed = [item for item in diff.workloads if item.option_changed]
+    assert [item.workload for item in changed] == ["jax-pretrain"]
+    comment = render_markdown(diff)
+    assert "- **Selection changed (`jax-pretrain`):** `gke-tpu/gcp/us-central1/tpu-v5e/v5litepod-8/x1/on-demand` → " \
+           "`gke-tpu/gcp/us-central1/tpu-v6e/v6e-4/x1/on-demand`" in comment
