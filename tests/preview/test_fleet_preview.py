@@ -223,7 +223,8 @@ def test_the_example_stack_header_says_what_the_fleet_plan_builds(document):
             if pool["role"] != "system":
                 assert f"pool{'s' if pool.get('fallback_rank') else ''} {pool['name']}" in header or \
                     f"{pool['name']} (" in header, pool["name"]
-    queues = {item["inputs"]["metadata"]["name"]: item["inputs"]["spec"] for item in of_type(document, KUEUE + "ClusterQueue")}
+    queues = {item["inputs"]["metadata"]["name"]: item["inputs"]["spec"]
+              for item in of_type(document, KUEUE + "ClusterQueue")}
     borrowed = {name: [flavor["name"] for flavor in spec["resourceGroups"][0]["flavors"]
                        if not flavor["name"].startswith(name + "-")] for name, spec in queues.items()}
     assert borrowed["chat-serve"] == [] and borrowed["jax-pretrain"] and \
