@@ -20,6 +20,7 @@ import pulumi_aws as aws
 from accelfit.catalog import Catalog
 from accelfit.errors import InputError, Problem, problem
 from accelfit.planner.model import Plan
+from components.aws.addressing import subnet_layout
 from components.aws.cluster_access import ClusterAccess, read_cluster_access
 from components.aws.data_bucket import DataBucket
 from components.aws.eks_cluster import EksCluster, EksClusterArgs
@@ -64,6 +65,13 @@ def shared_cluster_problems(cluster: SharedClusterBuild, catalog: Catalog) -> li
         problems.append(problem(FILE, "workloads", "more than one workload of the shared cluster asks for FSx for "
                                 "Lustre; the cluster mounts one file system", "give one of them a cluster of its "
                                 "own, or set its shared_filesystem to none", with_lustre))
+    zones = cluster.zones or cluster_zones(cluster.plans)
+    try:
+        subnet_layout(cluster.basis.network.cidr, zones)  # the VPC spans every member's zones
+    except ValueError as error:
+        problems.append(problem(FILE, "network.cidr", f"the shared VPC over {len(zones)} zones: {error}",
+                                "use a /16 such as 10.0.0.0/16, or fewer zones across the workloads",
+                                cluster.basis.network.cidr))
     system = [pool for pool in cluster.basis.node_pools if pool.role == "system"]
     pools = len(system) + sum(len(accelerator_pools(plan)) for plan in cluster.plans)
     return problems + pool_count_problems("aws", cluster.name, pools)
