@@ -13,6 +13,7 @@ Every workload's plan and the cluster-wide rules are checked before anything is 
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 import pulumi
@@ -29,7 +30,7 @@ from components.gcp.stack import (
     GcpStack, SharedParts, WorkloadParts, build_pools, build_shared, build_workload_storage, control_plane_access,
     project_features, resolve_project,
 )
-from components.gcp.validation import plan_problems
+from components.gcp.validation import network_problems, plan_problems
 
 
 @dataclass
@@ -56,6 +57,8 @@ def shared_cluster_problems(build: SharedClusterBuild, catalog: Catalog) -> list
                                     plan.platform.value))
             continue
         problems += prefixed(index, plan_problems(plan, catalog))
+    # The shared network the fleet plan sized (its pods range covers every member's nodes) must be sound too.
+    problems += [dataclasses.replace(item, field=f"fleet.{item.field}") for item in network_problems(build.basis)]
     gke = f"{build.name}-gke"
     names = [("fleet", "container_cluster", fitted_name("container_cluster", gke)),
              ("fleet", "container_node_pool", fitted_name("container_node_pool", f"{gke}-system"))]
