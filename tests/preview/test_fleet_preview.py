@@ -279,3 +279,19 @@ def test_team_namespaces_are_refused_in_the_fleet_form_before_anything_is_create
     assert main(["preview", "--stack", "fleet"]) == 2
     err = capsys.readouterr().err
     assert "accelfit:teamNamespaces" in err and "its own namespace" in err and "Traceback" not in err
+
+
+def test_the_program_exports_the_fleet_and_each_workload(document):
+    # The stack outputs `pulumi up` prints: the root stack of the process holds what the program exported last.
+    import pulumi
+
+    preview_stack(STACK, ROOT)
+    outputs = pulumi.runtime.get_root_resource().outputs
+    fleet, workloads = outputs["fleet"], outputs["workloads"]
+    assert fleet["name"] == "ml-platform" and fleet["clusters"] == ["ml-platform"]
+    assert fleet["monthly_usd"] == document["plan"]["monthly_usd"]
+    assert set(workloads) == {"jax-pretrain", "chat-serve"}
+    member = next(item for item in document["plan"]["workloads"] if item["name"] == "chat-serve")
+    assert workloads["chat-serve"]["option"] == member["plan"]["option"]
+    assert workloads["chat-serve"]["cluster"] == "ml-platform"
+    assert workloads["chat-serve"]["monthly_usd"] == member["monthly_usd"]
