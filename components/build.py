@@ -71,9 +71,11 @@ def build(plan: Plan, ownership: Ownership, catalog: Catalog | None = None,
     return Built(metal, build_for_baremetal(plan, layer, metal.kubeconfig, ownership, [metal.membership]))
 
 
-def build_shared_cluster(cluster: SharedClusterBuild, catalog: Catalog, *, checked: bool = False) -> Built:
+def build_shared_cluster(cluster: SharedClusterBuild, catalog: Catalog, *, layer: Any = None) -> Built:
     """One cluster holding several workloads (a fleet's SharedCluster): everything is checked, the Kubernetes
-    layer included, before the first resource is created. `checked`: the caller ran shared_cluster_check."""
+    layer included, before the first resource is created. `layer`: the cluster's layer plan, when the caller
+    has already checked the cluster (shared_cluster_check) and planned its layer."""
+    checked = layer is not None
     if cluster.basis.cloud.value == "gcp":
         from components.gcp.cluster_objects import build_gpudirect, build_service_accounts
         from components.gcp.fleet_stack import build_shared_cluster as build_gke, shared_cluster_problems
@@ -81,7 +83,7 @@ def build_shared_cluster(cluster: SharedClusterBuild, catalog: Catalog, *, check
 
         if not checked:
             _raise_if_any(shared_cluster_problems(cluster, catalog))
-        layer = plan_shared_layer(cluster, catalog)
+            layer = plan_shared_layer(cluster, catalog)
         built = build_gke(cluster, catalog, checked=True)
         kubernetes = build_shared_for_gke(cluster, layer, built)
         for workload in cluster.workloads:
@@ -99,7 +101,7 @@ def build_shared_cluster(cluster: SharedClusterBuild, catalog: Catalog, *, check
 
         if not checked:
             _raise_if_any(shared_cluster_problems(cluster, catalog))
-        layer = plan_shared_layer(cluster, catalog)
+            layer = plan_shared_layer(cluster, catalog)
         built = build_eks(cluster, catalog, checked=True)
         for workload in cluster.workloads:
             build_schedules(workload.plan, built.workloads[workload.name])  # part-day serving pools
@@ -152,18 +154,23 @@ def build_fleet(fleet: Any, ownership: Ownership, catalog: Catalog,
     """A fleet plan's resources: one shared cluster per SharedCluster (each checked whole before it creates
     anything; all of them checked before the first creates anything), and each workload placed alone built as a
     single stack. `ownership` is the stack's; each workload's resources carry its own name."""
+    from components.kubernetes.build import plan_shared_layer
+
     inventories = inventories or {}
     builds = fleet_cluster_builds(fleet, ownership)
     problems = []
     for cluster in builds:
         problems += shared_cluster_check(cluster, catalog)
+    for index, member in enumerate(fleet.workloads):
+        if member.cluster is None:
+            problems += [dataclasses.replace(item, field=f"workloads[{index}].{item.field}".rstrip("."))
+                         for item in alone_problems(member.plan, catalog, *inventories.get(member.name,
+                                                                                            (None, "inventory")))]
     _raise_if_any(problems)
     # Every cluster's Kubernetes layer is planned (and checked) before the first cluster creates anything too.
-    from components.kubernetes.build import plan_shared_layer
-
-    for cluster in builds:
-        plan_shared_layer(cluster, catalog)
-    clusters = {cluster.name: build_shared_cluster(cluster, catalog, checked=True) for cluster in builds}
+    layers = {cluster.name: plan_shared_layer(cluster, catalog) for cluster in builds}
+    clusters = {cluster.name: build_shared_cluster(cluster, catalog, layer=layers[cluster.name])
+                for cluster in builds}
     alone = {}
     for member in fleet.workloads:
         if member.cluster is None:
@@ -171,6 +178,32 @@ def build_fleet(fleet: Any, ownership: Ownership, catalog: Catalog,
             alone[member.name] = build(member.plan, dataclasses.replace(ownership, workload=member.name), catalog,
                                        inventory=inventory, inventory_source=source)
     return FleetBuilt(clusters=clusters, alone=alone)
+
+
+def alone_problems(plan: Plan, catalog: Catalog, inventory: Inventory | None, source: str) -> list:
+    """What `build` would refuse for a fleet workload built alone (TPU VMs, bare metal, a cluster of its own), found
+    before any of the fleet's resources exist."""
+    from components.kubernetes.build import plan_baremetal_layer, plan_cloud_layer
+
+    try:
+        if plan.cloud.value == "gcp":
+            from components.gcp.validation import plan_problems
+
+            found = plan_problems(plan, catalog)
+        elif plan.cloud.value == "aws":
+            from components.aws.plan_checks import validate_eks_plan
+
+            found = validate_eks_plan(plan, catalog)
+        else:
+            from components.baremetal.checks import check_plan
+
+            plan_baremetal_layer(plan, check_plan(plan, inventory, source))
+            return []
+        if not found:
+            plan_cloud_layer(plan, catalog)
+        return found
+    except InputError as error:
+        return list(error.problems)
 
 
 def shared_cluster_check(cluster: SharedClusterBuild, catalog: Catalog) -> list:

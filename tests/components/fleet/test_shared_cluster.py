@@ -155,3 +155,45 @@ def test_eks_two_workload_fleet_shares_one_cluster():
     assert {spec["cohortName"] for spec in queues.values()} == {FLEET}
     releases = Counter(item.inputs["chart"] for item in of_type(recording, "kubernetes:helm.sh/v3:Release"))
     assert all(count == 1 for count in releases.values()), releases
+
+
+def test_a_bad_workload_built_alone_stops_the_fleet_before_its_cluster_exists():
+    """A fleet's TPU VM workload (built alone) with a slice in a zone outside its region: refused with the shared
+    cluster's resources not created either."""
+    from accelfit.catalog import load_catalog
+    from accelfit.errors import InputError
+    from accelfit.preview.recorder import record
+    from components.build import build_fleet
+
+    import gcp_plans
+
+    cluster = fleet_plans.gcp_cluster()
+    vm = gcp_plans.tpu_jax_pretrain()
+    bad = vm.model_copy(update={"workload": "vm-train", "environment": "dev", "tpu_vm_slices": tuple(
+        item.model_copy(update={"zone": "europe-west4-a"}) for item in vm.tpu_vm_slices)})
+
+    class Member:
+        def __init__(self, plan, cluster_name):
+            self.name, self.plan, self.cluster = plan.workload, plan, cluster_name
+            self.eligible_accelerators = (plan.accelerator.name,)
+
+    class Shared:
+        name, network, zones, system_pool = FLEET, None, (), None
+
+    class Fleet:
+        name = FLEET
+        clusters = (Shared(),)
+        workloads = (*(Member(plan, FLEET) for plan in cluster.plans), Member(bad, None))
+
+    caught = []
+
+    def program():
+        try:
+            build_fleet(Fleet(), fleet_plans.ownership(FLEET), load_catalog())
+        except InputError as error:
+            caught.append(error)
+
+    recording = record(program, config={"gcp:project": gcp_plans.PROJECT})
+    assert caught and recording.resources == []
+    assert any(item.field.startswith("workloads[2].tpu_vm_slices[0].zone") for item in caught[0].problems), \
+        [item.render() for item in caught[0].problems]
