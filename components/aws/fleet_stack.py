@@ -50,7 +50,7 @@ def shared_cluster_problems(cluster: SharedClusterBuild, catalog: Catalog) -> li
     for index, plan in enumerate(cluster.plans):
         own = validate_eks_plan(plan, catalog)
         if not own:
-            own = zone_offering_problems(plan, account_zone_ids(tuple(plan.zones), plan.region))
+            own = zone_offering_problems(plan, account_zone_ids(tuple(plan.zones), plan.region), catalog)
         problems += prefixed(index, own)
     with_lustre = [plan.workload for plan in cluster.plans if plan.storage.shared_filesystem == "fsx-lustre"]
     if len(with_lustre) > 1:
