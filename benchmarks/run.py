@@ -27,6 +27,7 @@ QUICK_ARGS = {
     # catalog (and plan()) is the same as at full size; only the import itself is faster.
     "bench_catalog.py": ["--scale", "0.25", "--runs", "4"],
     "bench_fleet_plan.py": ["--runs", "1"],
+    "bench_fleet_preview.py": ["--runs", "1"],
     "bench_gcp_components.py": ["--runs", "1"],
     "bench_planner.py": ["--runs", "3"],
     "bench_preview.py": ["--runs", "1", "--stacks", "dev"],

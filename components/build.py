@@ -71,17 +71,18 @@ def build(plan: Plan, ownership: Ownership, catalog: Catalog | None = None,
     return Built(metal, build_for_baremetal(plan, layer, metal.kubeconfig, ownership, [metal.membership]))
 
 
-def build_shared_cluster(cluster: SharedClusterBuild, catalog: Catalog) -> Built:
+def build_shared_cluster(cluster: SharedClusterBuild, catalog: Catalog, *, checked: bool = False) -> Built:
     """One cluster holding several workloads (a fleet's SharedCluster): everything is checked, the Kubernetes
-    layer included, before the first resource is created."""
+    layer included, before the first resource is created. `checked`: the caller ran shared_cluster_check."""
     if cluster.basis.cloud.value == "gcp":
         from components.gcp.cluster_objects import build_gpudirect, build_service_accounts
         from components.gcp.fleet_stack import build_shared_cluster as build_gke, shared_cluster_problems
         from components.kubernetes.build import build_shared_for_gke, layer_labels, plan_shared_layer
 
-        _raise_if_any(shared_cluster_problems(cluster, catalog))
+        if not checked:
+            _raise_if_any(shared_cluster_problems(cluster, catalog))
         layer = plan_shared_layer(cluster, catalog)
-        built = build_gke(cluster, catalog)
+        built = build_gke(cluster, catalog, checked=True)
         kubernetes = build_shared_for_gke(cluster, layer, built)
         for workload in cluster.workloads:
             build_service_accounts(workload.plan, built.workloads[workload.name], kubernetes,
@@ -96,9 +97,10 @@ def build_shared_cluster(cluster: SharedClusterBuild, catalog: Catalog) -> Built
         from components.aws.schedule import build_schedules
         from components.kubernetes.build import build_shared_for_eks, plan_shared_layer
 
-        _raise_if_any(shared_cluster_problems(cluster, catalog))
+        if not checked:
+            _raise_if_any(shared_cluster_problems(cluster, catalog))
         layer = plan_shared_layer(cluster, catalog)
-        built = build_eks(cluster, catalog)
+        built = build_eks(cluster, catalog, checked=True)
         for workload in cluster.workloads:
             build_schedules(workload.plan, built.workloads[workload.name])  # part-day serving pools
         return Built(built, build_shared_for_eks(cluster, layer, built))
@@ -154,7 +156,12 @@ def build_fleet(fleet: Any, ownership: Ownership, catalog: Catalog,
     for cluster in builds:
         problems += shared_cluster_check(cluster, catalog)
     _raise_if_any(problems)
-    clusters = {cluster.name: build_shared_cluster(cluster, catalog) for cluster in builds}
+    # Every cluster's Kubernetes layer is planned (and checked) before the first cluster creates anything too.
+    from components.kubernetes.build import plan_shared_layer
+
+    for cluster in builds:
+        plan_shared_layer(cluster, catalog)
+    clusters = {cluster.name: build_shared_cluster(cluster, catalog, checked=True) for cluster in builds}
     alone = {}
     for member in fleet.workloads:
         if member.cluster is None:

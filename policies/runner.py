@@ -184,14 +184,16 @@ def run_policies(resources: Iterable[Mapping[str, Any]], config: Mapping[str, An
         return report
 
     names_by_urn = {str(resource.get("urn", "")): str(resource.get("name", "")) for resource in resources}
-    for resource, props in zip(resources, wire):
+    # One read-only proxy per resource, shared by every policy (building it walks the whole props tree).
+    proxies = [unknown_checking_proxy(props) for props in wire]
+    for resource, props in zip(resources, proxies):
         urn, name = str(resource.get("urn", "")), str(resource.get("name", ""))
         for policy in policies:
             level = entries[policy.name].level
             if level == "disabled" or not isinstance(policy, ResourceValidationPolicy) or not policy.has_validation():
                 continue
             level = "mandatory" if level == "remediate" else level
-            args = ResourceValidationArgs(str(resource["type"]), unknown_checking_proxy(props), urn, name,
+            args = ResourceValidationArgs(str(resource["type"]), props, urn, name,
                                           _options(resource), None, config_of(policy.name), tags)
             try:
                 _run(policy, args, reporter(policy.name, level, urn, name, names_by_urn))
@@ -203,9 +205,9 @@ def run_policies(resources: Iterable[Mapping[str, Any]], config: Mapping[str, An
         if level == "disabled" or not isinstance(policy, StackValidationPolicy):
             continue
         level = "mandatory" if level == "remediate" else level
-        stack = [PolicyResource(str(resource["type"]), unknown_checking_proxy(props), str(resource.get("urn", "")),
+        stack = [PolicyResource(str(resource["type"]), props, str(resource.get("urn", "")),
                                 str(resource.get("name", "")), _options(resource), None, None, [], {})
-                 for resource, props in zip(resources, wire)]
+                 for resource, props in zip(resources, proxies)]
         by_urn = {item.urn: item for item in stack}
         for item, resource in zip(stack, resources):
             parent = resource.get("parent")

@@ -69,7 +69,8 @@ def _workload_costs(base: PreviewDocument, head: PreviewDocument) -> tuple[Workl
     names = list(dict.fromkeys([*after, *before]))
     return tuple(WorkloadCost(name, tuple(
         FigureChange(figure, (before.get(name) or {}).get(figure), (after.get(name) or {}).get(figure))
-        for figure in ("monthly_usd", "full_scale_monthly_usd", "run_total_usd"))) for name in names)
+        for figure in ("monthly_usd", "full_scale_monthly_usd", "run_total_usd")),
+        max_monthly_usd=(after.get(name) or {}).get("max_monthly_usd")) for name in names)
 
 
 def _group_of(resources: Iterable[Resource]) -> dict[str, str]:

@@ -175,7 +175,8 @@ def _workload_costs(reader: _Reader, cost: Mapping[str, Any]) -> dict[str, dict[
         if isinstance(figures, Mapping):
             out[str(name)] = {key: _number(reader.get(figures, key, f"cost.workloads.{name}", (int, float),
                                                       required=key == "monthly_usd"))
-                              for key in ("monthly_usd", "full_scale_monthly_usd", "run_total_usd")}
+                              for key in ("monthly_usd", "full_scale_monthly_usd", "run_total_usd",
+                                          "max_monthly_usd")}
     shared = reader.get(cost, "shared", "cost", (Mapping,), required=False, default={})
     for name, figures in shared.items():
         if isinstance(figures, Mapping):

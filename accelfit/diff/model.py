@@ -173,13 +173,27 @@ class WorkloadCost:
 
     workload: str
     figures: tuple[FigureChange, ...]
+    max_monthly_usd: float | None = None  # head's spec budget of the workload
 
     @property
     def monthly(self) -> FigureChange:
         return self.figures[0]
 
+    @property
+    def over_budget(self) -> bool:
+        head = self.monthly.head_usd
+        return self.max_monthly_usd is not None and head is not None and head > self.max_monthly_usd
+
+    @property
+    def pushes_over_budget(self) -> bool:
+        """Over its spec's budget after the change, and the change raised its cost (as BudgetGuard does)."""
+        return self.over_budget and (self.monthly.base_usd is None
+                                     or (self.monthly.head_usd or 0.0) > self.monthly.base_usd)
+
     def to_json_dict(self) -> dict[str, Any]:
-        return {"workload": self.workload, "figures": [figure.to_json_dict() for figure in self.figures]}
+        return {"workload": self.workload, "figures": [figure.to_json_dict() for figure in self.figures],
+                "max_monthly_usd": self.max_monthly_usd, "over_budget": self.over_budget,
+                "pushes_over_budget": self.pushes_over_budget}
 
 
 @dataclass(frozen=True)

@@ -125,13 +125,23 @@ def price_fleet(resources: Sequence[NeutralResource], owners: Mapping[str, str],
     by_owner: dict[str, list[NeutralResource]] = {}
     for resource in resources:
         by_owner.setdefault(owners.get(resource.urn, ""), []).append(resource)
-    own = {member.name: price_resources(by_owner.get(member.name, []), catalog, member.context)
-           for member in members}
     clusters: dict[str, list[Member]] = {}
     for member in members:
         if member.cluster is not None:
             clusters.setdefault(member.cluster, []).append(member)
-    shared = {name: price_resources(by_owner.get(shared_owner(name), []), catalog, shared_context(group))
+
+    def cluster_of(names: Iterable[str]) -> list[NeutralResource]:
+        return [resource for name in names for resource in by_owner.get(name, [])]
+
+    # A pool's usage depends on what its cluster runs (the Cluster Autoscaler is a shared item; schedules and
+    # launch templates sit with the pools): each group is priced with the rest of its cluster around it.
+    around = {name: cluster_of([shared_owner(name), *(member.name for member in group)])
+              for name, group in clusters.items()}
+    own = {member.name: price_resources(by_owner.get(member.name, []), catalog, member.context,
+                                        around.get(member.cluster or "", []))
+           for member in members}
+    shared = {name: price_resources(by_owner.get(shared_owner(name), []), catalog, shared_context(group),
+                                    around[name])
               for name, group in clusters.items()}
     workloads: dict[str, Figures] = {}
     for member in members:

@@ -59,14 +59,16 @@ def workload_budget_violations(lines: list[dict[str, Any]]) -> list[dict[str, An
     return violations
 
 
-def fleet_cost_section(fleet: Any, costs: FleetCosts, assumptions: list[str]) -> dict[str, Any]:
+def fleet_cost_section(fleet: Any, costs: FleetCosts, assumptions: list[str], specs: Any = ()) -> dict[str, Any]:
+    budgets = {spec.name: spec.budget.max_monthly_usd for spec in specs}
     return {
         **costs.fleet.to_json_dict(),
         "usage": [{"item": line.name, "workload": name, "monthly_usd": line.monthly_usd,
                    "full_scale_monthly_usd": line.full_scale_monthly_usd, "run_usd": line.run_usd,
                    "basis": line.basis} for name, line in costs.usage],
         "workloads": {member.name: {**costs.workloads[member.name].to_json_dict(), "cluster": member.cluster,
-                                    "own_monthly_usd": costs.own[member.name].monthly_usd}
+                                    "own_monthly_usd": costs.own[member.name].monthly_usd,
+                                    "max_monthly_usd": budgets.get(member.name)}
                       for member in fleet.workloads},
         "shared": {name: {"workload": shared_owner(name), "monthly_usd": report.monthly_usd,
                           "full_scale_monthly_usd": report.full_scale_monthly_usd,

@@ -210,9 +210,11 @@ def _fleet_preview(stack: StackFile, recording: Any, result: Any, unset: dict[st
         "lock": {"workloads": {name: lock.to_json_dict() for name, lock in result.locks.items()}},
         "budget": {"lines": budgets},
         "resources": _resource_rows(recorded, costs.by_urn(), owners),
-        "cost": fleet_cost_section(fleet, costs, assumptions),
+        "cost": fleet_cost_section(fleet, costs, assumptions, stack.specs),
         "policies": pack,
     }
+    if unset and any(member.plan.platform.value == "baremetal-gpu" for member in fleet.workloads):
+        document["unset_secrets"] = [{"key": key, "set_with": unset[key]} for key in sorted(unset)]
     if stack.warnings:
         document["warnings"] = list(stack.warnings)
     document = blind_secrets(document, stack.secret_values())

@@ -448,14 +448,17 @@ PRICED_TYPES = frozenset({
 
 
 def price_resources(resources: Iterable[NeutralResource], catalog: Catalog,
-                    context: PricingContext | None = None) -> CostReport:
+                    context: PricingContext | None = None,
+                    surroundings: Iterable[NeutralResource] = ()) -> CostReport:
     """Price every resource of a priced type with the usage the stack itself provides for it; others cost nothing
-    by themselves (a subnet, a role)."""
+    by themselves (a subnet, a role). `surroundings`: the rest of the cluster `resources` run in, when they are
+    priced on their own (a fleet workload's pools with the shared cluster's autoscaler); read for usage only."""
     context = context or PricingContext()
     resources = list(resources)
-    pricer = _Pricer(catalog, context, {resource.name: resource.props for resource in resources
+    around = [*resources, *surroundings]
+    pricer = _Pricer(catalog, context, {resource.name: resource.props for resource in around
                                         if resource.type == LAUNCH_TEMPLATE_TYPE})
-    usage = StackUsage.of(resources)
+    usage = StackUsage.of(around)
     costs: list[ResourceCost] = []
     unpriced: list[str] = []
     for resource in resources:

@@ -2,8 +2,11 @@
 the EKS control plane, the system node group, the Pod Identity agent and the Cluster Autoscaler's identity are built
 once, named after the cluster; each workload adds its GPU node groups (planned and standby), its bucket (and FSx
 for Lustre when it asks) and its Pod Identity role, named after the workload. Several managed node groups of
-different instance types on one cluster is the shape of terraform-aws-eks's `eks_managed_node_groups` map and of
-ai-on-eks's GPU blueprints (awslabs/ai-on-eks infra/base/terraform/eks.tf: a core node group plus GPU groups).
+different instance types and AMIs on one cluster is the shape of terraform-aws-eks's `eks_managed_node_groups`
+map (terraform-aws-modules/terraform-aws-eks @bef29c4d9523523e57fe898643fde2895106b339
+tests/eks-managed-node-group/main.tf: AL2023, Bottlerocket and ARM groups on one cluster); ai-on-eks keeps a
+core node group and adds GPU capacity (g5, g6 node pools) to the same cluster (awslabs/ai-on-eks
+@41a979ee7614a59e5337768b1bddec76ad6653e0 infra/base/terraform/eks.tf core_node_group, addons.tf g6-gpu-karpenter).
 
 Every workload's plan and the cluster-wide rules are checked before anything is created."""
 
@@ -47,10 +50,13 @@ def cluster_zones(plans: tuple[Plan, ...]) -> tuple[str, ...]:
 
 def shared_cluster_problems(cluster: SharedClusterBuild, catalog: Catalog) -> list[Problem]:
     problems = cluster_problems(cluster, "aws")
+    zone_ids: dict[str, str] | None = None  # looked up once for the cluster's zones (one EC2 call per zone)
     for index, plan in enumerate(cluster.plans):
         own = validate_eks_plan(plan, catalog)
         if not own:
-            own = zone_offering_problems(plan, account_zone_ids(tuple(plan.zones), plan.region), catalog)
+            if zone_ids is None:
+                zone_ids = account_zone_ids(cluster.zones or cluster_zones(cluster.plans), plan.region)
+            own = zone_offering_problems(plan, zone_ids, catalog)
         problems += prefixed(index, own)
     with_lustre = [plan.workload for plan in cluster.plans if plan.storage.shared_filesystem == "fsx-lustre"]
     if len(with_lustre) > 1:
@@ -88,7 +94,8 @@ class EksSharedCluster(pulumi.ComponentResource):
         region = basis.region
         self.protect = basis.environment in PROTECTED_ENVIRONMENTS
         self.network = AwsNetwork(child_name(name, "network"), AwsNetworkArgs(
-            region=region, zones=build.zones or cluster_zones(build.plans), cidr=basis.network.cidr, tags=tags), opts=child)
+            region=region, zones=build.zones or cluster_zones(build.plans), cidr=basis.network.cidr, tags=tags),
+            opts=child)
         self.roles = EksRoles(child_name(name, "roles"), EksRolesArgs(tags=tags, region=region), opts=child)
         self.cluster = EksCluster(child_name(name, "cluster"), EksClusterArgs(
             role_arn=self.roles.cluster_role_arn, role_name=self.roles.cluster_role_name,
@@ -147,9 +154,10 @@ class EksSharedStack:
     cluster_addons: list[pulumi.Resource] = field(default_factory=list)
 
 
-def build_shared_cluster(build: SharedClusterBuild, catalog: Catalog,
-                         access: ClusterAccess | None = None) -> EksSharedStack:
-    problems = shared_cluster_problems(build, catalog)
+def build_shared_cluster(build: SharedClusterBuild, catalog: Catalog, access: ClusterAccess | None = None,
+                         *, checked: bool = False) -> EksSharedStack:
+    """`checked`: the caller has already checked `build` (shared_cluster_problems) and found nothing."""
+    problems = [] if checked else shared_cluster_problems(build, catalog)
     if problems:
         raise InputError(problems)
     access = access if access is not None else read_cluster_access()

@@ -1,10 +1,13 @@
 """One GKE cluster for several workloads (a fleet's shared cluster): the project's APIs, the network with its NAT,
 the nodes' service account, the cluster and its system pool are built once, named after the cluster; each workload
 adds its accelerator pools (planned and standby), its bucket (and Filestore when it asks) and its Workload
-Identity, named after the workload. Several GPU and TPU pools in one Standard cluster is how Cluster Toolkit and
-xpk build mixed clusters (GoogleCloudPlatform/cluster-toolkit examples/gke-a3-highgpu/gke-a3-highgpu.yaml
-@1047080: a system pool plus accelerator pools on one gke-cluster module; AI-Hypercomputer/xpk
-src/xpk/core/nodepool.py @367c838: one node pool per slice, GPU and TPU, added to one cluster).
+Identity, named after the workload. Several node pools of different machine types on one Standard cluster, each
+configured on its own, is how the blueprints build GKE: GoogleCloudPlatform/cluster-toolkit @1047080
+examples/gke-a3-highgpu-inference-gateway.yaml (two gke-node-pool modules, a3-highgpu-8g and e2-standard-2, on one
+gke-cluster module, whose own system pool stays); AI-Hypercomputer/xpk @367c838 src/xpk/core/nodepool.py
+(run_gke_node_pool_create_command adds one pool per TPU slice, `<cluster>-np-<i>`, to one cluster). Neither
+blueprint puts GPU and TPU pools in the same cluster; GKE configures accelerators per node pool (guest
+accelerators / TPU machine types), which is what this relies on.
 
 Every workload's plan and the cluster-wide rules are checked before anything is created."""
 
@@ -71,9 +74,10 @@ def shared_cluster_problems(build: SharedClusterBuild, catalog: Catalog) -> list
     return problems + pool_count_problems("gcp", build.name, pools)
 
 
-def build_shared_cluster(build: SharedClusterBuild, catalog: Catalog, *,
-                         project: str | None = None) -> GcpSharedCluster:
-    problems = shared_cluster_problems(build, catalog)
+def build_shared_cluster(build: SharedClusterBuild, catalog: Catalog, *, project: str | None = None,
+                         checked: bool = False) -> GcpSharedCluster:
+    """`checked`: the caller has already checked `build` (shared_cluster_problems) and found nothing."""
+    problems = [] if checked else shared_cluster_problems(build, catalog)
     if problems:
         raise InputError(problems)
     project = resolve_project(project)

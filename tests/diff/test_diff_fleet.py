@@ -67,3 +67,20 @@ def test_a_new_fleet_stack_diffs_against_nothing():
     assert {resource.component for resource in diff.resources} == {"jax-pretrain", "chat-serve",
                                                                      "ml-platform-shared"}
     assert "| `chat-serve` | - → $16,393" in render_markdown(diff)
+
+
+def test_a_workload_pushed_over_its_spec_budget_is_called_out_and_fails_the_guard(tmp_path, capsys):
+    from accelfit.cli.main import main
+
+    head = json.loads(GOLDEN.read_text())
+    base = copy.deepcopy(head)
+    head["cost"]["workloads"]["chat-serve"]["monthly_usd"] = 26000.0  # its spec allows 25,000 a month
+    (tmp_path / "base.json").write_text(json.dumps(base))
+    (tmp_path / "head.json").write_text(json.dumps(head))
+    diff = diff_documents(parse_document(base, "base"), parse_document(head, "head"))
+    [serve] = [item for item in diff.workloads if item.workload == "chat-serve"]
+    assert serve.max_monthly_usd == 25000 and serve.pushes_over_budget
+    assert "**Workload chat-serve over budget:**" in render_markdown(diff)
+    code = main(["diff", str(tmp_path / "base.json"), str(tmp_path / "head.json"), "--fail-over-budget"])
+    assert code == 1
+    assert "workload chat-serve costs 26,000.00 USD a month, over its budget of 25,000.00" in capsys.readouterr().err

@@ -124,16 +124,31 @@ def serving(name: str, cloud: str, region: str, accelerator: str, budget: float 
             "budget": {"max_monthly_usd": budget, "pricing": "on-demand"}}
 
 
+FINE_TUNE_AWS = {"name": "ft-7b", "kind": "fine-tuning", "framework": "pytorch", "model": {"parameters": "7B"},
+                 "training": {"tokens": "5B", "deadline_days": 3}, "data": {"dataset_tb": 1},
+                 "placement": {"clouds": ["aws"], "regions": ["us-east-1"]},
+                 "budget": {"pricing": ["spot", "on-demand"]}}
+
+
 def test_aws_two_workload_fleet_shares_one_eks_cluster(tmp_path):
-    project = fleet_project(tmp_path, [serving("chat-a", "aws", "us-east-1", "l4"),
-                                       serving("chat-b", "aws", "us-east-1", "a10g")])
+    project = fleet_project(tmp_path, [FINE_TUNE_AWS, serving("chat-a", "aws", "us-east-1", "l4")])
     document = preview_stack("fleet", project).document
     assert len(of_type(document, "aws:eks/cluster:Cluster")) == 1
     groups = {item["name"]: item["workload"] for item in of_type(document, "aws:eks/nodeGroup:NodeGroup")}
-    assert {"chat-a", "chat-b", "fleet-shared"} <= set(groups.values())
+    assert {"ft-7b", "chat-a", "fleet-shared"} <= set(groups.values())
     queues = {item["inputs"]["metadata"]["name"]: item["inputs"]["spec"]["cohortName"]
               for item in of_type(document, KUEUE + "ClusterQueue")}
-    assert queues == {"chat-a": "fleet", "chat-b": "fleet"}
+    assert queues == {"ft-7b": "fleet", "chat-a": "fleet"}
+    # The training workload's pools scale to zero after its run: the Cluster Autoscaler is a shared item of the
+    # cluster, and the workload's pools are priced with it (for the run's hours, as the fleet plan prices them).
+    [autoscaler] = [item for item in of_type(document, "kubernetes:helm.sh/v3:Release")
+                    if "autoscaler" in item["inputs"]["chart"]]
+    assert autoscaler["workload"] == "fleet-shared"
+    training_pool = next(item for item in of_type(document, "aws:eks/nodeGroup:NodeGroup")
+                         if item["workload"] == "ft-7b" and item["inputs"]["labels"].get(
+                             "accelfit.io/fallback-rank", "0") == "0")
+    assert "scaled to zero" in training_pool["cost_basis"]
+    assert training_pool["monthly_usd"] < training_pool["full_scale_monthly_usd"]
     fleet_figures_agree(document)
 
 
@@ -193,3 +208,23 @@ def test_each_workload_over_its_spec_budget_is_a_violation_naming_it():
     [violation] = workload_budget_violations(lines)
     assert violation["resource"] == "(workload chat-a)" and violation["level"] == "mandatory"
     assert "$1,500" in violation["message"] and "$1,000" in violation["message"]
+
+
+def test_the_example_stack_header_says_what_the_fleet_plan_builds(document):
+    header = " ".join(line.lstrip("# ") for line in (ROOT / "stacks" / f"Pulumi.{STACK}.yaml").read_text()
+                      .splitlines() if line.startswith("#"))
+    plan = document["plan"]
+    [cluster] = plan["clusters"]
+    assert f"share one GKE cluster, {cluster['name']}" in header and cluster["region"] in header
+    for member in plan["workloads"]:
+        chosen = member["plan"]
+        assert f"{member['name']} on {chosen['platform']}" in header
+        for pool in chosen["node_pools"]:
+            if pool["role"] != "system":
+                assert f"pool{'s' if pool.get('fallback_rank') else ''} {pool['name']}" in header or \
+                    f"{pool['name']} (" in header, pool["name"]
+    queues = {item["inputs"]["metadata"]["name"]: item["inputs"]["spec"] for item in of_type(document, KUEUE + "ClusterQueue")}
+    borrowed = {name: [flavor["name"] for flavor in spec["resourceGroups"][0]["flavors"]
+                       if not flavor["name"].startswith(name + "-")] for name, spec in queues.items()}
+    assert borrowed["chat-serve"] == [] and borrowed["jax-pretrain"] and \
+        all(name.startswith("chat-serve-gpu") for name in borrowed["jax-pretrain"])
