@@ -57,7 +57,7 @@ def shared_cluster_problems(cluster: SharedClusterBuild, catalog: Catalog) -> li
         if not own:
             if zone_ids is None:
                 zone_ids = account_zone_ids(cluster.zones or cluster_zones(cluster.plans), plan.region)
-            own = zone_offering_problems(plan, zone_ids)
+            own = zone_offering_problems(plan, zone_ids, catalog)
         problems += prefixed(index, own)
     with_lustre = [plan.workload for plan in cluster.plans if plan.storage.shared_filesystem == "fsx-lustre"]
     if len(with_lustre) > 1:
