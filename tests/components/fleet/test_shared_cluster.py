@@ -197,3 +197,31 @@ def test_a_bad_workload_built_alone_stops_the_fleet_before_its_cluster_exists():
     assert caught and recording.resources == []
     assert any(item.field.startswith("workloads[2].tpu_vm_slices[0].zone") for item in caught[0].problems), \
         [item.render() for item in caught[0].problems]
+
+
+def test_long_fleet_and_workload_names_fit_every_gke_name_limit():
+    """gke_rules.yaml name limits with the fleet's names: a 37-character fleet name (the longest the stack form
+    accepts) and long workload names still give valid physical names (shortened with a stable hash)."""
+    from components.gcp.rules import gcp_rules
+
+    fleet = "platform-team-ml-fleet-production-x01"
+    assert len(fleet) == 37
+    plans = (fleet_plans.tpu_pretrain(workload="pretraining-workload-for-the-big-model"),
+             fleet_plans.gpu_serving(workload="serving-workload-for-the-chat-frontend"))
+    recording, error = fleet_plans.record_cluster(fleet_plans.gcp_cluster(*plans, fleet=fleet))
+    assert error is None, error
+    limits = {row.resource: row.max_length for row in gcp_rules().name_limits}
+    kinds = {"gcp:container/cluster:Cluster": "container_cluster", "gcp:container/nodePool:NodePool":
+             "container_node_pool", "gcp:compute/firewall:Firewall": "compute_firewall",
+             "gcp:compute/network:Network": "compute_network", "gcp:compute/subnetwork:Subnetwork":
+             "compute_subnetwork", "gcp:compute/router:Router": "compute_router",
+             "gcp:compute/routerNat:RouterNat": "compute_router_nat"}
+    checked = 0
+    for item in recording.resources:
+        if item.type in kinds:
+            assert len(item.inputs["name"]) <= limits[kinds[item.type]], (item.type, item.inputs["name"])
+            checked += 1
+        if item.type == "gcp:serviceaccount/account:Account":
+            assert 6 <= len(item.inputs["accountId"]) <= limits["iam_service_account_id"], item.inputs["accountId"]
+    pools = [item.inputs["name"] for item in recording.resources if item.type == "gcp:container/nodePool:NodePool"]
+    assert len(pools) == len(set(pools)) == 5 and checked > 10
