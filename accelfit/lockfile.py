@@ -21,7 +21,7 @@ import re
 import stat
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 from accelfit.errors import InputError, problem
@@ -34,14 +34,29 @@ _OWN_COMMENTS = ("# Written by `accelfit lock`", "# still meets the spec, so a p
 _CONFIG_LINE = re.compile(r"""^(?P<quote>["']?)config(?P=quote)[ \t]*:[ \t]*(?P<rest>.*)$""")
 
 
-def _render(key: str, selection: Selection, indent: str) -> list[str]:
-    data = selection.model_dump(mode="json")
-    lines = [f"{indent}# Written by `accelfit lock` on {selection.locked_on}: the program builds this option while it",
-             f"{indent}# still meets the spec, so a price change never replaces running capacity by itself.",
-             f"{indent}{key}:"]
-    lines += [f"{indent}  {field}: {value}" if not isinstance(value, str) else f"{indent}  {field}: \"{value}\""
-              for field, value in data.items()]
-    return lines
+def _fields(selection: Selection, indent: str) -> list[str]:
+    return [f"{indent}{field}: {value}" if not isinstance(value, str) else f"{indent}{field}: \"{value}\""
+            for field, value in selection.model_dump(mode="json").items()]
+
+
+def _render(key: str, selection: Selection | Mapping[str, Selection], indent: str) -> list[str]:
+    """The selection block; a fleet's is a map by workload name (each workload locked on its own)."""
+    if isinstance(selection, Selection):
+        day, lines = selection.locked_on, _fields(selection, f"{indent}  ")
+    else:
+        day = max(item.locked_on for item in selection.values())
+        lines = []
+        for name, item in selection.items():
+            lines += [f"{indent}  {name}:", *_fields(item, f"{indent}    ")]
+    return [f"{indent}# Written by `accelfit lock` on {day}: the program builds this option while it",
+            f"{indent}# still meets the spec, so a price change never replaces running capacity by itself.",
+            f"{indent}{key}:", *lines]
+
+
+def _parsed(value: object, selection: Selection | Mapping[str, Selection]) -> object:
+    if isinstance(selection, Selection):
+        return Selection.model_validate(value)
+    return {name: Selection.model_validate(item) for name, item in value.items()} if isinstance(value, dict) else None
 
 
 def _indent_of(line: str) -> int:
@@ -53,7 +68,7 @@ def _is_content(line: str) -> bool:
     return bool(stripped) and not stripped.startswith("#")
 
 
-def edit_selection(text: str, key: str, selection: Selection, source: str) -> str:
+def edit_selection(text: str, key: str, selection: Selection | Mapping[str, Selection], source: str) -> str:
     """The stack file's text with `key` set to `selection`; an InputError when the layout cannot be edited safely."""
     newline = "\r\n" if "\r\n" in text else "\n"
     ends_with_newline = text.endswith(newline)
@@ -100,7 +115,8 @@ def edit_selection(text: str, key: str, selection: Selection, source: str) -> st
     return newline.join(new_lines) + (newline if ends_with_newline or found is None and end == len(lines) else "")
 
 
-def _check_edit(before: str, after: str, key: str, selection: Selection, source: str) -> None:
+def _check_edit(before: str, after: str, key: str, selection: Selection | Mapping[str, Selection],
+                source: str) -> None:
     """Everything but the selection parses to the same values; the selection parses back to itself."""
     old, new = parse_yaml(before, source), parse_yaml(after, source)
     if not isinstance(old, dict) or not isinstance(old.get("config"), dict):
@@ -109,7 +125,8 @@ def _check_edit(before: str, after: str, key: str, selection: Selection, source:
     unchanged = isinstance(new, dict) and isinstance(new.get("config"), dict) and {
         k: v for k, v in new.items() if k != "config"} == {k: v for k, v in old.items() if k != "config"} and {
         k: v for k, v in new["config"].items() if k != key} == {k: v for k, v in old["config"].items() if k != key}
-    if not unchanged or Selection.model_validate(new["config"][key]) != selection:
+    if not unchanged or _parsed(new["config"][key], selection) != (
+            selection if isinstance(selection, Selection) else dict(selection)):
         raise InputError([problem(source, f"config.{key}", "the file's layout is too unusual to edit safely; "
                                   "nothing was written", f"set {key} by hand, or simplify the config block")])
 
@@ -184,7 +201,8 @@ def replace_atomically(path: Path, data: bytes, mode: int) -> None:
             os.close(directory)
 
 
-def write_selection(path: Path, project: str, selection: Selection) -> None:
+def write_selection(path: Path, project: str, selection: Selection | Mapping[str, Selection]) -> None:
+    """Write one selection (single form) or a map of them by workload name (fleet form)."""
     key = f"{project}:selection"
     with _locked(path) as descriptor:
         text, info = _read_locked(descriptor, path)

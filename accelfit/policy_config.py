@@ -46,11 +46,12 @@ def plan_constraints(project_dir: Path, environment: str, catalog: Any, *, requi
     return PolicyConstraints.from_policy_config(config, f"policies/config/{environment}.json", canonical)
 
 
-def stack_environment(stack: Any, catalog: Any) -> Any:
+def stack_environment(stack: Any, catalog: Any, loaded: Any = None) -> Any:
     """The planner's Environment for a stack, as its Pulumi program builds it: the stack's environment and
-    inventory, the team's calibration, and the environment's policy configuration as constraints."""
+    inventory (of `loaded`, one of a fleet's workloads, when given), the team's calibration, and the environment's
+    policy configuration as constraints."""
     from accelfit.calibration.store import load_team_efficiency
     from accelfit.planner import Environment
 
-    return Environment(stack.environment, stack.workload.inventory, load_team_efficiency(),
+    return Environment(stack.environment, (loaded or stack.workload).inventory, load_team_efficiency(),
                        plan_constraints(stack.project_dir, stack.environment, catalog))

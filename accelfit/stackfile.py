@@ -17,7 +17,7 @@ from typing import Any
 from accelfit.errors import InputError, Problem, did_you_mean, problem, shorten
 from accelfit.inputfile import is_regular_file
 from accelfit.spec import LoadedWorkload, WorkloadSpec
-from accelfit.spec.loader import with_inventory, workload_from_document
+from accelfit.spec.loader import WORKLOADS_KEY, with_inventory, workloads_from_document
 from accelfit.yamlio import read_yaml
 
 PROJECT_FILE = "Pulumi.yaml"
@@ -26,6 +26,10 @@ SECRET_PLACEHOLDER = "[secret]"
 _STACK_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,100}\Z")
 # GCP label values (the strictest of the clouds' tag rules): lowercase letters, digits, '-', '_', at most 63.
 _LABEL_VALUE = re.compile(r"^[a-z0-9]([-_a-z0-9]{0,61}[a-z0-9])?\Z")
+# A fleet's name labels its shared resources and prefixes their names, as a workload's name does in a single stack:
+# a label value that is also a DNS label (no '_'), short enough for a second cluster's `-2` suffix
+# (accelfit.planner.fleet_placement.MAX_FLEET_NAME_CHARS).
+_FLEET_NAME = re.compile(r"^[a-z]([-a-z0-9]{0,35}[a-z0-9])?\Z")
 # Google Cloud project ids: https://cloud.google.com/resource-manager/docs/creating-managing-projects (as of
 # 2026-11-23): 6 to 30 characters, lowercase letters, digits and hyphens, starting with a letter.
 _GCP_PROJECT = re.compile(r"^[a-z][-a-z0-9]{4,28}[a-z0-9]\Z")
@@ -33,7 +37,7 @@ _SECRET_NAME = re.compile(r"(?i)(token|password|passphrase|secret|private.?key|k
 # Every key accelfit reads in its own namespace (`accelfit:<key>`), in the program or its components. A key in a
 # stack file that is not here (or declared in Pulumi.yaml) is a typo: `accelfit:enviroment` would otherwise be
 # stored by the CLI and silently ignored.
-PROJECT_KEYS = ("environment", "team", "costCenter", "workload", "selection", "teamNamespaces", "sshPrivateKey",
+PROJECT_KEYS = ("environment", "team", "costCenter", "workload", "workloads", "fleet", "selection", "teamNamespaces", "sshPrivateKey",
                 "joinToken", "kubeconfig", "joinEndpoint", "joinCaCertHash", "eksAdminPrincipals", "eksEndpointAccess",
                 "eksPrivateAccessCidrs", "eksPublicAccessCidrs", "kubernetesVersion", "awsZoneIds", "controlPlane",
                 "requireLock")
@@ -50,21 +54,54 @@ class StackFile:
     project_dir: Path
     project: str
     config: dict[str, Any]  # fully qualified keys ("accelfit:team", "gcp:project"), project defaults applied
-    workload: LoadedWorkload
+    workloads: tuple[LoadedWorkload, ...]  # one (`accelfit:workload`), or the fleet's (`accelfit:workloads`)
     warnings: tuple[str, ...] = ()  # things to tell the user that do not stop the command (plaintext secrets)
+    fleet: str | None = None  # the fleet's name (`accelfit:fleet`, default the stack's name); None = single form
+
+    @property
+    def is_fleet(self) -> bool:
+        return self.fleet is not None
+
+    @property
+    def workload(self) -> LoadedWorkload:
+        """The single form's workload; a fleet stack has several (`workloads`), and a command that reads one says so."""
+        if self.is_fleet:
+            raise InputError([problem(str(self.path), f"config.{self.project}:workloads", "this stack holds a fleet "
+                                      "and this command reads a single workload",
+                                      "use `accelfit plan|lock|check|preview` on the fleet stack")])
+        return self.workloads[0]
 
     @property
     def spec(self) -> WorkloadSpec:
         return self.workload.spec
+
+    @property
+    def specs(self) -> tuple[WorkloadSpec, ...]:
+        return tuple(loaded.spec for loaded in self.workloads)
 
     def get(self, key: str, default: Any = None) -> Any:
         return self.config.get(key if ":" in key else f"{self.project}:{key}", default)
 
     @property
     def selection(self) -> Any:
-        """The locked option (`accelfit:selection`, a planner Selection) or None; loading already refused a bad one."""
+        """The locked option (`accelfit:selection`, a planner Selection) or None; loading already refused a bad one.
+        A fleet stack locks per workload (`selections`)."""
+        if self.is_fleet:
+            raise InputError([problem(str(self.path), f"config.{self.project}:selection", "a fleet stack locks "
+                                      "each workload: the selection is a map by workload name",
+                                      "use `accelfit lock --stack ENV` on the fleet stack")])
         raw = self.get("selection")
         return None if raw is None else read_selection(raw, str(self.path), f"config.{self.project}:selection")
+
+    @property
+    def selections(self) -> dict[str, Any]:
+        """Locked options by workload name (both forms; a single stack's under its workload's name)."""
+        if not self.is_fleet:
+            selection = self.selection
+            return {} if selection is None else {self.spec.name: selection}
+        raw = self.get("selection")
+        return {} if raw is None else read_selection_map(raw, str(self.path), f"config.{self.project}:selection",
+                                                         [spec.name for spec in self.specs])
 
     @property
     def environment(self) -> str:
@@ -197,13 +234,52 @@ def load_stack_file(path: Path, name: str, project_dir: Path) -> StackFile:
     config = _project_defaults(project_doc, project)
     config.update(document["config"])
     problems = config_problems(config, project_doc, name, str(path))
-    spec, prefix = workload_from_document(document, str(path))
+    found = workloads_from_document(document, str(path))
+    fleet = WORKLOADS_KEY in document["config"]
+    if fleet:
+        problems += fleet_problems(config, project, name, str(path), [spec.name for spec, _ in found])
+    elif f"{project}:fleet" in config:
+        problems.append(problem(str(path), f"config.{project}:fleet", "names a fleet, but this stack holds one "
+                                f"workload ({project}:workload)", f"remove it, or list the workloads under "
+                                f"{project}:workloads"))
     if problems:
         raise InputError(problems)
     return StackFile(name=name, path=path, project_dir=project_dir, project=project, config=config,
-                     workload=with_inventory(spec, path, prefix),
+                     workloads=tuple(with_inventory(spec, path, prefix) for spec, prefix in found),
                      warnings=tuple(f"{key} is set in plain text in {path}; encrypt it: pulumi config set --secret "
-                                    f"{key} ... (then remove the plain value)" for key in plaintext_secrets(config)))
+                                    f"{key} ... (then remove the plain value)" for key in plaintext_secrets(config)),
+                     fleet=fleet_name(config, project, name) if fleet else None)
+
+
+def fleet_name(config: dict[str, Any], project: str, stack_name: str) -> str:
+    """`accelfit:fleet`, or the stack's name when it is not set."""
+    value = config.get(f"{project}:fleet")
+    return stack_name if value is None else value
+
+
+def fleet_problems(config: dict[str, Any], project: str, stack_name: str, source: str,
+                   names: list[str]) -> list[Problem]:
+    """The fleet form's own config: its name (given, or the stack's) and the selection map's keys."""
+    problems = []
+    value = config.get(f"{project}:fleet")
+    named = stack_name if value is None else value
+    if not isinstance(named, str) or not _FLEET_NAME.match(named):
+        rule = ("a fleet name is a label and a name prefix: 1 to 37 lowercase letters, digits or '-', starting "
+                "with a letter and not ending in '-'")
+        if value is None:
+            problems.append(problem(source, f"config.{project}:fleet", f"not set, and the stack's name {stack_name!r} "
+                                    f"cannot name the fleet ({rule})", f"set {project}:fleet, e.g. "
+                                    f"{project}:fleet: ml-platform"))
+        else:
+            problems.append(problem(source, f"config.{project}:fleet", rule, f"e.g. {project}:fleet: ml-platform",
+                                    value))
+    raw = config.get(f"{project}:selection")
+    if raw is not None:
+        try:
+            read_selection_map(raw, source, f"config.{project}:selection", names)
+        except InputError as error:
+            problems += error.problems
+    return problems
 
 
 def plan_requirement_problems(stack: StackFile, cloud: str) -> list[Problem]:
@@ -251,7 +327,7 @@ def config_problems(config: dict[str, Any], project_doc: dict[str, Any], name: s
                                     "lowercase letters, digits, '-' or '_'",
                                     f"e.g. {project}:{key}: research-llm", value))
     raw = config.get(f"{project}:selection")
-    if raw is not None:
+    if raw is not None and f"{project}:workloads" not in config:  # a fleet's map: fleet_problems
         try:
             read_selection(raw, source, f"config.{project}:selection")
         except InputError as error:
@@ -284,6 +360,30 @@ def read_selection(raw: Any, source: str, field: str) -> Any:
                                   "delete the selection and run `accelfit lock --stack ENV`", selection.option)]) \
             from None
     return selection
+
+
+def read_selection_map(raw: Any, source: str, field: str, names: list[str]) -> dict[str, Any]:
+    """A fleet's `accelfit:selection`: {workload name: the selection `accelfit lock` writes}, keys naming workloads."""
+    if not isinstance(raw, dict) or ("option" in raw and "option" not in names):
+        raise InputError([problem(source, field, "in a fleet stack, a map of workload name to selection (each "
+                                  "workload is locked on its own)", "delete it and run `accelfit lock --stack ENV`",
+                                  raw)])
+    problems = []
+    out: dict[str, Any] = {}
+    for key, value in raw.items():
+        if key not in names:
+            close = did_you_mean(str(key), names) if len(str(key)) <= 64 else None
+            problems.append(problem(source, f"{field}.{shorten(str(key), 80)}", "names no workload of this fleet",
+                                    f"did you mean {close}?" if close else
+                                    f"use one of: {', '.join(names)}; or delete it and run `accelfit lock`"))
+            continue
+        try:
+            out[key] = read_selection(value, source, f"{field}.{key}")
+        except InputError as error:
+            problems += error.problems
+    if problems:
+        raise InputError(problems)
+    return out
 
 
 def _project_defaults(project_doc: dict[str, Any], project: str) -> dict[str, Any]:

@@ -21,6 +21,7 @@ M = TypeVar("M", bound=BaseModel)
 
 # Enough to show every real mistake in a spec; 50,000 unknown keys are summarised rather than each explained.
 MAX_DETAILS = 100
+_PYDANTIC_TAG = re.compile(r"^[a-z][a-z0-9_-]*\[.*\]$", re.S)
 _OWN_MESSAGE = re.compile(r"^(?P<path>[A-Za-z_][A-Za-z0-9_.\[\]]*): (?P<rest>.*)$", re.S)
 
 
@@ -50,7 +51,10 @@ def problems_from(error: ValidationError, model: type[BaseModel], file: str | No
 
 
 def _problem(detail: dict[str, Any], root: type[BaseModel], file: str | None, prefix: str) -> Problem:
-    loc = tuple(part for part in detail["loc"] if not (isinstance(part, str) and "[" in part and "]" in part))
+    # Drop pydantic's own union/validator tags ("function-after[...]"), never a user's key such as "[]".
+    loc = tuple(part for part in detail["loc"] if not (isinstance(part, str) and _PYDANTIC_TAG.match(part)))
+    if not loc and detail["loc"]:
+        loc = (detail["loc"][-1],)
     kind = detail["type"]
     value = detail.get("input")
     path = join_path(prefix, *loc)

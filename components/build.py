@@ -7,13 +7,18 @@ AWS stack never imports pulumi_gcp.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
+import pulumi
+
 from accelfit.catalog.models import Catalog
+from accelfit.errors import InputError, problem
 from accelfit.planner.model import Plan
 from accelfit.spec.inventory import Inventory
 from components.common import Ownership
+from components.fleet import SharedClusterBuild
 
 
 @dataclass(frozen=True)
@@ -64,3 +69,147 @@ def build(plan: Plan, ownership: Ownership, catalog: Catalog | None = None,
     metal = build_baremetal(plan, checked, inventory_source)
     # The layer's objects need no particular node, but its queues are only useful once the nodes are labelled.
     return Built(metal, build_for_baremetal(plan, layer, metal.kubeconfig, ownership, [metal.membership]))
+
+
+def build_shared_cluster(cluster: SharedClusterBuild, catalog: Catalog, *, layer: Any = None) -> Built:
+    """One cluster holding several workloads (a fleet's SharedCluster): everything is checked, the Kubernetes
+    layer included, before the first resource is created. `layer`: the cluster's layer plan, when the caller
+    has already checked the cluster (shared_cluster_check) and planned its layer."""
+    checked = layer is not None
+    if cluster.basis.cloud.value == "gcp":
+        from components.gcp.cluster_objects import build_gpudirect, build_service_accounts
+        from components.gcp.fleet_stack import build_shared_cluster as build_gke, shared_cluster_problems
+        from components.kubernetes.build import build_shared_for_gke, layer_labels, plan_shared_layer
+
+        if not checked:
+            _raise_if_any(shared_cluster_problems(cluster, catalog))
+            layer = plan_shared_layer(cluster, catalog)
+        built = build_gke(cluster, catalog, checked=True)
+        kubernetes = build_shared_for_gke(cluster, layer, built)
+        for workload in cluster.workloads:
+            build_service_accounts(workload.plan, built.workloads[workload.name], kubernetes,
+                                   layer_labels(workload.ownership),
+                                   pulumi.ResourceOptions(parent=built.groups[workload.name]))
+        basis = built.workloads[cluster.basis.workload]
+        build_gpudirect(cluster.name, cluster.basis, basis, kubernetes, layer_labels(cluster.ownership),
+                        list(basis.gpu_pools), pulumi.ResourceOptions(parent=built.group))
+        return Built(built, kubernetes)
+    if cluster.basis.cloud.value == "aws":
+        from components.aws.fleet_stack import build_shared_cluster as build_eks, shared_cluster_problems
+        from components.aws.schedule import build_schedules
+        from components.kubernetes.build import build_shared_for_eks, plan_shared_layer
+
+        if not checked:
+            _raise_if_any(shared_cluster_problems(cluster, catalog))
+            layer = plan_shared_layer(cluster, catalog)
+        built = build_eks(cluster, catalog, checked=True)
+        for workload in cluster.workloads:
+            build_schedules(workload.plan, built.workloads[workload.name])  # part-day serving pools
+        return Built(built, build_shared_for_eks(cluster, layer, built))
+    raise InputError([problem("plan", "workloads", "only GKE and EKS clusters are shared",
+                              "build bare-metal workloads alone", cluster.basis.cloud.value)])
+
+
+def _raise_if_any(problems: list) -> None:
+    if problems:
+        raise InputError(problems)
+
+
+@dataclass(frozen=True)
+class FleetBuilt:
+    """What `build_fleet` created: each shared cluster's build, and each workload built alone."""
+
+    clusters: dict[str, Built]
+    alone: dict[str, Built]
+
+
+def eligible_accelerators(member: Any) -> frozenset[str]:
+    """What a fleet workload may borrow: the accelerators of its cluster's pools the planner found it eligible for
+    (FleetWorkload.eligible_accelerators: framework, portability, custom kernels, precision, allow-list)."""
+    return frozenset(member.eligible_accelerators)
+
+
+def fleet_cluster_builds(fleet: Any, ownership: Ownership) -> list[SharedClusterBuild]:
+    """A SharedClusterBuild per SharedCluster of the fleet plan, its workloads in the stack's order, the shared
+    network the fleet plan sized (pods range for every member's nodes), its shared items labelled `workload:
+    <cluster>-shared` (the first cluster is named after the fleet, so `<fleet>-shared`; a second cluster's items
+    stay apart from the first's)."""
+    from components.fleet import ClusterWorkload, shared_ownership
+
+    builds = []
+    for cluster in fleet.clusters:
+        members = [member for member in fleet.workloads if member.cluster == cluster.name]
+        builds.append(SharedClusterBuild(
+            name=cluster.name, fleet=fleet.name, ownership=shared_ownership(cluster.name, ownership),
+            network=cluster.network, zones=tuple(cluster.zones), system_pool=cluster.system_pool,
+            workloads=tuple(ClusterWorkload(plan=member.plan,
+                                            ownership=dataclasses.replace(ownership, workload=member.name),
+                                            eligible_accelerators=eligible_accelerators(member))
+                            for member in members)))
+    return builds
+
+
+def build_fleet(fleet: Any, ownership: Ownership, catalog: Catalog,
+                inventories: dict[str, tuple[Inventory | None, str]] | None = None) -> FleetBuilt:
+    """A fleet plan's resources: one shared cluster per SharedCluster (each checked whole before it creates
+    anything; all of them checked before the first creates anything), and each workload placed alone built as a
+    single stack. `ownership` is the stack's; each workload's resources carry its own name."""
+    from components.kubernetes.build import plan_shared_layer
+
+    inventories = inventories or {}
+    builds = fleet_cluster_builds(fleet, ownership)
+    problems = []
+    for cluster in builds:
+        problems += shared_cluster_check(cluster, catalog)
+    for index, member in enumerate(fleet.workloads):
+        if member.cluster is None:
+            problems += [dataclasses.replace(item, field=f"workloads[{index}].{item.field}".rstrip("."))
+                         for item in alone_problems(member.plan, catalog, *inventories.get(member.name,
+                                                                                            (None, "inventory")))]
+    _raise_if_any(problems)
+    # Every cluster's Kubernetes layer is planned (and checked) before the first cluster creates anything too.
+    layers = {cluster.name: plan_shared_layer(cluster, catalog) for cluster in builds}
+    clusters = {cluster.name: build_shared_cluster(cluster, catalog, layer=layers[cluster.name])
+                for cluster in builds}
+    alone = {}
+    for member in fleet.workloads:
+        if member.cluster is None:
+            inventory, source = inventories.get(member.name, (None, "inventory"))
+            alone[member.name] = build(member.plan, dataclasses.replace(ownership, workload=member.name), catalog,
+                                       inventory=inventory, inventory_source=source)
+    return FleetBuilt(clusters=clusters, alone=alone)
+
+
+def alone_problems(plan: Plan, catalog: Catalog, inventory: Inventory | None, source: str) -> list:
+    """What `build` would refuse for a fleet workload built alone (TPU VMs, bare metal, a cluster of its own), found
+    before any of the fleet's resources exist."""
+    from components.kubernetes.build import plan_baremetal_layer, plan_cloud_layer
+
+    try:
+        if plan.cloud.value == "gcp":
+            from components.gcp.validation import plan_problems
+
+            found = plan_problems(plan, catalog)
+        elif plan.cloud.value == "aws":
+            from components.aws.plan_checks import validate_eks_plan
+
+            found = validate_eks_plan(plan, catalog)
+        else:
+            from components.baremetal.checks import check_plan
+
+            plan_baremetal_layer(plan, check_plan(plan, inventory, source))
+            return []
+        if not found:
+            plan_cloud_layer(plan, catalog)
+        return found
+    except InputError as error:
+        return list(error.problems)
+
+
+def shared_cluster_check(cluster: SharedClusterBuild, catalog: Catalog) -> list:
+    """Everything wrong with a shared cluster, before any resource of the stack exists."""
+    if cluster.basis.cloud.value == "gcp":
+        from components.gcp.fleet_stack import shared_cluster_problems
+    else:
+        from components.aws.fleet_stack import shared_cluster_problems
+    return shared_cluster_problems(cluster, catalog)

@@ -6,8 +6,10 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pulumi
 
@@ -29,8 +31,12 @@ from components.common import Ownership
 
 @dataclass(frozen=True)
 class ProgramResult:
-    plan: Plan
-    lock: LockStatus
+    plan: Plan | None
+    lock: LockStatus | None
+    fleet: Any = None
+    """The FleetPlan of a fleet stack (`accelfit:workloads`); then `plan` and `lock` are None."""
+    locks: Mapping[str, LockStatus] = field(default_factory=dict)
+    """A fleet's lock status per workload."""
 
 
 def run(project_dir: Path | None = None) -> ProgramResult:
@@ -58,6 +64,8 @@ def _run(project_dir: Path, stack: str, source: Path) -> ProgramResult:
             raise InputError([problem(str(source), f"config.{key}", "a secret is set in plain text, which prod "
                                       "refuses", f"run `pulumi config set --secret {key} ...`")])
         pulumi.log.warn(f"{key} is set in plain text; encrypt it: pulumi config set --secret {key} ...")
+    if config.get_object("workloads") is not None:
+        return _run_fleet(project_dir, stack, source, config, environment)
     prefix = f"config.{WORKLOAD_KEY}"
     spec = validate(WorkloadSpec, config.require_object("workload"), str(source), prefix)
     loaded = with_inventory(spec, source, prefix)
@@ -82,6 +90,40 @@ def _run(project_dir: Path, stack: str, source: Path) -> ProgramResult:
                            "accelerator": plan.accelerator.name, "count": plan.accelerator.count,
                            "monthly_usd": plan.estimate.monthly_usd, "total_usd": plan.estimate.total_usd})
     return ProgramResult(plan=plan, lock=lock)
+
+
+def _run_fleet(project_dir: Path, stack_name: str, source: Path, config: pulumi.Config,
+               environment: str) -> ProgramResult:
+    """The fleet form: every workload planned (its own lock), the fleet placed (shared clusters), then built: each
+    shared cluster once with each workload's pools, and the workloads placed alone on their own."""
+    from accelfit.planner import plan_fleet
+    from accelfit.policy_config import stack_environment
+    from accelfit.stackfile import load_stack_file
+    from components.build import build_fleet
+
+    stack = load_stack_file(source, stack_name, project_dir)
+    catalog = load_catalog()
+    require_lock = bool(config.get_bool("requireLock")) or os.environ.get(LOCKED_ENV, "").lower() in TRUE_WORDS
+    environments = [stack_environment(stack, catalog, loaded) for loaded in stack.workloads]
+    fleet, locks = plan_fleet(stack.specs, catalog, environments, stack.selections, fleet_name=stack.fleet,
+                              require_lock=require_lock)
+    for lock in locks.values():
+        if lock.state == "stale":
+            pulumi.log.warn(lock.message)
+    ownership = Ownership(team=config.require("team"), cost_center=config.require("costCenter"),
+                          environment=environment, workload=fleet.name)
+    build_fleet(fleet, ownership, catalog, {loaded.spec.name: (loaded.inventory, str(loaded.inventory_path)
+                                                               if loaded.inventory_path else "inventory")
+                                            for loaded in stack.workloads})
+    pulumi.export("fleet", {"name": fleet.name, "clusters": [cluster.name for cluster in fleet.clusters],
+                            "monthly_usd": fleet.monthly_usd, "full_scale_monthly_usd": fleet.full_scale_monthly_usd,
+                            "run_total_usd": fleet.run_total_usd, "saves_monthly_usd": fleet.saves_monthly_usd})
+    pulumi.export("workloads", {member.name: {
+        "option": member.plan.option, "platform": member.plan.platform.value, "region": member.plan.region,
+        "accelerator": member.plan.accelerator.name, "count": member.plan.accelerator.count,
+        "cluster": member.cluster, "monthly_usd": member.monthly_usd, "run_total_usd": member.run_total_usd}
+        for member in fleet.workloads})
+    return ProgramResult(plan=None, lock=None, fleet=fleet, locks=locks)
 
 
 __all__ = ["ProgramResult", "run"]

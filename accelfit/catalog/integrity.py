@@ -6,6 +6,7 @@ one row: references between files resolve, keys are unique, and related strings 
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -239,6 +240,8 @@ def _availability_rules(items: list[Located], instance_items: list[Located],
             problems.append(item.at("sku", f"no {row.cloud.value} instance type or TPU generation of that name",
                                     (f"did you mean {close!r}? " if close else "") +
                                     "add the instance type or fix the name", row.sku))
+        if row.cloud is Cloud.aws:
+            problems += _aws_availability_source(item, row)
         if row.cloud is Cloud.gcp:
             for index, zone in enumerate(row.zones):
                 if zone.rsplit("-", 1)[0] != row.region:
@@ -251,6 +254,29 @@ def _availability_rules(items: list[Located], instance_items: list[Located],
                                     "add its regions (and zones) to gpu_availability.yaml with a source",
                                     item.row.name))  # type: ignore[attr-defined]
     return problems
+
+
+# Where AWS publishes which instance types each zone offers: the EC2 offerings API (DescribeInstanceTypeOfferings,
+# `aws ec2 describe-instance-type-offerings`) and AWS's own pages. A repository copy of that API's output (e.g. a
+# SkyPilot catalog) is a citable second-hand source when it names the commit read.
+_AWS_PRIMARY_MARKERS = ("describeinstancetypeofferings", "describe-instance-type-offerings", "docs.aws.amazon.com")
+_COMMIT_REFERENCE = re.compile(r"@[0-9a-f]{7,40}\b")
+
+
+def _aws_availability_source(item: Located, row: Availability) -> list[Problem]:
+    """An AWS availability row says where it was read (the EC2 offerings API or an AWS page, or a repository copy
+    of it named by commit), and only a row read from AWS itself is verified."""
+    primary = any(marker in row.source.lower() for marker in _AWS_PRIMARY_MARKERS)
+    copy = _COMMIT_REFERENCE.search(row.source) is not None
+    if not (primary or copy):
+        return [item.at("source", "an AWS availability row needs the source it was read from, not a recollection",
+                        "cite the EC2 DescribeInstanceTypeOfferings output (aws ec2 describe-instance-type-offerings "
+                        "--location-type availability-zone-id) or a repository copy of it as repo + path + @commit",
+                        row.source)]
+    if row.verified and copy:
+        return [item.at("verified", "a repository copy of the EC2 offerings is second-hand",
+                        "set verified: false (verified: true only for rows read from AWS itself)", row.verified)]
+    return []
 
 
 def _efficiency_rules(items: list[Located], accelerators: dict[str, Accelerator], complete: bool) -> list[Problem]:

@@ -9,7 +9,8 @@ Rows are validated one by one so that every bad row is reported, with its file a
 
 `load_catalog()` with no argument loads the active catalog: the shipped snapshot, overlaid with the catalog
 imported by `accelfit catalog update` when one is installed (see `store.py`); it is loaded once per process and
-catalog directory (the CLI must start fast). Pass `data_dir` to load another copy, e.g. in tests, never cached.
+catalog directory, and across processes from a compiled copy keyed on the files' hash (`compiled.py`), because
+the CLI must start fast. Pass `data_dir` to load another copy, e.g. in tests, never cached.
 
 Availability is its own section (`availability` rows): an instance type's `regions` are filled from it here, so a
 price row in a region the availability data does not list is an integrity problem, never an offer.
@@ -23,7 +24,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from accelfit.catalog.integrity import Located, check_integrity
-from accelfit.catalog import store
+from accelfit.catalog import compiled, store
 from accelfit.catalog.models import (
     Accelerator,
     Availability,
@@ -85,12 +86,27 @@ def load_catalog(data_dir: Path | str | None = None, imported: Path | str | None
 
 @functools.cache
 def _load_active(base: str) -> Catalog:
-    return _load(DATA_DIR, store.imported_dir(Path(base)))
+    """Once per process; across processes from the compiled cache while the files are unchanged (`compiled.py`)."""
+    directory = Path(base)
+
+    def files() -> list[Path]:
+        imported = store.imported_dir(directory)
+        return sorted(DATA_DIR.glob("*.yaml")) + (store.imported_files(imported) if imported is not None else [])
+
+    return compiled.load_cached(directory / compiled.CACHE_FILE, files,
+                                lambda: _load(DATA_DIR, store.imported_dir(directory)))
 
 
 def forget_active() -> None:
     """Drop the cached active catalog (after `accelfit catalog update` installed a new one)."""
     _load_active.cache_clear()
+
+
+def compile_active(base: Path) -> Catalog:
+    """Load the catalog installed under `base` afresh and write its compiled cache, so the first command after an
+    import starts as fast as every later one."""
+    forget_active()
+    return _load_active(str(base))
 
 
 def _load(data_dir: Path, imported: Path | None = None) -> Catalog:

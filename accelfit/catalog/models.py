@@ -224,6 +224,20 @@ class EfficiencyFigure(Sourced):
     notes: str = Field(default="", description="Which run or judgement the figure rests on.")
 
 
+# Lookups are hot (thousands per plan) and an Enum call costs ~0.5 us: members pass through, known values are
+# looked up, anything else gets the Enum's own error.
+_CLOUD_BY_VALUE = {member.value: member for member in Cloud}
+_PRICING_BY_VALUE = {member.value: member for member in PricingModel}
+
+
+def _as_cloud(value: Cloud | str) -> Cloud:
+    return value if value.__class__ is Cloud else _CLOUD_BY_VALUE.get(value) or Cloud(value)
+
+
+def _as_pricing(value: PricingModel | str) -> PricingModel:
+    return value if value.__class__ is PricingModel else _PRICING_BY_VALUE.get(value) or PricingModel(value)
+
+
 class Catalog(Frozen):
     """Everything the planner and pricing know about hardware and prices. Built by `loader.load_catalog`.
 
@@ -249,6 +263,12 @@ class Catalog(Frozen):
         self._index = CatalogIndex.build(self)
 
     @property
+    def _lookup(self) -> CatalogIndex:
+        # pydantic answers `self._index` from its __getattr__, about 1.3 us a call; the planner's loops make
+        # thousands of lookups per plan, so they read the private slot directly (0.1 us).
+        return self.__pydantic_private__["_index"]  # type: ignore[index]
+
+    @property
     def label(self) -> str:
         """Which catalog this is, as plans and reports print it."""
         return self.origin.label if self.origin is not None else "hand-built catalog"
@@ -258,34 +278,34 @@ class Catalog(Frozen):
 
         Raises `names.UnknownAcceleratorError` (a ValueError carrying a suggestion) for an unknown name.
         """
-        return self._index.accelerator(name)
+        return self._lookup.accelerator(name)
 
     def canonical(self, name: str) -> str:
         """Canonical name for any alias this catalog knows; raises UnknownAcceleratorError."""
-        return self._index.accelerator(name).name
+        return self._lookup.accelerator(name).name
 
     def instance_type(self, cloud: Cloud | str, name: str) -> InstanceType | None:
-        return self._index.instance_by_key.get((Cloud(cloud), name))
+        return self._lookup.instance_by_key.get((_as_cloud(cloud), name))
 
     def instance_types_for(self, cloud: Cloud | str | None = None, accelerator: str | None = None,
                            region: str | None = None) -> tuple[InstanceType, ...]:
         """GPU instance types, filtered by cloud, accelerator (alias ok) and region; catalog order."""
-        return self._index.instances(cloud, accelerator, region)
+        return self._lookup.instances(cloud, accelerator, region)
 
     def tpu_slice(self, name: str) -> TpuSlice | None:
         """A slice by Cloud TPU accelerator type, e.g. 'v5p-128' or 'v5litepod-16'."""
-        return self._index.slice_by_name.get(name)
+        return self._lookup.slice_by_name.get(name)
 
     def tpu_slices_for(self, accelerator: str | None = None, zone: str | None = None,
                        region: str | None = None) -> tuple[TpuSlice, ...]:
         """TPU slice shapes, filtered by generation (alias ok), zone and region (where the generation is
         available); smallest first."""
-        return self._index.slices(accelerator, zone, region)
+        return self._lookup.slices(accelerator, zone, region)
 
     def available_zones(self, offering: str, cloud: Cloud | str = Cloud.gcp) -> tuple[str, ...]:
         """Zones where the availability rows list `offering` (a TPU generation, alias ok, or an instance type),
         sorted; empty when no row lists a zone for it."""
-        return self._index.zones_of(Cloud(cloud), offering)
+        return self._lookup.zones_of(_as_cloud(cloud), offering)
 
     def available_regions(self, offering: str, cloud: Cloud | str = Cloud.gcp) -> tuple[str, ...]:
         """Regions of `available_zones`, sorted."""
@@ -293,18 +313,18 @@ class Catalog(Frozen):
 
     def zone_listing(self, offering: str, zone: str, cloud: Cloud | str = Cloud.gcp) -> Availability | None:
         """The availability row that lists `offering` (alias ok) in `zone` (for its source and date), or None."""
-        row = self._index.availability_by_key.get((Cloud(cloud), self._index.offering_key(offering),
+        row = self._lookup.availability_by_key.get((_as_cloud(cloud), self._lookup.offering_key(offering),
                                                    region_of_zone(zone)))
         return row if row is not None and zone in row.zones else None
 
     def price(self, cloud: Cloud | str, sku: str, region: str,
               pricing: PricingModel | str = PricingModel.on_demand) -> Price | None:
         """Hourly price of an instance type (per instance) or TPU generation (per chip), or None if unknown."""
-        return self._index.price_by_key.get((Cloud(cloud), sku, region, PricingModel(pricing)))
+        return self._lookup.price_by_key.get((_as_cloud(cloud), sku, region, _as_pricing(pricing)))
 
     def prices_for(self, cloud: Cloud | str, sku: str) -> tuple[Price, ...]:
         """Every price row for one SKU (all regions and pricing models), sorted by region then pricing."""
-        return self._index.prices_by_sku.get((Cloud(cloud), sku), ())
+        return self._lookup.prices_by_sku.get((_as_cloud(cloud), sku), ())
 
     def tpu_slice_hourly_usd(self, tpu_slice: TpuSlice, region: str,
                              pricing: PricingModel | str = PricingModel.on_demand) -> float | None:
@@ -314,12 +334,12 @@ class Catalog(Frozen):
 
     def availability_for(self, cloud: Cloud | str, sku: str) -> tuple[Availability, ...]:
         """Every availability row of one SKU (instance type or TPU generation), in region order."""
-        return self._index.availability_by_sku.get((Cloud(cloud), sku), ())
+        return self._lookup.availability_by_sku.get((_as_cloud(cloud), sku), ())
 
     def offered_zones(self, cloud: Cloud | str, sku: str, region: str) -> tuple[str, ...] | None:
         """Zones where the availability data lists the SKU in `region` (() when it lists only the region), or
         None when it does not list the SKU there: then no price row there is an offer."""
-        row = self._index.availability_by_key.get((Cloud(cloud), sku, region))
+        row = self._lookup.availability_by_key.get((_as_cloud(cloud), sku, region))
         return None if row is None else row.zones
 
     def gpu_zones_in(self, cloud: Cloud | str, family: str, region: str) -> tuple[str, ...] | None:
@@ -327,7 +347,7 @@ class Catalog(Frozen):
         no availability row of the family lists zones there (unknown, not empty)."""
         found: set[str] = set()
         listed = False
-        for instance in self._index.instances(cloud, None, region):
+        for instance in self._lookup.instances(cloud, None, region):
             if instance.family == family:
                 zones = self.offered_zones(cloud, instance.name, region)
                 listed = listed or bool(zones)
@@ -336,13 +356,13 @@ class Catalog(Frozen):
 
     def service_price(self, cloud: Cloud | str, service: str, region: str) -> ServicePrice | None:
         """Price of a supporting service in a region, falling back to the cloud-wide row (region '*')."""
-        key = Cloud(cloud)
-        return (self._index.service_by_key.get((key, service, region))
-                or self._index.service_by_key.get((key, service, "*")))
+        key = _as_cloud(cloud)
+        return (self._lookup.service_by_key.get((key, service, region))
+                or self._lookup.service_by_key.get((key, service, "*")))
 
     def mfu(self, accelerator: str) -> EfficiencyFigure:
         """Expected training MFU for an accelerator (alias ok).
 
         Raises UnknownAcceleratorError for an unknown name and LookupError when the catalog has no figure.
         """
-        return self._index.mfu(accelerator)
+        return self._lookup.mfu(accelerator)

@@ -4,6 +4,7 @@ Layout of the imported catalog (written by `accelfit catalog update`, read by `l
     imported/manifest.yaml        kind, as_of (import date), source (directory or URL), upstream files + sha256
     imported/imported_aws.yaml    prices + availability rows, same schema as the shipped data files
     imported/imported_gcp.yaml
+    compiled-catalog.pickle       the active catalog (shipped + imported) compiled for fast loading (`compiled.py`)
 
 The imported rows overlay the shipped snapshot (same key, imported row wins); everything else (chip specs,
 machine shapes, TPU slices, service prices, efficiency) comes from the shipped data.
@@ -38,6 +39,11 @@ def imported_dir(base: Path | None = None) -> Path | None:
     """The imported catalog directory when one is installed (it has a manifest), else None."""
     target = (base or catalog_dir()) / IMPORTED
     return target if (target / MANIFEST).is_file() else None
+
+
+def imported_files(directory: Path) -> list[Path]:
+    """The files of an imported catalog that the loader reads: the manifest, then the row files in name order."""
+    return [directory / MANIFEST, *sorted(directory.glob(IMPORTED_GLOB))]
 
 
 def read_origin(directory: Path) -> CatalogOrigin:

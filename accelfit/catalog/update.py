@@ -4,7 +4,8 @@ Steps, in an order that never leaves a half-written catalog: read both upstream 
 URL; nothing is touched when that fails), convert them (`skypilot.py`), write the rows and a manifest into a
 temporary directory next to the installed catalog, load that directory back through the same integrity checks
 as the shipped data, and only then rename it into place (`store.install`). Any failure raises `InputError`
-(exit 2) and leaves the previous catalog as it was.
+(exit 2) and leaves the previous catalog as it was. Last, the installed catalog is compiled (`compiled.py`), so the
+first `accelfit plan` after an import does not parse it again.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from pathlib import Path
 import yaml
 
 from accelfit.catalog import skypilot, store
-from accelfit.catalog.loader import DATA_DIR, forget_active, load_catalog
+from accelfit.catalog.loader import DATA_DIR, compile_active, load_catalog
 from accelfit.catalog.models import Catalog, Cloud
 from accelfit.errors import InputError, problem
 
@@ -74,7 +75,7 @@ def update_catalog(source: str = DEFAULT_SOURCE, *, base: Path | None = None, fe
     except BaseException:
         store.discard(staged)
         raise
-    forget_active()  # this process's next load_catalog() reads the new catalog
+    compile_active(base)  # the new catalog's compiled cache; this process's next load_catalog() reads it
     return _summary(installed, source, today, results, digests, shipped)
 
 

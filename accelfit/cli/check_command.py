@@ -61,6 +61,9 @@ def _check_stack(ctx: click.Context, file: Path, name: str | None) -> None:
     stack = load_stack_file(file, name, find_project_dir(file.parent))
     for warning in stack.warnings:
         click.echo(f"warning: {warning}", err=True)
+    if stack.is_fleet:
+        _check_fleet(ctx, file, stack)
+        return
     try:
         from accelfit.policy_config import stack_environment
 
@@ -76,3 +79,29 @@ def _check_stack(ctx: click.Context, file: Path, name: str | None) -> None:
     spec = stack.spec
     click.echo(f"ok: stack file {file}: {spec.name} ({spec.kind.value}, {spec.framework.value}, "
                f"{spec.model.precision.value}) in {stack.environment}; plans {plan.option} ({lock.state} lock)")
+
+
+def _check_fleet(ctx: click.Context, file: Path, stack) -> None:
+    """A fleet stack: every workload plans (with its lock) and the provider config of every cloud it plans on."""
+    from accelfit.catalog import load_catalog
+    from accelfit.cli.fleet_stack import plan_stack_fleet
+    from accelfit.planner import NoFeasiblePlan
+    from accelfit.stackfile import plan_requirement_problems
+
+    try:
+        fleet, locks = plan_stack_fleet(stack, load_catalog())
+    except NoFeasiblePlan as failure:
+        click.echo(f"no feasible plan for {file}: {failure.message}", err=True)
+        ctx.exit(EXIT_POLICY_OR_INFEASIBLE)
+        return
+    problems = []
+    for cloud in dict.fromkeys(member.plan.cloud.value for member in fleet.workloads):
+        problems += plan_requirement_problems(stack, cloud)
+    if problems:
+        raise InputError(problems)
+    click.echo(f"ok: fleet stack {file}: fleet {fleet.name} in {stack.environment}, {len(fleet.workloads)} "
+               f"workloads in {len(fleet.clusters)} shared cluster{'s' if len(fleet.clusters) != 1 else ''}")
+    for member in fleet.workloads:
+        spec = member.plan
+        click.echo(f"  {member.name} ({spec.kind}, {spec.framework}): plans {spec.option} "
+                   f"({locks[member.name].state} lock); {member.placement}")

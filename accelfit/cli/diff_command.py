@@ -28,7 +28,8 @@ from accelfit.errors import EXIT_POLICY_OR_INFEASIBLE, InputError, problem
 @click.option("--different-stacks", is_flag=True, help="Allow BASE and HEAD to be previews of two different "
               "stacks (e.g. staging against prod); without it that is an error.")
 @click.option("--fail-over-budget", is_flag=True, help="Exit 1 when the change raises the cost of an "
-              "environment that is then over its budget.max_monthly_usd.")
+              "environment that is then over its budget.max_monthly_usd (in a fleet: of a workload then over its "
+              "spec's budget).")
 @click.pass_context
 def diff(ctx: click.Context, base: Path | None, head: Path | None, base_ref: str | None, stack_name: str | None,
          markdown: bool, as_json: bool, fail_on_increase_pct: float | None, different_stacks: bool,
@@ -86,6 +87,11 @@ def diff(ctx: click.Context, base: Path | None, head: Path | None, base_ref: str
     if fail_over_budget and result.budget.pushes_over_budget:
         tripped.append(f"--fail-over-budget: {result.budget.head_monthly_usd:,.2f} USD a month is over the budget "
                        f"of {result.budget.max_monthly_usd:,.2f}")
+    for workload in result.workloads if fail_over_budget else ():
+        if workload.pushes_over_budget:
+            tripped.append(f"--fail-over-budget: workload {workload.workload} costs "
+                           f"{workload.monthly.head_usd or 0.0:,.2f} USD a month, over its budget of "
+                           f"{workload.max_monthly_usd:,.2f}")
     for line in tripped:
         click.echo(f"failed: {line}", err=True)
     if tripped:

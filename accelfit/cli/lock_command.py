@@ -22,6 +22,9 @@ def lock(ctx: click.Context, stack_name: str, fresh: bool) -> None:
     from accelfit.stackfile import load_stack
 
     stack = load_stack(stack_name)
+    if stack.is_fleet:
+        _lock_fleet(ctx, stack, fresh)
+        return
     current = None if fresh else stack.selection
     from accelfit.policy_config import stack_environment
 
@@ -39,3 +42,43 @@ def lock(ctx: click.Context, stack_name: str, fresh: bool) -> None:
     write_selection(stack.path, stack.project, selection)
     click.echo(f"locked {selection.option} into {stack.path} (${selection.monthly_usd:,.0f}/month, "
                f"${selection.total_usd:,.0f} total)")
+
+
+def _lock_fleet(ctx: click.Context, stack, fresh: bool) -> None:
+    """Lock each workload of a fleet: keep a lock that is still valid (unless --fresh), lock a fresh plan for the
+    others, and write the map of selections by workload name."""
+    from accelfit.catalog import load_catalog
+    from accelfit.cli.fleet_stack import plan_stack_fleet
+    from accelfit.lockfile import write_selection
+    from accelfit.planner import NoFeasiblePlan
+    from accelfit.planner.lock import Selection
+
+    current = {} if fresh else stack.selections
+    try:
+        fleet, locks = plan_stack_fleet(stack, load_catalog(), fresh=fresh)
+    except NoFeasiblePlan as failure:
+        click.echo(f"no feasible plan: {failure.message}", err=True)
+        ctx.exit(EXIT_POLICY_OR_INFEASIBLE)
+        return
+    today = dt.date.today()
+    selections: dict[str, Selection] = {}
+    lines = []
+    for member in fleet.workloads:
+        kept = current.get(member.name)
+        if kept is not None and locks[member.name].state == "used":
+            selections[member.name] = kept
+            lines.append(f"  {member.name}: kept {kept.option} ({locks[member.name].message})")
+            continue
+        selection = Selection.from_plan(member.plan, today)
+        selections[member.name] = selection
+        was = f" (was {kept.option}: {locks[member.name].message})" if kept is not None else ""
+        lines.append(f"  {member.name}: locked {selection.option} (${selection.monthly_usd:,.0f}/month, "
+                     f"${selection.total_usd:,.0f} total){was}")
+    if selections == current:
+        click.echo(f"kept: every workload of fleet {fleet.name} is still locked to a valid option; use --fresh to "
+                   "re-plan")
+        click.echo("\n".join(lines))
+        return
+    write_selection(stack.path, stack.project, selections)
+    click.echo(f"locked fleet {fleet.name} ({len(selections)} workloads) into {stack.path}:")
+    click.echo("\n".join(lines))

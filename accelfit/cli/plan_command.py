@@ -12,7 +12,8 @@ from accelfit.errors import EXIT_POLICY_OR_INFEASIBLE, InputError, problem
 
 @click.command()
 @click.argument("spec_file", required=False, type=click.Path(path_type=Path))
-@click.option("--stack", "stack_name", help="Plan the workload of stacks/Pulumi.<STACK>.yaml.")
+@click.option("--stack", "stack_name", help="Plan the workload (or the fleet of workloads) of "
+              "stacks/Pulumi.<STACK>.yaml.")
 @click.option("--json", "as_json", is_flag=True, help="Print the plan as JSON (stable keys).")
 @click.option("--markdown", is_flag=True, help="Print the plan as markdown.")
 @click.option("--top", default=5, show_default=True, type=click.IntRange(0, 100), help="Alternatives to show.")
@@ -41,6 +42,9 @@ def plan(ctx: click.Context, spec_file: Path | None, stack_name: str | None, as_
         from accelfit.stackfile import load_stack
 
         stack = load_stack(stack_name)
+        if stack.is_fleet:
+            _plan_fleet(ctx, stack, as_json, markdown, top, chart)
+            return
         loaded, environment_name = stack.workload, stack.environment
     else:
         loaded, environment_name = load_workload(spec_file), environment_option or "dev"
@@ -68,10 +72,7 @@ def plan(ctx: click.Context, spec_file: Path | None, stack_name: str | None, as_
         else:
             result = make_plan(loaded.spec, catalog, environment, top=max(top, 8))
     except NoFeasiblePlan as failure:
-        click.echo(f"no feasible plan: {failure.message}", err=True)
-        for rejection in failure.rejected[:20]:
-            click.echo(f"  rejected [{rejection.rule}] {rejection.option}: {rejection.reason}", err=True)
-        ctx.exit(EXIT_POLICY_OR_INFEASIBLE)
+        report_infeasible(ctx, failure)
         return
     if chart is not None:
         from accelfit.reports.plan_chart import write_chart
@@ -95,6 +96,37 @@ def plan(ctx: click.Context, spec_file: Path | None, stack_name: str | None, as_
         from accelfit.reports.plan_report import render_text
 
         click.echo(render_text(result, top=top, stack=stack_name, lock=lock.message if lock else None))
+
+
+def _plan_fleet(ctx: click.Context, stack, as_json: bool, markdown: bool, top: int, chart: Path | None) -> None:
+    """A fleet stack: each workload's plan, placement, fallback chain and cost, and the fleet's totals."""
+    from accelfit.catalog import load_catalog
+    from accelfit.cli.fleet_stack import plan_stack_fleet
+    from accelfit.planner import NoFeasiblePlan
+    from accelfit.reports import fleet_report
+
+    if chart is not None:
+        raise InputError([problem(str(stack.path), "--chart", "charts show one workload's options, and this stack "
+                                  "holds a fleet", "plan one workload's spec file with --chart")])
+    try:
+        fleet, locks = plan_stack_fleet(stack, load_catalog(), top=max(top, 8))
+    except NoFeasiblePlan as failure:
+        report_infeasible(ctx, failure)
+        return
+    if as_json:
+        click.echo(json.dumps(fleet_report.fleet_json(fleet, locks), indent=2, sort_keys=True))
+    elif markdown:
+        click.echo(fleet_report.render_markdown(fleet, locks, top=top, stack=stack.name))
+    else:
+        click.echo(fleet_report.render_text(fleet, locks, top=top, stack=stack.name))
+
+
+def report_infeasible(ctx: click.Context, failure) -> None:
+    """No feasible plan: the binding constraint, the first rejected options, exit 1."""
+    click.echo(f"no feasible plan: {failure.message}", err=True)
+    for rejection in failure.rejected[:20]:
+        click.echo(f"  rejected [{rejection.rule}] {rejection.option}: {rejection.reason}", err=True)
+    ctx.exit(EXIT_POLICY_OR_INFEASIBLE)
 
 
 def check_chart_target(chart: Path) -> None:

@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from accelfit.diff.document import PreviewDocument, Resource, Violation
 from accelfit.diff.inputs import changed_paths
 from accelfit.diff.model import (ACTIONS, BudgetGuard, FigureChange, InputChange, ResourceDiff, SelectionChange, StackDiff,
-                                 ViolationDiff)
+                                 ViolationDiff, WorkloadCost)
 from accelfit.diff.replacement import replacement_reason
 
 NO_COMPONENT = "(stack)"
@@ -21,7 +21,8 @@ def diff_documents(base: PreviewDocument, head: PreviewDocument,
                    fail_on_increase_pct: float | None = None) -> StackDiff:
     base_by_key = {r.key: r for r in base.resources if r.custom}
     head_by_key = {r.key: r for r in head.resources if r.custom}
-    base_roots, head_roots = _component_of(base.resources), _component_of(head.resources)
+    # A fleet's changes are grouped by the workload each resource belongs to; a single stack's by component.
+    base_roots, head_roots = _group_of(base.resources), _group_of(head.resources)
     diffs: list[ResourceDiff] = []
     repriced: list[ResourceDiff] = []
     unchanged = 0
@@ -56,7 +57,28 @@ def diff_documents(base: PreviewDocument, head: PreviewDocument,
                  FigureChange("full_scale_monthly_usd", base.full_scale_monthly_usd, head.full_scale_monthly_usd),
                  FigureChange("run_total_usd", base.run_total_usd, head.run_total_usd)),
         budget_lines=tuple(dict(line) for line in head.budget_lines),
-        spec_changes=_spec_changes(base, head), repriced=tuple(repriced), base_is_new=base.new_stack)
+        spec_changes=_spec_changes(base, head), repriced=tuple(repriced), base_is_new=base.new_stack,
+        workloads=_workload_costs(base, head))
+
+
+def _workload_costs(base: PreviewDocument, head: PreviewDocument) -> tuple[WorkloadCost, ...]:
+    """Per workload (a fleet on either side), its three figures before and after; absent on a side = None."""
+    if base.workload_costs is None and head.workload_costs is None:
+        return ()
+    before, after = base.workload_costs or {}, head.workload_costs or {}
+    names = list(dict.fromkeys([*after, *before]))
+    return tuple(WorkloadCost(name, tuple(
+        FigureChange(figure, (before.get(name) or {}).get(figure), (after.get(name) or {}).get(figure))
+        for figure in ("monthly_usd", "full_scale_monthly_usd", "run_total_usd")),
+        max_monthly_usd=(after.get(name) or {}).get("max_monthly_usd"),
+        base_option=(before.get(name) or {}).get("option"), head_option=(after.get(name) or {}).get("option"))
+        for name in names)
+
+
+def _group_of(resources: Iterable[Resource]) -> dict[str, str]:
+    resources = list(resources)
+    roots = _component_of(resources)
+    return {resource.key: resource.workload or roots[resource.key] for resource in resources}
 
 
 def _spec_changes(base: PreviewDocument, head: PreviewDocument) -> tuple[InputChange, ...]:

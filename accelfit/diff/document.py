@@ -36,6 +36,7 @@ class Resource:
     inputs: Mapping[str, Any]
     protect: bool
     monthly_usd: float
+    workload: str | None = None  # a fleet's: the workload it belongs to (`<cluster>-shared` for shared items)
 
 
 @dataclass(frozen=True)
@@ -72,6 +73,7 @@ class PreviewDocument:
     violations: tuple[Violation, ...]
     spec: Mapping[str, Any] | None = None  # the workload spec the plan came from (documents before it: None)
     new_stack: bool = False  # a stand-in for a stack that does not exist at the base revision
+    workload_costs: Mapping[str, Mapping[str, Any]] | None = None  # a fleet's cost.workloads (and shared items)
 
 
 class _Reader:
@@ -156,10 +158,37 @@ def parse_document(data: Any, source: str) -> PreviewDocument:
         policy_pack=reader.get(policies, "pack", "policies", (str,), required=False),
         violations=violations,
         spec=reader.get(data, "spec", "", (Mapping,), required=False),
-        new_stack=reader.get(data, "new_stack", "", (bool,), required=False, default=False))
+        new_stack=reader.get(data, "new_stack", "", (bool,), required=False, default=False),
+        workload_costs=_workload_costs(reader, cost, plan))
     if reader.problems:
         raise InputError(reader.problems)
     return document
+
+
+def _workload_costs(reader: _Reader, cost: Mapping[str, Any],
+                    plan: Mapping[str, Any]) -> dict[str, dict[str, Any]] | None:
+    """A fleet document's three figures and chosen option per workload, and its shared clusters' figures (under
+    `<cluster>-shared`)."""
+    workloads = reader.get(cost, "workloads", "cost", (Mapping,), required=False)
+    if workloads is None:
+        return None
+    options = {str(member.get("name")): (member.get("plan") or {}).get("option")
+               for member in (plan.get("workloads") or []) if isinstance(member, Mapping)}
+    out: dict[str, dict[str, Any]] = {}
+    for name, figures in workloads.items():
+        if isinstance(figures, Mapping):
+            out[str(name)] = {key: _number(reader.get(figures, key, f"cost.workloads.{name}", (int, float),
+                                                      required=key == "monthly_usd"))
+                              for key in ("monthly_usd", "full_scale_monthly_usd", "run_total_usd",
+                                          "max_monthly_usd")}
+            out[str(name)]["option"] = options.get(str(name))
+    shared = reader.get(cost, "shared", "cost", (Mapping,), required=False, default={})
+    for name, figures in shared.items():
+        if isinstance(figures, Mapping):
+            out[str(figures.get("workload") or f"{name}-shared")] = {
+                key: _number(reader.get(figures, key, f"cost.shared.{name}", (int, float), required=False))
+                for key in ("monthly_usd", "full_scale_monthly_usd", "run_total_usd")}
+    return out
 
 
 def _number(value: Any) -> float | None:
@@ -181,7 +210,8 @@ def _resource(reader: _Reader, item: Any, index: int) -> Resource | None:
         custom=reader.get(item, "custom", path, (bool,), required=False, default=True),
         inputs=reader.get(item, "inputs", path, (Mapping,), default={}),
         protect=reader.get(item, "protect", path, (bool,), required=False, default=False),
-        monthly_usd=float(reader.get(item, "monthly_usd", path, (int, float), default=0.0)))
+        monthly_usd=float(reader.get(item, "monthly_usd", path, (int, float), default=0.0)),
+        workload=reader.get(item, "workload", path, (str,), required=False))
 
 
 def _violation(reader: _Reader, item: Any, index: int) -> Violation | None:

@@ -135,6 +135,14 @@ def callouts(diff: StackDiff) -> list[tuple[str, str]]:
                 + " the cost")
         out.append(("Over budget", f"{usd(guard.head_monthly_usd)} a month as planned against a budget of "
                    f"{usd(guard.max_monthly_usd)} (over by {usd(over)}); {when}."))
+    for workload in diff.workloads:
+        if workload.over_budget and workload.max_monthly_usd is not None:
+            head = workload.monthly.head_usd or 0.0
+            when = "this change pushes it over" if workload.pushes_over_budget else "this change does not raise it"
+            out.append((f"Workload {workload.workload} over budget",
+                        f"{usd(head)} a month as planned (its own resources and its share of the cluster) against "
+                        f"its spec's budget of {usd(workload.max_monthly_usd)} (over by "
+                        f"{usd(head - workload.max_monthly_usd)}); {when}."))
     if guard.increase_exceeded:
         out.append(("Cost increase", f"{pct_text(guard.increase_pct)} ({signed_usd(guard.delta_usd)} a month) "
                                      f"exceeds the {guard.fail_on_increase_pct:g}% allowed by --fail-on-increase."))

@@ -167,6 +167,43 @@ class FigureChange:
 
 
 @dataclass(frozen=True)
+class WorkloadCost:
+    """A fleet workload's three figures before and after (its own resources + its share of the shared items;
+    `<cluster>-shared` rows are the shared items themselves, counted once)."""
+
+    workload: str
+    figures: tuple[FigureChange, ...]
+    max_monthly_usd: float | None = None  # head's spec budget of the workload
+    base_option: str | None = None  # the option its plan chose on each side (None: shared items, or absent)
+    head_option: str | None = None
+
+    @property
+    def option_changed(self) -> bool:
+        return self.base_option is not None and self.head_option is not None and self.base_option != self.head_option
+
+    @property
+    def monthly(self) -> FigureChange:
+        return self.figures[0]
+
+    @property
+    def over_budget(self) -> bool:
+        head = self.monthly.head_usd
+        return self.max_monthly_usd is not None and head is not None and head > self.max_monthly_usd
+
+    @property
+    def pushes_over_budget(self) -> bool:
+        """Over its spec's budget after the change, and the change raised its cost (as BudgetGuard does)."""
+        return self.over_budget and (self.monthly.base_usd is None
+                                     or (self.monthly.head_usd or 0.0) > self.monthly.base_usd)
+
+    def to_json_dict(self) -> dict[str, Any]:
+        return {"workload": self.workload, "figures": [figure.to_json_dict() for figure in self.figures],
+                "max_monthly_usd": self.max_monthly_usd, "over_budget": self.over_budget,
+                "pushes_over_budget": self.pushes_over_budget, "base_option": self.base_option,
+                "head_option": self.head_option, "option_changed": self.option_changed}
+
+
+@dataclass(frozen=True)
 class StackDiff:
     stack: str
     environment: str
@@ -184,6 +221,11 @@ class StackDiff:
     spec_changes: tuple[InputChange, ...] = ()  # what changed in the workload spec behind a plan change
     repriced: tuple[ResourceDiff, ...] = ()  # inputs unchanged, monthly cost moved (a catalog price update)
     base_is_new: bool = False  # the stack does not exist on the base side
+    workloads: tuple[WorkloadCost, ...] = ()  # a fleet's cost per workload; resources are grouped by workload
+
+    @property
+    def is_fleet(self) -> bool:
+        return bool(self.workloads)
 
     def count(self, action: Action) -> int:
         return sum(1 for resource in self.resources if resource.action == action)
@@ -223,6 +265,8 @@ class StackDiff:
             "cost": {**self.budget.to_json_dict(), "figures": [figure.to_json_dict() for figure in self.figures],
                      "budget_lines": [dict(line) for line in self.budget_lines]},
             "selection": self.selection.to_json_dict(),
+            # A fleet's cost per workload (absent for a single stack, whose documents stay as they were).
+            **({"workloads": [workload.to_json_dict() for workload in self.workloads]} if self.workloads else {}),
             "movers": [{"key": r.key, "name": r.name, "component": r.component, "action": r.action,
                         "before_monthly_usd": r.before_usd, "after_monthly_usd": r.after_usd,
                         "delta_monthly_usd": r.delta_usd} for r in self.movers],

@@ -39,8 +39,9 @@ def render_markdown(diff: StackDiff, max_chars: int = DEFAULT_MAX_CHARS) -> str:
         room -= len(block) + 1
     out = summary + policy_details
     if blocks:
+        groups = "workload(s)" if diff.is_fleet else "component(s)"
         out += (f"<details><summary>Resources: {len(diff.resources)} changed in {len(diff.components)} "
-                f"component(s)</summary>\n\n" + "\n".join(shown))
+                f"{groups}</summary>\n\n" + "\n".join(shown))
         left_out = len(blocks) - len(shown)
         if left_out:
             out += (f"\n_{left_out} more resource change(s) not shown: the comment would exceed GitHub's "
@@ -79,12 +80,18 @@ def _summary(diff: StackDiff) -> str:
     if selection.option_changed:
         out.append(f"- **Selection changed:** {_code(selection.base_option or '(none)')} → "
                    f"{_code(selection.head_option or '(none)')}")
+    for workload in diff.workloads:
+        if workload.option_changed:
+            out.append(f"- **Selection changed ({_code(workload.workload)}):** {_code(workload.base_option or '')} → "
+                       f"{_code(workload.head_option or '')}")
     if diff.spec_changes:
         out.append("- **Spec changes:** " + ", ".join(_code(fmt.spec_change_text(change, arrow="→"))
                                                      for change in diff.spec_changes[:20]))
     if stale:
         out.append(f"- **Lock is stale:** {_md(stale)}")
     out.append("")
+    if diff.workloads:
+        out += ["#### Cost by workload (a month as planned)", "", _workload_table(diff), ""]
     new = diff.violations_with("new")
     if new:
         out += [f"#### New policy violations ({len(new)})", "", _violation_table(new), ""]
@@ -93,12 +100,28 @@ def _summary(diff: StackDiff) -> str:
         rows = [[fmt.signed_usd(r.delta_usd), usd(r.before_usd), usd(r.after_usd), _code(fmt.SYMBOL[r.action]),
                  _code(r.name), r.component] for r in movers[:MOVERS_SHOWN]]
         out += ["#### Cost movers (a month)", "",
-                render_markdown_table(["change", "before", "after", "", "resource", "component"], rows,
+                render_markdown_table(["change", "before", "after", "", "resource",
+                                       "workload" if diff.is_fleet else "component"], rows,
                                       align=["r", "r", "r", "l", "l", "l"])]
         if len(movers) > MOVERS_SHOWN:
             out.append(f"\n_{len(movers) - MOVERS_SHOWN} smaller movers are listed under Resources below._")
         out.append("")
     return "\n".join(out) + "\n"
+
+
+def _workload_table(diff: StackDiff) -> str:
+    """A fleet's three figures per workload, before → after (shared items as `<cluster>-shared`, counted once)."""
+    def cell(change) -> str:
+        if change.base_usd is None and change.head_usd is None:
+            return "-"
+        if change.base_usd == change.head_usd:
+            return usd(change.head_usd)
+        delta = f" ({fmt.signed_usd(change.delta_usd)})" if change.delta_usd is not None else ""
+        return f"{usd(change.base_usd) if change.base_usd is not None else '-'} → " \
+               f"{usd(change.head_usd) if change.head_usd is not None else '-'}{delta}"
+
+    rows = [[_code(item.workload), *(cell(change) for change in item.figures)] for item in diff.workloads]
+    return render_markdown_table(["workload", "monthly_usd", "full_scale_monthly_usd", "run_total_usd"], rows)
 
 
 def _policy_details(diff: StackDiff) -> str:

@@ -32,6 +32,13 @@ def render_text(diff: StackDiff) -> str:
         out += [f"  {fmt.spec_change_text(change)}" for change in diff.spec_changes]
     if stale:
         out.append(f"Lock is stale: {stale}")
+    for item in diff.workloads:
+        monthly = item.monthly
+        before = usd(monthly.base_usd) if monthly.base_usd is not None else "-"
+        after = usd(monthly.head_usd) if monthly.head_usd is not None else "-"
+        out.append(f"Workload {item.workload}: monthly_usd {before} -> {after}")
+        if item.option_changed:
+            out.append(f"  Selection changed: {item.base_option} -> {item.head_option}")
     movers = diff.movers
     if movers:
         rows = [[fmt.signed_usd(r.delta_usd), usd(r.before_usd), usd(r.after_usd), fmt.SYMBOL[r.action],

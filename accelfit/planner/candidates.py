@@ -68,6 +68,7 @@ def _cloud_gpu_offers(spec: WorkloadSpec, catalog: Catalog, found: OfferSet) -> 
     clouds = {cloud.value for cloud in spec.placement.clouds}
     largest = _largest_in_family(catalog)
     pricing = spec.budget.pricing.value
+    label = catalog.label  # once, not per offer: a full imported catalog makes thousands of offers
     for instance in catalog.instance_types:
         cloud = instance.cloud.value
         if cloud not in clouds:
@@ -96,7 +97,7 @@ def _cloud_gpu_offers(spec: WorkloadSpec, catalog: Catalog, found: OfferSet) -> 
                 max_units=max_cluster_nodes(platform) or 1,
                 multi_unit=instance.accelerator_count == largest[(cloud, instance.family)],
                 instance=instance, price=price, unit_hourly_usd=price.hourly_usd, pricing=pricing,
-                catalog=catalog.label))
+                catalog=label))
 
 
 # A GCP serving pool spreads over up to this many of the zones that offer its machine type (a zone outage keeps
@@ -119,6 +120,7 @@ def _tpu_offers(spec: WorkloadSpec, catalog: Catalog, found: OfferSet) -> None:
         return
     platform = "tpu-vm" if spec.placement.orchestration is Orchestration.vms else "gke-tpu"
     pricing = spec.budget.pricing.value
+    label = catalog.label
     rejected_generations: set[str] = set()
     # Multislice (several slices over the data-center network) is for jobs beyond the largest single slice.
     largest_chips: dict[str, int] = defaultdict(int)
@@ -154,7 +156,7 @@ def _tpu_offers(spec: WorkloadSpec, catalog: Catalog, found: OfferSet) -> None:
                 multi_unit=tpu_slice.max_slices > 1 and tpu_slice.chips == largest_chips[tpu_slice.accelerator],
                 tpu_slice=tpu_slice, price=price,
                 unit_hourly_usd=price.hourly_usd * tpu_slice.chips, pricing=pricing,
-                catalog=catalog.label))
+                catalog=label))
 
 
 def _baremetal_offers(spec: WorkloadSpec, catalog: Catalog, inventory: Inventory, found: OfferSet) -> None:

@@ -131,27 +131,37 @@ def node_boot_disk(catalog: Catalog, offer: Offer, system: bool) -> tuple[float,
     TPU machines and owned servers: none priced (accelfit.pricing.node_disks)."""
     if offer.cloud not in ("gcp", "aws") or (offer.tpu_slice is not None and not system):
         return 0.0, ""
-    size_gb = SYSTEM_POOL_DISK_GB if system else NodePool.model_fields["disk_size_gb"].default
+    if system:
+        return system_boot_disk(catalog, offer.cloud, offer.region)
+    size_gb = NodePool.model_fields["disk_size_gb"].default
     if offer.cloud == "aws":
         service = EKS_ROOT_VOLUME_SERVICE
-    elif system:
-        service = GKE_DEFAULT_DISK_TYPE
     else:
         service = gke_boot_disk_type(offer.instance.family if offer.instance else "")
     rate = _service(catalog, offer.cloud, service, offer.region)
     return disk_hourly_usd(size_gb, rate), f"{size_gb} GB {service} boot disk per node"
 
 
+def system_boot_disk(catalog: Catalog, cloud: str, region: str) -> tuple[float, str]:
+    """(hourly USD, description) of one system-pool node's boot disk (SYSTEM_POOL_DISK_GB, the type the stack sets)."""
+    service = EKS_ROOT_VOLUME_SERVICE if cloud == "aws" else GKE_DEFAULT_DISK_TYPE
+    rate = _service(catalog, cloud, service, region)
+    return disk_hourly_usd(SYSTEM_POOL_DISK_GB, rate), f"{SYSTEM_POOL_DISK_GB} GB {service} boot disk per node"
+
+
 def cost_parts(spec: WorkloadSpec, catalog: Catalog, offer: Offer, units: int, run_hours: float,
-               storage: StorageNeeds) -> tuple[Part, ...]:
-    """Every priced part of the option. For training `run_hours` is the run; for inference it is ignored."""
+               storage: StorageNeeds, shared: dict | None = None) -> tuple[Part, ...]:
+    """Every priced part of the option. For training `run_hours` is the run; for inference it is ignored.
+
+    `shared` (a dict the caller keeps while it costs one spec's offers) holds the parts that depend only on the
+    place (cluster, NAT, storage, egress), computed once per platform, region, zones and run: a full catalog offers
+    hundreds of machine types in the same regions."""
     cloud, region = offer.cloud, offer.region
     run = run_of(spec, offer, run_hours)
     disk_hourly, disk_note = (node_boot_disk(catalog, offer, system=False) if offer.platform in CLUSTER_PLATFORMS
                               else (0.0, ""))
     fleet_hourly = units * (offer.unit_hourly_usd + disk_hourly)
     committed_term = COMMITMENT_TERM_HOURS.get(offer.pricing)
-    parts: list[Part] = []
 
     if run is not None:
         if committed_term:
@@ -170,22 +180,24 @@ def cost_parts(spec: WorkloadSpec, catalog: Catalog, offer: Offer, units: int, r
         note = f"{units} × {offer.machine}, {why}"
     if disk_note:
         note += f" (with a {disk_note})"
-    parts.append(accelerator_pool("compute", fleet_hourly, planned, run, note, committed_term))
+    compute = accelerator_pool("compute", fleet_hourly, planned, run, note, committed_term)
+    key = (offer.platform, cloud, region, nat_gateways(offer), run, storage)
+    rest = shared.get(key) if shared is not None else None
+    if rest is None:
+        rest = place_parts(spec, catalog, *key)
+        if shared is not None:
+            shared[key] = rest
+    return (compute, *rest)
 
-    if offer.platform in CLUSTER_PLATFORMS:
-        system = pref.SYSTEM_POOL_MACHINE[cloud]
-        system_disk_hourly, system_disk_note = node_boot_disk(catalog, offer, system=True)
-        hourly = _service(catalog, cloud, f"vm-{system}", region) + system_disk_hourly
-        parts.append(always_on("system", hourly * SYSTEM_POOL_MIN_NODES, hourly * SYSTEM_POOL_MAX_NODES, run,
-                               f"system pool {system} with a {system_disk_note}, {SYSTEM_POOL_MIN_NODES} node all "
-                               f"month (up to {SYSTEM_POOL_MAX_NODES} at full scale)"))
-        fee = _service(catalog, cloud, "gke-cluster" if cloud == "gcp" else "eks-cluster", region)
-        parts.append(always_on("cluster", fee, fee, run, "control-plane fee"))
-    if offer.platform != "baremetal-gpu":
-        gateways = nat_gateways(offer)
-        nat = _service(catalog, cloud, "nat-hour", region) * gateways
-        parts.append(always_on("nat", nat, nat, run, f"{gateways} NAT gateway{'s' if gateways > 1 else ''}; bucket "
-                                                     "traffic uses private access/endpoints, not NAT"))
+
+def place_parts(spec: WorkloadSpec, catalog: Catalog, platform: str, cloud: str, region: str, gateways: int,
+                run: RunWindow | None, storage: StorageNeeds) -> tuple[Part, ...]:
+    """The parts besides the accelerators: cluster, NAT, bucket, shared file system, egress."""
+    parts: list[Part] = []
+    if platform in CLUSTER_PLATFORMS:
+        parts.extend(cluster_parts(catalog, cloud, region, run))
+    if platform != "baremetal-gpu":
+        parts.append(nat_part(catalog, cloud, region, gateways, run))
 
     if cloud != "onprem":
         bucket_gib = (storage.dataset_tb + storage.checkpoint_tb) * GIB_PER_TB
@@ -202,6 +214,26 @@ def cost_parts(spec: WorkloadSpec, catalog: Catalog, offer: Offer, units: int, r
             parts.append(per_month("egress", egress, run, f"{spec.data.egress_tb_per_month:g} TB/month to the "
                                                           "internet"))
     return tuple(parts)
+
+
+def cluster_parts(catalog: Catalog, cloud: str, region: str, run: RunWindow | None) -> tuple[Part, Part]:
+    """The system pool and the control plane of one cluster: what a cluster costs whatever runs on it. A fleet's
+    shared cluster prices them with this same function, once (accelfit.planner.fleet_costs)."""
+    system = pref.SYSTEM_POOL_MACHINE[cloud]
+    system_disk_hourly, system_disk_note = system_boot_disk(catalog, cloud, region)
+    hourly = _service(catalog, cloud, f"vm-{system}", region) + system_disk_hourly
+    fee = _service(catalog, cloud, "gke-cluster" if cloud == "gcp" else "eks-cluster", region)
+    return (always_on("system", hourly * SYSTEM_POOL_MIN_NODES, hourly * SYSTEM_POOL_MAX_NODES, run,
+                      f"system pool {system} with a {system_disk_note}, {SYSTEM_POOL_MIN_NODES} node all "
+                      f"month (up to {SYSTEM_POOL_MAX_NODES} at full scale)"),
+            always_on("cluster", fee, fee, run, "control-plane fee"))
+
+
+def nat_part(catalog: Catalog, cloud: str, region: str, gateways: int, run: RunWindow | None) -> Part:
+    """The network's NAT: `gateways` NAT gateways (AWS one per zone, GCP one Cloud NAT) all month."""
+    nat = _service(catalog, cloud, "nat-hour", region) * gateways
+    return always_on("nat", nat, nat, run, f"{gateways} NAT gateway{'s' if gateways > 1 else ''}; bucket "
+                                           "traffic uses private access/endpoints, not NAT")
 
 
 def cost_lines(parts: tuple[Part, ...]) -> tuple[CostLine, ...]:

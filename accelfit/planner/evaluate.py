@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from accelfit.catalog.models import Catalog
 from accelfit.planner.costing import (
-    cost_assumptions, cost_lines, cost_parts, plan_figures, serving_plan, storage_needs,
+    StorageNeeds, cost_assumptions, cost_parts, plan_figures, serving_plan, storage_needs,
 )
 from accelfit.planner.constraints import PolicyConstraints
 from accelfit.planner.eligibility import penalties
@@ -34,12 +34,57 @@ class Evaluation:
     policy_rejected: int = 0
 
 
+def sizing_key(offer: Offer) -> tuple:
+    """What sizing reads from an offer: everything but its place and price. A machine type or slice shape sizes
+    the same in every region and zone that offers it, so `evaluate` sizes it once (a full imported catalog offers
+    each of them in dozens of regions). The objects are keyed by identity: one catalog row (or inventory server)
+    is one object in every offer made from it, and they live as long as the offers being evaluated."""
+    return (offer.platform, offer.cloud, offer.accelerator.name, offer.machine, offer.devices_per_unit,
+            offer.max_units, offer.multi_unit, offer.pricing, id(offer.instance), id(offer.tpu_slice),
+            tuple(id(server) for server in offer.servers))
+
+
+@dataclass(frozen=True)
+class _Shape:
+    """What sizing decides for an offer, the same in every region: Sized's fields that depend on neither place nor
+    price, the storage it needs and the run it prices (training; 0 for inference)."""
+
+    fields: dict
+    storage: StorageNeeds
+    run_hours: float
+
+
 def size_offer(spec: WorkloadSpec, catalog: Catalog, offer: Offer, team: TeamEfficiency | None = None,
-               at_units: int | None = None) -> Sized:
+               at_units: int | None = None, shared: dict | None = None) -> Sized:
     """Size and cost one offer; raises Unfit when it cannot meet the workload at any allowed count.
 
     `at_units` builds a count at least as large as the spec needs (a lock that still meets the spec): the same
-    workload on more units runs faster (training) or with spare replicas (inference), and costs what it builds."""
+    workload on more units runs faster (training) or with spare replicas (inference), and costs what it builds.
+    `shared` (a dict the caller keeps while it evaluates one spec's offers) shares the sizing between offers with
+    the same `sizing_key` and the place-only cost parts between offers in the same place (`costing.cost_parts`);
+    only what depends on both is worked out per offer."""
+    if shared is None:
+        shape = _shape(spec, catalog, offer, team, at_units)
+    else:
+        key = (sizing_key(offer), at_units)
+        shape = shared.get(key)
+        if shape is None:
+            try:
+                shape = _shape(spec, catalog, offer, team, at_units)
+            except Unfit as unfit:
+                shape = unfit
+            shared[key] = shape
+        if isinstance(shape, Unfit):
+            raise shape.with_traceback(None)  # one remembered Unfit, raised afresh for each offer
+    parts = cost_parts(spec, catalog, offer, shape.fields["units"], shape.run_hours, shape.storage, shared)
+    cost = plan_figures(spec, parts)
+    return Sized(offer=offer, monthly_usd=cost.monthly_usd,
+                 total_usd=cost.run_total_usd if spec.training is not None else cost.monthly_usd,
+                 parts=parts, full_scale_monthly_usd=cost.full_scale_monthly_usd, **shape.fields)
+
+
+def _shape(spec: WorkloadSpec, catalog: Catalog, offer: Offer, team: TeamEfficiency | None,
+           at_units: int | None) -> _Shape:
     accelerator = offer.accelerator.name
     if spec.training is not None:
         figure = catalog.mfu(accelerator)
@@ -52,18 +97,13 @@ def size_offer(spec: WorkloadSpec, catalog: Catalog, offer: Offer, team: TeamEff
         size = size_training(spec, offer, mfu)
         if at_units is not None and at_units > size.units:
             size = training_at(spec, offer, mfu, at_units)
-        storage = storage_needs(spec, offer, size.units)
-        parts = cost_parts(spec, catalog, offer, size.units, size.hours, storage)
-        cost = plan_figures(spec, parts)
-        return Sized(offer=offer, units=size.units, devices=size.devices, hours=size.hours,
-                     accelerator_hours=size.hours * size.devices,
-                     memory_per_device_gib=size.memory_per_device_gib, monthly_usd=cost.monthly_usd,
-                     total_usd=cost.run_total_usd, breakdown=cost_lines(parts),
-                     full_scale_monthly_usd=cost.full_scale_monthly_usd,
-                     cost_assumptions=cost_assumptions(spec, offer, size.hours), mfu=size.mfu,
-                     mfu_source=mfu_source, tokens_per_second=size.tokens_per_second,
-                     penalties=penalties(spec, offer.accelerator), notes=(training_memory_note(size),),
-                     calibration=calibration)
+        return _Shape(dict(
+            units=size.units, devices=size.devices, hours=size.hours, accelerator_hours=size.hours * size.devices,
+            memory_per_device_gib=size.memory_per_device_gib,
+            cost_assumptions=cost_assumptions(spec, offer, size.hours), mfu=size.mfu, mfu_source=mfu_source,
+            tokens_per_second=size.tokens_per_second, penalties=penalties(spec, offer.accelerator),
+            notes=(training_memory_note(size),), calibration=calibration),
+            storage_needs(spec, offer, size.units), size.hours)
     measured_serving = team.serving_for(accelerator) if team else None
     efficiency, calibration = None, ""
     if measured_serving is not None:
@@ -78,18 +118,14 @@ def size_offer(spec: WorkloadSpec, catalog: Catalog, offer: Offer, team: TeamEff
         per_unit = size.replicas / size.units
         size = dataclasses.replace(size, units=at_units, devices=at_units * offer.devices_per_unit,
                                    replicas=max(size.replicas, math.floor(per_unit * at_units)))
-    storage = storage_needs(spec, offer, size.units)
-    parts = cost_parts(spec, catalog, offer, size.units, 0.0, storage)
-    cost = plan_figures(spec, parts)
     serving_hours, _ = serving_plan(spec, offer)
-    return Sized(offer=offer, units=size.units, devices=size.devices, hours=serving_hours,
-                 accelerator_hours=serving_hours * size.devices, memory_per_device_gib=size.memory_per_device_gib,
-                 monthly_usd=cost.monthly_usd, total_usd=cost.monthly_usd, breakdown=cost_lines(parts),
-                 full_scale_monthly_usd=cost.full_scale_monthly_usd,
-                 cost_assumptions=cost_assumptions(spec, offer, 0.0), replicas=size.replicas,
-                 tokens_per_second=size.tokens_per_second, latency_p99_ms=size.latency_p99_ms,
-                 penalties=penalties(spec, offer.accelerator),
-                 notes=(inference_note(size, offer),), calibration=calibration)
+    return _Shape(dict(
+        units=size.units, devices=size.devices, hours=serving_hours, accelerator_hours=serving_hours * size.devices,
+        memory_per_device_gib=size.memory_per_device_gib, cost_assumptions=cost_assumptions(spec, offer, 0.0),
+        replicas=size.replicas, tokens_per_second=size.tokens_per_second, latency_p99_ms=size.latency_p99_ms,
+        penalties=penalties(spec, offer.accelerator), notes=(inference_note(size, offer),),
+        calibration=calibration),
+        storage_needs(spec, offer, size.units), 0.0)
 
 
 def training_at(spec: WorkloadSpec, offer: Offer, base_mfu: float, units: int) -> TrainingSize:
@@ -123,9 +159,10 @@ def inference_note(size: InferenceSize, offer: Offer) -> str:
 def evaluate(spec: WorkloadSpec, catalog: Catalog, offers: list[Offer],
              team: TeamEfficiency | None = None, constraints: PolicyConstraints | None = None) -> Evaluation:
     result = Evaluation()
+    shared: dict = {}
     for offer in offers:
         try:
-            sized = size_offer(spec, catalog, offer, team)
+            sized = size_offer(spec, catalog, offer, team, shared=shared)
         except Unfit as unfit:
             result.rejected.append(_raw(offer, unfit.rule, unfit.reason))
             if unfit.rule == "deadline" and unfit.best is not None:

@@ -9,6 +9,7 @@ the geometric law of an engine that stops at end-of-sequence with a constant cha
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -27,14 +28,14 @@ class Lengths:
     max_output: int
     varying: bool
 
-    @property
+    @functools.cached_property  # read per batch tried; the moment below solves for λ by bisection
     def kv_tokens_in_flight(self) -> float:
         """Mean KV tokens held by a sequence in flight. Sequences are seen in flight in proportion to how long they
         run (length-biased): input + E[o²] / (2·E[o]); o·o averages 2·mean² for the exponential, mean² if fixed."""
         second_moment = self.output_second_moment
         return self.mean_input + second_moment / (2.0 * self.mean_output)
 
-    @property
+    @functools.cached_property
     def output_second_moment(self) -> float:
         if not self.varying:
             return self.mean_output ** 2
@@ -46,6 +47,12 @@ class Lengths:
         tail = math.exp(-min(rate * c, 700.0))
         return (2 / rate**2 - tail * (c * c + 2 * c / rate + 2 / rate**2)) / (1 - tail)
 
+    def output_quantile(self, probability: float) -> float:
+        """The output length below which `probability` of requests end (the stated length when lengths are fixed)."""
+        if not self.varying:
+            return self.mean_output
+        return _truncated_quantile(self.mean_output, self.max_output, probability)
+
     def describe(self) -> str:
         if not self.varying:
             return (f"every request {self.mean_input:,.0f} tokens in and {self.mean_output:,.0f} out (no "
@@ -56,13 +63,16 @@ class Lengths:
 
 
 def request_lengths(inference: InferenceSpec, model: ModelSpec) -> Lengths:
-    mean_in, mean_out = float(inference.input_tokens), float(inference.output_tokens)
-    context = model.context_tokens
-    if context is None or context <= inference.input_tokens + inference.output_tokens:
-        return Lengths(mean_in, mean_out, mean_in, mean_out, inference.input_tokens, inference.output_tokens,
-                       varying=False)
-    max_out = context - inference.input_tokens
-    max_in = context - inference.output_tokens
+    return lengths_for(inference.input_tokens, inference.output_tokens, model.context_tokens)
+
+
+def lengths_for(input_tokens: int, output_tokens: int, context_tokens: int | None) -> Lengths:
+    """Fixed lengths, or lengths that vary up to `context_tokens` (prompt + answer) around the stated means."""
+    mean_in, mean_out = float(input_tokens), float(output_tokens)
+    if context_tokens is None or context_tokens <= input_tokens + output_tokens:
+        return Lengths(mean_in, mean_out, mean_in, mean_out, input_tokens, output_tokens, varying=False)
+    max_out = context_tokens - input_tokens
+    max_in = context_tokens - output_tokens
     return Lengths(mean_in, mean_out, _truncated_quantile(mean_in, max_in, P99),
                    _truncated_quantile(mean_out, max_out, P99), max_in, max_out, varying=True)
 

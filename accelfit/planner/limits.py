@@ -41,6 +41,7 @@ def scale_limits() -> tuple[ScaleLimit, ...]:
     return tuple(ScaleLimit.model_validate(row) for row in document["limits"])
 
 
+@functools.cache  # the planner asks for every offer it costs
 def limits_for(platform: str, limit: str) -> tuple[ScaleLimit, ...]:
     return tuple(row for row in scale_limits() if row.platform == platform and row.limit == limit)
 
@@ -59,6 +60,7 @@ def nodes_per_pool(platform: str) -> int | None:
     return None
 
 
+@functools.cache  # asked once per offer
 def max_cluster_nodes(platform: str) -> int | None:
     """Most GPU nodes accelfit plans in one cluster: the hard limit (GKE) or the default quotas' product (EKS)."""
     if platform == "gke-gpu":

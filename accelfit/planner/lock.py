@@ -14,7 +14,7 @@ from accelfit.catalog.models import Catalog
 from accelfit.planner.choose import best_per_group, grouped_rejections, infeasible, rank_key
 from accelfit.planner.evaluate import over_budget, policy_rejections, size_offer
 from accelfit.planner.model import Plan
-from accelfit.planner.planner import Environment, build_plan, search
+from accelfit.planner.planner import Environment, Search, build_plan, search
 from accelfit.planner.sizing import Unfit
 from accelfit.spec import WorkloadSpec
 
@@ -73,11 +73,13 @@ def unit_word(platform: str, count: int) -> str:
 
 
 def plan_with_lock(spec: WorkloadSpec, catalog: Catalog, environment: Environment,
-                   selection: Selection | None, *, top: int = 8, require_lock: bool = False) -> tuple[Plan, LockStatus]:
+                   selection: Selection | None, *, top: int = 8, require_lock: bool = False,
+                   found: Search | None = None) -> tuple[Plan, LockStatus]:
     """The locked option when it still meets the spec (built at its locked size, also when the spec now needs
     less), else a fresh plan; either way, what a fresh plan says. With `require_lock`, a missing or stale lock is
-    an error (`LockRequired`) instead of a fresh plan: what is reviewed is what is built."""
-    found = search(spec, catalog, environment)
+    an error (`LockRequired`) instead of a fresh plan: what is reviewed is what is built. `found` is the planner's
+    search for this spec and environment when the caller already ran it (a fleet reuses it for fallback steps)."""
+    found = found or search(spec, catalog, environment)
     evaluation, rejected = found.evaluation, grouped_rejections(found.rejected)
     ranked = best_per_group(evaluation.feasible)
     fresh = min(evaluation.feasible, key=rank_key) if evaluation.feasible else None

@@ -11,7 +11,7 @@ import datetime as dt
 from enum import Enum
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_serializer, model_validator
 
 
 class Frozen(BaseModel):
@@ -73,6 +73,18 @@ class NodePool(Frozen):
     capacity_block: bool = Field(
         default=False, description="AWS: `reservation` is an EC2 Capacity Block for ML (market type capacity-block) "
         "rather than an On-Demand Capacity Reservation.")
+    fallback_rank: int = Field(
+        default=0, ge=0, description="0 = a planned pool; above 0 = a fleet workload's standby pool for that step of "
+        "its fallback chain (FallbackStep.rank), scaled from 0 nodes.")
+
+    @model_serializer(mode="wrap")
+    def _planned_pools_as_before(self, handler: Any) -> Any:
+        """A planned pool (rank 0) serializes as it did before fleets existed: plan documents, previews and their
+        goldens of single-workload stacks stay byte for byte the same."""
+        data = handler(self)
+        if isinstance(data, dict) and self.fallback_rank == 0:
+            data.pop("fallback_rank", None)
+        return data
 
 
 class TpuVmSlice(Frozen):

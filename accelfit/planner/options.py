@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 from accelfit.catalog.models import Accelerator, InstanceType, Price, TpuSlice
 from accelfit.planner.model import CostLine
 from accelfit.planner.preferences import Penalty
+from accelfit.pricing.figures import Part
 from accelfit.spec import Server
 
 
@@ -63,7 +65,7 @@ class Sized:
     memory_per_device_gib: float
     monthly_usd: float
     total_usd: float
-    breakdown: tuple[CostLine, ...]
+    parts: tuple[Part, ...]  # the priced parts; `breakdown` turns them into cost lines when something reads them
     full_scale_monthly_usd: float = 0.0
     cost_assumptions: tuple[str, ...] = ()
     mfu: float | None = None
@@ -74,6 +76,14 @@ class Sized:
     penalties: tuple[Penalty, ...] = ()
     notes: tuple[str, ...] = field(default=())
     calibration: str = ""  # set when the team's measured efficiency replaced the catalog's figure
+
+    @functools.cached_property
+    def breakdown(self) -> tuple[CostLine, ...]:
+        """The cost lines of `parts`. Built on first use: the planner sizes every offer in every region but shows
+        the lines of a few, and building them for all was a fifth of plan() over a full imported catalog."""
+        from accelfit.planner.costing import cost_lines  # costing imports this module
+
+        return cost_lines(self.parts)
 
     @property
     def score_usd(self) -> float:

@@ -67,21 +67,29 @@ class ReplicaModel:
         return 4.0 * layers * context * hidden
 
     def step(self, group: int, batch: int) -> Step:
+        """A steady-state step: `batch` sequences in flight, each holding the mean KV tokens of a sequence in flight,
+        and the batch's share of new prompts (batch × input / output tokens) prefilled within the step."""
         lengths = self.lengths
-        sequences = batch
+        requests_in_flight = batch / self.sequences_per_request
+        prefill_tokens = requests_in_flight * lengths.mean_input / lengths.mean_output
+        return self.step_with(group, batch, batch * lengths.kv_tokens_in_flight, prefill_tokens,
+                              lengths.mean_input / 2.0)
+
+    def step_with(self, group: int, sequences: float, kv_tokens: float, prefill_tokens: float,
+                  prefill_context: float) -> Step:
+        """One step that decodes a token for each of `sequences` (holding `kv_tokens` of KV cache between them) and
+        prefills `prefill_tokens` prompt tokens, each attending to `prefill_context` earlier tokens on average."""
         kv_per_token = kv_cache_bytes_per_token(self.model)
         bandwidth = group * self.accelerator.memory_bandwidth_gbps * 1e9 * self.efficiency.decode_bandwidth
         peak = group * serving_peak_flops(self.accelerator, self.model.precision) * self.efficiency.prefill_compute
-        requests_in_flight = sequences / self.sequences_per_request
-        prefill_tokens = requests_in_flight * lengths.mean_input / lengths.mean_output
         dense = 2.0 * self.model.parameters
         # The weight matmuls stream the weights while they compute: the slower of the two.
         matmul = max(self.weights / bandwidth, (sequences + prefill_tokens) * dense / peak)
         # Attention runs after them (its own kernels): decode reads every sequence's KV cache, prefill computes the
         # causal score matrix; each the slower of its reading and its math.
-        kv_read = sequences * lengths.kv_tokens_in_flight * kv_per_token / bandwidth
-        attention_flops = (sequences * self.attention_flops_per_token(lengths.kv_tokens_in_flight)
-                           + prefill_tokens * self.attention_flops_per_token(lengths.mean_input / 2.0))
+        kv_read = kv_tokens * kv_per_token / bandwidth
+        attention_flops = (self.attention_flops_per_token(1.0) * kv_tokens
+                           + prefill_tokens * self.attention_flops_per_token(prefill_context))
         attention = max(kv_read, attention_flops / peak)
         allreduce = self.allreduce_seconds(group, sequences + prefill_tokens)
         memory = self.weights / bandwidth + kv_read

@@ -12,7 +12,9 @@ from accelfit.stackfile import StackFile
 
 
 def run_pack(recorded: Sequence[Any], config: dict[str, Any], stack: StackFile,
-             context: PricingContext | None = None) -> dict[str, Any]:
+             context: PricingContext | None = None, price: Any = None) -> dict[str, Any]:
+    """`price(resources, catalog)` prices the stack for the budget rule; default: every resource with `context`
+    (a fleet passes its own, which prices each workload with its usage and the shared items once)."""
     # The pack lives in the project (it is a Pulumi policy pack, not part of the installed package), so make
     # the project importable the way the CLI's pack directory is.
     project = str(stack.project_dir)
@@ -21,10 +23,10 @@ def run_pack(recorded: Sequence[Any], config: dict[str, Any], stack: StackFile,
     from policies.accelfit_policies import PACK_NAME, all_policies
     from policies.runner import run_policies
 
-    def price(resources: list[dict[str, Any]], catalog: Any) -> Any:
+    def price_with_context(resources: list[dict[str, Any]], catalog: Any) -> Any:
         return monthly_cost_of_resources(resources, catalog, context)
 
-    policies = all_policies(price)
+    policies = all_policies(price or price_with_context)
     resources = [{"type": r.type, "name": r.name, "urn": r.urn, "props": r.inputs, "protect": r.protect,
                   "parent": r.parent} for r in recorded if r.custom]
     violations = run_policies(resources, config, {"accelfit:environment": stack.environment,

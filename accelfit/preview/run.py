@@ -32,20 +32,22 @@ class PreviewResult:
     timings: Timings = field(default_factory=Timings)
 
 
-def pricing_context(stack: StackFile, plan: Any) -> PricingContext:
+def pricing_context(stack: StackFile, plan: Any, spec: Any = None) -> PricingContext:
     """What the resources cannot say, from the plan: regions, the bucket's size, the pricing model, the training
-    run's length (with its platform's stated overheads) and the spec's egress."""
+    run's length (with its platform's stated overheads) and the spec's egress. `spec` is the plan's workload spec
+    (default: the stack's one workload)."""
     from accelfit.pricing.overheads import run_window
 
+    spec = spec if spec is not None else stack.spec
     dataset, checkpoints = plan.storage.dataset_tb, plan.storage.checkpoint_tb
     gib = (dataset + checkpoints) * 1e12 / 2**30
-    training = stack.spec.training is not None
+    training = spec.training is not None
     return PricingContext(
         gcp_region=plan.region if plan.cloud.value == "gcp" else stack.get("gcp:region"),
         aws_region=plan.region if plan.cloud.value == "aws" else stack.get("aws:region"),
         bucket_gib=gib, bucket_basis=f"the spec's {dataset:g} TB dataset + {checkpoints:g} TB of checkpoints",
         pricing=plan.pricing, run=run_window(plan.platform.value, plan.estimate.hours) if training else None,
-        egress_tb_per_month=stack.spec.data.egress_tb_per_month, egress_cloud=plan.cloud.value,
+        egress_tb_per_month=spec.data.egress_tb_per_month, egress_cloud=plan.cloud.value,
         egress_region=plan.region)
 
 
@@ -106,6 +108,8 @@ def preview_stack(name: str, project_dir: Path | None = None, *, locked: bool = 
                                   "give each resource its own name", sorted(set(recording.duplicate_urns)))])
     result = outcome["result"]
     timings.program_s = time.perf_counter() - started
+    if result.fleet is not None:
+        return _fleet_preview(stack, recording, result, unset, timings)
 
     started = time.perf_counter()
     from accelfit.catalog import load_catalog
@@ -124,15 +128,6 @@ def preview_stack(name: str, project_dir: Path | None = None, *, locked: bool = 
     pack["violations"] = pack["violations"] + spec_budget_violations(budgets)
     timings.policies_s = time.perf_counter() - started
 
-    names = {r.urn: r.name for r in recording.resources}
-    resources = [{
-        "type": r.type, "name": r.name, "urn": r.urn, "parent": names.get(r.parent) if r.parent else None,
-        "custom": r.custom, "inputs": r.inputs, "protect": r.protect,
-        "monthly_usd": by_urn[r.urn].monthly_usd if r.urn in by_urn else 0.0,
-        "full_scale_monthly_usd": by_urn[r.urn].full_scale_monthly_usd if r.urn in by_urn else 0.0,
-        "run_usd": by_urn[r.urn].run_usd if r.urn in by_urn else None,
-        "cost_basis": by_urn[r.urn].basis if r.urn in by_urn else None,
-    } for r in recording.resources]
     document = {
         "schema_version": PREVIEW_SCHEMA_VERSION,
         "stack": stack.name,
@@ -142,7 +137,7 @@ def preview_stack(name: str, project_dir: Path | None = None, *, locked: bool = 
         "lock": result.lock.to_json_dict(),
         "budget": {"max_monthly_usd": stack.spec.budget.max_monthly_usd,
                    "max_total_usd": stack.spec.budget.max_total_usd, "lines": budgets},
-        "resources": sorted(resources, key=lambda item: item["urn"]),
+        "resources": _resource_rows(recording.resources, by_urn),
         "cost": {**costs.figures_json(),
                  "usage": [{"item": item.name, "monthly_usd": item.monthly_usd,
                             "full_scale_monthly_usd": item.full_scale_monthly_usd, "run_usd": item.run_usd,
@@ -150,7 +145,78 @@ def preview_stack(name: str, project_dir: Path | None = None, *, locked: bool = 
                  "assumptions": list(costs.assumptions) + list(result.plan.estimate.cost_assumptions)},
         "policies": pack,
     }
-    if result.plan.platform.value == "baremetal-gpu" and unset:
+    return _finished(document, stack, unset if result.plan.platform.value == "baremetal-gpu" else {}, pack,
+                     timings)
+
+
+def _resource_rows(recorded: list[Any], by_urn: dict[str, Any], owners: dict[str, str] | None = None
+                   ) -> list[dict[str, Any]]:
+    names = {r.urn: r.name for r in recorded}
+    rows = []
+    for r in recorded:
+        cost = by_urn.get(r.urn)
+        row = {"type": r.type, "name": r.name, "urn": r.urn, "parent": names.get(r.parent) if r.parent else None,
+               "custom": r.custom, "inputs": r.inputs, "protect": r.protect,
+               "monthly_usd": cost.monthly_usd if cost else 0.0,
+               "full_scale_monthly_usd": cost.full_scale_monthly_usd if cost else 0.0,
+               "run_usd": cost.run_usd if cost else None, "cost_basis": cost.basis if cost else None}
+        if owners is not None:
+            row["workload"] = owners.get(r.urn) or None
+        rows.append(row)
+    return sorted(rows, key=lambda item: item["urn"])
+
+
+def _fleet_preview(stack: StackFile, recording: Any, result: Any, unset: dict[str, str],
+                   timings: Timings) -> PreviewResult:
+    """A fleet stack's document (accelfit/preview/fleet_document.py): cost per workload and for the fleet."""
+    from accelfit.catalog import load_catalog
+    from accelfit.preview.fleet_document import (
+        FORM, fleet_budget_lines, fleet_cost_section, fleet_costs, workload_budget_violations,
+    )
+    from accelfit.preview.policy_bridge import run_pack
+
+    fleet = result.fleet
+    started = time.perf_counter()
+    catalog = load_catalog()
+    # Registration order under mocks varies from run to run (executor threads): order by URN, so the document
+    # (its assumptions, its violations) is the same every time.
+    recorded = sorted(recording.resources, key=lambda resource: resource.urn)
+    costs, owners = fleet_costs(recorded, stack, fleet, catalog,
+                                lambda spec, plan: pricing_context(stack, plan, spec))
+    timings.pricing_s = time.perf_counter() - started
+
+    started = time.perf_counter()
+    policies = policy_config(stack)
+    pack = run_pack(recorded, policies, stack, price=lambda resources, _catalog: costs.report())
+    budgets = fleet_budget_lines(stack, fleet, costs, policies)
+    pack["violations"] = pack["violations"] + workload_budget_violations(budgets)
+    timings.policies_s = time.perf_counter() - started
+
+    assumptions = list(dict.fromkeys([*costs.report().assumptions, *(
+        line for member in fleet.workloads for line in member.plan.estimate.cost_assumptions)]))
+    document = {
+        "schema_version": PREVIEW_SCHEMA_VERSION,
+        "stack": stack.name,
+        "environment": stack.environment,
+        "form": FORM,
+        "fleet": fleet.name,
+        "specs": [spec.model_dump(mode="json") for spec in stack.specs],
+        "plan": fleet.to_json_dict(),
+        "lock": {"workloads": {name: lock.to_json_dict() for name, lock in result.locks.items()}},
+        "budget": {"lines": budgets},
+        "resources": _resource_rows(recorded, costs.by_urn(), owners),
+        "cost": fleet_cost_section(fleet, costs, assumptions, stack.specs),
+        "policies": pack,
+    }
+    on_metal = any(member.plan.platform.value == "baremetal-gpu" for member in fleet.workloads)
+    return _finished(document, stack, unset if on_metal else {}, pack, timings)
+
+
+def _finished(document: dict[str, Any], stack: StackFile, unset: dict[str, str], pack: dict[str, Any],
+              timings: Timings) -> PreviewResult:
+    """The document's closing parts (host secrets still to set, the stack's warnings), every secret blinded, and
+    the count of mandatory violations the exit code follows."""
+    if unset:
         document["unset_secrets"] = [{"key": key, "set_with": unset[key]} for key in sorted(unset)]
     if stack.warnings:
         document["warnings"] = list(stack.warnings)

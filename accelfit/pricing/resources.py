@@ -38,6 +38,9 @@ SCHEDULE_TYPE = "aws:autoscaling/schedule:Schedule"
 LAUNCH_TEMPLATE_TYPE = "aws:ec2/launchTemplate:LaunchTemplate"
 GKE_DEFAULT_DISK_SIZE_GB = 100  # GKE NodeConfig.diskSizeGb: "If unspecified, the default disk size is 100GB"
 ROLE_LABEL = "accelfit.io/role"
+# A fleet workload's standby pool for step N of its fallback chain carries this node label (N > 0; the planner's
+# fleet_fallback sets it). It scales from 0 nodes and runs only when the pools before it have no capacity.
+FALLBACK_RANK_LABEL = "accelfit.io/fallback-rank"
 
 
 @dataclass(frozen=True)
@@ -135,6 +138,12 @@ class Priced:
     autoscaled: bool = False  # the pool carries its own autoscaler (GKE node pool autoscaling)
     spot: bool = False
     system: bool = False  # a pool for cluster add-ons, not accelerators
+    standby: bool = False  # a fleet workload's standby fallback pool (FALLBACK_RANK_LABEL above 0)
+
+
+def _is_standby(labels: Any) -> bool:
+    rank = labels.get(FALLBACK_RANK_LABEL) if isinstance(labels, Mapping) else None
+    return str(rank or "0").isdigit() and int(str(rank or "0")) > 0
 
 
 def _is_system(labels: Mapping[str, Any], no_accelerator: bool) -> bool:
@@ -187,6 +196,13 @@ class StackUsage:
             return (always_on(resource.name, priced.hourly_min, priced.hourly_max, run),
                     "all month" + (" at its minimum (its maximum at full scale)"
                                    if priced.hourly_min != priced.hourly_max else ""))
+        if priced.standby:
+            # Priced as planned at nothing: the pool exists at 0 nodes and the plan runs the workload on the pools
+            # before it; at full scale it runs at its maximum all month like any pool.
+            full = priced.hourly_max * HOURS_PER_MONTH
+            return (Part(resource.name, 0.0, full, 0.0 if run else None),
+                    "standby fallback pool: 0 nodes as planned (runs only when the pools before it are full), "
+                    "its maximum all month at full scale")
         committed = None if priced.spot else COMMITMENT_TERM_HOURS.get(context.pricing)
         if committed:
             return (accelerator_pool(resource.name, priced.hourly_max, HOURS_PER_MONTH, run, committed_term_hours=committed),
@@ -293,7 +309,7 @@ class _Pricer:
         return Priced("pool", hourly * float(maximum) * zones, hourly * float(minimum) * zones,
                       f"{basis}; {int(minimum) * zones}-{int(maximum) * zones} nodes in {region}",
                       min_nodes=float(minimum) * zones, autoscaled=bool(autoscaling), spot=spot,
-                      system=_is_system(labels, tpu is None and found[2]))
+                      system=_is_system(labels, tpu is None and found[2]), standby=_is_standby(labels))
 
     def gcp_tpu_vm(self, props: Mapping[str, Any], chips: int, generation: str, zone: str | None) -> Priced | None:
         region = _region_of_location(zone) or self.context.gcp_region
@@ -407,7 +423,8 @@ def price_resource(resource: NeutralResource, pricer: _Pricer) -> Priced | None:
                       f"{instance_types[0]}: {found[1]} + {root_gb:g} GB gp3 root volume at ${disk_rate:g}/GiB-month; "
                       f"{int(minimum)}-{int(maximum)} nodes in {region}",
                       min_nodes=minimum, autoscaled=False, spot=spot,
-                      system=_is_system(props.get("labels") or {}, found[2]))
+                      system=_is_system(props.get("labels") or {}, found[2]),
+                      standby=_is_standby(props.get("labels") or {}))
     if kind == "aws:fsx/lustreFileSystem:LustreFileSystem":
         capacity = float(props.get("storageCapacity", 0))
         deployment = str(props.get("deploymentType", "PERSISTENT_2"))
@@ -431,14 +448,17 @@ PRICED_TYPES = frozenset({
 
 
 def price_resources(resources: Iterable[NeutralResource], catalog: Catalog,
-                    context: PricingContext | None = None) -> CostReport:
+                    context: PricingContext | None = None,
+                    surroundings: Iterable[NeutralResource] = ()) -> CostReport:
     """Price every resource of a priced type with the usage the stack itself provides for it; others cost nothing
-    by themselves (a subnet, a role)."""
+    by themselves (a subnet, a role). `surroundings`: the rest of the cluster `resources` run in, when they are
+    priced on their own (a fleet workload's pools with the shared cluster's autoscaler); read for usage only."""
     context = context or PricingContext()
     resources = list(resources)
-    pricer = _Pricer(catalog, context, {resource.name: resource.props for resource in resources
+    around = [*resources, *surroundings]
+    pricer = _Pricer(catalog, context, {resource.name: resource.props for resource in around
                                         if resource.type == LAUNCH_TEMPLATE_TYPE})
-    usage = StackUsage.of(resources)
+    usage = StackUsage.of(around)
     costs: list[ResourceCost] = []
     unpriced: list[str] = []
     for resource in resources:

@@ -8,7 +8,7 @@ from accelfit.reports.durations import duration, usd
 from accelfit.reports.table import render_markdown_table, render_table
 
 
-def _chosen_line(plan: Plan) -> str:
+def chosen_line(plan: Plan) -> str:
     acc = plan.accelerator
     if acc.kind == "tpu":
         shape = f"{acc.count} × {acc.name} as {acc.slices} × {acc.slice} ({acc.topology})"
@@ -17,7 +17,7 @@ def _chosen_line(plan: Plan) -> str:
     return f"{plan.platform.value} · {plan.cloud.value} {plan.region} ({', '.join(plan.zones)}) · {shape} · {plan.pricing}"
 
 
-def _estimate_line(plan: Plan) -> str:
+def estimate_line(plan: Plan) -> str:
     est = plan.estimate
     parts = [f"{duration(est.hours)} of training" if plan.kind != "inference" else f"{est.hours:,.0f} h of serving a month",
              f"{est.accelerator_hours:,.0f} accelerator-hours"]
@@ -72,7 +72,7 @@ def _cost_headers(plan: Plan) -> list[str]:
     return ["item", "monthly", "full scale"] + (["run"] if plan.estimate.run_total_usd is not None else []) + ["note"]
 
 
-def _alternative_rows(plan: Plan, top: int) -> list[list[object]]:
+def alternative_rows(plan: Plan, top: int) -> list[list[object]]:
     return [[alt.platform.value, alt.accelerator, alt.count, alt.region, alt.pricing, duration(alt.hours),
              usd(alt.total_usd), usd(alt.monthly_usd), alt.why_not] for alt in plan.alternatives[:top]]
 
@@ -91,8 +91,8 @@ def _catalog_note(plan: Plan) -> str:
 def render_text(plan: Plan, top: int = 5, stack: str | None = None, lock: str | None = None) -> str:
     title = f"Plan for {plan.workload} ({plan.kind}, {plan.framework})" + (f", stack {stack}" if stack else "")
     out = [title, "=" * len(title),
-           f"Chosen:   {_chosen_line(plan)}",
-           f"Estimate: {_estimate_line(plan)}",
+           f"Chosen:   {chosen_line(plan)}",
+           f"Estimate: {estimate_line(plan)}",
            *(("Cost:     " if index == 0 else "          ") + line for index, line in enumerate(cost_summary(plan))),
            *([f"Lock:     {lock}"] if lock else []),
            "", render_table(_cost_headers(plan), _cost_rows(plan)), "", "Why:"]
@@ -101,7 +101,7 @@ def render_text(plan: Plan, top: int = 5, stack: str | None = None, lock: str | 
         out += ["", "Warnings:"] + [f"  ! {warning}" for warning in plan.warnings]
     if plan.alternatives:
         out += ["", f"Alternatives (top {min(top, len(plan.alternatives))}):",
-                render_table(ALT_HEADERS, _alternative_rows(plan, top))]
+                render_table(ALT_HEADERS, alternative_rows(plan, top))]
     if plan.rejected:
         out += ["", "Rejected (grouped by rule):", render_table(["rule", "option", "reason"], _rejected_rows(plan))]
     return "\n".join(out)
@@ -109,7 +109,7 @@ def render_text(plan: Plan, top: int = 5, stack: str | None = None, lock: str | 
 
 def render_markdown(plan: Plan, top: int = 5, stack: str | None = None, lock: str | None = None) -> str:
     out = [f"### Plan for `{plan.workload}` ({plan.kind}, {plan.framework})" + (f" — stack `{stack}`" if stack else ""),
-           "", f"**Chosen:** {_chosen_line(plan)}  ", f"**Estimate:** {_estimate_line(plan)}  ",
+           "", f"**Chosen:** {chosen_line(plan)}  ", f"**Estimate:** {estimate_line(plan)}  ",
            "**Cost:** " + "  \n".join(cost_summary(plan)) + (f"  \n**Lock:** {lock}" if lock else ""),
            "", render_markdown_table(_cost_headers(plan), _cost_rows(plan)), "", "**Why**", ""]
     out += [f"- {reason}" for reason in plan.reasons]
@@ -117,7 +117,7 @@ def render_markdown(plan: Plan, top: int = 5, stack: str | None = None, lock: st
         out += ["", "**Warnings**", ""] + [f"- ⚠️ {warning}" for warning in plan.warnings]
     if plan.alternatives:
         out += ["", "<details><summary>Alternatives</summary>", "",
-                render_markdown_table(ALT_HEADERS, _alternative_rows(plan, top)), "", "</details>"]
+                render_markdown_table(ALT_HEADERS, alternative_rows(plan, top)), "", "</details>"]
     if plan.rejected:
         out += ["", "<details><summary>Rejected options</summary>", "",
                 render_markdown_table(["rule", "option", "reason"], _rejected_rows(plan)), "", "</details>"]

@@ -33,11 +33,52 @@ def group_by_component(document: dict[str, Any]) -> dict[str, list[dict[str, Any
     return dict(sorted(groups.items()))
 
 
-def _summary(document: dict[str, Any]) -> list[str]:
-    plan = document["plan"]
+def is_fleet(document: dict[str, Any]) -> bool:
+    return document.get("form") == "fleet"
+
+
+def group_resources(document: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+    """A fleet's custom resources by the workload they belong to (`<cluster>-shared` for a shared cluster's items);
+    a single stack's by top-level component."""
+    if not is_fleet(document):
+        return group_by_component(document)
+    groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for resource in document["resources"]:
+        if resource["custom"]:
+            groups[resource.get("workload") or "(stack)"].append(resource)
+    return dict(sorted(groups.items()))
+
+
+def _shape(plan: dict[str, Any]) -> str:
     acc = plan["accelerator"]
-    shape = (f"{acc['count']} × {acc['name']} ({acc['slices']} × {acc['slice']}, {acc['topology']})"
-             if acc["kind"] == "tpu" else f"{acc['count']} × {acc['name']} on {acc['nodes']} × {acc['instance_type']}")
+    return (f"{acc['count']} × {acc['name']} ({acc['slices']} × {acc['slice']}, {acc['topology']})"
+            if acc["kind"] == "tpu" else f"{acc['count']} × {acc['name']} on {acc['nodes']} × {acc['instance_type']}")
+
+
+def _fleet_summary(document: dict[str, Any]) -> list[str]:
+    fleet, cost = document["plan"], document["cost"]
+    out = [f"Fleet: {fleet['name']} · {len(fleet['workloads'])} workloads · "
+           + (", ".join(f"cluster {name} shared by {', '.join(item['workloads'])}"
+                        for name, item in cost.get("shared", {}).items()) or "no shared cluster"),
+           f"Cost (fleet, shared items once): {figures_line(cost)}"]
+    locks = document.get("lock", {}).get("workloads", {})
+    for member in fleet["workloads"]:
+        plan = member["plan"]
+        where = f"cluster {member['cluster']}" if member["cluster"] else "alone"
+        out.append(f"Workload {member['name']}: {plan['platform']} {plan['cloud']} {plan['region']} · "
+                   f"{_shape(plan)} · {plan['pricing']} · {where} · "
+                   f"{figures_line(cost['workloads'][member['name']])}")
+        if member["name"] in locks:
+            out.append(f"Lock {member['name']}: {locks[member['name']]['message']}")
+    out += [f"Budget: {budget_text(line)}" for line in document["budget"].get("lines", [])]
+    return out + _notes(document)
+
+
+def _summary(document: dict[str, Any]) -> list[str]:
+    if is_fleet(document):
+        return _fleet_summary(document)
+    plan = document["plan"]
+    shape = _shape(plan)
     cost = document["cost"]
     out = [f"Plan: {plan['platform']} {plan['cloud']} {plan['region']} · {shape} · {plan['pricing']}",
            f"Cost: {figures_line(cost)}"]
@@ -68,7 +109,7 @@ def _violation_rows(document: dict[str, Any]) -> list[list[object]]:
 def render_text(document: dict[str, Any]) -> str:
     title = f"accelfit preview: stack {document['stack']} ({document['environment']})"
     out = [title, "=" * len(title), *_summary(document), ""]
-    for component, members in group_by_component(document).items():
+    for component, members in group_resources(document).items():
         total = sum(member["monthly_usd"] for member in members)
         out.append(f"{component}  ({len(members)} resources, {usd(total)}/month)")
         rows = [[short_type(m["type"]), m["name"], usd(m["monthly_usd"]) if m["monthly_usd"] else "-",
@@ -76,7 +117,8 @@ def render_text(document: dict[str, Any]) -> str:
         out += ["  " + line for line in render_table(["type", "name", "monthly", "protected"], rows).splitlines()]
         out.append("")
     for item in document["cost"].get("usage", []):
-        out.append(f"{item['item']} (from the spec): {usd(item['monthly_usd'])}/month, {item['basis']}")
+        whose = f" of {item['workload']}" if item.get("workload") else ""
+        out.append(f"{item['item']}{whose} (from the spec): {usd(item['monthly_usd'])}/month, {item['basis']}")
     custom = sum(1 for resource in document["resources"] if resource["custom"])
     out.append(f"{custom} resources; {figures_line(document['cost'])}.")
     out += ["", "Cost assumptions:"] + [f"  - {line}" for line in document["cost"]["assumptions"]]
@@ -101,6 +143,7 @@ def render_markdown(document: dict[str, Any]) -> str:
         out += ["", render_markdown_table(["level", "policy", "resource", "message"], _violation_rows(document))]
     out += ["", "<details><summary>Resources and monthly cost</summary>", ""]
     rows = [[component, short_type(m["type"]), m["name"], usd(m["monthly_usd"]) if m["monthly_usd"] else "-"]
-            for component, members in group_by_component(document).items() for m in members]
-    out += [render_markdown_table(["component", "type", "name", "monthly"], rows), "", "</details>"]
+            for component, members in group_resources(document).items() for m in members]
+    heading = "workload" if is_fleet(document) else "component"
+    out += [render_markdown_table([heading, "type", "name", "monthly"], rows), "", "</details>"]
     return "\n".join(out)

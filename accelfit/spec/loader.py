@@ -1,4 +1,5 @@
-"""Load a workload spec (standalone YAML, or `accelfit:workload` in a stack file) and bare-metal inventories."""
+"""Load a workload spec (standalone YAML, `accelfit:workload` in a stack file, or each of a fleet stack's
+`accelfit:workloads`) and bare-metal inventories."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from accelfit.validation import validate
 from accelfit.yamlio import read_yaml
 
 WORKLOAD_KEY = "accelfit:workload"
+WORKLOADS_KEY = "accelfit:workloads"  # the fleet form: a list of workload specs, names unique
 
 
 @dataclass(frozen=True)
@@ -30,16 +32,66 @@ def is_stack_document(document: Any) -> bool:
     return isinstance(document, dict) and isinstance(document.get("config"), dict)
 
 
+def is_fleet_document(document: Any) -> bool:
+    return is_stack_document(document) and WORKLOADS_KEY in document["config"]
+
+
 def workload_from_document(document: Any, source: str) -> tuple[WorkloadSpec, str]:
     """Validate the spec inside a parsed document; returns the spec and the field prefix it lives under."""
     if is_stack_document(document):
         config = document["config"]
+        if WORKLOADS_KEY in config:
+            workloads_from_document(document, source)  # the fleet form's own errors (both keys, empty, names) first
+            raise InputError([problem(source, f"config.{WORKLOADS_KEY}", f"this stack holds a fleet ({WORKLOADS_KEY}) "
+                                      "and this reads one workload", "use `accelfit plan|lock|preview --stack ENV` "
+                                      "or `accelfit check` on the stack file: they read the fleet form")])
         if WORKLOAD_KEY not in config:
             raise InputError([problem(source, "config", f"no {WORKLOAD_KEY} in this stack file",
                                       f"add a {WORKLOAD_KEY} object (see `accelfit schema`)")])
         prefix = f"config.{WORKLOAD_KEY}"
         return validate(WorkloadSpec, config[WORKLOAD_KEY], source, prefix), prefix
     return validate(WorkloadSpec, document, source), ""
+
+
+def workloads_from_document(document: Any, source: str) -> tuple[tuple[WorkloadSpec, str], ...]:
+    """Every workload of a stack document, single form or fleet form, each with the field prefix it lives under.
+
+    The fleet form (`accelfit:workloads`) is a non-empty list of specs with unique names; it cannot be combined
+    with `accelfit:workload`. Every problem in every spec is reported at once, each under its own index."""
+    if not is_fleet_document(document):
+        return (workload_from_document(document, source),)
+    config = document["config"]
+    field = f"config.{WORKLOADS_KEY}"
+    if WORKLOAD_KEY in config:
+        raise InputError([problem(source, f"config.{WORKLOAD_KEY}", f"a stack holds {WORKLOAD_KEY} (one workload) "
+                                  f"or {WORKLOADS_KEY} (a fleet), not both",
+                                  f"move the {WORKLOAD_KEY} spec into the {WORKLOADS_KEY} list, or remove the list")])
+    raw = config[WORKLOADS_KEY]
+    if not isinstance(raw, list):
+        raise InputError([problem(source, field, "must be a list of workload specs",
+                                  "write each workload as a `- name: ...` item (see `accelfit schema`)", raw)])
+    if not raw:
+        raise InputError([problem(source, field, "the fleet holds no workload",
+                                  f"list at least one workload spec, or use {WORKLOAD_KEY} for a single workload")])
+    found: list[tuple[WorkloadSpec, str]] = []
+    problems = []
+    for index, item in enumerate(raw):
+        prefix = f"{field}[{index}]"
+        try:
+            found.append((validate(WorkloadSpec, item, source, prefix), prefix))
+        except InputError as error:
+            problems += error.problems
+    first_index: dict[str, int] = {}
+    for spec, prefix in found:
+        if spec.name in first_index:
+            problems.append(problem(source, f"{prefix}.name", f"workload name {spec.name!r} is already used by "
+                                    f"{field}[{first_index[spec.name]}]; names name the workloads' resources, locks "
+                                    "and queues, so they must be unique", "give each workload its own name"))
+        else:
+            first_index[spec.name] = int(prefix.rsplit("[", 1)[1].rstrip("]"))
+    if problems:
+        raise InputError(problems)
+    return tuple(found)
 
 
 def load_workload(path: Path | str) -> LoadedWorkload:

@@ -54,7 +54,7 @@ def build(plan: Plan, ownership: Ownership, catalog: Catalog | None = None,
     catalog = catalog if catalog is not None else load_catalog()
     problems = validate_eks_plan(plan, catalog)  # the plan first: its problems say to plan again
     if not problems:
-        problems = zone_offering_problems(plan, account_zone_ids(tuple(plan.zones), plan.region))
+        problems = zone_offering_problems(plan, account_zone_ids(tuple(plan.zones), plan.region), catalog)
     if problems:
         raise InputError(problems)
     return EksGpuStack(plan.workload, EksGpuStackArgs(

@@ -79,6 +79,30 @@ def node_group_args(pool: NodePool, network: AwsNetwork, roles: EksRoles, cluste
         region=region)
 
 
+def build_workload_storage(owner: pulumi.Resource, name: str, plan: Plan, network: AwsNetwork, cluster: EksCluster,
+                           tags: dict[str, str], protect: bool, agent: aws.eks.Addon | None = None
+                           ) -> tuple[DataBucket, LustreFileSystem | None, WorkloadIdentity]:
+    """The workload's data bucket, its FSx for Lustre file system linked to it (when the plan asks), and the Pod
+    Identity its pods (service account <workload> in namespace <workload>) read and write the bucket with."""
+    child = pulumi.ResourceOptions(parent=owner)
+    region, storage = plan.region, plan.storage
+    bucket = DataBucket(child_name(name, "data"), DataBucketArgs(
+        checkpoint_retention_days=storage.checkpoint_retention_days, versioning=storage.bucket_versioning,
+        protect=protect, tags=tags, region=region), opts=child)
+    filesystem = None
+    if storage.shared_filesystem == "fsx-lustre":
+        filesystem = LustreFileSystem(child_name(name, "lustre"), LustreFileSystemArgs(
+            vpc_id=network.vpc_id, subnet_id=network.private_subnet_ids[filesystem_zone(plan)],
+            client_security_group_ids=[network.node_security_group_id, cluster.cluster_security_group_id],
+            capacity_gib=storage.filesystem_capacity_gib,
+            throughput_mbps_per_tib=storage.filesystem_throughput_mbps_per_tib,
+            bucket_name=bucket.bucket_name, protect=protect, tags=tags, region=region), opts=child)
+    identity = WorkloadIdentity(child_name(name, "identity"), WorkloadIdentityArgs(
+        cluster_name=cluster.cluster_name, bucket_arn=bucket.bucket_arn, namespace=plan.workload,
+        service_account=plan.workload, tags=tags, region=region, agent=agent), opts=child)
+    return bucket, filesystem, identity
+
+
 class EksGpuStack(pulumi.ComponentResource):
     network: AwsNetwork
     cluster: EksCluster
@@ -116,25 +140,8 @@ class EksGpuStack(pulumi.ComponentResource):
                                         opts=pulumi.ResourceOptions(parent=self, depends_on=[roles]))
             for pool in plan.node_pools}
 
-        storage = plan.storage
-        self.bucket = DataBucket(child_name(name, "data"), DataBucketArgs(
-            checkpoint_retention_days=storage.checkpoint_retention_days, versioning=storage.bucket_versioning,
-            protect=protect, tags=tags, region=region), opts=child)
-        self.filesystem = None
-        if storage.shared_filesystem == "fsx-lustre":
-            self.filesystem = LustreFileSystem(child_name(name, "lustre"), LustreFileSystemArgs(
-                vpc_id=self.network.vpc_id,
-                subnet_id=self.network.private_subnet_ids[filesystem_zone(plan)],
-                client_security_group_ids=[self.network.node_security_group_id,
-                                           self.cluster.cluster_security_group_id],
-                capacity_gib=storage.filesystem_capacity_gib,
-                throughput_mbps_per_tib=storage.filesystem_throughput_mbps_per_tib,
-                bucket_name=self.bucket.bucket_name, protect=protect, tags=tags, region=region), opts=child)
-
-        # The workload's pods run as service account <workload> in namespace <workload>.
-        self.identity = WorkloadIdentity(child_name(name, "identity"), WorkloadIdentityArgs(
-            cluster_name=self.cluster.cluster_name, bucket_arn=self.bucket.bucket_arn, namespace=plan.workload,
-            service_account=plan.workload, tags=tags, region=region), opts=child)
+        self.bucket, self.filesystem, self.identity = build_workload_storage(
+            self, name, plan, self.network, self.cluster, tags, protect)
 
         self.autoscaler_identity = None
         if any(pool.min_nodes < pool.max_nodes for pool in plan.node_pools):

@@ -33,6 +33,9 @@ class WorkloadIdentityArgs:
     service_account: str = field(metadata={"doc": "Service account the pods run as."})
     tags: Mapping[str, str] = field(default_factory=dict)
     region: str | None = None
+    agent: aws.eks.Addon | None = field(default=None, metadata={
+        "doc": "The cluster's Pod Identity agent add-on when it exists already (a shared cluster has one for all "
+               "its workloads: EKS installs an add-on once per cluster); None = create it here."})
 
 
 def validate_identity_args(args: WorkloadIdentityArgs) -> list[Problem]:
@@ -43,6 +46,12 @@ def validate_identity_args(args: WorkloadIdentityArgs) -> list[Problem]:
             problems.append(args_problem(_COMPONENT, field_name, "not a Kubernetes DNS label",
                                          "use lowercase letters, digits and '-', at most 63 characters", value))
     return problems
+
+
+def pod_identity_agent(name: str, cluster_name: pulumi.Input[str], region: str | None, tags: Mapping[str, str],
+                       opts: pulumi.ResourceOptions) -> aws.eks.Addon:
+    return aws.eks.Addon(name, cluster_name=cluster_name, addon_name=POD_IDENTITY_ADDON, region=region,
+                         tags=dict(tags), opts=opts)
 
 
 class WorkloadIdentity(pulumi.ComponentResource):
@@ -56,8 +65,8 @@ class WorkloadIdentity(pulumi.ComponentResource):
         child = pulumi.ResourceOptions(parent=self)
         tags = dict(args.tags)
 
-        agent = aws.eks.Addon(child_name(name, "agent"), cluster_name=args.cluster_name,
-                              addon_name=POD_IDENTITY_ADDON, region=args.region, tags=tags, opts=child)
+        agent = args.agent or pod_identity_agent(child_name(name, "agent"), args.cluster_name, args.region, tags,
+                                                 child)
         role = aws.iam.Role(child_name(name, "role"), description=f"pods of {args.namespace}/{args.service_account}",
                             assume_role_policy=assume_role_policy("pods.eks.amazonaws.com", tag_session=True),
                             tags=tags, opts=child)

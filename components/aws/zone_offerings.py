@@ -1,5 +1,7 @@
-"""Is the pool's instance type offered in the pool's availability zones? From data/zone_offerings.yaml (zone IDs)
-and the account's zone name -> ID mapping, checked before anything is created.
+"""Is the pool's instance type offered in the pool's availability zones? From the catalog's availability data
+(`accelfit/catalog/data/gpu_availability.yaml`, or the imported catalog: AWS rows list zone IDs such as use1-az4,
+each row with its source and date) and the account's zone name -> ID mapping, checked before anything is created.
+Zone names (us-east-1a) map to different physical zones in every AWS account, so only IDs can be recorded.
 
 The mapping comes from stack config `accelfit:awsZoneIds` ({us-east-1a: use1-az4, ...}, the output of
 `aws ec2 describe-availability-zones --query 'AvailabilityZones[].[ZoneName,ZoneId]'`) when set, else from EC2
@@ -9,36 +11,28 @@ any resource is registered). The offline preview has neither, so there the check
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
+from accelfit.catalog.models import Catalog
 from accelfit.errors import InputError, Problem, problem
 from accelfit.planner.model import Plan
-from accelfit.yamlio import read_package_yaml
 
-DATA = Path(__file__).parent / "data" / "zone_offerings.yaml"
 _ZONE_ID = re.compile(r"^[a-z]{2,6}[0-9]-az[0-9]+$")
 
 
-@functools.cache
-def zone_offerings() -> dict[str, Any]:
-    return read_package_yaml(DATA)
+def offered_zone_ids(catalog: Catalog, region: str, instance_type: str) -> tuple[str, ...] | None:
+    """The zone IDs offering the type, or None when the availability data lists no zones for it (unchecked)."""
+    zones = catalog.offered_zones("aws", instance_type, region)
+    return zones or None
 
 
-def offered_zone_ids(region: str, instance_type: str) -> tuple[str, ...] | None:
-    """The zone IDs offering the type, or None when the data has no row for it (unchecked)."""
-    rows = zone_offerings()["regions"].get(region, {})
-    return tuple(rows[instance_type]) if instance_type in rows else None
-
-
-def zone_offering_problems(plan: Plan, zone_ids: Mapping[str, str]) -> list[Problem]:
+def zone_offering_problems(plan: Plan, zone_ids: Mapping[str, str], catalog: Catalog) -> list[Problem]:
     """Every pool zone whose ID is known and that does not offer the pool's instance type."""
     problems = []
     for index, pool in enumerate(plan.node_pools):
-        offered = offered_zone_ids(plan.region, pool.machine_type)
+        offered = offered_zone_ids(catalog, plan.region, pool.machine_type)
         if offered is None:
             continue
         for zone in pool.zones:

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import pulumi
+
 from accelfit.planner.model import Plan
 from components.gcp import plan_args
 from components.gcp.stack import GcpStack
@@ -34,17 +36,28 @@ def gpudirect_nics(plan: Plan, stack: GcpStack) -> tuple[NicNetwork, ...]:
 
 def build_cluster_objects(plan: Plan, stack: GcpStack, layer: KubernetesLayer,
                           labels: dict[str, str]) -> ClusterObjects:
-    accounts = None
+    return ClusterObjects(service_accounts=build_service_accounts(plan, stack, layer, labels),
+                          gpudirect=build_gpudirect(plan.workload, plan, stack, layer, labels, list(stack.gpu_pools)))
+
+
+def build_service_accounts(plan: Plan, stack: GcpStack, layer: KubernetesLayer, labels: dict[str, str],
+                           opts: pulumi.ResourceOptions | None = None) -> WorkloadServiceAccounts | None:
     identity = stack.workload_identity
-    if identity is not None:
-        accounts = WorkloadServiceAccounts(f"{plan.workload}-ksa", WorkloadServiceAccountsArgs(
-            provider=layer.provider, google_service_account=identity.email,
-            name=identity.kubernetes_service_account, namespaces=identity.namespaces, labels=labels,
-            dependencies=[layer.routing]))  # the routing creates the team namespaces
-    gpudirect = None
+    if identity is None:
+        return None
+    return WorkloadServiceAccounts(f"{plan.workload}-ksa", WorkloadServiceAccountsArgs(
+        provider=layer.provider, google_service_account=identity.email,
+        name=identity.kubernetes_service_account, namespaces=identity.namespaces, labels=labels,
+        dependencies=[layer.routing]), opts)  # the routing creates the team namespaces
+
+
+def build_gpudirect(name: str, plan: Plan, stack: GcpStack, layer: KubernetesLayer, labels: dict[str, str],
+                    pools: list[pulumi.Resource], opts: pulumi.ResourceOptions | None = None
+                    ) -> GpuDirectNetworking | None:
+    """The NICs' Network objects and NCCL plugins, once per cluster (named `name`), when `plan` has GPUDirect."""
     nics = gpudirect_nics(plan, stack)
-    if nics:
-        gpudirect = GpuDirectNetworking(f"{plan.workload}-gpudirect", GpuDirectNetworkingArgs(
-            provider=layer.provider, flavour=plan_args.gpudirect_of(plan), nics=nics, labels=labels,
-            dependencies=list(stack.gpu_pools)))
-    return ClusterObjects(service_accounts=accounts, gpudirect=gpudirect)
+    if not nics:
+        return None
+    return GpuDirectNetworking(f"{name}-gpudirect", GpuDirectNetworkingArgs(
+        provider=layer.provider, flavour=plan_args.gpudirect_of(plan), nics=nics, labels=labels,
+        dependencies=pools), opts)

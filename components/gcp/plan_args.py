@@ -4,6 +4,7 @@ a user composing the components by hand can fill the same objects themselves."""
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import pulumi
@@ -160,3 +161,15 @@ def filestore_args(plan: Plan, network: pulumi.Input[str], labels: dict[str, str
     return SharedFilestoreArgs(tier=plan.storage.filestore_tier, capacity_gib=plan.storage.filesystem_capacity_gib,
                                network=network, region=plan.region, zone=plan.zones[0], protect=is_prod(plan),
                                labels=labels)
+
+
+def shared_cluster_args(plans: tuple[Plan, ...], basis: Plan, project: str, network: pulumi.Input[str],
+                        subnetwork: pulumi.Input[str], service_account: pulumi.Input[str], labels: dict[str, str],
+                        access: ControlPlaneAccess | None = None) -> GkeClusterArgs:
+    """The cluster of several workloads: `basis`'s settings (network, system pool, channel), with what any workload
+    needs turned on for all: the Filestore CSI driver, and the upgrade exclusion when any workload trains."""
+    args = cluster_args(basis, project, network, subnetwork, service_account, labels, access)
+    training = any(plan.kind in ("training", "fine-tuning") for plan in plans)
+    return dataclasses.replace(
+        args, filestore_csi=any(plan.storage.shared_filesystem == "filestore" for plan in plans),
+        upgrade_exclusion="NO_MINOR_OR_NODE_UPGRADES" if training else None)

@@ -107,34 +107,78 @@ def build_stack(plan: Plan, ownership: Ownership, *, catalog: Catalog | None = N
     project = resolve_project(project)
     access = control_plane_access() if plan.orchestration == "kubernetes" else ControlPlaneAccess()
     labels = ownership.gcp_labels()
-    name = plan.workload
+    shared = build_shared(plan.workload, plan, project_features(plan), project, labels, plan.environment)
+    parts = WorkloadParts()
+    if plan.orchestration == "kubernetes":
+        parts.cluster = GkeCluster(f"{plan.workload}-gke", plan_args.cluster_args(
+            plan, project, shared.network.network.id, shared.network.subnet.id, shared.service_account.email,
+            labels, access), shared.on_services)
+        build_pools(parts, plan, catalog, parts.cluster, shared, labels, shared.on_services)
+    else:
+        _build_tpu_vms(parts, plan, project, shared.network, shared.service_account, labels, shared.on_services)
+    return build_workload_storage(parts, plan, project, shared, labels, shared.on_services,
+                                  namespaces=workload_namespaces(plan) if parts.cluster is not None else ())
 
+
+@dataclass
+class SharedParts:
+    """What every workload of one GCP stack (or of one shared cluster) uses: APIs, network, node identity."""
+
+    services: ProjectServices
+    network: Network
+    service_account: NodeServiceAccount
+    on_services: pulumi.ResourceOptions
+
+
+def build_shared(name: str, plan: Plan, features: set[str], project: str, labels: dict[str, str],
+                 environment: str, parent: pulumi.Resource | None = None) -> SharedParts:
+    """The project's APIs (whose provider every other resource uses), the network and the nodes' account, named
+    `name`. `plan` gives the network (its ranges and any GPUDirect NICs)."""
+    del labels  # networks, routers and service accounts take no labels
     services = ProjectServices(f"{name}-apis", ProjectServicesArgs(
-        project=project, region=plan.region, services=gcp_rules().services_for(project_features(plan))))
-    on_services = pulumi.ResourceOptions(providers=[services.provider])
+        project=project, region=plan.region, services=gcp_rules().services_for(features)),
+        pulumi.ResourceOptions(parent=parent) if parent is not None else None)
+    on_services = pulumi.ResourceOptions(parent=parent, providers=[services.provider])
     network = Network(f"{name}-net", plan_args.network_args(plan, project), on_services)
     account = NodeServiceAccount(f"{name}-nodes", NodeServiceAccountArgs(
-        project=project, display_name=f"accelfit {name} nodes ({plan.environment})"), on_services)
-    parts = _Parts()
-    if plan.orchestration == "kubernetes":
-        _build_cluster(parts, plan, catalog, project, network, account, labels, access, on_services)
-    else:
-        _build_tpu_vms(parts, plan, project, network, account, labels, on_services)
+        project=project, display_name=f"accelfit {name} nodes ({environment})"), on_services)
+    return SharedParts(services=services, network=network, service_account=account, on_services=on_services)
 
-    bucket = DataBucket(f"{name}-data", plan_args.bucket_args(plan, (account.member,), labels), on_services)
-    shared = (SharedFilestore(f"{name}-shared", plan_args.filestore_args(plan, network.network.name, labels),
-                              on_services)
-              if plan.storage.shared_filesystem == "filestore" else None)
+
+def build_pools(parts: WorkloadParts, plan: Plan, catalog: Catalog, cluster: GkeCluster, shared: SharedParts,
+                labels: dict[str, str], opts: pulumi.ResourceOptions) -> None:
+    """The plan's accelerator pools (planned and standby) in `cluster`, named `<workload>-<pool>`."""
+    account, network = shared.service_account, shared.network
+    for pool in plan.node_pools:
+        if pool.role == "gpu":
+            parts.gpu_pools.append(GpuNodePool(f"{plan.workload}-{pool.name}", plan_args.gpu_pool_args(
+                plan, pool, catalog, cluster.cluster.id, account.email, network.additional_nics, labels), opts))
+        elif pool.role == "tpu":
+            parts.tpu_pools.append(TpuNodePool(f"{plan.workload}-{pool.name}", plan_args.tpu_pool_args(
+                plan, pool, cluster.cluster.id, account.email, labels), opts))
+
+
+def build_workload_storage(parts: WorkloadParts, plan: Plan, project: str, shared: SharedParts, labels: dict[str, str],
+                           opts: pulumi.ResourceOptions, namespaces: tuple[str, ...]) -> GcpStack:
+    """The workload's bucket (its nodes' account may read and write it), shared filesystem, and, on a cluster,
+    the Workload Identity its pods (in `namespaces`) act as."""
+    name = plan.workload
+    account, network = shared.service_account, shared.network
+    bucket = DataBucket(f"{name}-data", plan_args.bucket_args(plan, (account.member,), labels), opts)
+    filestore = (SharedFilestore(f"{name}-shared", plan_args.filestore_args(plan, network.network.name, labels),
+                                 opts)
+                 if plan.storage.shared_filesystem == "filestore" else None)
     identity = None
     if parts.cluster is not None:
         # Pods (and the GCS FUSE CSI driver) act as their Kubernetes service account under GKE_METADATA.
         identity = WorkloadIdentity(f"{name}-workload", WorkloadIdentityArgs(
-            project=project, bucket=bucket.bucket_name, namespaces=workload_namespaces(plan),
+            project=project, bucket=bucket.bucket_name, namespaces=namespaces,
             kubernetes_service_account=plan.workload,
-            display_name=f"accelfit {name} workload ({plan.environment})"), on_services)
-    return GcpStack(services=services, network=network, service_account=account, bucket=bucket,
-                    filestore=shared, workload_identity=identity, cluster=parts.cluster, gpu_pools=parts.gpu_pools,
-                    tpu_pools=parts.tpu_pools, tpu_vms=parts.tpu_vms, tpu_queued=parts.tpu_queued)
+            display_name=f"accelfit {name} workload ({plan.environment})"), opts)
+    return GcpStack(services=shared.services, network=network, service_account=account, bucket=bucket,
+                    filestore=filestore, workload_identity=identity, cluster=parts.cluster,
+                    gpu_pools=parts.gpu_pools, tpu_pools=parts.tpu_pools, tpu_vms=parts.tpu_vms,
+                    tpu_queued=parts.tpu_queued)
 
 
 def workload_namespaces(plan: Plan) -> tuple[str, ...]:
@@ -145,7 +189,7 @@ def workload_namespaces(plan: Plan) -> tuple[str, ...]:
 
 
 @dataclass
-class _Parts:
+class WorkloadParts:
     cluster: GkeCluster | None = None
     gpu_pools: list[GpuNodePool] = field(default_factory=list)
     tpu_pools: list[TpuNodePool] = field(default_factory=list)
@@ -153,23 +197,7 @@ class _Parts:
     tpu_queued: TpuQueuedSlices | None = None
 
 
-def _build_cluster(parts: _Parts, plan: Plan, catalog: Catalog, project: str, network: Network,
-                   account: NodeServiceAccount, labels: dict[str, str], access: ControlPlaneAccess,
-                   opts: pulumi.ResourceOptions) -> None:
-    name = plan.workload
-    cluster = GkeCluster(f"{name}-gke", plan_args.cluster_args(
-        plan, project, network.network.id, network.subnet.id, account.email, labels, access), opts)
-    parts.cluster = cluster
-    for pool in plan.node_pools:
-        if pool.role == "gpu":
-            parts.gpu_pools.append(GpuNodePool(f"{name}-{pool.name}", plan_args.gpu_pool_args(
-                plan, pool, catalog, cluster.cluster.id, account.email, network.additional_nics, labels), opts))
-        elif pool.role == "tpu":
-            parts.tpu_pools.append(TpuNodePool(f"{name}-{pool.name}", plan_args.tpu_pool_args(
-                plan, pool, cluster.cluster.id, account.email, labels), opts))
-
-
-def _build_tpu_vms(parts: _Parts, plan: Plan, project: str, network: Network, account: NodeServiceAccount,
+def _build_tpu_vms(parts: WorkloadParts, plan: Plan, project: str, network: Network, account: NodeServiceAccount,
                    labels: dict[str, str], opts: pulumi.ResourceOptions) -> None:
     name = plan.workload
     queued = [item for item in plan.tpu_vm_slices if item.queued]

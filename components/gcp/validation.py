@@ -41,7 +41,7 @@ def plan_problems(plan: Plan, catalog: Catalog) -> list[Problem]:
         return problems
     problems += _zone_problems("zones", plan.zones, plan.region)
     problems += name_problems(plan)
-    problems += _network_problems(plan)
+    problems += network_problems(plan)
     problems += _storage_problems(plan)
     if _value(plan.platform) == "tpu-vm":
         problems += _tpu_vm_problems(plan, catalog)
@@ -101,7 +101,7 @@ def _zone_problems(path: str, zones: tuple[str, ...], region: str) -> list[Probl
             for index, zone in enumerate(zones) if region_of(zone) != region]
 
 
-def _network_problems(plan: Plan) -> list[Problem]:
+def network_problems(plan: Plan) -> list[Problem]:
     problems: list[Problem] = []
     ranges: dict[str, ipaddress.IPv4Network] = {}
     fields = {"network.cidr": plan.network.cidr, "network.pods_cidr": plan.network.pods_cidr,

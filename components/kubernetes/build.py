@@ -6,6 +6,7 @@ nodes, where the pools' capacities come from. The layer itself (layer.Kubernetes
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -15,7 +16,7 @@ import pulumi
 
 from accelfit.catalog.models import Catalog
 from accelfit.errors import InputError, problem
-from accelfit.planner.model import Plan
+from accelfit.planner.model import Plan, Platform
 from accelfit.spec.inventory import Inventory
 from components.common import Ownership
 from components.kubernetes.access import eks_kubeconfig
@@ -23,10 +24,14 @@ from components.kubernetes.capacity import cloud_capacities, inventory_capacitie
 from components.kubernetes.eks_addons import EksAddonsArgs, EksAddonsPlan, LustreVolume, autoscaler_image_tag
 from components.kubernetes.gpu_software import GpuSoftware, gpu_software
 from components.kubernetes.layer import KubernetesLayer, KubernetesLayerArgs
-from components.kubernetes.queues import FlavorPlan, NodeCapacity, flavor_plans
+from components.fleet import SharedClusterBuild
+from components.fleet_rules import cohort_name_problems, queue_flavor_problems
+from components.kubernetes.queues import FlavorPlan, NodeCapacity, QueuePlan, cohort_queues, flavor_plans
 
 if TYPE_CHECKING:
+    from components.aws.fleet_stack import EksSharedStack
     from components.aws.stack import EksGpuStack
+    from components.gcp.fleet_stack import GcpSharedCluster
     from components.gcp.stack import GcpStack
 
 # Node labels each platform puts on every node of a pool by itself (the pool's name as value).
@@ -62,20 +67,61 @@ def team_namespaces(plan: Plan) -> tuple[str, ...]:
 class LayerPlan:
     """The layer's decided inputs, derived (and checked) before any resource of the stack is created."""
 
-    queue_name: str
-    flavors: tuple[FlavorPlan, ...]
-    team_namespaces: tuple[str, ...]
+    queues: tuple[QueuePlan, ...]
     gpu_software: GpuSoftware | None
     eks: EksAddonsPlan | None = None
     jobset: bool = False
     """TPU slice pools run their jobs as JobSets (the multislice prerequisite)."""
 
+    @property
+    def flavors(self) -> tuple[FlavorPlan, ...]:
+        return tuple(flavor for queue in self.queues for flavor in queue.flavors)
+
+    @property
+    def team_namespaces(self) -> tuple[str, ...]:
+        return tuple(namespace for queue in self.queues for namespace in queue.namespaces)
+
 
 def plan_layer(plan: Plan, capacities: Mapping[str, NodeCapacity]) -> LayerPlan:
-    return LayerPlan(queue_name=plan.workload, flavors=tuple(flavor_plans(plan, capacities)),
-                     team_namespaces=team_namespaces(plan), gpu_software=gpu_software(plan),
+    queue = QueuePlan(name=plan.workload, flavors=tuple(flavor_plans(plan, capacities)),
+                      namespaces=team_namespaces(plan))
+    return LayerPlan(queues=(queue,), gpu_software=gpu_software(plan),
                      jobset=any(pool.role == "tpu" for pool in plan.node_pools),
                      eks=eks_addons_plan(plan) if plan.cloud.value == "aws" else None)
+
+
+def plan_shared_layer(cluster: SharedClusterBuild, catalog: Catalog) -> LayerPlan:
+    """The layer of a shared cluster: each workload's own flavors (its pools, named `<workload>-<pool>`, in its
+    fallback order) in its own ClusterQueue, all queues in the fleet's cohort, each borrowing the other workloads'
+    pools of accelerators it is eligible for; one namespace per workload, named after it. The cluster-wide add-ons
+    (GPU software, JobSet, EKS add-ons) follow from all workloads' pools together."""
+    if pulumi.Config().get_object("teamNamespaces") is not None:
+        raise InputError([problem("stack", "accelfit:teamNamespaces", "a fleet gives each workload its own "
+                                  "namespace, named after it", "remove accelfit:teamNamespaces")])
+    queues = []
+    for workload in cluster.workloads:
+        flavors = tuple(dataclasses.replace(flavor, pool=flavor.name)  # pool names are unique per workload only
+                        for flavor in flavor_plans(workload.plan, cloud_capacities(workload.plan, catalog)))
+        queues.append(QueuePlan(name=workload.name, flavors=flavors, namespaces=(workload.name,),
+                                labels=layer_labels(workload.ownership)))
+    eligible = {workload.name: workload.eligible_accelerators for workload in cluster.workloads}
+    basis = cluster.basis
+    # Every workload's pools together, for the cluster-wide decisions (which GPU software, which EKS add-ons).
+    merged = basis.model_copy(update={"node_pools": tuple(pool for plan in cluster.plans
+                                                          for pool in plan.node_pools
+                                                          if pool.role != "system" or plan.workload == basis.workload)})
+    gpu_plan = merged.model_copy(update={"platform": Platform.gke_gpu if basis.cloud.value == "gcp"
+                                         else Platform.eks_gpu})
+    queues = cohort_queues(queues, eligible, cluster.fleet)
+    problems = cohort_name_problems("accelfit:fleet", cluster.fleet)
+    for index, queue in enumerate(queues):
+        problems += queue_flavor_problems(f"workloads[{index}].node_pools", queue.name,
+                                          len(queue.flavors) + len(queue.borrowed))
+    if problems:
+        raise InputError(problems)
+    return LayerPlan(queues=tuple(queues), gpu_software=gpu_software(gpu_plan),
+                     jobset=any(pool.role == "tpu" for pool in merged.node_pools),
+                     eks=eks_addons_plan(merged) if basis.cloud.value == "aws" else None)
 
 
 def eks_addons_plan(plan: Plan) -> EksAddonsPlan:
@@ -110,10 +156,17 @@ def plan_baremetal_layer(plan: Plan, inventory: Inventory) -> LayerPlan:
 def _layer(plan: Plan, layer: LayerPlan, ownership: Ownership, kubeconfig: pulumi.Input[str],
            selectors: Mapping[str, Mapping[str, pulumi.Input[str]]],
            dependencies: list[pulumi.Resource], eks_addons: EksAddonsArgs | None = None) -> KubernetesLayer:
-    return KubernetesLayer(f"{plan.workload}-k8s", KubernetesLayerArgs(
-        kubeconfig=kubeconfig, queue_name=layer.queue_name, flavors=layer.flavors, pool_selectors=selectors,
-        team_namespaces=layer.team_namespaces, gpu_software=layer.gpu_software, labels=layer_labels(ownership),
-        cluster_dependencies=dependencies, eks_addons=eks_addons, jobset=layer.jobset))
+    return KubernetesLayer(f"{plan.workload}-k8s", layer_args(layer, ownership, kubeconfig, selectors,
+                                                              dependencies, eks_addons))
+
+
+def layer_args(layer: LayerPlan, ownership: Ownership, kubeconfig: pulumi.Input[str],
+               selectors: Mapping[str, Mapping[str, pulumi.Input[str]]], dependencies: list[pulumi.Resource],
+               eks_addons: EksAddonsArgs | None = None) -> KubernetesLayerArgs:
+    return KubernetesLayerArgs(
+        kubeconfig=kubeconfig, queues=layer.queues, pool_selectors=selectors, gpu_software=layer.gpu_software,
+        labels=layer_labels(ownership), cluster_dependencies=dependencies, eks_addons=eks_addons,
+        jobset=layer.jobset)
 
 
 def build_for_gke(plan: Plan, layer: LayerPlan, stack: GcpStack, ownership: Ownership) -> KubernetesLayer:
@@ -149,3 +202,45 @@ def build_for_baremetal(plan: Plan, layer: LayerPlan, kubeconfig: pulumi.Input[s
                         dependencies: list[pulumi.Resource]) -> KubernetesLayer:
     selectors = {pool.name: {BAREMETAL_POOL_LABEL: pool.name} for pool in plan.node_pools if pool.role == "gpu"}
     return _layer(plan, layer, ownership, kubeconfig, selectors, dependencies)
+
+
+def build_shared_for_gke(cluster: SharedClusterBuild, layer: LayerPlan, built: GcpSharedCluster) -> KubernetesLayer:
+    """The one Kubernetes layer of a shared GKE cluster, under the cluster's group; each flavor selects its pool by
+    the node-pool label GKE sets."""
+    selectors: dict[str, Mapping[str, pulumi.Input[str]]] = {}
+    pools: list[pulumi.Resource] = []
+    for plan in cluster.plans:
+        stack = built.workloads[plan.workload]
+        made = {"gpu": iter(stack.gpu_pools), "tpu": iter(stack.tpu_pools)}  # created in plan order, per role
+        selectors.update({f"{plan.workload}-{pool.name}": {GKE_POOL_LABEL: next(made[pool.role]).pool_name}
+                          for pool in plan.node_pools if pool.role in ("gpu", "tpu")})
+        pools += [*stack.gpu_pools, *stack.tpu_pools]
+    return KubernetesLayer(f"{cluster.name}-k8s", layer_args(layer, cluster.ownership, built.cluster.kubeconfig,
+                                                             selectors, [built.cluster, *pools]),
+                           pulumi.ResourceOptions(parent=built.group))
+
+
+def build_shared_for_eks(cluster: SharedClusterBuild, layer: LayerPlan, built: EksSharedStack) -> KubernetesLayer:
+    """The one Kubernetes layer of a shared EKS cluster, under the cluster's group; each flavor selects its node
+    group by the label EKS sets; the FSx volume (at most one per cluster) goes to its workload's namespace."""
+    plan = cluster.basis
+    shared = built.shared.cluster
+    kubeconfig = pulumi.Output.all(shared.cluster_name, shared.endpoint, shared.certificate_authority) \
+        .apply(lambda parts: eks_kubeconfig(*parts, region=plan.region))
+    selectors: dict[str, Mapping[str, pulumi.Input[str]]] = {}
+    groups: list[pulumi.Resource] = list(built.shared.node_groups.values())
+    lustre = None
+    for workload in cluster.plans:
+        own = built.workloads[workload.workload]
+        selectors.update({f"{workload.workload}-{pool}": {EKS_POOL_LABEL: group.node_group_name}
+                          for pool, group in own.node_groups.items()})
+        groups += list(own.node_groups.values())
+        if own.filesystem is not None:
+            lustre = LustreVolume(file_system_id=own.filesystem.file_system_id, dns_name=own.filesystem.dns_name,
+                                  mount_name=own.filesystem.mount_name,
+                                  capacity_gib=workload.storage.filesystem_capacity_gib, namespace=workload.workload)
+    addons = EksAddonsArgs(plan=layer.eks, cluster_name=shared.cluster_name, region=plan.region,
+                           lustre=lustre) if layer.eks else None
+    return KubernetesLayer(f"{cluster.name}-k8s", layer_args(layer, cluster.ownership, kubeconfig, selectors,
+                                                             [shared, *groups, *built.cluster_addons], addons),
+                           pulumi.ResourceOptions(parent=built.group))

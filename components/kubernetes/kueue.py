@@ -1,5 +1,6 @@
-"""KueueRouting: Kueue through Helm (pinned), a ResourceFlavor per accelerator pool, one ClusterQueue with the
-flavors in the plan's fallback order and quotas from the plan, and a LocalQueue in each team namespace."""
+"""KueueRouting: Kueue through Helm (pinned), a ResourceFlavor per accelerator pool, a ClusterQueue per workload
+with its flavors in its fallback order and quotas from its plan (in a fleet: all in one cohort, borrowing the other
+workloads' idle pools), and a LocalQueue in each of the workload's namespaces."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import pulumi_kubernetes as k8s
 
 from accelfit.errors import InputError, problem
 from components.common import child_name
+from components.fleet_rules import cohort_name_problems, queue_flavor_problems
 from components.kubernetes.charts import ChartPin, pin
 from components.kubernetes.helm import namespace, release
 from components.kubernetes.queues import (
@@ -18,23 +20,27 @@ from components.kubernetes.queues import (
     KUEUE_PREVIOUS_API,
     QUEUE_NAMESPACE_LABEL,
     FlavorPlan,
-    cluster_queue_spec,
+    QueuePlan,
     resource_flavor_spec,
 )
 
 
 @dataclass(frozen=True)
 class KueueRoutingArgs:
-    queue_name: str = field(metadata={"doc": "Name of the ClusterQueue and of each LocalQueue."})
-    flavors: tuple[FlavorPlan, ...] = field(metadata={"doc": "In fallback order (queues.flavor_plans)."})
+    queues: tuple[QueuePlan, ...] = field(metadata={
+        "doc": "One per workload: its ClusterQueue (and LocalQueues) name, flavors in fallback order, namespaces."})
     pool_selectors: Mapping[str, Mapping[str, pulumi.Input[str]]] = field(
         metadata={"doc": "Pool name -> the platform's own node label(s) that pick out that pool's nodes."})
-    team_namespaces: tuple[str, ...]
     provider: k8s.Provider
     labels: dict[str, str] = field(default_factory=dict)
     chart: ChartPin = field(default_factory=lambda: pin("kueue"))
     release_dependencies: tuple[pulumi.Resource, ...] = field(
         default=(), metadata={"doc": "Installed before Kueue starts (the JobSet controller, for its integration)."})
+
+    @property
+    def flavors(self) -> tuple[FlavorPlan, ...]:
+        """Every queue's own flavors: one ResourceFlavor each."""
+        return tuple(flavor for queue in self.queues for flavor in queue.flavors)
 
 
 def validate_kueue_args(name: str, args: KueueRoutingArgs) -> None:
@@ -46,11 +52,21 @@ def validate_kueue_args(name: str, args: KueueRoutingArgs) -> None:
         if flavor.pool not in args.pool_selectors:
             problems.append(problem(where, f"flavors[{index}].pool", "no node selector for this pool",
                                     "pass the pool's node label in pool_selectors", flavor.pool))
-    if not args.team_namespaces:
-        problems.append(problem(where, "team_namespaces", "no namespace to submit from", "give at least one"))
-    if len(set(args.team_namespaces)) != len(args.team_namespaces):
+    namespaces = [namespace for queue in args.queues for namespace in queue.namespaces]
+    for index, queue in enumerate(args.queues):
+        if not queue.namespaces:
+            problems.append(problem(where, f"queues[{index}].namespaces", "no namespace to submit from",
+                                    "give at least one"))
+        problems += queue_flavor_problems(f"queues[{index}].flavors", queue.name,
+                                          len(queue.flavors) + len(queue.borrowed))
+        if queue.cohort is not None:
+            problems += cohort_name_problems("accelfit:fleet", queue.cohort)
+    if len(set(namespaces)) != len(namespaces):
         problems.append(problem(where, "team_namespaces", "listed twice", "list each namespace once",
-                                list(args.team_namespaces)))
+                                namespaces))
+    if len({queue.name for queue in args.queues}) != len(args.queues):
+        problems.append(problem(where, "queues", "two ClusterQueues share a name", "name each workload once",
+                                [queue.name for queue in args.queues]))
     if problems:
         raise InputError(problems)
 
@@ -64,6 +80,7 @@ def _moved_from_previous_api(kind: str) -> pulumi.ResourceOptions:
 class KueueRouting(pulumi.ComponentResource):
     release: k8s.helm.v3.Release
     cluster_queue: k8s.apiextensions.CustomResource
+    cluster_queues: list[k8s.apiextensions.CustomResource]
     team_namespaces: list[k8s.core.v1.Namespace]
 
     def __init__(self, name: str, args: KueueRoutingArgs, opts: pulumi.ResourceOptions | None = None):
@@ -76,33 +93,41 @@ class KueueRouting(pulumi.ComponentResource):
         # Kueue's objects need its CRDs and admission webhook: both come with the release.
         after_kueue = pulumi.ResourceOptions(parent=self, provider=args.provider, depends_on=[self.release])
 
+        labels_of = {flavor.name: dict(queue.labels or args.labels) for queue in args.queues
+                     for flavor in queue.flavors}
         flavors = [k8s.apiextensions.CustomResource(
             child_name(name, f"flavor-{flavor.pool}"), api_version=KUEUE_API, kind="ResourceFlavor",
-            metadata={"name": flavor.name, "labels": args.labels},
+            metadata={"name": flavor.name, "labels": labels_of[flavor.name]},
             spec=resource_flavor_spec(flavor, args.pool_selectors[flavor.pool]),
             opts=pulumi.ResourceOptions.merge(after_kueue, _moved_from_previous_api("ResourceFlavor")))
             for flavor in args.flavors]
-        self.cluster_queue = k8s.apiextensions.CustomResource(
-            child_name(name, "cluster-queue"), api_version=KUEUE_API, kind="ClusterQueue",
-            metadata={"name": args.queue_name, "labels": args.labels},
-            spec=cluster_queue_spec(args.queue_name, list(args.flavors)),
-            opts=pulumi.ResourceOptions.merge(
-                pulumi.ResourceOptions(parent=self, provider=args.provider, depends_on=[self.release, *flavors]),
-                _moved_from_previous_api("ClusterQueue")))
-
+        self.cluster_queues = []
         self.team_namespaces = []
-        for team_namespace in args.team_namespaces:
-            team = namespace(child_name(name, f"ns-{team_namespace}"), team_namespace,
-                             {**args.labels, QUEUE_NAMESPACE_LABEL: args.queue_name},
-                             pulumi.ResourceOptions(parent=self, provider=args.provider))
-            self.team_namespaces.append(team)
-            k8s.apiextensions.CustomResource(
-                child_name(name, f"queue-{team_namespace}"), api_version=KUEUE_API, kind="LocalQueue",
-                metadata={"name": args.queue_name, "namespace": team_namespace, "labels": args.labels},
-                spec={"clusterQueue": args.queue_name},
+        for queue in args.queues:
+            # Outside a fleet the one queue keeps the names it always had; in a fleet each carries its workload's.
+            suffix = "" if queue.cohort is None else f"-{queue.name}"
+            labels = dict(queue.labels or args.labels)
+            cluster_queue = k8s.apiextensions.CustomResource(
+                child_name(name, f"cluster-queue{suffix}"), api_version=KUEUE_API, kind="ClusterQueue",
+                metadata={"name": queue.name, "labels": labels}, spec=queue.spec(),
                 opts=pulumi.ResourceOptions.merge(
-                    pulumi.ResourceOptions(parent=self, provider=args.provider, depends_on=[team, self.cluster_queue]),
-                    _moved_from_previous_api("LocalQueue")))
+                    pulumi.ResourceOptions(parent=self, provider=args.provider, depends_on=[self.release, *flavors]),
+                    _moved_from_previous_api("ClusterQueue")))
+            self.cluster_queues.append(cluster_queue)
+            for team_namespace in queue.namespaces:
+                team = namespace(child_name(name, f"ns-{team_namespace}"), team_namespace,
+                                 {**labels, QUEUE_NAMESPACE_LABEL: queue.name},
+                                 pulumi.ResourceOptions(parent=self, provider=args.provider))
+                self.team_namespaces.append(team)
+                k8s.apiextensions.CustomResource(
+                    child_name(name, f"queue-{team_namespace}"), api_version=KUEUE_API, kind="LocalQueue",
+                    metadata={"name": queue.name, "namespace": team_namespace, "labels": labels},
+                    spec={"clusterQueue": queue.name},
+                    opts=pulumi.ResourceOptions.merge(
+                        pulumi.ResourceOptions(parent=self, provider=args.provider,
+                                               depends_on=[team, cluster_queue]),
+                        _moved_from_previous_api("LocalQueue")))
+        self.cluster_queue = self.cluster_queues[0]
 
-        self.register_outputs({"cluster_queue": args.queue_name,
+        self.register_outputs({"cluster_queues": [queue.name for queue in args.queues],
                                "flavors": [flavor.name for flavor in args.flavors]})

@@ -20,17 +20,15 @@ from components.kubernetes.gpu_operator import GpuOperator, GpuOperatorArgs
 from components.kubernetes.gpu_software import GpuSoftware
 from components.kubernetes.jobset import JobSet, JobSetArgs
 from components.kubernetes.kueue import KueueRouting, KueueRoutingArgs, validate_kueue_args
-from components.kubernetes.queues import FlavorPlan
+from components.kubernetes.queues import QueuePlan
 from components.kubernetes.telemetry import GpuTelemetry, GpuTelemetryArgs
 
 
 @dataclass(frozen=True)
 class KubernetesLayerArgs:
     kubeconfig: pulumi.Input[str] = field(metadata={"doc": "Kubeconfig of the cluster (exec plugin or secret)."})
-    queue_name: str
-    flavors: tuple[FlavorPlan, ...]
+    queues: tuple[QueuePlan, ...] = field(metadata={"doc": "A ClusterQueue per workload on the cluster."})
     pool_selectors: Mapping[str, Mapping[str, pulumi.Input[str]]]
-    team_namespaces: tuple[str, ...]
     gpu_software: GpuSoftware | None = field(
         default=None, metadata={"doc": "None for clusters without GPU pools (no operator, no DCGM)."})
     labels: dict[str, str] = field(default_factory=dict)
@@ -79,7 +77,7 @@ class KubernetesLayer(pulumi.ComponentResource):
             self.eks_addons = EksAddons(child_name(name, "eks-addons"), dataclasses.replace(
                 args.eks_addons, provider=self.provider, labels=args.labels,
                 after=tuple(self.routing.team_namespaces)), opts=child)
-        self.register_outputs({"cluster_queue": args.queue_name,
+        self.register_outputs({"cluster_queues": [queue.name for queue in args.queues],
                                "gpu_operator": self.gpu_operator is not None,
                                "telemetry": software.monitoring if software else None,
                                "jobset": self.jobset is not None})
@@ -87,6 +85,6 @@ class KubernetesLayer(pulumi.ComponentResource):
 
 def _kueue_args(args: KubernetesLayerArgs, provider: k8s.Provider | None,
                 release_dependencies: tuple[pulumi.Resource, ...] = ()) -> KueueRoutingArgs:
-    return KueueRoutingArgs(queue_name=args.queue_name, flavors=args.flavors, pool_selectors=args.pool_selectors,
-                            team_namespaces=args.team_namespaces, provider=provider,  # type: ignore[arg-type]
+    return KueueRoutingArgs(queues=args.queues, pool_selectors=args.pool_selectors,
+                            provider=provider,  # type: ignore[arg-type]
                             labels=args.labels, release_dependencies=release_dependencies)

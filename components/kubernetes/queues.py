@@ -58,6 +58,9 @@ class FlavorPlan:
     node_labels: Mapping[str, str]
     taints: tuple[tuple[str, str, str], ...] = field(metadata={"doc": "(key, value, effect) of the pool's nodes."})
     capacity: NodeCapacity
+    rank: int = field(default=0, metadata={"doc": "The pool's place in its workload's fallback chain: 0 = planned "
+                                                  "pool, 1.. = standby pools (NodePool.fallback_rank)."})
+    accelerator: str = field(default="", metadata={"doc": "Canonical accelerator of the pool's nodes."})
 
     @property
     def resource(self) -> str:
@@ -93,15 +96,17 @@ def flavor_plans(plan: Plan, capacities: Mapping[str, NodeCapacity]) -> list[Fla
         node_labels={**{key: value for key, value in pool.labels.items() if key not in _REWRITTEN_LABELS},
                      **tpu_node_selectors(pool)},
         taints=tuple((taint.key, taint.value, taint.effect) for taint in pool.taints),
-        capacity=capacities[pool.name])
+        capacity=capacities[pool.name], rank=int(getattr(pool, "fallback_rank", 0) or 0),
+        accelerator=pool.accelerator or "")
         for pool in plan.node_pools if pool.role in ("gpu", "tpu")]
     return fallback_order(flavors, preferred_kind=plan.accelerator.kind)
 
 
 def fallback_order(flavors: list[FlavorPlan], preferred_kind: str) -> list[FlavorPlan]:
-    """Preferred kind first, then reservation -> on-demand -> spot; ties by pool name (stable, documented)."""
-    return sorted(flavors, key=lambda flavor: (flavor.kind != preferred_kind, TIER_ORDER.index(flavor.tier),
-                                               flavor.pool))
+    """The plan's fallback chain first (planned pool, then its standby pools by rank), then the preferred kind,
+    then reservation -> on-demand -> spot; ties by pool name (stable, documented)."""
+    return sorted(flavors, key=lambda flavor: (flavor.rank, flavor.kind != preferred_kind,
+                                               TIER_ORDER.index(flavor.tier), flavor.pool))
 
 
 def covered_resources(flavors: list[FlavorPlan]) -> list[str]:
@@ -134,20 +139,69 @@ def resource_flavor_spec(flavor: FlavorPlan, pool_selector: Mapping[str, Any]) -
     }
 
 
-def cluster_queue_spec(queue_name: str, flavors: list[FlavorPlan]) -> dict[str, Any]:
+def cluster_queue_spec(queue_name: str, flavors: list[FlavorPlan], borrowed: list[FlavorPlan] | None = None,
+                       cohort: str | None = None) -> dict[str, Any]:
     """One resource group covering every resource, its flavors in fallback order. A flavor offers 0 of the
-    accelerator it does not have, so a GPU job skips TPU flavors (and vice versa) and falls through the list."""
-    covered = covered_resources(flavors)
+    accelerator it does not have, so a GPU job skips TPU flavors (and vice versa) and falls through the list.
 
-    def quotas(flavor: FlavorPlan) -> list[dict[str, str]]:
-        return [{"name": resource, "nominalQuota": flavor_quota(flavor, resource)} for resource in covered]
+    In a fleet (`cohort` set) the queue is in the fleet's cohort and lists, after its own flavors, the `borrowed`
+    flavors of the other workloads with a nominal quota of 0: Kueue lets a ClusterQueue borrow a cohort member's
+    unused quota only for the [flavor, resource] pairs it lists (ClusterQueueSpec.cohortName), and with
+    whenCanBorrow: TryNextFlavor a job tries every own flavor before one that needs borrowing.
+    kubernetes-sigs/kueue v0.19.2 @8eab68778fc1b52affe165fdf5af29d1e9b4f3cb apis/kueue/v1beta2/clusterqueue_types.go
+    """
+    borrowed = list(borrowed or [])
+    covered = covered_resources([*flavors, *borrowed])
 
-    return {
+    def quotas(flavor: FlavorPlan, lent: bool) -> list[dict[str, str]]:
+        return [{"name": resource, "nominalQuota": "0" if lent else flavor_quota(flavor, resource)}
+                for resource in covered]
+
+    spec: dict[str, Any] = {
         "namespaceSelector": {"matchLabels": {QUEUE_NAMESPACE_LABEL: queue_name}},
         # Large jobs waiting for room must not block small ones that fit now.
         "queueingStrategy": "BestEffortFIFO",
         "resourceGroups": [{"coveredResources": covered,
-                            "flavors": [{"name": flavor.name, "resources": quotas(flavor)} for flavor in flavors]}],
+                            "flavors": [{"name": flavor.name, "resources": quotas(flavor, False)}
+                                        for flavor in flavors]
+                            + [{"name": flavor.name, "resources": quotas(flavor, True)} for flavor in borrowed]}],
         # Try the next flavor when the current one is full instead of waiting (fallback, not preemption).
         "flavorFungibility": {"whenCanBorrow": "TryNextFlavor", "whenCanPreempt": "TryNextFlavor"},
     }
+    if cohort is not None:
+        spec["cohortName"] = cohort
+        # A workload whose own quota is lent out takes it back: its jobs may preempt the borrowers' (Kueue
+        # ClusterQueuePreemption.reclaimWithinCohort: Any, same file), so each workload's jobs land on its planned
+        # pool first even when another workload is using it.
+        spec["preemption"] = {"reclaimWithinCohort": "Any", "withinClusterQueue": "Never"}
+    return spec
+
+
+@dataclass(frozen=True)
+class QueuePlan:
+    """One workload's ClusterQueue: its own flavors in fallback order, the flavors it may borrow (others' pools of
+    accelerators it is eligible for), the namespaces that submit to it, its cohort (None outside a fleet)."""
+
+    name: str
+    flavors: tuple[FlavorPlan, ...]
+    namespaces: tuple[str, ...]
+    borrowed: tuple[FlavorPlan, ...] = ()
+    cohort: str | None = None
+    labels: Mapping[str, str] = field(default_factory=dict)
+    """Labels of the queue's objects (its workload's); empty = the layer's."""
+
+    def spec(self) -> dict[str, Any]:
+        return cluster_queue_spec(self.name, list(self.flavors), list(self.borrowed), self.cohort)
+
+
+def cohort_queues(queues: list[QueuePlan], eligible: Mapping[str, frozenset[str]], cohort: str) -> list[QueuePlan]:
+    """Each workload's queue in `cohort`, borrowing every other workload's flavor whose accelerator it is eligible
+    for (`eligible`: queue name -> accelerators), in the other workloads' order and their fallback order."""
+    out = []
+    for queue in queues:
+        allowed = eligible.get(queue.name, frozenset())
+        borrowed = tuple(flavor for other in queues if other.name != queue.name for flavor in other.flavors
+                         if flavor.accelerator and flavor.accelerator in allowed)
+        out.append(QueuePlan(name=queue.name, flavors=queue.flavors, namespaces=queue.namespaces, borrowed=borrowed,
+                             cohort=cohort, labels=queue.labels))
+    return out

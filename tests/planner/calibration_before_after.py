@@ -33,7 +33,7 @@ def devices_needed() -> list[tuple[str, float]]:
         spec = WorkloadSpec.model_validate({
             "name": "calibration", "kind": "inference", "framework": "pytorch", "model": point["model"],
             "inference": {"requests_per_second": rps, "input_tokens": point["input_tokens"],
-                          "output_tokens": point["output_tokens"], "latency_p99_ms": 1e9, "traffic": "steady"}})
+                          "output_tokens": point["output_tokens"], "latency_p99_ms": 3_600_000, "traffic": "steady"}})
         offer = Offer(platform="eks-gpu", cloud="aws", region="published", zones=("published",),
                       accelerator=catalog.accelerator(point["accelerator"]), machine="published",
                       devices_per_unit=point["devices"], max_units=10**6)

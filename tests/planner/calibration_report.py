@@ -14,12 +14,13 @@ def report() -> list[tuple[str, float, float, float, str]]:
     rows = []
     for point in published_points():
         modelled = modelled_throughput(point, catalog)
+        shape = f"run of {point.requests}, <= {point.max_in_flight} in flight" if point.requests else "steady state"
         rows.append((point.name, point.output_tokens_per_second, modelled, modelled / point.output_tokens_per_second,
-                     point.known_miss))
+                     shape))
     return rows
 
 
 if __name__ == "__main__":
-    for name, published, modelled, ratio, known_miss in report():
-        note = "  (known miss, see known_miss in the data)" if known_miss else ""
-        print(f"{name:45s} published {published:9,.0f} tok/s  model {modelled:9,.0f} tok/s  ratio {ratio:5.2f}{note}")
+    for name, published, modelled, ratio, shape in report():
+        print(f"{name:52s} published {published:9,.0f} tok/s  model {modelled:9,.0f} tok/s  ratio {ratio:5.2f}  "
+              f"({shape})")

@@ -26,7 +26,33 @@ BAREMETAL_CONFIG = {
 }
 
 
+FIGURES = ("monthly_usd", "full_scale_monthly_usd", "run_total_usd")
+
+
+def fleet_figures_agree(document: dict) -> None:
+    """A fleet: the fleet plan's figures equal the preview's, for the fleet (shared items once) and per workload
+    (own resources + an even share of the shared items); the workloads' figures add up to the fleet's."""
+    fleet, cost = document["plan"], document["cost"]
+    for key in FIGURES:
+        if fleet[key] is None:
+            assert cost[key] is None, key
+            continue
+        assert cost[key] == pytest.approx(fleet[key], rel=1e-5, abs=0.05), (document["stack"], key)
+    for member in fleet["workloads"]:
+        previewed = cost["workloads"][member["name"]]
+        for key in FIGURES:
+            if member[key] is None:
+                assert previewed[key] is None, (member["name"], key)
+                continue
+            assert previewed[key] == pytest.approx(member[key], rel=1e-5, abs=0.05), (member["name"], key)
+    assert sum(item["monthly_usd"] for item in cost["workloads"].values()) == pytest.approx(cost["monthly_usd"],
+                                                                                           abs=0.05)
+
+
 def figures_agree(document: dict) -> None:
+    if document.get("form") == "fleet":
+        fleet_figures_agree(document)
+        return
     estimate, cost = document["plan"]["estimate"], document["cost"]
     # Within rounding: the plan rounds the run's hours to 0.0001 h, which the preview then prices.
     for plan_key, preview_key in (("monthly_usd", "monthly_usd"), ("full_scale_monthly_usd", "full_scale_monthly_usd"),
@@ -42,7 +68,7 @@ def figures_agree(document: dict) -> None:
 
 def eks_without_autoscaler(document: dict) -> bool:
     """An EKS training stack whose pools cannot scale to zero yet: the Cluster Autoscaler comes with issue 12."""
-    return (document["plan"]["platform"] == "eks-gpu" and document["plan"]["kind"] != "inference"
+    return (document["plan"].get("platform") == "eks-gpu" and document["plan"]["kind"] != "inference"
             and not any(r["type"] == "kubernetes:helm.sh/v3:Release"
                         and "autoscaler" in str(r["inputs"].get("chart", "")) for r in document["resources"]))
 
@@ -194,8 +220,14 @@ def test_plan_of_a_stack_is_what_its_preview_builds(stack, monkeypatch, capsys):
     monkeypatch.chdir(project)
     assert main(["plan", "--stack", stack, "--json"]) == 0
     planned = json.loads(capsys.readouterr().out)
+    if document.get("form") == "fleet":
+        assert [item["plan"]["option"] for item in planned["workloads"]] == \
+            [item["plan"]["option"] for item in document["plan"]["workloads"]]
+        for key in FIGURES:
+            assert planned[key] == document["plan"][key]
+        return
     assert planned["option"] == document["plan"]["option"]
-    for key in ("monthly_usd", "full_scale_monthly_usd", "run_total_usd"):
+    for key in FIGURES:
         assert planned["estimate"][key] == document["plan"]["estimate"][key]
 
 

@@ -36,8 +36,10 @@ def test_every_example_validates_against_the_schema(path, capsys):
 
 @pytest.mark.parametrize("path", STACKS, ids=lambda p: p.name)
 def test_every_stack_workload_validates_against_the_schema(path, capsys):
-    workload = yaml.safe_load(path.read_text(encoding="utf-8"))["config"]["accelfit:workload"]
-    assert _errors(_schema(capsys), workload) == []
+    config = yaml.safe_load(path.read_text(encoding="utf-8"))["config"]
+    validator = _schema(capsys)
+    for workload in config.get("accelfit:workloads") or [config["accelfit:workload"]]:  # fleet form: every workload
+        assert _errors(validator, workload) == []
 
 
 @pytest.mark.parametrize("path", INVENTORIES, ids=lambda p: p.name)

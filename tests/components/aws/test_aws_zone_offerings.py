@@ -1,6 +1,9 @@
-"""Instance type offered in the pool's availability zone: sourced zone-ID data and the account's name -> ID mapping."""
+"""Instance type offered in the pool's availability zone: the catalog's sourced zone-ID availability rows and the
+account's name -> ID mapping."""
 
 from __future__ import annotations
+
+import re
 
 import pytest
 from aws_plans import ACCESS, h100_training_plan, ownership_for, with_pool
@@ -14,27 +17,40 @@ from components.aws.zone_offerings import configured_zone_ids, offered_zone_ids,
 MAPPING = {"us-east-1a": "use1-az1", "us-east-1b": "use1-az6"}
 
 
-def test_a_type_not_offered_in_the_zone_is_refused_with_the_zone_that_offers_it():
+def test_a_type_not_offered_in_the_zone_is_refused_with_the_zone_that_offers_it(catalog):
     plan = with_pool(h100_training_plan(), 1, machine_type="p6-b200.48xlarge", accelerator="b200", efa_interfaces=8)
-    [problem] = zone_offering_problems(plan, MAPPING)
+    [problem] = zone_offering_problems(plan, MAPPING, catalog)
     assert problem.field == "node_pools[1].zones"
     assert "p6-b200.48xlarge is not offered in us-east-1a (use1-az1" in problem.message
     assert problem.fix == "use us-east-1b"
 
 
-def test_offered_zones_pass():
-    assert zone_offering_problems(h100_training_plan(), MAPPING) == []
+def test_offered_zones_pass(catalog):
+    assert zone_offering_problems(h100_training_plan(), MAPPING, catalog) == []
 
 
-def test_unknown_zone_ids_are_not_checked():
+def test_unknown_zone_ids_are_not_checked(catalog):
     plan = with_pool(h100_training_plan(), 1, machine_type="p6-b200.48xlarge", accelerator="b200", efa_interfaces=8)
-    assert zone_offering_problems(plan, {}) == []
+    assert zone_offering_problems(plan, {}, catalog) == []
 
 
 @pytest.mark.parametrize("instance_type", ["p4d.24xlarge", "p5.48xlarge", "p5en.48xlarge", "p6-b200.48xlarge",
                                            "g6.xlarge", "g6e.12xlarge"])
-def test_the_conformance_types_have_rows_in_the_example_region(instance_type):
-    assert offered_zone_ids("us-east-1", instance_type)
+def test_the_conformance_types_have_rows_in_the_example_region(instance_type, catalog):
+    assert offered_zone_ids(catalog, "us-east-1", instance_type)
+
+
+def test_every_aws_availability_row_lists_zone_ids_not_account_zone_names(catalog):
+    """Zone names differ per account, so a row naming us-east-1a would check against the wrong physical zone."""
+    rows = [row for row in catalog.availability if row.cloud.value == "aws"]
+    assert rows
+    for row in rows:
+        assert row.zones, f"{row.sku} {row.region}: no zones, so its pools go unchecked"
+        assert all(re.match(r"^[a-z]{2,6}[0-9]-az[0-9]+$", zone) for zone in row.zones), (row.sku, row.zones)
+
+
+def test_a_type_without_zone_rows_in_a_region_is_not_checked(catalog):
+    assert offered_zone_ids(catalog, "us-east-1", "no-such.48xlarge") is None
 
 
 def test_configured_mapping_must_be_zone_ids():

@@ -1,0 +1,133 @@
+"""A fleet: several workloads in one stack (`accelfit:workloads`), each planned on its own, then placed together.
+
+Each workload gets its own plan (its choice, reasons, alternatives and lock, exactly as a single stack would get
+it); then workloads whose plans run on Kubernetes in the same cloud and region share one cluster (control plane,
+network + NAT, system pool), each with its own node pools; each workload gets a fallback chain with standby pools
+where the shared cluster can hold them. Cost figures are per workload (its own resources plus an even share of
+its cluster's shared items) and for the fleet (shared items counted once). Pure: no Pulumi, no I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from accelfit.catalog.models import Catalog
+from accelfit.planner.choose import NoFeasiblePlan
+from accelfit.planner.constraints import PolicyConstraints
+from accelfit.planner.eligibility import hard_rejection
+from accelfit.planner.fleet_costs import cluster_costs, fleet_figures, is_training, workload_figures
+from accelfit.planner.fleet_fallback import Chain, fallback_chain
+from accelfit.planner.fleet_limits import check_planned_accelerators, fit_standby
+from accelfit.planner.fleet_model import FallbackStep, FleetPlan, FleetWorkload, SharedCluster
+from accelfit.planner.fleet_placement import Placement, place
+from accelfit.planner.lock import LockRequired, LockStatus, Selection, plan_with_lock
+from accelfit.planner.limits import pods_cidr_for
+from accelfit.planner.model import NetworkPlan, Plan
+from accelfit.planner.planner import Environment, search
+from accelfit.spec import WorkloadSpec
+
+
+def plan_fleet(specs: Sequence[WorkloadSpec], catalog: Catalog, environment: Environment | Sequence[Environment],
+               selections: Mapping[str, Selection] | None, *, fleet_name: str, require_lock: bool = False,
+               top: int = 8) -> tuple[FleetPlan, Mapping[str, LockStatus]]:
+    """Plan each workload (its lock respected, as `plan_with_lock`), place the fleet, chain its fallbacks, price it.
+
+    `environment` is one Environment for all, or one per spec (a workload's own bare-metal inventory). Raises what
+    `plan_with_lock` raises (NoFeasiblePlan, LockRequired) for the first workload that has no plan."""
+    environments = ([environment] * len(specs) if isinstance(environment, Environment) else list(environment))
+    selections = selections or {}
+    plans: list[Plan] = []
+    searches = []
+    locks: dict[str, LockStatus] = {}
+    for spec, env in zip(specs, environments, strict=True):
+        found = search(spec, catalog, env)
+        try:
+            plan, lock = plan_with_lock(spec, catalog, env, selections.get(spec.name), top=top,
+                                        require_lock=require_lock, found=found)
+        except NoFeasiblePlan as failure:
+            raise NoFeasiblePlan(failure.binding, f"workload {spec.name}: {failure.message}",
+                                 failure.rejected) from None
+        except LockRequired as failure:
+            raise LockRequired(f"workload {spec.name}: {failure.message}") from None
+        plans.append(plan)
+        searches.append(found)
+        locks[spec.name] = lock
+    names = [spec.name for spec in specs]
+    constraints = environments[0].constraints if environments else None
+    check_planned_accelerators(names, plans, constraints)
+    placement = place(plans, fleet_name)
+    clusters = cluster_costs(placement, plans, catalog)
+    chains = []
+    for index, (spec, env, plan, found) in enumerate(zip(specs, environments, plans, searches, strict=True)):
+        cluster = placement.cluster_of.get(index)
+        member_indexes = placement.members_of(cluster)
+        trainers = sum(1 for member in member_indexes if is_training(plans[member]))
+        chains.append(fallback_chain(spec, catalog, env, plan, found, clusters.get(cluster) if cluster else None,
+                                     len(member_indexes), trainers))
+    # The fleet at full scale without standby pools: what the standby steps are admitted against.
+    unlimited = _members(specs, plans, chains, placement, clusters, catalog)
+    standby = sum(chain.standby_full_scale_monthly_usd for chain in chains)
+    planned_full_scale = fleet_figures(unlimited, list(clusters.values()))["full_scale_monthly_usd"] - standby
+    chains = fit_standby(plans, chains, constraints, planned_full_scale or 0.0)
+    members = _members(specs, plans, chains, placement, clusters, catalog)
+    shared_clusters = tuple(with_standby_pools(clusters[name], members) for name in placement.cluster_names)
+    figures = fleet_figures(members, shared_clusters)
+    return FleetPlan(name=fleet_name, environment=environments[0].name if environments else "dev",
+                     workloads=tuple(members), clusters=shared_clusters,
+                     warnings=fleet_warnings(figures, constraints), **figures), locks
+
+
+def _members(specs: Sequence[WorkloadSpec], plans: Sequence[Plan], chains: Sequence[Chain], placement: Placement,
+             clusters: Mapping[str, SharedCluster], catalog: Catalog) -> list[FleetWorkload]:
+    members: list[FleetWorkload] = []
+    for index, (spec, plan, chain) in enumerate(zip(specs, plans, chains, strict=True)):
+        cluster = placement.cluster_of.get(index)
+        figures = workload_figures(plan, clusters.get(cluster) if cluster else None, placement.members_of(cluster),
+                                   plans)
+        figures["full_scale_monthly_usd"] = round(figures["full_scale_monthly_usd"]
+                                                  + chain.standby_full_scale_monthly_usd, 2)
+        members.append(FleetWorkload(
+            name=spec.name, plan=plan.model_copy(update={"node_pools": plan.node_pools + chain.standby_pools}),
+            fallback=chain.steps, fallback_omitted=chain.omitted, cluster=cluster, placement=placement.why[index],
+            standby_full_scale_monthly_usd=chain.standby_full_scale_monthly_usd, **figures))
+    return [member.model_copy(update={"eligible_accelerators": eligible_in_cluster(spec, member, members, catalog)})
+            for spec, member in zip(specs, members, strict=True)]
+
+def fleet_warnings(figures: Mapping[str, float | None], constraints: PolicyConstraints | None) -> tuple[str, ...]:
+    """Each workload's plan met the environment's stack budget on its own; the stack holds them all."""
+    if constraints is None or constraints.max_monthly_usd is None:
+        return ()
+    figure = figures.get(constraints.budget_figure)
+    if figure is None or figure <= constraints.max_monthly_usd:
+        return ()
+    return (f"The fleet's {constraints.budget_figure} is ${figure:,.0f}; policy stack-monthly-budget "
+            f"({constraints.source}) allows ${constraints.max_monthly_usd:,.0f} for the whole stack: the preview's "
+            "budget check will flag it. Move a workload to its own stack, or shrink or drop one.",)
+
+
+def eligible_in_cluster(spec: WorkloadSpec, member: FleetWorkload, members: Sequence[FleetWorkload],
+                        catalog: Catalog) -> tuple[str, ...]:
+    """The accelerators of its cluster's pools that the planner's eligibility rules let this workload run on."""
+    if member.cluster is None:
+        return ()
+    cloud = member.plan.cloud.value
+    pools = {(pool.accelerator, "eks-gpu" if cloud == "aws" else f"gke-{pool.role}")
+             for member_of in members if member_of.cluster == member.cluster
+             for pool in member_of.plan.node_pools if pool.accelerator}
+    return tuple(sorted({name for name, platform in pools
+                         if hard_rejection(spec, catalog.accelerator(name), platform) is None}))
+
+
+def with_standby_pools(cluster: SharedCluster, members: Sequence[FleetWorkload]) -> SharedCluster:
+    """The cluster once the standby pools are known: its zones are every zone a member's pools (planned and
+    standby) use, and a GKE pods range holds every node its accelerator pools can scale to."""
+    pools = [pool for member in members if member.cluster == cluster.name for pool in member.plan.node_pools]
+    zones = {zone for pool in pools for zone in pool.zones}
+    update: dict = {"zones": tuple(sorted(zones | set(cluster.zones)))}
+    if cluster.cloud.value == "gcp":
+        nodes = sum(pool.max_nodes for pool in pools if pool.role != "system")
+        update["network"] = cluster.network.model_copy(update={"pods_cidr": pods_cidr_for(
+            nodes, NetworkPlan().pods_cidr)})
+    return cluster.model_copy(update=update)
+
+__all__ = ["FallbackStep", "FleetPlan", "FleetWorkload", "SharedCluster", "plan_fleet"]

@@ -1,0 +1,265 @@
+"""A fleet workload's fallback chain: where its jobs go when the planned capacity is not there, and what each step
+would cost.
+
+In order: the planned pool; the same accelerator type on the other capacity tiers, reservation -> on-demand ->
+spot (only tiers the catalog prices for that type in that region, since the availability data already placed the
+type there; a tier the environment's policy configuration forbids is left out and says so); then the next-best
+eligible accelerator from the workload's own planner search (GPU <-> TPU only where the workload is eligible for
+both, by the planner's own rules: framework penalties, portability, custom kernels). A step buildable in the
+workload's cluster (same cloud and region, a node-pool platform) gets a standby pool built by the planner's own
+pool builder (`accelfit.planner.build.node_pools`: zones from availability data, the TPU multi-host 0-or-all rule,
+pool-size limits), scaled from 0; other steps are listed only, with why.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from accelfit.catalog.models import Catalog
+from accelfit.planner.build import network_plan, node_pools
+from accelfit.planner.choose import rank_key
+from accelfit.planner.eligibility import hard_rejection
+from accelfit.planner.evaluate import policy_rejections, size_offer
+from accelfit.planner.fleet_costs import figures_of, own_lines
+from accelfit.planner.fleet_model import FallbackStep, SharedCluster
+from accelfit.planner.fleet_placement import CLUSTER_PLATFORMS, describe_layout
+from accelfit.planner.model import NodePool, Plan
+from accelfit.planner.options import Offer, Sized
+from accelfit.planner.planner import Environment, Search
+from accelfit.planner.sizing import Unfit
+from accelfit.spec import WorkloadSpec
+
+TIERS = ("reservation", "on-demand", "spot")
+# How many other accelerators a chain lists: the next best overall and, when that one cannot be built in the
+# workload's cluster, the next best that can.
+MAX_ACCELERATOR_STEPS = 2
+
+
+def tier_of(pricing: str) -> str:
+    """The capacity tier of a pricing model: a commitment is capacity held for the workload (a reservation)."""
+    return "reservation" if pricing.startswith("committed") else pricing
+
+
+@dataclasses.dataclass(frozen=True)
+class Chain:
+    steps: tuple[FallbackStep, ...]
+    omitted: tuple[str, ...]
+    standby_pools: tuple[NodePool, ...]
+    standby_full_scale_monthly_usd: float  # the standby pools at their maximum all month (full-scale figure)
+    # Per rank with standby pools: those pools at their maximum all month (what dropping the step takes away).
+    standby_full_scale_by_rank: tuple[tuple[int, float], ...] = ()
+
+
+@dataclasses.dataclass(frozen=True)
+class _Context:
+    spec: WorkloadSpec
+    catalog: Catalog
+    environment: Environment
+    plan: Plan
+    cluster: SharedCluster | None
+    members: int
+    trainers: int
+
+    @property
+    def training(self) -> bool:
+        return self.spec.training is not None
+
+    def buildable(self, sized: Sized) -> str | None:
+        """None when the step can have a standby pool in the workload's cluster, else why not."""
+        offer = sized.offer
+        if self.cluster is None:
+            return (f"{self.plan.platform.value} has no cluster to hold a standby pool; switch by re-planning "
+                    f"(accelfit lock --fresh) if the planned capacity is not there")
+        if offer.platform not in CLUSTER_PLATFORMS or (offer.cloud, offer.region) != (self.plan.cloud.value,
+                                                                                       self.plan.region):
+            return (f"runs as {offer.platform} in {offer.cloud} {offer.region}, outside cluster {self.cluster.name} "
+                    f"({self.plan.cloud.value} {self.plan.region}); it would need a cluster of its own")
+        needed = network_plan(self.spec, sized)
+        have = self.cluster.network
+        if (needed.extra_networks, needed.efa) != (have.extra_networks, have.efa):
+            return (f"its {sized.units}-node run needs {describe_layout((needed.extra_networks, needed.efa))}, and "
+                    f"cluster {self.cluster.name} is built with {describe_layout((have.extra_networks, have.efa))}")
+        return None
+
+    def cost(self, sized: Sized, in_cluster: bool) -> tuple[float, float]:
+        """(monthly, total) of the workload on this step: in the cluster, its own lines plus its share of the
+        shared items; elsewhere, the option's own single-stack figures."""
+        if not in_cluster:
+            return round(sized.monthly_usd, 2), round(sized.total_usd, 2)
+        figures = figures_of(own_lines(sized.breakdown, True), self.training, self.cluster, self.members,
+                             self.trainers)
+        total = figures["run_total_usd"] if self.training else figures["monthly_usd"]
+        return figures["monthly_usd"], total  # type: ignore[return-value]
+
+
+def fallback_chain(spec: WorkloadSpec, catalog: Catalog, environment: Environment, plan: Plan, found: Search,
+                   cluster: SharedCluster | None, members: int, trainers: int) -> Chain:
+    context = _Context(spec, catalog, environment, plan, cluster, max(members, 1), trainers)
+    planned = _planned_offer(context, found)
+    steps: list[FallbackStep] = []
+    omitted: list[str] = []
+    pools: list[NodePool] = []
+    full_scale = 0.0
+    by_rank: list[tuple[int, float]] = []
+    planned_tier = tier_of(plan.pricing)
+    monthly, total = _planned_cost(context)
+    planned_pools = [pool.name for pool in plan.node_pools if pool.role != "system"]
+    steps.append(FallbackStep(
+        rank=1, option=plan.option, accelerator=plan.accelerator.name, count=plan.accelerator.count,
+        pricing=planned_tier, pool=planned_pools[0] if planned_pools else None, monthly_usd=monthly,
+        total_usd=total, note="the planned " + (f"pools {', '.join(planned_pools)}" if len(planned_pools) > 1 else
+                                                "pool" if planned_pools else "TPU VM slices (no node pool)")))
+
+    def add(sized: Sized, note: str) -> None:
+        nonlocal full_scale
+        rank = len(steps) + 1
+        why_not = context.buildable(sized)
+        monthly, total = context.cost(sized, why_not is None)
+        pool_name = None
+        if why_not is None:
+            standby = standby_pools(spec, sized, rank)
+            pools.extend(standby)
+            pool_name = standby[0].name
+            compute = next((line for line in sized.breakdown if line.item == "compute"), None)
+            full_scale += compute.full_scale_monthly_usd if compute else 0.0
+            by_rank.append((rank, compute.full_scale_monthly_usd if compute else 0.0))
+            if len(standby) > 1:
+                note += f"; standby pools {', '.join(pool.name for pool in standby)}"
+        else:
+            note += f"; listed only: {why_not}"
+        steps.append(FallbackStep(rank=rank, option=sized.option_id, accelerator=sized.offer.accelerator.name,
+                                  count=sized.devices, pricing=tier_of(sized.offer.pricing), pool=pool_name,
+                                  monthly_usd=monthly, total_usd=total, note=note))
+
+    if planned is None or plan.platform.value == "baremetal-gpu":
+        omitted.append("other capacity tiers: owned servers have none" if plan.platform.value == "baremetal-gpu"
+                       else f"other capacity tiers of {plan.option}: the planner's search no longer offers it")
+    else:
+        for tier in TIERS:
+            if tier == planned_tier:
+                continue
+            sized, why = _same_type_on(context, planned, tier)
+            if sized is None:
+                omitted.append(f"{tier} {plan.accelerator.name}: {why}")
+            else:
+                add(sized, f"the same {plan.accelerator.name} type on {tier} capacity, when the steps before it "
+                           "have none")
+    for sized, note in _other_accelerators(context, found):
+        add(sized, note)
+    if not any(step.accelerator != plan.accelerator.name for step in steps):
+        omitted.append(f"another accelerator: no other eligible accelerator meets {spec.name}'s spec "
+                       "(see the plan's rejected options)")
+    return Chain(tuple(steps), tuple(omitted), tuple(pools), round(full_scale, 2), tuple(by_rank))
+
+
+def standby_pools(spec: WorkloadSpec, sized: Sized, rank: int) -> tuple[NodePool, ...]:
+    """The step's pools exactly as the planner builds pools for that option (zones, TPU slices all-or-nothing,
+    per-pool node limits), renamed `<pool>-fb<rank>` and scaled from 0."""
+    return tuple(pool.model_copy(update={"name": f"{pool.name}-fb{rank}", "min_nodes": 0, "initial_nodes": 0,
+                                         "fallback_rank": rank,
+                                         "labels": {**pool.labels, "accelfit.io/fallback-rank": str(rank)}})
+                 for pool in node_pools(spec, sized) if pool.role != "system")
+
+
+def _planned_cost(context: _Context) -> tuple[float, float]:
+    plan = context.plan
+    figures = figures_of(own_lines(plan.estimate.breakdown, context.cluster is not None), context.training,
+                         context.cluster, context.members, context.trainers)
+    return figures["monthly_usd"], (figures["run_total_usd"] if context.training  # type: ignore[return-value]
+                                    else figures["monthly_usd"])
+
+
+def _planned_offer(context: _Context, found: Search) -> Offer | None:
+    """The planned option's offer in the planner's search (the one its plan was built from)."""
+    platform, cloud, region, accelerator, machine, _, pricing = context.plan.option.split("/")
+    for offer in found.offers:
+        if (offer.platform, offer.cloud, offer.region, offer.accelerator.name, offer.machine, offer.pricing,
+                offer.zones) == (platform, cloud, region, accelerator, machine, pricing, context.plan.zones):
+            return offer
+    return None
+
+
+def _tier_pricing(context: _Context, offer: Offer, tier: str) -> tuple[str | None, str]:
+    """(pricing model, "") for a tier the plan can use, or (None, why not)."""
+    plan = context.plan
+    if tier == "reservation":
+        # Reached only when the plan is not itself on committed capacity: a standby pool cannot consume capacity
+        # nobody bought, so a reservation is a step only as the planned pool (rank 1).
+        sold = [model for model in ("committed-1y", "committed-3y") if _price(context, offer, model) is not None]
+        if not sold:
+            return None, f"the catalog sells no committed capacity for {_sku(offer)} in {plan.region}"
+        listed = "; budget.pricing lists committed capacity but it lost to" if any(
+            pricing.value.startswith("committed") for pricing in context.spec.budget.pricing_options) else \
+            "; add committed-1y to budget.pricing to compare one against"
+        return None, (f"the plan holds no reservation or commitment (the catalog prices {', '.join(sold)} here"
+                      f"{listed} {plan.pricing}), and a standby pool cannot consume capacity nobody bought")
+    constraints = context.environment.constraints
+    forbidden = constraints.pricing_rejection(tier) if constraints is not None else None
+    if forbidden:
+        return None, forbidden[1]
+    if _price(context, offer, tier) is None:
+        return None, f"the catalog has no {tier} price for {_sku(offer)} in {plan.region}"
+    return tier, ""
+
+
+def _sku(offer: Offer) -> str:
+    """What the catalog prices: the instance type, or the TPU generation (per chip-hour)."""
+    return offer.tpu_slice.accelerator if offer.tpu_slice is not None else offer.machine
+
+
+def _price(context: _Context, offer: Offer, pricing: str):
+    return context.catalog.price(offer.cloud, _sku(offer), offer.region, pricing)
+
+
+def _same_type_on(context: _Context, offer: Offer, tier: str, units: int | None = None) -> tuple[Sized | None, str]:
+    """The offer on another tier, sized at least at `units` (default: the plan's count)."""
+    pricing, why = _tier_pricing(context, offer, tier)
+    if pricing is None:
+        return None, why
+    price = _price(context, offer, pricing)
+    chips = offer.tpu_slice.chips if offer.tpu_slice is not None else 1
+    repriced = dataclasses.replace(offer, pricing=pricing, price=price, unit_hourly_usd=price.hourly_usd * chips)
+    units = units or int(context.plan.option.split("/")[5].removeprefix("x"))
+    try:
+        sized = size_offer(context.spec, context.catalog, repriced, context.environment.efficiency, at_units=units)
+    except Unfit as unfit:
+        return None, f"cannot meet the spec on {tier} capacity: {unfit.reason}"
+    policy = policy_rejections(context.spec, sized, context.environment.constraints)
+    if policy:
+        return None, policy[0][1]
+    return sized, ""
+
+
+def _other_accelerators(context: _Context, found: Search) -> list[tuple[Sized, str]]:
+    """The next-best eligible accelerator from the workload's own search and, when it cannot be built in the
+    cluster, the next best that can."""
+    plan, spec = context.plan, context.spec
+    chosen: list[tuple[Sized, str]] = []
+    seen: set[str] = {plan.accelerator.name}
+    for sized in sorted(found.evaluation.feasible, key=rank_key):
+        offer = sized.offer
+        if offer.accelerator.name in seen or hard_rejection(spec, offer.accelerator, offer.platform):
+            continue
+        if offer.pricing.startswith("committed"):
+            # A commitment is bought for the capacity it holds; a standby step runs on capacity bought when used.
+            sized, _ = _same_type_on(context, offer, "on-demand", sized.units)
+            if sized is None:
+                continue
+        buildable = context.buildable(sized) is None
+        if chosen and not buildable:
+            continue  # after the next best overall, only one the cluster can hold is worth a step
+        seen.add(offer.accelerator.name)
+        chosen.append((sized, _why_eligible(spec, plan, sized)))
+        if buildable or len(chosen) >= MAX_ACCELERATOR_STEPS:
+            break
+    return chosen
+
+
+def _why_eligible(spec: WorkloadSpec, plan: Plan, sized: Sized) -> str:
+    offer = sized.offer
+    kinds = f"{plan.accelerator.kind.upper()} -> {offer.accelerator.kind.upper()}"
+    basis = (f"eligible for both: {spec.framework.value}, portability {spec.placement.portability.value}, "
+             f"{'custom kernels' if spec.model.custom_kernels else 'no custom kernels'}"
+             if offer.accelerator.kind != plan.accelerator.kind else "same kind")
+    return (f"next-best eligible accelerator {offer.accelerator.name} ({kinds}; {basis}) as {sized.units} × "
+            f"{offer.machine}, {offer.pricing}")
+

@@ -1,0 +1,92 @@
+"""The fleet plan's model (issue 17; the contract between planning and building a fleet). Frozen, like Plan."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from accelfit.planner.model import CostLine, Frozen, NetworkPlan, NodePool, Plan, PlanCloud
+
+class FallbackStep(Frozen):
+    """One step of a workload's fallback chain: where its jobs go when the steps before it have no capacity."""
+
+    rank: int = Field(ge=1, description="1 = the planned pool itself, then in order.")
+    option: str = Field(description="Option id (same format as Plan.option).")
+    accelerator: str
+    count: int = Field(ge=1, description="Accelerators (GPUs or TPU chips) the step runs the workload on.")
+    pricing: Literal["reservation", "on-demand", "spot", "owned"] = Field(
+        description="The capacity tier: reservation (committed-use capacity), on-demand, spot, or owned servers.")
+    pool: str | None = Field(description="The NodePool of the workload's plan that serves this step; None = listed "
+                             "only (not buildable in the workload's cluster), the note says why.")
+    monthly_usd: float = Field(description="What the workload costs per month if it runs on this step (its own "
+                               "resources plus its share of the shared cluster).")
+    total_usd: float = Field(description="Training: the run total on this step; inference: = monthly_usd.")
+    note: str = ""
+
+
+class SharedCluster(Frozen):
+    """One Kubernetes cluster (and its network) that several workloads of the fleet run on."""
+
+    name: str = Field(description="Prefix of the shared resources' names (APIs, network, NAT, cluster, system pool).")
+    cloud: PlanCloud
+    region: str
+    zones: tuple[str, ...] = Field(description="Every zone a member's pools use, standby pools included (the "
+                                   "network spans them).")
+    platform: str = Field(description="gke (GKE) or eks (EKS).")
+    network: NetworkPlan = Field(description="The shared network: the members' layout, with a pods range sized for "
+                                 "all members' nodes.")
+    system_pool: NodePool = Field(description="The one system pool the cluster builds (the members' plans each carry "
+                                  "the system pool a single stack would build; in a shared cluster this one replaces "
+                                  "them), in every zone a member's system pool uses.")
+    workloads: tuple[str, ...] = Field(min_length=1, description="Member workloads, in the stack's order.")
+    shared: tuple[str, ...] = Field(description="What the members share, in words.")
+    breakdown: tuple[CostLine, ...] = Field(description="The shared items' cost lines, counted once.")
+    shared_monthly_usd: float = Field(description="Monthly cost of the shared items (counted once).")
+    shared_full_scale_monthly_usd: float
+    shared_run_usd: float | None = Field(description="The shared items over the longest member training run "
+                                         "(None when no member trains).")
+    saves_monthly_usd: float = Field(description="Against each member in its own cluster: the shared lines of the "
+                                     "separate plans minus the shared items once.")
+
+
+class FleetWorkload(Frozen):
+    name: str
+    plan: Plan = Field(description="Its own plan; node_pools include its standby fallback pools (fallback_rank > 0). "
+                       "In a shared cluster its `system` pool is the cluster's (SharedCluster.system_pool), built once.")
+    eligible_accelerators: tuple[str, ...] = Field(default=(), description=(
+        "Accelerators of its cluster's pools (every member's, planned and standby) it may run on by the planner's "
+        "eligibility rules (framework, portability, custom kernels, precision, allow-list): where it may borrow idle "
+        "quota through the cohort."))
+    fallback: tuple[FallbackStep, ...]
+    fallback_omitted: tuple[str, ...] = Field(default=(), description="Steps left out of the chain, each with why.")
+    cluster: str | None = Field(description="SharedCluster.name; None = built alone (TPU VMs, bare metal).")
+    placement: str = Field(description="Where it runs and why (shared, or alone and why).")
+    monthly_usd: float = Field(description="Its own resources as planned plus an even share of its cluster's shared "
+                               "items.")
+    full_scale_monthly_usd: float = Field(description="Its pools at their maximum all month, standby pools included, "
+                                          "plus its share of the shared items at full scale.")
+    run_total_usd: float | None
+    standby_full_scale_monthly_usd: float = Field(default=0.0, description="Its standby pools at their maximum all "
+                                                  "month (in full_scale_monthly_usd; nothing as planned: they scale "
+                                                  "from 0).")
+
+
+class FleetPlan(Frozen):
+    name: str
+    environment: str
+    workloads: tuple[FleetWorkload, ...]
+    clusters: tuple[SharedCluster, ...]
+    monthly_usd: float = Field(description="The fleet as planned, shared items counted once.")
+    full_scale_monthly_usd: float
+    run_total_usd: float | None = Field(description="Training workloads' run totals (shared items once); None when "
+                                        "no workload trains.")
+    saves_monthly_usd: float = Field(default=0.0, description="Sum of the clusters' savings.")
+    warnings: tuple[str, ...] = Field(default=(), description="What holds for the fleet but no single workload: "
+                                      "e.g. the environment's stack budget exceeded by the workloads together.")
+
+    def workload(self, name: str) -> FleetWorkload:
+        return next(member for member in self.workloads if member.name == name)
+
+    def to_json_dict(self) -> dict:
+        return self.model_dump(mode="json")

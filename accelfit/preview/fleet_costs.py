@@ -1,0 +1,153 @@
+"""A fleet's cost from the resources its preview recorded: each resource attributed to the workload it belongs to
+(or to the shared cluster it is part of), each workload's own resources priced with its own usage (its training
+run, its bucket's size, its egress), each shared cluster's items priced once, and the three figures per workload
+(own + an even share of the shared items) and for the fleet (shared items counted once), the way the fleet plan
+computes them (accelfit/planner/fleet_costs.py), so the two agree.
+
+Pure: works on plain records (type, name, urn, parent urn); no Pulumi import.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from accelfit.catalog.models import Catalog
+from accelfit.pricing import NeutralResource, PricingContext, price_resources
+from accelfit.pricing.figures import CostFigures
+from accelfit.pricing.resources import CostReport, ResourceCost
+from components.fleet import SHARED_COMPONENT, WORKLOAD_COMPONENT, shared_marker
+
+WORKLOAD_LABEL = "accelfit.io/workload"
+
+
+@dataclass(frozen=True)
+class Member:
+    """What pricing needs of one workload of the fleet."""
+
+    name: str
+    context: PricingContext
+    cluster: str | None
+    training: bool
+
+
+def attribute(records: Sequence[Any], workloads: Iterable[str]) -> dict[str, str]:
+    """URN -> owner (a workload's name, or `<cluster>-shared`), for every record. A Kubernetes object labelled with a
+    workload (its flavors, ClusterQueue, LocalQueue, namespace) is that workload's; any other record belongs to the
+    group component it sits under (accelfit:fleet:Workload / SharedCluster); a workload built alone (TPU VMs, bare
+    metal) has top-level components named `<workload>-<role>`, attributed by that name (the longest match)."""
+    by_urn = {record.urn: record for record in records}
+    names = sorted(workloads, key=len, reverse=True)
+    owners: dict[str, str] = {}
+
+    known = set(names)
+
+    def owner_of(record: Any) -> str:
+        if record.urn in owners:
+            return owners[record.urn]
+        labelled = _workload_label(record)
+        if labelled in known:
+            found = labelled  # a workload's Kueue objects and namespace, inside the shared Kubernetes layer
+        elif record.type == WORKLOAD_COMPONENT:
+            found = record.name
+        elif record.type == SHARED_COMPONENT:
+            found = shared_marker(record.name)
+        elif record.parent and record.parent in by_urn:
+            found = owner_of(by_urn[record.parent])
+        else:
+            found = next((name for name in names if record.name == name or record.name.startswith(f"{name}-")), "")
+        owners[record.urn] = found
+        return found
+
+    for record in records:
+        owner_of(record)
+    return owners
+
+
+def _workload_label(record: Any) -> str | None:
+    """The `accelfit.io/workload` label of a Kubernetes object (the layer labels each workload's queue objects)."""
+    metadata = (getattr(record, "inputs", None) or {}).get("metadata")
+    labels = metadata.get("labels") if isinstance(metadata, dict) else None
+    return labels.get(WORKLOAD_LABEL) if isinstance(labels, dict) else None
+
+
+@dataclass(frozen=True)
+class FleetCosts:
+    workloads: dict[str, CostFigures]
+    own: dict[str, CostReport]
+    shared: dict[str, CostReport]  # by cluster name
+    fleet: CostFigures
+    resources: tuple[ResourceCost, ...] = field(default=())
+    usage: tuple[tuple[str, ResourceCost], ...] = field(default=())  # (workload, egress line)
+
+    def by_urn(self) -> dict[str, ResourceCost]:
+        return {cost.urn or cost.name: cost for cost in self.resources}
+
+    def report(self) -> CostReport:
+        """The fleet as one cost report (what the policy pack's budget rule reads)."""
+        assumptions = tuple(dict.fromkeys(line for report in (*self.own.values(), *self.shared.values())
+                                          for line in report.assumptions))
+        return CostReport(resources=self.resources, usage=tuple(line for _, line in self.usage),
+                          monthly_usd=self.fleet.monthly_usd,
+                          full_scale_monthly_usd=self.fleet.full_scale_monthly_usd,
+                          run_total_usd=self.fleet.run_total_usd, assumptions=assumptions)
+
+
+def shared_context(members: Sequence[Member]) -> PricingContext:
+    """The shared items exist while any member runs: a run total counts them over the longest member run (as the
+    fleet plan does); they have no bucket and no egress of their own."""
+    first = members[0].context
+    runs = [member.context.run for member in members if member.training and member.context.run is not None]
+    longest = max(runs, key=lambda run: run.wall_hours, default=None)
+    return PricingContext(gcp_region=first.gcp_region, aws_region=first.aws_region, run=longest)
+
+
+def price_fleet(resources: Sequence[NeutralResource], owners: Mapping[str, str], members: Sequence[Member],
+                catalog: Catalog) -> FleetCosts:
+    by_owner: dict[str, list[NeutralResource]] = {}
+    for resource in resources:
+        by_owner.setdefault(owners.get(resource.urn, ""), []).append(resource)
+    clusters: dict[str, list[Member]] = {}
+    for member in members:
+        if member.cluster is not None:
+            clusters.setdefault(member.cluster, []).append(member)
+
+    def cluster_of(names: Iterable[str]) -> list[NeutralResource]:
+        return [resource for name in names for resource in by_owner.get(name, [])]
+
+    # A pool's usage depends on what its cluster runs (the Cluster Autoscaler is a shared item; schedules and
+    # launch templates sit with the pools): each group is priced with the rest of its cluster around it.
+    around = {name: cluster_of([shared_marker(name), *(member.name for member in group)])
+              for name, group in clusters.items()}
+    own = {member.name: price_resources(by_owner.get(member.name, []), catalog, member.context,
+                                        around.get(member.cluster or "", []))
+           for member in members}
+    shared = {name: price_resources(by_owner.get(shared_marker(name), []), catalog, shared_context(group),
+                                    around[name])
+              for name, group in clusters.items()}
+    workloads: dict[str, CostFigures] = {}
+    for member in members:
+        report = own[member.name]
+        monthly, full = report.monthly_usd, report.full_scale_monthly_usd
+        run = report.run_total_usd if member.training else None
+        if member.cluster is not None:
+            group, items = clusters[member.cluster], shared[member.cluster]
+            monthly += items.monthly_usd / len(group)
+            full += items.full_scale_monthly_usd / len(group)
+            trainers = sum(1 for other in group if other.training)
+            if run is not None:
+                run += (items.run_total_usd or 0.0) / max(trainers, 1)
+        workloads[member.name] = CostFigures(round(monthly, 2), round(full, 2), None if run is None else round(run, 2))
+    training = any(member.training for member in members)
+    fleet = CostFigures(
+        round(sum(report.monthly_usd for report in own.values())
+              + sum(report.monthly_usd for report in shared.values()), 2),
+        round(sum(report.full_scale_monthly_usd for report in own.values())
+              + sum(report.full_scale_monthly_usd for report in shared.values()), 2),
+        round(sum(report.run_total_usd or 0.0 for name, report in own.items()
+                  if next(m for m in members if m.name == name).training)
+              + sum(report.run_total_usd or 0.0 for report in shared.values()), 2) if training else None)
+    costs = tuple(cost for report in (*own.values(), *shared.values()) for cost in report.resources)
+    usage = tuple((name, line) for name, report in own.items() for line in report.usage)
+    return FleetCosts(workloads=workloads, own=own, shared=shared, fleet=fleet, resources=costs, usage=usage)

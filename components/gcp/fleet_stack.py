@@ -1,0 +1,108 @@
+"""One GKE cluster for several workloads (a fleet's shared cluster): the project's APIs, the network with its NAT,
+the nodes' service account, the cluster and its system pool are built once, named after the cluster; each workload
+adds its accelerator pools (planned and standby), its bucket (and Filestore when it asks) and its Workload
+Identity, named after the workload. Several node pools of different machine types on one Standard cluster, each
+configured on its own, is how the blueprints build GKE: GoogleCloudPlatform/cluster-toolkit @1047080
+examples/gke-a3-highgpu-inference-gateway.yaml (two gke-node-pool modules, a3-highgpu-8g and e2-standard-2, on one
+gke-cluster module, whose own system pool stays); AI-Hypercomputer/xpk @367c838 src/xpk/core/nodepool.py
+(run_gke_node_pool_create_command adds one pool per TPU slice, `<cluster>-np-<i>`, to one cluster). Neither
+blueprint puts GPU and TPU pools in the same cluster; GKE configures accelerators per node pool (guest
+accelerators / TPU machine types), which is what this relies on.
+
+Every workload's plan and the cluster-wide rules are checked before anything is created."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+
+import pulumi
+
+from accelfit.catalog.models import Catalog
+from accelfit.errors import InputError, Problem, problem
+from components.fleet import FILE, SharedClusterBuild, accelerator_pools, cluster_problems, prefixed
+from components.fleet_groups import SharedClusterGroup, WorkloadGroup
+from components.fleet_rules import pool_count_problems
+from components.gcp import plan_args
+from components.gcp.gke_cluster import GkeCluster
+from components.gcp.names import check_name, fitted_name
+from components.gcp.stack import (
+    GcpStack, SharedParts, WorkloadParts, build_pools, build_shared, build_workload_storage, control_plane_access,
+    project_features, resolve_project,
+)
+from components.gcp.validation import network_problems, plan_problems
+
+
+@dataclass
+class GcpSharedCluster:
+    """What one shared GKE cluster holds: the shared items, and a GcpStack view per workload (its own pools,
+    bucket and identity with the shared network, account and cluster)."""
+
+    name: str
+    shared: SharedParts
+    cluster: GkeCluster
+    group: SharedClusterGroup
+    workloads: dict[str, GcpStack] = field(default_factory=dict)
+    groups: dict[str, WorkloadGroup] = field(default_factory=dict)
+
+
+def shared_cluster_problems(build: SharedClusterBuild, catalog: Catalog) -> list[Problem]:
+    """Every workload's own plan problems (under workloads[i]) and what the shared cluster adds: one region and
+    network, GKE platforms only, pool names unique in the cluster, the pool count within GKE's limit."""
+    problems = cluster_problems(build, "gcp")
+    for index, plan in enumerate(build.plans):
+        if plan.platform.value not in ("gke-gpu", "gke-tpu"):
+            problems.append(problem(FILE, f"workloads[{index}].platform", "only GKE plans share a cluster",
+                                    "build it alone (the fleet plan places TPU VMs in no cluster)",
+                                    plan.platform.value))
+            continue
+        problems += prefixed(index, plan_problems(plan, catalog))
+    # The shared network the fleet plan sized (its pods range covers every member's nodes) must be sound too.
+    problems += [dataclasses.replace(item, field=f"fleet.{item.field}") for item in network_problems(build.basis)]
+    gke = f"{build.name}-gke"
+    names = [("fleet", "container_cluster", fitted_name("container_cluster", gke)),
+             ("fleet", "container_node_pool", fitted_name("container_node_pool", f"{gke}-system"))]
+    names += [(f"workloads[{index}].node_pools[{pool_index}].name", "container_node_pool",
+               fitted_name("container_node_pool", f"{plan.workload}-{pool.name}"))
+              for index, plan in enumerate(build.plans)
+              for pool_index, pool in enumerate(plan.node_pools) if pool.role in ("gpu", "tpu")]
+    seen: dict[str, str] = {}
+    for where, kind, name in names:
+        problems += check_name(FILE, where, kind, name)  # type: ignore[arg-type]
+        if name in seen:
+            problems.append(problem(FILE, where, f"two node pools of the cluster would both be named {name} "
+                                    f"(also {seen[name]})", "rename the workload or the pool", name))
+        seen.setdefault(name, where)
+    pools = 1 + sum(len(accelerator_pools(plan)) for plan in build.plans)
+    return problems + pool_count_problems("gcp", build.name, pools)
+
+
+def build_shared_cluster(build: SharedClusterBuild, catalog: Catalog, *, project: str | None = None,
+                         checked: bool = False) -> GcpSharedCluster:
+    """`checked`: the caller has already checked `build` (shared_cluster_problems) and found nothing."""
+    problems = [] if checked else shared_cluster_problems(build, catalog)
+    if problems:
+        raise InputError(problems)
+    project = resolve_project(project)
+    access = control_plane_access()
+    basis = build.basis
+    group = SharedClusterGroup(build.name)
+    labels = build.ownership.gcp_labels()
+    features = set().union(*(project_features(plan) for plan in build.plans))
+    shared = build_shared(build.name, basis, features, project, labels, build.environment, parent=group)
+    cluster = GkeCluster(f"{build.name}-gke", plan_args.shared_cluster_args(
+        build.plans, basis, project, shared.network.network.id, shared.network.subnet.id,
+        shared.service_account.email, labels, access), shared.on_services)
+    built = GcpSharedCluster(name=build.name, shared=shared, cluster=cluster, group=group)
+    for workload in build.workloads:
+        plan = workload.plan
+        workload_group = WorkloadGroup(plan.workload)
+        own = pulumi.ResourceOptions(parent=workload_group, providers=[shared.services.provider])
+        own_labels = workload.ownership.gcp_labels()
+        parts = WorkloadParts(cluster=cluster)
+        build_pools(parts, plan, catalog, cluster, shared, own_labels, own)
+        # In a fleet each workload runs in its own namespace, named after it (its LocalQueue is there).
+        built.workloads[plan.workload] = build_workload_storage(parts, plan, project, shared, own_labels, own,
+                                                                namespaces=(plan.workload,))
+        built.groups[plan.workload] = workload_group
+    return built
