@@ -15,17 +15,11 @@ from typing import Any
 
 from accelfit.catalog.models import Catalog
 from accelfit.pricing import NeutralResource, PricingContext, price_resources
+from accelfit.pricing.figures import CostFigures
 from accelfit.pricing.resources import CostReport, ResourceCost
+from components.fleet import SHARED_COMPONENT, WORKLOAD_COMPONENT, shared_marker
 
-# The components that group a fleet's resources (components/fleet.py names them the same).
-WORKLOAD_COMPONENT = "accelfit:fleet:Workload"
-SHARED_COMPONENT = "accelfit:fleet:SharedCluster"
 WORKLOAD_LABEL = "accelfit.io/workload"
-
-
-def shared_owner(cluster: str) -> str:
-    """How a shared cluster's items are attributed: `<cluster>-shared`, the value of their `workload` label."""
-    return f"{cluster}-shared"
 
 
 @dataclass(frozen=True)
@@ -58,7 +52,7 @@ def attribute(records: Sequence[Any], workloads: Iterable[str]) -> dict[str, str
         elif record.type == WORKLOAD_COMPONENT:
             found = record.name
         elif record.type == SHARED_COMPONENT:
-            found = shared_owner(record.name)
+            found = shared_marker(record.name)
         elif record.parent and record.parent in by_urn:
             found = owner_of(by_urn[record.parent])
         else:
@@ -79,22 +73,11 @@ def _workload_label(record: Any) -> str | None:
 
 
 @dataclass(frozen=True)
-class Figures:
-    monthly_usd: float
-    full_scale_monthly_usd: float
-    run_total_usd: float | None
-
-    def to_json_dict(self) -> dict[str, float | None]:
-        return {"monthly_usd": self.monthly_usd, "full_scale_monthly_usd": self.full_scale_monthly_usd,
-                "run_total_usd": self.run_total_usd}
-
-
-@dataclass(frozen=True)
 class FleetCosts:
-    workloads: dict[str, Figures]
+    workloads: dict[str, CostFigures]
     own: dict[str, CostReport]
     shared: dict[str, CostReport]  # by cluster name
-    fleet: Figures
+    fleet: CostFigures
     resources: tuple[ResourceCost, ...] = field(default=())
     usage: tuple[tuple[str, ResourceCost], ...] = field(default=())  # (workload, egress line)
 
@@ -135,15 +118,15 @@ def price_fleet(resources: Sequence[NeutralResource], owners: Mapping[str, str],
 
     # A pool's usage depends on what its cluster runs (the Cluster Autoscaler is a shared item; schedules and
     # launch templates sit with the pools): each group is priced with the rest of its cluster around it.
-    around = {name: cluster_of([shared_owner(name), *(member.name for member in group)])
+    around = {name: cluster_of([shared_marker(name), *(member.name for member in group)])
               for name, group in clusters.items()}
     own = {member.name: price_resources(by_owner.get(member.name, []), catalog, member.context,
                                         around.get(member.cluster or "", []))
            for member in members}
-    shared = {name: price_resources(by_owner.get(shared_owner(name), []), catalog, shared_context(group),
+    shared = {name: price_resources(by_owner.get(shared_marker(name), []), catalog, shared_context(group),
                                     around[name])
               for name, group in clusters.items()}
-    workloads: dict[str, Figures] = {}
+    workloads: dict[str, CostFigures] = {}
     for member in members:
         report = own[member.name]
         monthly, full = report.monthly_usd, report.full_scale_monthly_usd
@@ -155,9 +138,9 @@ def price_fleet(resources: Sequence[NeutralResource], owners: Mapping[str, str],
             trainers = sum(1 for other in group if other.training)
             if run is not None:
                 run += (items.run_total_usd or 0.0) / max(trainers, 1)
-        workloads[member.name] = Figures(round(monthly, 2), round(full, 2), None if run is None else round(run, 2))
+        workloads[member.name] = CostFigures(round(monthly, 2), round(full, 2), None if run is None else round(run, 2))
     training = any(member.training for member in members)
-    fleet = Figures(
+    fleet = CostFigures(
         round(sum(report.monthly_usd for report in own.values())
               + sum(report.monthly_usd for report in shared.values()), 2),
         round(sum(report.full_scale_monthly_usd for report in own.values())

@@ -10,7 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from accelfit.preview.budgets import budget_lines, spec_budget_violations
-from accelfit.preview.fleet_costs import FleetCosts, Member, attribute, price_fleet, shared_owner
+from accelfit.preview.fleet_costs import FleetCosts, Member, attribute, price_fleet
+from components.fleet import shared_marker
 from accelfit.pricing import NeutralResource
 
 FORM = "fleet"
@@ -70,7 +71,7 @@ def fleet_cost_section(fleet: Any, costs: FleetCosts, assumptions: list[str], sp
                                     "own_monthly_usd": costs.own[member.name].monthly_usd,
                                     "max_monthly_usd": budgets.get(member.name)}
                       for member in fleet.workloads},
-        "shared": {name: {"workload": shared_owner(name), "monthly_usd": report.monthly_usd,
+        "shared": {name: {"workload": shared_marker(name), "monthly_usd": report.monthly_usd,
                           "full_scale_monthly_usd": report.full_scale_monthly_usd,
                           "run_total_usd": report.run_total_usd,
                           "workloads": [member.name for member in fleet.workloads if member.cluster == name]}

@@ -145,13 +145,8 @@ def preview_stack(name: str, project_dir: Path | None = None, *, locked: bool = 
                  "assumptions": list(costs.assumptions) + list(result.plan.estimate.cost_assumptions)},
         "policies": pack,
     }
-    if result.plan.platform.value == "baremetal-gpu" and unset:
-        document["unset_secrets"] = [{"key": key, "set_with": unset[key]} for key in sorted(unset)]
-    if stack.warnings:
-        document["warnings"] = list(stack.warnings)
-    document = blind_secrets(document, stack.secret_values())
-    mandatory = sum(1 for violation in pack["violations"] if violation["level"] == "mandatory")
-    return PreviewResult(document=document, mandatory_violations=mandatory, timings=timings)
+    return _finished(document, stack, unset if result.plan.platform.value == "baremetal-gpu" else {}, pack,
+                     timings)
 
 
 def _resource_rows(recorded: list[Any], by_urn: dict[str, Any], owners: dict[str, str] | None = None
@@ -213,7 +208,15 @@ def _fleet_preview(stack: StackFile, recording: Any, result: Any, unset: dict[st
         "cost": fleet_cost_section(fleet, costs, assumptions, stack.specs),
         "policies": pack,
     }
-    if unset and any(member.plan.platform.value == "baremetal-gpu" for member in fleet.workloads):
+    on_metal = any(member.plan.platform.value == "baremetal-gpu" for member in fleet.workloads)
+    return _finished(document, stack, unset if on_metal else {}, pack, timings)
+
+
+def _finished(document: dict[str, Any], stack: StackFile, unset: dict[str, str], pack: dict[str, Any],
+              timings: Timings) -> PreviewResult:
+    """The document's closing parts (host secrets still to set, the stack's warnings), every secret blinded, and
+    the count of mandatory violations the exit code follows."""
+    if unset:
         document["unset_secrets"] = [{"key": key, "set_with": unset[key]} for key in sorted(unset)]
     if stack.warnings:
         document["warnings"] = list(stack.warnings)

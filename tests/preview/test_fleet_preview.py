@@ -181,7 +181,8 @@ def test_a_fleet_over_the_policy_budget_fails_the_preview(tmp_path):
 
 
 def test_each_workload_over_its_spec_budget_is_a_violation_naming_it():
-    from accelfit.preview.fleet_costs import Figures, FleetCosts
+    from accelfit.preview.fleet_costs import FleetCosts
+    from accelfit.pricing.figures import CostFigures as Figures
     from accelfit.preview.fleet_document import fleet_budget_lines, workload_budget_violations
     from accelfit.spec import WorkloadSpec
 
