@@ -1,28 +1,47 @@
-"""Benchmark: a bare-metal inventory of N servers previewed under Pulumi mocks: every server prepared over SSH
-(two remote commands), a node patch each, and the Kubernetes layer. Time and peak memory of a whole process.
+"""Benchmark: a bare-metal inventory of N servers, three ways, each size in a fresh process (time and peak memory):
 
-    .venv/bin/python benchmarks/bench_baremetal.py [--servers 4 100 1000]
+    build    validate the inventory, build and record under Pulumi mocks (every server prepared over SSH: two
+             remote commands, a node patch each, and the Kubernetes layer)
+    check    `accelfit check` of an N-server inventory file (the CLI command, in process)
+    preview  the whole offline preview of a stack using that inventory: load, plan, build + record, pricing, the
+             real policy pack, the preview document (what `accelfit preview --stack` does, via preview_stack)
 
-Each size runs in a fresh process that imports everything, validates the inventory, builds and records (what
-`accelfit preview` pays); the child reports its own wall time, the build alone, and its peak RSS from
-resource.getrusage. No test asserts these numbers (target: the 1,000-server process under 15 s on 2 cores).
+    .venv/bin/python benchmarks/bench_baremetal.py [--servers 4 100 1000 10000] [--modes build check preview]
+
+The child reports its own wall time and peak RSS (resource.getrusage). The stack for `preview` is the example
+on-prem stack with its inventory replaced by N generated servers, in a temporary project folder that links the
+repository's policies. Its training run is sized so that the deadline needs every server (the planner picks the
+fewest servers that meet it). No test asserts these numbers (targets, issue 18: 10,000 servers checked under 5 s,
+previewed under 60 s and 2 GB).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
+
+import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "components" / "baremetal"
+STACK = "example-onprem-h100"
+MODES = ("build", "check", "preview")
 
-_CHILD = """
+_HEAD = """
 import json, resource, sys, time
 started = time.perf_counter()
 sys.path[:0] = [{root!r}, {fixtures!r}]
+"""
+_TAIL = """
+print(json.dumps({{**figures, "process_s": time.perf_counter() - started,
+                  "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}}))
+"""
+_BUILD = """
 import metal_stack
 from accelfit.spec.inventory import Inventory
 rows = [metal_stack.server(index) for index in range({servers})]
@@ -32,27 +51,118 @@ built = time.perf_counter()
 recording, error = metal_stack.record_build(plan, inventory)
 assert error is None, error
 assert not recording.duplicate_urns
-done = time.perf_counter()
-print(json.dumps({{"resources": len(recording.resources), "process_s": done - started, "build_s": done - built,
-                  "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}}))
+figures = {{"resources": len(recording.resources), "stage_s": time.perf_counter() - built}}
+"""
+_CHECK = """
+from accelfit.cli.main import main
+checked = time.perf_counter()
+code = main(["check", {inventory!r}])
+assert code == 0, code
+figures = {{"resources": 0, "stage_s": time.perf_counter() - checked}}
+"""
+_PREVIEW = """
+from accelfit.preview.run import preview_stack
+previewed = time.perf_counter()
+result = preview_stack({stack!r}, __import__("pathlib").Path({project!r}))
+document = result.document
+assert len(document["plan"]["baremetal_hosts"]) == {servers}, len(document["plan"]["baremetal_hosts"])
+figures = {{"resources": len(document["resources"]), "stage_s": time.perf_counter() - previewed,
+           "violations": len(document["policies"]["violations"])}}
 """
 
 
-def measure(servers: int) -> dict:
-    code = _CHILD.format(root=str(ROOT), fixtures=str(FIXTURES), servers=servers)
-    output = subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT, capture_output=True, text=True)
+def write_inventory(servers: int, path: Path) -> Path:
+    sys.path.insert(0, str(FIXTURES))
+    import metal_stack
+
+    rows = [metal_stack.server(index, form_factor="sxm") for index in range(servers)]
+    path.write_text(yaml.safe_dump({"site": "lab-rack-a", "servers": rows}, sort_keys=False), encoding="utf-8")
+    return path
+
+
+def tokens_needing_every_server(workload: dict, folder: Path, servers: int, name: str) -> int:
+    """The fewest training tokens (billions) for which the planner uses all N servers to meet the deadline (it
+    picks the fewest servers that meet it). Found by bisection over the pure planner (no Pulumi)."""
+    from accelfit.catalog import load_catalog
+    from accelfit.planner import Environment, NoFeasiblePlan, plan
+    from accelfit.policy_config import plan_constraints
+    from accelfit.spec.loader import load_inventory
+    from accelfit.spec.models import WorkloadSpec
+
+    catalog = load_catalog()
+    inventory = load_inventory(folder / "stacks" / "inventories" / "bench.yaml")
+    environment = Environment(name, inventory, None, plan_constraints(folder, name, catalog))
+
+    def nodes(tokens_b: int) -> int:
+        spec = WorkloadSpec.model_validate({**workload, "training": {**workload["training"],
+                                                                      "tokens": f"{tokens_b}B"}})
+        try:
+            return len(plan(spec, catalog, environment).baremetal_hosts)
+        except NoFeasiblePlan:
+            return servers + 1
+
+    low, high = 1, 40 * servers  # about 26B tokens per H100 server in the example's 5 days
+    while low < high:
+        middle = (low + high) // 2
+        if nodes(middle) >= servers:
+            high = middle
+        else:
+            low = middle + 1
+    if nodes(low) != servers:
+        raise SystemExit(f"no token count makes the planner use exactly {servers} servers")
+    return low
+
+
+def write_project(servers: int, folder: Path) -> Path:
+    """The example on-prem stack over N servers, in a project folder of its own: the repository's Pulumi.yaml
+    linked and its policy pack copied, with the environment's accelerator cap raised to the site's size (staging
+    allows 128 GPUs; a 10,000-server site has 80,000 and its owner's policy config would say so)."""
+    (folder / "stacks" / "inventories").mkdir(parents=True)
+    (folder / "Pulumi.yaml").symlink_to(ROOT / "Pulumi.yaml")
+    shutil.copytree(ROOT / "policies", folder / "policies", ignore=shutil.ignore_patterns("__pycache__"))
+    write_inventory(servers, folder / "stacks" / "inventories" / "bench.yaml")
+    document = yaml.safe_load((ROOT / "stacks" / f"Pulumi.{STACK}.yaml").read_text(encoding="utf-8"))
+    environment = folder / "policies" / "config" / f"{document['config']['accelfit:environment']}.json"
+    policy_config = json.loads(environment.read_text(encoding="utf-8"))
+    workload = document["config"]["accelfit:workload"]
+    workload["placement"]["inventory"] = "inventories/bench.yaml"
+    for rule, key in (("max-accelerators", "maxAccelerators"), ("bounded-autoscaling", "maxNodesPerPool")):
+        policy_config[rule][key] = max(policy_config[rule][key], 8 * servers)
+    environment.write_text(json.dumps(policy_config), encoding="utf-8")
+    tokens_b = tokens_needing_every_server(workload, folder, servers, document["config"]["accelfit:environment"])
+    workload["training"]["tokens"] = f"{tokens_b}B"
+    (folder / "stacks" / f"Pulumi.{STACK}.yaml").write_text(yaml.safe_dump(document, sort_keys=False),
+                                                            encoding="utf-8")
+    return folder
+
+
+def measure(mode: str, servers: int) -> dict:
+    with tempfile.TemporaryDirectory(prefix="accelfit-bench-metal-") as temporary:
+        folder = Path(temporary)
+        if mode == "build":
+            body = _BUILD.format(servers=servers)
+        elif mode == "check":
+            body = _CHECK.format(inventory=str(write_inventory(servers, folder / "inventory.yaml")))
+        else:
+            body = _PREVIEW.format(stack=STACK, project=str(write_project(servers, folder)), servers=servers)
+        code = _HEAD.format(root=str(ROOT), fixtures=str(FIXTURES)) + body + _TAIL.format()
+        output = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    if output.returncode != 0:
+        raise SystemExit(f"{mode} of {servers} servers failed:\n{output.stderr[-3000:]}")
     return json.loads(output.stdout.strip().splitlines()[-1])
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--servers", type=int, nargs="+", default=[4, 100, 1000])
-    sizes = parser.parse_args().servers
-    print(f"{'servers':>8} {'resources':>9} {'process s':>10} {'build s':>8} {'peak RSS MB':>12}")
-    for servers in sizes:
-        figures = measure(servers)
-        print(f"{servers:>8} {figures['resources']:>9} {figures['process_s']:>10.2f} {figures['build_s']:>8.2f} "
-              f"{figures['peak_rss_mb']:>12.0f}")
+    parser.add_argument("--servers", type=int, nargs="+", default=[4, 100, 1000, 10000])
+    parser.add_argument("--modes", nargs="+", choices=MODES, default=list(MODES))
+    arguments = parser.parse_args()
+    print(f"{'mode':>8} {'servers':>8} {'resources':>9} {'process s':>10} {'stage s':>8} {'peak RSS MB':>12}")
+    for mode in arguments.modes:
+        for servers in arguments.servers:
+            figures = measure(mode, servers)
+            print(f"{mode:>8} {servers:>8} {figures['resources']:>9} {figures['process_s']:>10.2f} "
+                  f"{figures['stage_s']:>8.2f} {figures['peak_rss_mb']:>12.0f}", flush=True)
 
 
 if __name__ == "__main__":

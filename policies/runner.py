@@ -183,9 +183,11 @@ def run_policies(resources: Iterable[Mapping[str, Any]], config: Mapping[str, An
             found.append(Violation(policy, level, target, names.get(target, name if target == urn else ""), message))
         return report
 
-    names_by_urn = {str(resource.get("urn", "")): str(resource.get("name", "")) for resource in resources}
-    # One read-only proxy per resource, shared by every policy (building it walks the whole props tree).
+    # One read-only proxy per resource, shared by every policy (the server builds one per policy call; building
+    # it walks every nested value, which made the pack's cost grow with policies x props). Policies only read
+    # props; tests/policies check that no policy writes to them.
     proxies = [unknown_checking_proxy(props) for props in wire]
+    names_by_urn = {str(resource.get("urn", "")): str(resource.get("name", "")) for resource in resources}
     for resource, props in zip(resources, proxies):
         urn, name = str(resource.get("urn", "")), str(resource.get("name", ""))
         for policy in policies:
@@ -200,25 +202,33 @@ def run_policies(resources: Iterable[Mapping[str, Any]], config: Mapping[str, An
             except UnknownValueError as error:
                 found.append(_cannot_run(policy.name, error, "", ""))
 
+    stack: list[PolicyResource] | None = None
     for policy in policies:
         level = entries[policy.name].level
         if level == "disabled" or not isinstance(policy, StackValidationPolicy):
             continue
         level = "mandatory" if level == "remediate" else level
-        stack = [PolicyResource(str(resource["type"]), props, str(resource.get("urn", "")),
-                                str(resource.get("name", "")), _options(resource), None, None, [], {})
-                 for resource, props in zip(resources, proxies)]
-        by_urn = {item.urn: item for item in stack}
-        for item, resource in zip(stack, resources):
-            parent = resource.get("parent")
-            if parent and parent in by_urn:
-                item.parent = by_urn[parent]
+        stack = stack if stack is not None else _stack_resources(resources, proxies)
         try:
             _run(policy, StackValidationArgs(stack, config_of(policy.name), tags),
                  reporter(policy.name, level, "", "", names_by_urn))
         except UnknownValueError as error:
             found.append(_cannot_run(policy.name, error, "", ""))
     return found
+
+
+def _stack_resources(resources: Sequence[Mapping[str, Any]], proxies: Sequence[Any]) -> list[PolicyResource]:
+    """The stack policies' view: one PolicyResource per resource, its parent linked; built once, shared by
+    every stack policy (they only read it)."""
+    stack = [PolicyResource(str(resource["type"]), props, str(resource.get("urn", "")),
+                            str(resource.get("name", "")), _options(resource), None, None, [], {})
+             for resource, props in zip(resources, proxies)]
+    by_urn = {item.urn: item for item in stack}
+    for item, resource in zip(stack, resources):
+        parent = resource.get("parent")
+        if parent and parent in by_urn:
+            item.parent = by_urn[parent]
+    return stack
 
 
 def mandatory(violations: Iterable[Violation]) -> list[Violation]:

@@ -16,9 +16,10 @@ from accelfit.planner.choose import NoFeasiblePlan
 from accelfit.planner.constraints import PolicyConstraints
 from accelfit.planner.eligibility import hard_rejection
 from accelfit.planner.fleet_costs import cluster_costs, fleet_figures, is_training, workload_figures
-from accelfit.planner.fleet_fallback import fallback_chain
+from accelfit.planner.fleet_fallback import Chain, fallback_chain
+from accelfit.planner.fleet_limits import check_planned_accelerators, fit_standby
 from accelfit.planner.fleet_model import FallbackStep, FleetPlan, FleetWorkload, SharedCluster
-from accelfit.planner.fleet_placement import place
+from accelfit.planner.fleet_placement import Placement, place
 from accelfit.planner.lock import LockRequired, LockStatus, Selection, plan_with_lock
 from accelfit.planner.limits import pods_cidr_for
 from accelfit.planner.model import NetworkPlan, Plan
@@ -51,31 +52,46 @@ def plan_fleet(specs: Sequence[WorkloadSpec], catalog: Catalog, environment: Env
         plans.append(plan)
         searches.append(found)
         locks[spec.name] = lock
+    names = [spec.name for spec in specs]
+    constraints = environments[0].constraints if environments else None
+    check_planned_accelerators(names, plans, constraints)
     placement = place(plans, fleet_name)
     clusters = cluster_costs(placement, plans, catalog)
-    members: list[FleetWorkload] = []
+    chains = []
     for index, (spec, env, plan, found) in enumerate(zip(specs, environments, plans, searches, strict=True)):
         cluster = placement.cluster_of.get(index)
-        shared = clusters.get(cluster) if cluster else None
         member_indexes = placement.members_of(cluster)
         trainers = sum(1 for member in member_indexes if is_training(plans[member]))
-        chain = fallback_chain(spec, catalog, env, plan, found, shared, len(member_indexes), trainers)
-        figures = workload_figures(plan, shared, member_indexes, plans)
+        chains.append(fallback_chain(spec, catalog, env, plan, found, clusters.get(cluster) if cluster else None,
+                                     len(member_indexes), trainers))
+    # The fleet at full scale without standby pools: what the standby steps are admitted against.
+    unlimited = _members(specs, plans, chains, placement, clusters, catalog)
+    standby = sum(chain.standby_full_scale_monthly_usd for chain in chains)
+    planned_full_scale = fleet_figures(unlimited, list(clusters.values()))["full_scale_monthly_usd"] - standby
+    chains = fit_standby(plans, chains, constraints, planned_full_scale or 0.0)
+    members = _members(specs, plans, chains, placement, clusters, catalog)
+    shared_clusters = tuple(with_standby_pools(clusters[name], members) for name in placement.cluster_names)
+    figures = fleet_figures(members, shared_clusters)
+    return FleetPlan(name=fleet_name, environment=environments[0].name if environments else "dev",
+                     workloads=tuple(members), clusters=shared_clusters,
+                     warnings=fleet_warnings(figures, constraints), **figures), locks
+
+
+def _members(specs: Sequence[WorkloadSpec], plans: Sequence[Plan], chains: Sequence[Chain], placement: Placement,
+             clusters: Mapping[str, SharedCluster], catalog: Catalog) -> list[FleetWorkload]:
+    members: list[FleetWorkload] = []
+    for index, (spec, plan, chain) in enumerate(zip(specs, plans, chains, strict=True)):
+        cluster = placement.cluster_of.get(index)
+        figures = workload_figures(plan, clusters.get(cluster) if cluster else None, placement.members_of(cluster),
+                                   plans)
         figures["full_scale_monthly_usd"] = round(figures["full_scale_monthly_usd"]
                                                   + chain.standby_full_scale_monthly_usd, 2)
         members.append(FleetWorkload(
             name=spec.name, plan=plan.model_copy(update={"node_pools": plan.node_pools + chain.standby_pools}),
             fallback=chain.steps, fallback_omitted=chain.omitted, cluster=cluster, placement=placement.why[index],
             standby_full_scale_monthly_usd=chain.standby_full_scale_monthly_usd, **figures))
-    members = [member.model_copy(update={"eligible_accelerators": eligible_in_cluster(spec, member, members, catalog)})
-               for spec, member in zip(specs, members, strict=True)]
-    shared_clusters = tuple(with_standby_pools(clusters[name], members) for name in placement.cluster_names)
-    figures = fleet_figures(members, shared_clusters)
-    return FleetPlan(name=fleet_name, environment=environments[0].name if environments else "dev",
-                     workloads=tuple(members), clusters=shared_clusters,
-                     warnings=fleet_warnings(figures, environments[0].constraints if environments else None),
-                     **figures), locks
-
+    return [member.model_copy(update={"eligible_accelerators": eligible_in_cluster(spec, member, members, catalog)})
+            for spec, member in zip(specs, members, strict=True)]
 
 def fleet_warnings(figures: Mapping[str, float | None], constraints: PolicyConstraints | None) -> tuple[str, ...]:
     """Each workload's plan met the environment's stack budget on its own; the stack holds them all."""

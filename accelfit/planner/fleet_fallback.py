@@ -45,6 +45,8 @@ class Chain:
     omitted: tuple[str, ...]
     standby_pools: tuple[NodePool, ...]
     standby_full_scale_monthly_usd: float  # the standby pools at their maximum all month (full-scale figure)
+    # Per rank with standby pools: those pools at their maximum all month (what dropping the step takes away).
+    standby_full_scale_by_rank: tuple[tuple[int, float], ...] = ()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -97,6 +99,7 @@ def fallback_chain(spec: WorkloadSpec, catalog: Catalog, environment: Environmen
     omitted: list[str] = []
     pools: list[NodePool] = []
     full_scale = 0.0
+    by_rank: list[tuple[int, float]] = []
     planned_tier = tier_of(plan.pricing)
     monthly, total = _planned_cost(context)
     planned_pools = [pool.name for pool in plan.node_pools if pool.role != "system"]
@@ -118,6 +121,7 @@ def fallback_chain(spec: WorkloadSpec, catalog: Catalog, environment: Environmen
             pool_name = standby[0].name
             compute = next((line for line in sized.breakdown if line.item == "compute"), None)
             full_scale += compute.full_scale_monthly_usd if compute else 0.0
+            by_rank.append((rank, compute.full_scale_monthly_usd if compute else 0.0))
             if len(standby) > 1:
                 note += f"; standby pools {', '.join(pool.name for pool in standby)}"
         else:
@@ -144,7 +148,7 @@ def fallback_chain(spec: WorkloadSpec, catalog: Catalog, environment: Environmen
     if not any(step.accelerator != plan.accelerator.name for step in steps):
         omitted.append(f"another accelerator: no other eligible accelerator meets {spec.name}'s spec "
                        "(see the plan's rejected options)")
-    return Chain(tuple(steps), tuple(omitted), tuple(pools), round(full_scale, 2))
+    return Chain(tuple(steps), tuple(omitted), tuple(pools), round(full_scale, 2), tuple(by_rank))
 
 
 def standby_pools(spec: WorkloadSpec, sized: Sized, rank: int) -> tuple[NodePool, ...]:

@@ -134,3 +134,20 @@ def test_fleet_report_golden(project, capsys, flag, golden):
         path.write_text(out, encoding="utf-8")
     assert code == 0 and path.exists(), f"{path} missing; run with ACCELFIT_UPDATE_GOLDEN=1"
     assert out == path.read_text(encoding="utf-8"), f"differs from {path.name}; regenerate with ACCELFIT_UPDATE_GOLDEN=1"
+
+
+def test_plan_of_a_fleet_over_max_accelerators_is_no_feasible_plan_exit_1(project, capsys):
+    code, out, _ = run(capsys, "plan", "--stack", "dev", "--json")
+    assert code == 0
+    counts = [sum(pool["max_nodes"] * pool.get("accelerators_per_node", 0) for pool in member["plan"]["node_pools"]
+                  if pool["role"] != "system" and not pool.get("fallback_rank"))
+              or member["plan"]["accelerator"]["count"] for member in json.loads(out)["workloads"]]
+    config_path = project / "policies" / "config" / "dev.json"
+    config = json.loads(config_path.read_text())
+    config["max-accelerators"] = {"maxAccelerators": sum(counts) - 1}
+    config_path.write_text(json.dumps(config))
+    code, out, err = run(capsys, "plan", "--stack", "dev")
+    assert code == 1
+    for words in ("max-accelerators", "policies/config/dev.json", f"allows {sum(counts) - 1}", "llm-pretrain",
+                  "chat-serve", "raise maxAccelerators"):
+        assert words in out + err, words

@@ -76,3 +76,37 @@ def test_unknown_preview_values_become_an_advisory_not_a_crash():
 def test_disabled_policies_do_not_run():
     found = run_policies(bad_resources(), {"all": "disabled"}, price_resources=over_budget)
     assert found == []
+
+
+def _every_golden_resource() -> list[dict]:
+    from policy_resources import GOLDEN_FILES, golden
+
+    return [resource for path in GOLDEN_FILES if path.suffix == ".json" for resource in golden(path)]
+
+
+def test_no_policy_writes_to_props_so_the_runner_may_share_one_proxy_per_resource(monkeypatch):
+    """The runner builds one unknown-checking proxy per resource for all policies (the server builds one per
+    policy); that is only the same when no policy writes through it."""
+    from pulumi_policy import proxy
+
+    writes: list[str] = []
+    monkeypatch.setattr(proxy._DictProxy, "__setitem__", lambda self, key, value: writes.append(key))
+    resources = [*bad_resources(), *_every_golden_resource()]
+    assert len(resources) > 50
+    found = run_policies(resources, config("prod"), price_resources=over_budget)
+    assert found and writes == []
+
+
+def test_shared_proxies_report_what_proxies_of_ones_own_report():
+    """The same violations as running each policy alone, over proxies no other policy has seen."""
+    resources = [*bad_resources(), *_every_golden_resource()]
+    policies = all_policies(over_budget)
+    shared = run_policies(resources, config("prod"), policies=policies)
+    prod = config("prod")
+
+    def own_config(name: str) -> dict:
+        return {key: value for key, value in prod.items() if key in ("all", name)}
+
+    alone = [violation for policy in policies
+             for violation in run_policies(resources, own_config(policy.name), policies=[policy])]
+    assert shared and sorted(map(repr, shared)) == sorted(map(repr, alone))
