@@ -1,19 +1,18 @@
-"""Benchmark: a bare-metal site of N servers, end to end. For each size, in a scratch project that is a copy of this
-one with an on-prem stack whose workload needs (about) every server of a generated inventory:
+"""Benchmark: a bare-metal inventory of N servers, three ways, each size in a fresh process (time and peak memory):
 
-- `accelfit check` of the inventory file, as a whole process;
-- the offline preview (what `accelfit preview --stack` does: plan, the program under Pulumi mocks with every host
-  prepared over SSH (two remote commands) and a node patch each, pricing, the real policy pack) and its text
-  report, in a fresh process that imports everything: wall time, its parts, peak RSS (resource.getrusage);
-- the floor: the same resources (two remote commands and a node patch per server) with one-word inputs, recorded
-  under the same mocks and nothing else, in a fresh process (what the Pulumi SDK and mocks cost per resource).
+    build    validate the inventory, build and record under Pulumi mocks (every server prepared over SSH: two
+             remote commands, a node patch each, and the Kubernetes layer)
+    check    `accelfit check` of an N-server inventory file (the CLI command, in process)
+    preview  the whole offline preview of a stack using that inventory: load, plan, build + record, pricing, the
+             real policy pack, the preview document (what `accelfit preview --stack` does, via preview_stack)
 
-    .venv/bin/python benchmarks/bench_baremetal.py [--servers 4 100 1000 10000] [--keep DIR]
+    .venv/bin/python benchmarks/bench_baremetal.py [--servers 4 100 1000 10000] [--modes build check preview]
 
-Targets (issue 18), never asserted by a test: 10,000 servers checked in under 5 s, previewed in under 60 s and
-2 GB. The scratch project's policy config is the repository's staging.json with max-accelerators,
-bounded-autoscaling and the budget raised to the site's size (so the planner may use it all); the pack's code is
-the repository's. `--keep DIR` leaves the scratch projects there (e.g. to profile one).
+The child reports its own wall time and peak RSS (resource.getrusage). The stack for `preview` is the example
+on-prem stack with its inventory replaced by N generated servers, in a temporary project folder that links the
+repository's policies. Its training run is sized so that the deadline needs every server (the planner picks the
+fewest servers that meet it). No test asserts these numbers (targets, issue 18: 10,000 servers checked under 5 s,
+previewed under 60 s and 2 GB).
 """
 
 from __future__ import annotations
@@ -24,133 +23,146 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
+import yaml
+
 ROOT = Path(__file__).resolve().parents[1]
-STACK = "bench-metal"
-# A 70B model fits on one 8 x H100 server; about 59T tokens per 1,000 servers makes a 100-day run that needs
-# nearly all of them by a 100.4-day deadline (the planner picks the fewest servers that meet it).
-TOKENS_T_PER_1000_SERVERS = 59.0
-DEADLINE_DAYS = 100.4
+FIXTURES = ROOT / "tests" / "components" / "baremetal"
+STACK = "example-onprem-h100"
+MODES = ("build", "check", "preview")
 
-_PREVIEW_CHILD = """
+_HEAD = """
 import json, resource, sys, time
 started = time.perf_counter()
+sys.path[:0] = [{root!r}, {fixtures!r}]
+"""
+_TAIL = """
+print(json.dumps({{**figures, "process_s": time.perf_counter() - started,
+                  "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}}))
+"""
+_BUILD = """
+import metal_stack
+from accelfit.spec.inventory import Inventory
+rows = [metal_stack.server(index) for index in range({servers})]
+inventory = Inventory.model_validate({{"site": "lab-rack-a", "servers": rows}})
+plan = metal_stack.plan_for(inventory)
+built = time.perf_counter()
+recording, error = metal_stack.record_build(plan, inventory)
+assert error is None, error
+assert not recording.duplicate_urns
+figures = {{"resources": len(recording.resources), "stage_s": time.perf_counter() - built}}
+"""
+_CHECK = """
+from accelfit.cli.main import main
+checked = time.perf_counter()
+code = main(["check", {inventory!r}])
+assert code == 0, code
+figures = {{"resources": 0, "stage_s": time.perf_counter() - checked}}
+"""
+_PREVIEW = """
 from accelfit.preview.run import preview_stack
-from accelfit.reports.preview_report import render_text
-imported = time.perf_counter()
-result = preview_stack({stack!r}, __import__("pathlib").Path({project!r}))
 previewed = time.perf_counter()
-text = render_text(result.document)
-done = time.perf_counter()
-t = result.timings
-print(json.dumps({{"hosts": len(result.document["plan"]["baremetal_hosts"]),
-                  "resources": len(result.document["resources"]), "process_s": done - started,
-                  "program_s": t.program_s, "policies_s": t.policies_s, "render_s": done - previewed,
-                  "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}}))
-"""
-
-# The floor: the same resources per server (two remote commands, a node patch) with one-word inputs, recorded under
-# the same mocks with nothing else (no plan, scripts, pricing or policies): what the SDK and the mocks cost per
-# resource, which no change to accelfit can lower.
-_FLOOR_CHILD = """
-import json, resource, sys, time
-started = time.perf_counter()
-import pulumi, pulumi_kubernetes as k8s
-from pulumi_command import remote
-from accelfit.preview.collection import collection_paused
-from accelfit.preview.recorder import record
-
-def program():
-    provider = k8s.Provider("floor-provider", kubeconfig="unused")
-    parent = pulumi.ComponentResource("accelfit:bench:Floor", "floor")
-    for index in range({servers}):
-        connection = remote.ConnectionArgs(host=f"10.0.{{index // 256}}.{{index % 256}}", user="ops")
-        prepared = remote.Command(f"h{{index}}-prepare", connection=connection, create="true",
-                                  opts=pulumi.ResourceOptions(parent=parent))
-        joined = remote.Command(f"h{{index}}-join", connection=connection, create="true",
-                                opts=pulumi.ResourceOptions(parent=parent, depends_on=[prepared]))
-        k8s.core.v1.NodePatch(f"h{{index}}-node", metadata=k8s.meta.v1.ObjectMetaPatchArgs(name=f"h{{index}}"),
-                              opts=pulumi.ResourceOptions(parent=parent, provider=provider, depends_on=[joined]))
-
-with collection_paused():
-    recording = record(program)
-print(json.dumps({{"resources": len(recording.resources), "process_s": time.perf_counter() - started,
-                  "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}}))
+result = preview_stack({stack!r}, __import__("pathlib").Path({project!r}))
+document = result.document
+assert len(document["plan"]["baremetal_hosts"]) == {servers}, len(document["plan"]["baremetal_hosts"])
+figures = {{"resources": len(document["resources"]), "stage_s": time.perf_counter() - previewed,
+           "violations": len(document["policies"]["violations"])}}
 """
 
 
-def server_row(index: int) -> str:
-    return (f"  - {{name: gpu-{index:05d}, address: 10.{20 + index // 65536}.{index // 256 % 256}.{index % 256}, "
-            f"ssh_user: ops, gpu_model: h100-80gb, gpu_count: 8, cpu_cores: 112, memory_gib: 2048, nvme_tb: 30, "
-            f"network_gbps: 3200, rack: r{index // 32}, form_factor: sxm}}")
+def write_inventory(servers: int, path: Path) -> Path:
+    sys.path.insert(0, str(FIXTURES))
+    import metal_stack
+
+    rows = [metal_stack.server(index, form_factor="sxm") for index in range(servers)]
+    path.write_text(yaml.safe_dump({"site": "lab-rack-a", "servers": rows}, sort_keys=False), encoding="utf-8")
+    return path
 
 
-def scratch_project(servers: int, directory: Path) -> Path:
-    """A copy of this project's Pulumi.yaml and policy pack, an inventory of `servers` and a stack using it."""
-    project = directory / f"site-{servers}"
-    (project / "stacks" / "inventories").mkdir(parents=True)
-    shutil.copy(ROOT / "Pulumi.yaml", project / "Pulumi.yaml")
-    shutil.copytree(ROOT / "policies", project / "policies", ignore=shutil.ignore_patterns("__pycache__"))
-    rows = "\n".join(server_row(index) for index in range(servers))
-    (project / "stacks" / "inventories" / "site.yaml").write_text(f"site: bench-site\nservers:\n{rows}\n")
-    config_file = project / "policies" / "config" / "staging.json"
-    config = json.loads(config_file.read_text())
-    config["max-accelerators"]["maxAccelerators"] = 8 * servers
-    config["bounded-autoscaling"]["maxNodesPerPool"] = servers
-    config["stack-monthly-budget"]["maxMonthlyUsd"] = 1e9
-    config_file.write_text(json.dumps(config, indent=2))
-    tokens = f"{TOKENS_T_PER_1000_SERVERS * servers / 1000:.4g}T"
-    example = (ROOT / "stacks" / "Pulumi.example-onprem-h100.yaml").read_text()
-    stack = (example.replace("parameters: 8B", "parameters: 70B").replace("tokens: 80B", f"tokens: {tokens}")
-             .replace("deadline_days: 5", f"deadline_days: {DEADLINE_DAYS}")
-             .replace("inventories/lab-h100.yaml", "inventories/site.yaml"))
-    (project / "stacks" / f"Pulumi.{STACK}.yaml").write_text(stack)
-    return project
+def tokens_needing_every_server(workload: dict, folder: Path, servers: int, name: str) -> int:
+    """The fewest training tokens (billions) for which the planner uses all N servers to meet the deadline (it
+    picks the fewest servers that meet it). Found by bisection over the pure planner (no Pulumi)."""
+    from accelfit.catalog import load_catalog
+    from accelfit.planner import Environment, NoFeasiblePlan, plan
+    from accelfit.policy_config import plan_constraints
+    from accelfit.spec.loader import load_inventory
+    from accelfit.spec.models import WorkloadSpec
+
+    catalog = load_catalog()
+    inventory = load_inventory(folder / "stacks" / "inventories" / "bench.yaml")
+    environment = Environment(name, inventory, None, plan_constraints(folder, name, catalog))
+
+    def nodes(tokens_b: int) -> int:
+        spec = WorkloadSpec.model_validate({**workload, "training": {**workload["training"],
+                                                                      "tokens": f"{tokens_b}B"}})
+        try:
+            return len(plan(spec, catalog, environment).baremetal_hosts)
+        except NoFeasiblePlan:
+            return servers + 1
+
+    low, high = 1, 40 * servers  # about 26B tokens per H100 server in the example's 5 days
+    while low < high:
+        middle = (low + high) // 2
+        if nodes(middle) >= servers:
+            high = middle
+        else:
+            low = middle + 1
+    if nodes(low) != servers:
+        raise SystemExit(f"no token count makes the planner use exactly {servers} servers")
+    return low
 
 
-def check_seconds(project: Path) -> float:
-    started = time.perf_counter()
-    subprocess.run([str(ROOT / ".venv" / "bin" / "accelfit"), "check", "stacks/inventories/site.yaml"], cwd=project,
-                   check=True, capture_output=True, text=True)
-    return time.perf_counter() - started
+def write_project(servers: int, folder: Path) -> Path:
+    """The example on-prem stack over N servers, in a project folder of its own: the repository's Pulumi.yaml
+    linked and its policy pack copied, with the environment's accelerator cap raised to the site's size (staging
+    allows 128 GPUs; a 10,000-server site has 80,000 and its owner's policy config would say so)."""
+    (folder / "stacks" / "inventories").mkdir(parents=True)
+    (folder / "Pulumi.yaml").symlink_to(ROOT / "Pulumi.yaml")
+    shutil.copytree(ROOT / "policies", folder / "policies", ignore=shutil.ignore_patterns("__pycache__"))
+    write_inventory(servers, folder / "stacks" / "inventories" / "bench.yaml")
+    document = yaml.safe_load((ROOT / "stacks" / f"Pulumi.{STACK}.yaml").read_text(encoding="utf-8"))
+    environment = folder / "policies" / "config" / f"{document['config']['accelfit:environment']}.json"
+    policy_config = json.loads(environment.read_text(encoding="utf-8"))
+    workload = document["config"]["accelfit:workload"]
+    workload["placement"]["inventory"] = "inventories/bench.yaml"
+    for rule, key in (("max-accelerators", "maxAccelerators"), ("bounded-autoscaling", "maxNodesPerPool")):
+        policy_config[rule][key] = max(policy_config[rule][key], 8 * servers)
+    environment.write_text(json.dumps(policy_config), encoding="utf-8")
+    tokens_b = tokens_needing_every_server(workload, folder, servers, document["config"]["accelfit:environment"])
+    workload["training"]["tokens"] = f"{tokens_b}B"
+    (folder / "stacks" / f"Pulumi.{STACK}.yaml").write_text(yaml.safe_dump(document, sort_keys=False),
+                                                            encoding="utf-8")
+    return folder
 
 
-def preview_figures(project: Path) -> dict:
-    code = _PREVIEW_CHILD.format(stack=STACK, project=str(project))
-    output = subprocess.run([sys.executable, "-c", code], check=True, cwd=project, capture_output=True, text=True)
-    return json.loads(output.stdout.strip().splitlines()[-1])
-
-
-def floor_figures(servers: int) -> dict:
-    code = _FLOOR_CHILD.format(servers=servers)
-    output = subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT, capture_output=True, text=True)
+def measure(mode: str, servers: int) -> dict:
+    with tempfile.TemporaryDirectory(prefix="accelfit-bench-metal-") as temporary:
+        folder = Path(temporary)
+        if mode == "build":
+            body = _BUILD.format(servers=servers)
+        elif mode == "check":
+            body = _CHECK.format(inventory=str(write_inventory(servers, folder / "inventory.yaml")))
+        else:
+            body = _PREVIEW.format(stack=STACK, project=str(write_project(servers, folder)), servers=servers)
+        code = _HEAD.format(root=str(ROOT), fixtures=str(FIXTURES)) + body + _TAIL.format()
+        output = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    if output.returncode != 0:
+        raise SystemExit(f"{mode} of {servers} servers failed:\n{output.stderr[-3000:]}")
     return json.loads(output.stdout.strip().splitlines()[-1])
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--servers", type=int, nargs="+", default=[100, 1000, 10000])
-    parser.add_argument("--keep", type=Path, help="leave the scratch projects in this directory")
+    parser.add_argument("--servers", type=int, nargs="+", default=[4, 100, 1000, 10000])
+    parser.add_argument("--modes", nargs="+", choices=MODES, default=list(MODES))
     arguments = parser.parse_args()
-    directory = arguments.keep or Path(tempfile.mkdtemp(prefix="accelfit-bench-metal-"))
-    directory.mkdir(parents=True, exist_ok=True)
-    print(f"{'servers':>8} {'check s':>8} {'hosts':>6} {'resources':>9} {'preview s':>10} {'program s':>10} "
-          f"{'policies s':>10} {'report s':>8} {'peak RSS MB':>11} | {'floor s':>7} {'floor MB':>8}", flush=True)
-    try:
+    print(f"{'mode':>8} {'servers':>8} {'resources':>9} {'process s':>10} {'stage s':>8} {'peak RSS MB':>12}")
+    for mode in arguments.modes:
         for servers in arguments.servers:
-            project = scratch_project(servers, directory)
-            check = check_seconds(project)
-            figures = preview_figures(project)
-            floor = floor_figures(servers)
-            print(f"{servers:>8} {check:>8.2f} {figures['hosts']:>6} {figures['resources']:>9} "
-                  f"{figures['process_s']:>10.2f} {figures['program_s']:>10.2f} {figures['policies_s']:>10.2f} "
-                  f"{figures['render_s']:>8.2f} {figures['peak_rss_mb']:>11.0f} | {floor['process_s']:>7.2f} "
-                  f"{floor['peak_rss_mb']:>8.0f}", flush=True)
-    finally:
-        if arguments.keep is None:
-            shutil.rmtree(directory, ignore_errors=True)
+            figures = measure(mode, servers)
+            print(f"{mode:>8} {servers:>8} {figures['resources']:>9} {figures['process_s']:>10.2f} "
+                  f"{figures['stage_s']:>8.2f} {figures['peak_rss_mb']:>12.0f}", flush=True)
 
 
 if __name__ == "__main__":

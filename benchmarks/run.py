@@ -22,7 +22,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 QUICK_ARGS = {
     "bench_aws_components.py": ["--runs", "1"],
-    "bench_baremetal.py": ["--servers", "4", "100"],
+    "bench_baremetal.py": ["--servers", "4", "100", "--modes", "check", "preview"],  # full: also 10,000 servers
     # A quarter of the upstream size: the CPU-only rows it drops are skipped by the importer anyway, so the imported
     # catalog (and plan()) is the same as at full size; only the import itself is faster.
     "bench_catalog.py": ["--scale", "0.25", "--runs", "4"],

@@ -2,9 +2,12 @@
 repositories, kubeadm prerequisites, NVIDIA driver, container toolkit (one remote command, five scripts), then the
 cluster join (its own command, the only one that receives a secret: the join token, on standard input).
 
-Scripts are idempotent, so `update` runs the same script again when it changes (a pinned version moved);
-nothing runs on delete: removing a server from the plan must not wipe its driver or evict it from the cluster.
-One component for all servers, two commands each, to keep a 1,000-server preview fast (benchmarks/).
+Scripts are idempotent, so a changed script (a pinned version moved) runs again: with no `update` command set,
+pulumi-command runs `create` again when the inputs change ("If an `update` command isn't provided, then `create`
+will also be run when the resource's inputs are modified": pulumi_command 1.2.1, remote/command.py, as_of
+2026-11-23). Setting `update` to the same text would only store every script twice per server (in the state,
+the preview and memory: about 36 kB per server, benchmarks/bench_baremetal.py). Nothing runs on delete: removing
+a server from the plan must not wipe its driver or evict it from the cluster. One component for all servers, two commands each, to keep a 1,000-server preview fast (benchmarks/).
 """
 
 from __future__ import annotations
@@ -52,10 +55,10 @@ class HostPreparation(pulumi.ComponentResource):
                                                private_key=args.ssh_private_key)
             prepare = prepare_command(scripts)
             prepared = remote.Command(child_name(name, f"{server.name}-prepare"), connection=connection,
-                                      create=prepare, update=prepare, opts=pulumi.ResourceOptions(parent=self))
+                                      create=prepare, opts=pulumi.ResourceOptions(parent=self))
             join = remote_command(scripts["join"], "join")
             self.joined[server.name] = remote.Command(
-                child_name(name, f"{server.name}-join"), connection=connection, create=join, update=join,
+                child_name(name, f"{server.name}-join"), connection=connection, create=join,
                 stdin=args.join_token,
                 opts=pulumi.ResourceOptions(parent=self, depends_on=[prepared, *args.join_after]))
         self.register_outputs({"hosts": [server.name for server in args.servers]})

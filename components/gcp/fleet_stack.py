@@ -9,6 +9,21 @@ gke-cluster module, whose own system pool stays); AI-Hypercomputer/xpk @367c838 
 blueprint puts GPU and TPU pools in the same cluster; GKE configures accelerators per node pool (guest
 accelerators / TPU machine types), which is what this relies on.
 
+GPU and TPU pools in one cluster (as_of 2026-11-23): Google's GKE AI/ML Terraform module builds them side by side,
+GoogleCloudPlatform/applied-ai-engineering-samples @76c25894aff09eaeafe0d9f3bd9f6f6f9e122a1e
+ai-infrastructure/terraform-modules/gke-aiml: README.md ("The cluster can be configured with multiple CPU, GPU or
+TPU node pools"), gpu_node_pools.tf and tpu_node_pools.tf both attach their pools to the one `module.cluster.id`;
+its TPU pools, like ours, set workload metadata GKE_METADATA and a COMPACT placement policy with the topology for
+multi-host slices, and nothing on the cluster itself is TPU- or GPU-specific. GKE's "About TPUs in GKE"
+(https://cloud.google.com/kubernetes-engine/docs/concepts/tpus) names a single platform for all ML workloads and
+Kueue for sharing accelerators among tenants; "Plan TPUs in GKE" (.../concepts/plan-tpus) asks only that the
+cluster be in a region that offers the TPU type (the planner's availability data). Cluster Toolkit @1047080 has one
+gke-node-pool module for GPU and TPU pools alike (modules/compute/gke-node-pool) but no example with both; xpk
+@367c838 src/xpk/core/nodepool.py get_node_pools_to_delete replaces a cluster's `<cluster>-np-*` pools when the
+device type changes (one accelerator type per xpk cluster: a choice of that tool, not a GKE rule), and adds a CPU
+pool `cpu-np` to TPU clusters for Pathways. No cluster-level setting that TPU pools need and GPU pools conflict
+with was found, so no rule is encoded for it; the per-cluster pool count (shared_cluster_rules.yaml) still applies.
+
 Every workload's plan and the cluster-wide rules are checked before anything is created."""
 
 from __future__ import annotations
