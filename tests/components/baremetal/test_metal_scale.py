@@ -20,7 +20,8 @@ from accelfit.errors import InputError
 from accelfit.spec.inventory import Inventory
 from components.baremetal.checks import MAX_SPELLING_HINTS, plan_problems
 
-GOLDEN = Path(__file__).parent / "golden" / "recording-3-servers.json"
+# Not in golden/: the policy tests read every golden/*.json as recorded resources; this file holds digests.
+GOLDEN = Path(__file__).parent / "recorded" / "recording-3-servers.json"
 
 
 def _digested(value: Any) -> Any:
