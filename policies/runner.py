@@ -35,6 +35,7 @@ from pulumi_policy import (
 from pulumi_policy.deserialize import deserialize_properties
 from pulumi_policy.proxy import UnknownValueError, unknown_checking_proxy
 
+from accelfit.preview.shared_texts import long_texts, with_shared_texts
 from policies.accelfit_policies import PACK_NAME, all_policies
 from policies.accelfit_policies.cost import PriceResources
 
@@ -129,10 +130,12 @@ def policy_info_of(policies: Sequence[Any], pack_level: str = "advisory") -> dic
 # ---- arguments, as the analyzer server builds them ----------------------------------------------------------
 
 def wire_props(props: Mapping[str, Any]) -> dict[str, Any]:
-    """Props after the trip through a protobuf Struct, as the server deserializes them (ints become floats)."""
+    """Props after the trip through a protobuf Struct, as the server deserializes them (ints become floats).
+    Long strings come back as the props' own (equal) objects: a 10,000-server site's host scripts are not held
+    twice while the pack runs."""
     struct = struct_pb2.Struct()
     struct.update(dict(props))
-    return deserialize_properties(json_format.MessageToDict(struct))
+    return with_shared_texts(deserialize_properties(json_format.MessageToDict(struct)), long_texts(props))
 
 
 def _props(resource: Mapping[str, Any]) -> Mapping[str, Any]:

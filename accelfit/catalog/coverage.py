@@ -2,7 +2,10 @@
 
 An offered pair is one the availability data lists: a GPU instance type in a region (`InstanceType.regions`,
 filled from the availability rows) or a TPU generation in a region where the catalog has slice shapes. A pair is
-priced under a model when a price row exists for it. Pure: a Catalog in, counts and lists out.
+priced under a model when a price row exists for it. A pair the cloud does not sell under a model at all (a sourced
+`not_sold` row, e.g. a3-highgpu-1g on demand: GCP sells it only as Spot or flex-start) is not a gap: it is listed
+as "not sold this way" with its source and left out of that model's offered and missing counts. Pure: a Catalog
+in, counts and lists out.
 """
 
 from __future__ import annotations
@@ -19,9 +22,10 @@ class CoverageLine:
     cloud: str
     kind: str  # "gpu" (instance-hour) | "tpu" (chip-hour)
     pricing: str
-    offered: int
+    offered: int  # pairs the cloud sells under this pricing model (not-sold pairs left out)
     priced: int
     missing: tuple[tuple[str, str], ...]  # (sku, region) without a price
+    not_sold: tuple[tuple[str, str, str], ...] = ()  # (sku, region, source): the cloud does not sell it this way
 
     @property
     def share(self) -> float:
@@ -46,6 +50,14 @@ def coverage(catalog: Catalog, models: tuple[PricingModel, ...] = COVERED_MODELS
     lines = []
     for (cloud, kind), pairs in sorted(offered_pairs(catalog).items()):
         for model in models:
-            missing = tuple(pair for pair in pairs if catalog.price(cloud, pair[0], pair[1], model) is None)
-            lines.append(CoverageLine(cloud, kind, model.value, len(pairs), len(pairs) - len(missing), missing))
+            not_sold, sold = [], []
+            for sku, region in pairs:
+                rule = catalog.not_sold_rule(cloud, sku, region, model)
+                if rule is None:
+                    sold.append((sku, region))
+                else:
+                    not_sold.append((sku, region, rule.source))
+            missing = tuple(pair for pair in sold if catalog.price(cloud, pair[0], pair[1], model) is None)
+            lines.append(CoverageLine(cloud, kind, model.value, len(sold), len(sold) - len(missing), missing,
+                                      tuple(not_sold)))
     return tuple(lines)

@@ -19,6 +19,7 @@ from accelfit.catalog.models import (
     Cloud,
     EfficiencyFigure,
     InstanceType,
+    NotSold,
     Price,
     TpuSlice,
 )
@@ -55,6 +56,7 @@ def check_integrity(rows: dict[str, list[Located]], rejected: dict[str, set[str]
                         "keep one row per (cloud, service, region)")
     problems += _availability_rules(_keep(rows["availability"], bad_skus, "sku"), rows["instance_types"],
                                     accelerators)
+    problems += _not_sold_rules(rows.get("not_sold", []), rows["prices"])
     problems += _efficiency_rules(_keep(rows["efficiency"], bad_chips, "accelerator"), accelerators,
                                   complete=not rejected.get("efficiency"))
     return problems
@@ -292,3 +294,30 @@ def _efficiency_rules(items: list[Located], accelerators: dict[str, Accelerator]
                                     f"add an efficiency row for {name} (the planner sizes training with it)"))
     return problems
 
+
+
+# A "not sold this way" fact must say where it was read: a page (URL) or a repository file at a commit.
+_CITES_DOCUMENT = re.compile(r"https?://|[\w.-]+/[\w.-]+ \S+ @[0-9a-f]{7,40}")
+
+
+def _not_sold_rules(items: list[Located], prices: list[Located]) -> list[Problem]:
+    """A not-sold row cites its document, and no price row contradicts it (a price for a way the cloud does not
+    sell is a placeholder or a mixed-up SKU upstream; keep the one the cloud's own documentation supports)."""
+    priced_regions: dict[tuple[object, str, object], set[str]] = {}
+    for price in (item.row for item in prices):
+        priced_regions.setdefault((price.cloud, price.sku, price.pricing), set()).add(price.region)  # type: ignore[attr-defined]
+    problems: list[Problem] = []
+    for item in items:
+        rule: NotSold = item.row  # type: ignore[assignment]
+        way = f"{rule.sku} {rule.pricing.value}"
+        if not _CITES_DOCUMENT.search(rule.source):
+            problems.append(item.at("source", f"not-sold rule for {way} names no document: {rule.source!r}",
+                                    "cite the cloud's page (https://...) or a repository file at a commit "
+                                    "(owner/repo path @commit) that says how the SKU is sold"))
+        clash = sorted(region for region in priced_regions.get((rule.cloud, rule.sku, rule.pricing), ())
+                       if rule.covers(region))
+        if clash:
+            problems.append(item.at("pricing", f"{rule.sku} is recorded as not sold {rule.pricing.value}, but a "
+                                    f"price row has a {rule.pricing.value} price for it in {', '.join(clash)}",
+                                    "remove the price rows (an upstream placeholder) or narrow this rule's regions"))
+    return problems

@@ -32,6 +32,7 @@ from accelfit.catalog.models import (
     CatalogOrigin,
     EfficiencyFigure,
     InstanceType,
+    NotSold,
     Price,
     ServicePrice,
     TpuSlice,
@@ -54,6 +55,7 @@ SECTIONS: dict[str, type[BaseModel]] = {
     "service_prices": ServicePrice,
     "efficiency": EfficiencyFigure,
     "availability": Availability,
+    "not_sold": NotSold,
 }
 
 # Sections an imported catalog may hold, and the key under which its row replaces a shipped row.
@@ -72,6 +74,7 @@ _IDENTITY: dict[str, tuple[str, ...]] = {
     "service_prices": (),
     "efficiency": ("accelerator",),
     "availability": (),
+    "not_sold": (),
 }
 
 

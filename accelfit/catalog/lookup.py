@@ -16,6 +16,7 @@ from accelfit.catalog.models import (
     Cloud,
     EfficiencyFigure,
     InstanceType,
+    NotSold,
     Price,
     PricingModel,
     ServicePrice,
@@ -37,6 +38,7 @@ class CatalogIndex:
     slices_by_accelerator: dict[str, tuple[TpuSlice, ...]]
     price_by_key: dict[tuple[Cloud, str, str, PricingModel], Price]
     prices_by_sku: dict[tuple[Cloud, str], tuple[Price, ...]]
+    not_sold_by_key: dict[tuple[Cloud, str, PricingModel], tuple[NotSold, ...]]
     service_by_key: dict[tuple[Cloud, str, str], ServicePrice]
     efficiency_by_accelerator: dict[str, EfficiencyFigure]
     availability_by_key: dict[tuple[Cloud, str, str], Availability]
@@ -60,6 +62,10 @@ class CatalogIndex:
         for price in catalog.prices:
             by_sku[(price.cloud, price.sku)].append(price)
 
+        not_sold: dict[tuple[Cloud, str, PricingModel], list[NotSold]] = defaultdict(list)
+        for rule in catalog.not_sold:
+            not_sold[(rule.cloud, rule.sku, rule.pricing)].append(rule)
+
         available: dict[tuple[Cloud, str], list[Availability]] = defaultdict(list)
         for row in catalog.availability:
             available[(row.cloud, row.sku)].append(row)
@@ -75,6 +81,7 @@ class CatalogIndex:
             price_by_key={(row.cloud, row.sku, row.region, row.pricing): row for row in reversed(catalog.prices)},
             prices_by_sku={key: tuple(sorted(rows, key=lambda row: (row.region, _PRICING_ORDER[row.pricing])))
                            for key, rows in by_sku.items()},
+            not_sold_by_key={key: tuple(rows) for key, rows in not_sold.items()},
             service_by_key={(row.cloud, row.service, row.region): row for row in reversed(catalog.service_prices)},
             efficiency_by_accelerator={row.accelerator: row for row in reversed(catalog.efficiency)},
             availability_by_key={(row.cloud, row.sku, row.region): row for row in reversed(catalog.availability)},

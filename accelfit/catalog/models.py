@@ -191,6 +191,24 @@ class Availability(Sourced):
                                    "empty when the source lists only the region.")
 
 
+class NotSold(Sourced):
+    """A way a cloud does not sell a SKU at all, e.g. GCP sells a3-highgpu-1g/-2g/-4g only as Spot or flex-start VMs,
+    never on demand. A fact with a source, not a missing price: `accelfit catalog --coverage` reports the pair as
+    "not sold this way" instead of unpriced, and the planner rejects it as not sold instead of asking for a price
+    import. A price row for a not-sold key is an integrity problem (one of the two is wrong)."""
+
+    cloud: Cloud
+    sku: str = Field(description="Instance/machine type name (or TPU generation).")
+    pricing: PricingModel = Field(description="The pricing model the cloud does not sell the SKU under.")
+    regions: tuple[str, ...] = Field(default=("*",), min_length=1,
+                                     description="Regions the rule holds in; '*' for every region.")
+    sold_as: tuple[str, ...] = Field(min_length=1, description="How the cloud does sell it, e.g. spot, flex-start, "
+                                     "reservation (calendar mode / future reservation).")
+
+    def covers(self, region: str) -> bool:
+        return "*" in self.regions or region in self.regions
+
+
 class CatalogOrigin(Frozen):
     """Which catalog a plan used: the shipped snapshot, or an import with its date and source."""
 
@@ -253,6 +271,7 @@ class Catalog(Frozen):
     service_prices: tuple[ServicePrice, ...]
     efficiency: tuple[EfficiencyFigure, ...]
     availability: tuple[Availability, ...] = ()
+    not_sold: tuple[NotSold, ...] = ()
     origin: CatalogOrigin | None = Field(default=None, description="Which catalog this is; None for hand-built ones.")
 
     _index: CatalogIndex = PrivateAttr()
@@ -321,6 +340,14 @@ class Catalog(Frozen):
               pricing: PricingModel | str = PricingModel.on_demand) -> Price | None:
         """Hourly price of an instance type (per instance) or TPU generation (per chip), or None if unknown."""
         return self._lookup.price_by_key.get((_as_cloud(cloud), sku, region, _as_pricing(pricing)))
+
+    def not_sold_rule(self, cloud: Cloud | str, sku: str, region: str,
+                      pricing: PricingModel | str = PricingModel.on_demand) -> NotSold | None:
+        """The sourced row saying the cloud does not sell `sku` in `region` under `pricing`, or None."""
+        for row in self._lookup.not_sold_by_key.get((_as_cloud(cloud), sku, _as_pricing(pricing)), ()):
+            if row.covers(region):
+                return row
+        return None
 
     def prices_for(self, cloud: Cloud | str, sku: str) -> tuple[Price, ...]:
         """Every price row for one SKU (all regions and pricing models), sorted by region then pricing."""

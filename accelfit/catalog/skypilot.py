@@ -127,6 +127,7 @@ def import_aws(text: str, catalog: Catalog, provenance: Provenance) -> tuple[Imp
                                                  "zones are AZ IDs from EC2 DescribeInstanceTypeOfferings"))
         _add_prices(result, Cloud.aws, name, region, "instance-hour", on_demand.get((name, region), set()),
                     spot.get((name, region), []), provenance)
+    _drop_not_sold(catalog, result)
     return result, problems
 
 
@@ -155,6 +156,7 @@ def import_gcp(text: str, catalog: Catalog, provenance: Provenance) -> tuple[Imp
             gpu_rows[(accelerator.upper(), _count(row["AcceleratorCount"]), zone)] = prices
     _gcp_machines(catalog, vm_rows, gpu_rows, result, provenance)
     _gcp_tpus(catalog, tpu_rows, result, provenance)
+    _drop_not_sold(catalog, result)
     return result, problems
 
 
@@ -239,6 +241,20 @@ def _tpu_prices(row: dict[str, str]) -> tuple[float | None, float | None]:
     price, spot_price = price_cell(row["Price"]), price_cell(row["SpotPrice"])
     return (None if price == _TPU_NO_PRICE_USD else price,
             None if spot_price == _TPU_NO_PRICE_USD else spot_price)
+
+
+def _drop_not_sold(catalog: Catalog, result: ImportResult) -> None:
+    """Upstream figures for a way the cloud does not sell a SKU (the catalog's sourced not-sold rows, e.g. an
+    on-demand figure for a3-highgpu-1g, which GCP sells only as Spot or flex-start) are placeholders or another
+    SKU's price: the cloud's documentation wins, so they are left out and reported."""
+    kept = []
+    for price in result.prices:
+        if catalog.not_sold_rule(price.cloud, price.sku, price.region, price.pricing) is None:
+            kept.append(price)
+        else:
+            result.skip("price for a way the cloud does not sell the SKU (catalog not-sold rule)",
+                        f"{price.sku} {price.region} {price.pricing.value}")
+    result.prices = kept
 
 
 def _add_prices(result: ImportResult, cloud: Cloud, sku: str, region: str, unit: str, on_demand: set[float],

@@ -14,6 +14,7 @@ from accelfit.planner.options import Offer, RawRejection
 from accelfit.spec import Deployment, Inventory, Orchestration, PlacementCloud, WorkloadSpec
 
 NO_PRICE = "no-price"  # the rejection rule for an offered option the catalog has no price for
+NOT_SOLD = "not-sold"  # the rejection rule for an option the cloud does not sell under the spec's pricing model
 
 # Regions whose zone list has no "-a" (GCP). Used when the catalog names a region but not its zones.
 _GCP_FIRST_ZONE = {"us-east1": "us-east1-b", "europe-west1": "europe-west1-b", "asia-east1": "asia-east1-a"}
@@ -87,6 +88,11 @@ def _cloud_gpu_offers(spec: WorkloadSpec, catalog: Catalog, found: OfferSet) -> 
             continue
         for region in regions:
             price = catalog.price(instance.cloud, instance.name, region, pricing)
+            if price is None and (rule := catalog.not_sold_rule(instance.cloud, instance.name, region, pricing)):
+                found.reject(*where, region, NOT_SOLD,
+                             f"{cloud.upper()} does not sell {instance.name} {pricing} (sold as "
+                             f"{', '.join(rule.sold_as)}; {rule.source})")
+                continue
             if price is None:
                 found.reject(*where, region, NO_PRICE,
                              f"the catalog has no {pricing} price for {instance.name} in {region}")

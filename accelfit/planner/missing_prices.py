@@ -1,5 +1,7 @@
 """Say so when a missing price shaped a plan: options the availability data offers but the catalog cannot price
-were left out of the comparison, so the plan names them and the command that fills the prices."""
+were left out of the comparison, so the plan names them and the command that fills the prices. An option the cloud
+does not sell under the spec's pricing model (rule `not-sold`, from sourced catalog data) is no gap: importing
+prices cannot change it, so it is never listed here."""
 
 from __future__ import annotations
 

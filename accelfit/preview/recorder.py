@@ -11,7 +11,6 @@ This module imports pulumi; nothing in the pure core (spec, catalog, planner, pr
 from __future__ import annotations
 
 import contextlib
-import gc
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -20,6 +19,8 @@ from typing import Any
 import pulumi
 import pulumi.runtime
 from pulumi.runtime.mocks import MockMonitor
+
+from accelfit.preview.shared_texts import with_shared_texts
 
 
 @dataclass(frozen=True)
@@ -104,16 +105,26 @@ def _computed_outputs(type_token: str, name: str, inputs: dict[str, Any]) -> dic
     return outputs
 
 
+UNECHOED_TEXT_MIN_CHARS = 4096
+
+
 class _Mocks(pulumi.runtime.Mocks):
     def __init__(self, call_results: Callable[[pulumi.runtime.MockCallArgs], dict[str, Any]] | None):
         self._call_results = call_results
         # The inputs the monitor just deserialized, per executor thread, so the recorder need not decode them again.
         self.last_inputs = threading.local()
+        self._texts: dict[str, str] = {}
 
     def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str, dict[str, Any]]:
-        self.last_inputs.value = args.inputs
-        state = dict(args.inputs)
-        for key, value in _computed_outputs(args.typ, args.name, args.inputs).items():
+        # The monitor keeps the state it is given for the whole run: one copy of each long text, not one per input.
+        inputs = with_shared_texts(args.inputs, self._texts)
+        self.last_inputs.value = inputs
+        # Echo the inputs as outputs (what the engine's state holds), except long texts such as a host's 30 kB
+        # script: the SDK would keep a copy of each in the resource's outputs for the whole run (10,000 hosts:
+        # 650 MB), and no component reads one back (it would then build from None, which the goldens show).
+        state = {key: value for key, value in inputs.items()
+                 if not (isinstance(value, str) and len(value) >= UNECHOED_TEXT_MIN_CHARS)}
+        for key, value in _computed_outputs(args.typ, args.name, inputs).items():
             if isinstance(value, dict) and isinstance(state.get(key), Mapping):
                 state[key] = {**value, **state[key]}  # computed fields nested in an input block (EKS vpcConfig)
             else:
@@ -158,25 +169,6 @@ class _RecordingMonitor(MockMonitor):
         return response
 
 
-# A program registering thousands of resources allocates hundreds of thousands of long-lived SDK objects (an Output,
-# a future and resolvers per property). At the default threshold (700) the cyclic collector runs thousands of times
-# over that growing heap: a 1,000-server bare-metal build spent about a third of its time there
-# (benchmarks/bench_baremetal.py). Collect rarely while recording; nothing is leaked, only collected later.
-_RECORDING_GC_THRESHOLD = 100_000
-
-
-@contextlib.contextmanager
-def _few_collections() -> Iterator[None]:
-    thresholds = gc.get_threshold()
-    gc.freeze()  # what exists already (imported modules, the catalog) is never scanned again while recording
-    gc.set_threshold(_RECORDING_GC_THRESHOLD, *thresholds[1:])
-    try:
-        yield
-    finally:
-        gc.set_threshold(*thresholds)
-        gc.unfreeze()
-
-
 @contextlib.contextmanager
 def _no_stack_traces() -> Iterator[None]:
     """The SDK walks and converts the Python stack of every resource it registers (source positions for the
@@ -210,6 +202,6 @@ def record(program: Callable[[], Any], *, project: str = "accelfit", stack: str 
     def run() -> None:
         program()
 
-    with _few_collections(), _no_stack_traces():
+    with _no_stack_traces():
         pulumi.runtime.test(run)()
     return recording

@@ -87,6 +87,13 @@ def blind_secrets(value: Any, secrets: tuple[str, ...]) -> Any:
 
 def preview_stack(name: str, project_dir: Path | None = None, *, locked: bool = False) -> PreviewResult:
     """`locked`: build only the stack's locked selection; a missing or stale lock raises `LockRequired`."""
+    from accelfit.preview.collection import collection_paused
+
+    with collection_paused():
+        return _preview_stack(name, project_dir, locked=locked)
+
+
+def _preview_stack(name: str, project_dir: Path | None, *, locked: bool) -> PreviewResult:
     timings = Timings()
     started = time.perf_counter()
     stack = load_stack(name, project_dir)

@@ -114,9 +114,4 @@ def with_inventory(spec: WorkloadSpec, source_path: Path, prefix: str = "") -> L
 
 def load_inventory(path: Path | str) -> Inventory:
     path = Path(path)
-    return inventory_from_document(read_yaml(path), str(path))
-
-
-def inventory_from_document(document: Any, source: str) -> Inventory:
-    """An inventory from its already parsed file (a 10,000-server file takes about a second to parse: once)."""
-    return validate(Inventory, document, source)
+    return validate(Inventory, read_yaml(path), str(path))

@@ -10,6 +10,9 @@ from accelfit.planner.software import baremetal_gpu_driver
 from components.baremetal.host_software import driver_problems, form_factor_problems, toolkit_problems
 
 GKE_MANAGED = frozenset({"DEFAULT", "LATEST"})
+# A spelling hint compares one name with every server's (difflib): for a plan made from another inventory, 10,000
+# missing hosts would cost 10^8 comparisons. Past this many, each missing host is still reported, without a hint.
+MAX_SPELLING_HINTS = 20
 
 
 def revalidated(inventory: Inventory, source: str) -> Inventory:
@@ -42,11 +45,13 @@ def plan_problems(plan: Plan, inventory: Inventory | None, source: str = "invent
     problems += toolkit_problems(baremetal_gpu_driver()["container_toolkit"])
     if not plan.baremetal_hosts:
         problems.append(problem("plan", "baremetal_hosts", "no servers chosen", "plan again with this inventory"))
+    chosen = set(plan.baremetal_hosts)  # a set: a tuple here made 10,000 servers cost 10^8 comparisons
     for index, server in enumerate(inventory.servers):
-        if server.name in plan.baremetal_hosts:
+        if server.name in chosen:
             problems += form_factor_problems(server, index, source)
     servers = {server.name: server for server in inventory.servers}
     seen: set[str] = set()
+    missing = 0
     for index, host in enumerate(plan.baremetal_hosts):
         if host in seen:
             problems.append(problem("plan", f"baremetal_hosts[{index}]", "listed twice", "list each server once",
@@ -54,7 +59,8 @@ def plan_problems(plan: Plan, inventory: Inventory | None, source: str = "invent
         seen.add(host)
         server = servers.get(host)
         if server is None:
-            hint = did_you_mean(host, servers)
+            missing += 1
+            hint = did_you_mean(host, servers) if missing <= MAX_SPELLING_HINTS else None
             problems.append(problem(source, f"servers[name={host}]", "the plan uses a server the inventory lacks",
                                     f"did you mean {hint!r}? " if hint else "plan again with this inventory", host))
             continue

@@ -1,0 +1,56 @@
+"""The preview's memory savings keep every value: long texts shared (recorder, policy runner's wire form), and the
+garbage collector paused only for the preview's duration."""
+
+from __future__ import annotations
+
+import gc
+
+from accelfit.preview.collection import collection_paused
+from accelfit.preview.shared_texts import SHARED_TEXT_MIN_CHARS, long_texts, with_shared_texts
+from policies.runner import wire_props
+
+SCRIPT = "#!/bin/bash\nset -euo pipefail\n" + "echo prepare\n" * 100
+
+
+def test_equal_long_texts_become_one_object_and_values_stay_equal():
+    create, update = SCRIPT + "x", "".join([SCRIPT, "x"])
+    assert create == update and create is not update
+    texts: dict[str, str] = {}
+    props = {"create": create, "update": update, "connection": {"host": "10.0.0.1", "port": 22},
+             "triggers": [create, 7, None], "short": "a" * (SHARED_TEXT_MIN_CHARS - 1)}
+    shared = with_shared_texts(props, texts)
+    assert shared == props
+    assert shared["create"] is shared["update"] is shared["triggers"][0]
+    assert list(texts) == [create]
+
+
+def test_wire_props_are_the_struct_round_trip_with_the_props_own_long_texts():
+    from google.protobuf import json_format, struct_pb2
+    from pulumi_policy.deserialize import deserialize_properties
+
+    props = {"create": SCRIPT, "update": SCRIPT[:], "count": 3, "nested": {"items": [SCRIPT, 1.5, True]}}
+    struct = struct_pb2.Struct()
+    struct.update(props)
+    expected = deserialize_properties(json_format.MessageToDict(struct))
+    wired = wire_props(props)
+    assert wired == expected and isinstance(wired["count"], float)
+    assert wired["create"] is SCRIPT and wired["nested"]["items"][0] is SCRIPT
+    assert long_texts(props) == {SCRIPT: SCRIPT}
+
+
+def test_collection_is_paused_inside_and_restored_after_even_on_error():
+    assert gc.isenabled()
+    try:
+        with collection_paused():
+            assert not gc.isenabled()
+            raise RuntimeError("boom")
+    except RuntimeError:
+        pass
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with collection_paused():
+            pass
+        assert not gc.isenabled()  # left off when it was off
+    finally:
+        gc.enable()
