@@ -5,8 +5,11 @@
     check    `accelfit check` of an N-server inventory file (the CLI command, in process)
     preview  the whole offline preview of a stack using that inventory: load, plan, build + record, pricing, the
              real policy pack, the preview document (what `accelfit preview --stack` does, via preview_stack)
+    floor    the same resources (two remote commands and a node patch per server, under a component each) with
+             one-word inputs, recorded under the same mocks and nothing else: what the Pulumi SDK and its mocks
+             cost per resource, which no change to accelfit can go below
 
-    .venv/bin/python benchmarks/bench_baremetal.py [--servers 4 100 1000 10000] [--modes build check preview]
+    .venv/bin/python benchmarks/bench_baremetal.py [--servers 4 100 1000 10000] [--modes build check preview floor]
 
 The child reports its own wall time and peak RSS (resource.getrusage). The stack for `preview` is the example
 on-prem stack with its inventory replaced by N generated servers, in a temporary project folder that links the
@@ -30,7 +33,7 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "components" / "baremetal"
 STACK = "example-onprem-h100"
-MODES = ("build", "check", "preview")
+MODES = ("build", "check", "preview", "floor")
 
 _HEAD = """
 import json, resource, sys, time
@@ -68,6 +71,31 @@ document = result.document
 assert len(document["plan"]["baremetal_hosts"]) == {servers}, len(document["plan"]["baremetal_hosts"])
 figures = {{"resources": len(document["resources"]), "stage_s": time.perf_counter() - previewed,
            "violations": len(document["policies"]["violations"])}}
+"""
+
+_FLOOR = """
+import pulumi, pulumi_kubernetes as k8s
+from pulumi_command import remote
+from accelfit.preview.recorder import record
+from accelfit.preview.collection import collection_paused
+
+def program():
+    hosts = pulumi.ComponentResource("accelfit:bench:Hosts", "hosts")
+    nodes = pulumi.ComponentResource("accelfit:bench:Nodes", "nodes")
+    provider = k8s.Provider("provider", kubeconfig="x")
+    for index in range({servers}):
+        connection = remote.ConnectionArgs(host=f"10.0.{{index // 256}}.{{index % 256}}", user="ops")
+        prepared = remote.Command(f"h{{index}}-prepare", connection=connection, create="true",
+                                  opts=pulumi.ResourceOptions(parent=hosts))
+        joined = remote.Command(f"h{{index}}-join", connection=connection, create="true", stdin="x",
+                                opts=pulumi.ResourceOptions(parent=hosts, depends_on=[prepared]))
+        k8s.core.v1.NodePatch(f"n{{index}}", metadata=k8s.meta.v1.ObjectMetaPatchArgs(name=f"h{{index}}"),
+                              opts=pulumi.ResourceOptions(parent=nodes, provider=provider, depends_on=[joined]))
+
+floored = time.perf_counter()
+with collection_paused():  # as the preview records
+    recording = record(program)
+figures = {{"resources": len(recording.resources), "stage_s": time.perf_counter() - floored}}
 """
 
 
@@ -144,6 +172,8 @@ def measure(mode: str, servers: int) -> dict:
         folder = Path(temporary)
         if mode == "build":
             body = _BUILD.format(servers=servers)
+        elif mode == "floor":
+            body = _FLOOR.format(servers=servers)
         elif mode == "check":
             body = _CHECK.format(inventory=str(write_inventory(servers, folder / "inventory.yaml")))
         else:
