@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -113,5 +114,18 @@ def with_inventory(spec: WorkloadSpec, source_path: Path, prefix: str = "") -> L
 
 
 def load_inventory(path: Path | str) -> Inventory:
+    """The validated inventory; parsed once per version of the file in a process. A preview reads it twice (the
+    stack file, then the Pulumi program): at 10,000 servers each parse is about 0.6 s per 1,000 servers."""
     path = Path(path)
-    return validate(Inventory, read_yaml(path), str(path))
+    try:
+        stat = path.stat()
+    except OSError:
+        return validate(Inventory, read_yaml(path), str(path))  # read_yaml says what is wrong with the path
+    return _inventory_version(str(path), stat.st_dev, stat.st_ino, stat.st_mtime_ns, stat.st_size)
+
+
+@functools.lru_cache(maxsize=8)
+def _inventory_version(path: str, device: int, inode: int, modified_ns: int, size: int) -> Inventory:
+    """Keyed on the file's identity, modification time and size: a rewritten file is read again. Inventory is a
+    frozen model, so sharing one between readers is safe."""
+    return validate(Inventory, read_yaml(path), path)
