@@ -70,7 +70,9 @@ result = preview_stack({stack!r}, __import__("pathlib").Path({project!r}))
 document = result.document
 assert len(document["plan"]["baremetal_hosts"]) == {servers}, len(document["plan"]["baremetal_hosts"])
 figures = {{"resources": len(document["resources"]), "stage_s": time.perf_counter() - previewed,
-           "violations": len(document["policies"]["violations"])}}
+           "violations": len(document["policies"]["violations"]),
+           "parts": {{"program_s": result.timings.program_s, "pricing_s": result.timings.pricing_s,
+                     "policies_s": result.timings.policies_s}}}}
 """
 
 _FLOOR = """
@@ -195,7 +197,8 @@ def main() -> None:
         for servers in arguments.servers:
             figures = measure(mode, servers)
             print(f"{mode:>8} {servers:>8} {figures['resources']:>9} {figures['process_s']:>10.2f} "
-                  f"{figures['stage_s']:>8.2f} {figures['peak_rss_mb']:>12.0f}", flush=True)
+                  f"{figures['stage_s']:>8.2f} {figures['peak_rss_mb']:>12.0f}"
+                  + "".join(f"  {name} {value:.2f}" for name, value in figures.get("parts", {}).items()), flush=True)
 
 
 if __name__ == "__main__":
