@@ -1,12 +1,14 @@
-"""Benchmark: a bare-metal inventory of N servers, three ways, each size in a fresh process (time and peak memory):
+"""Benchmark: a bare-metal inventory of N servers, four ways, each size in a fresh process (time and peak memory):
 
     build    validate the inventory, build and record under Pulumi mocks (every server prepared over SSH: two
              remote commands, a node patch each, and the Kubernetes layer)
     check    `accelfit check` of an N-server inventory file (the CLI command, in process)
     preview  the whole offline preview of a stack using that inventory: load, plan, build + record, pricing, the
              real policy pack, the preview document (what `accelfit preview --stack` does, via preview_stack)
+    floor    the same resources per server (two remote commands, a node patch) with one-word inputs, recorded
+             under the same mocks and nothing else: the Pulumi SDK's and the mocks' own cost per resource
 
-    .venv/bin/python benchmarks/bench_baremetal.py [--servers 4 100 1000 10000] [--modes build check preview]
+    .venv/bin/python benchmarks/bench_baremetal.py [--servers 4 100 1000 10000] [--modes build check preview floor]
 
 The child reports its own wall time and peak RSS (resource.getrusage). The stack for `preview` is the example
 on-prem stack with its inventory replaced by N generated servers, in a temporary project folder that links the
@@ -30,7 +32,7 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "components" / "baremetal"
 STACK = "example-onprem-h100"
-MODES = ("build", "check", "preview")
+MODES = ("build", "check", "preview", "floor")
 
 _HEAD = """
 import json, resource, sys, time
@@ -68,6 +70,33 @@ document = result.document
 assert len(document["plan"]["baremetal_hosts"]) == {servers}, len(document["plan"]["baremetal_hosts"])
 figures = {{"resources": len(document["resources"]), "stage_s": time.perf_counter() - previewed,
            "violations": len(document["policies"]["violations"])}}
+"""
+
+# The floor: per server the same resources as the build (two remote commands, a node patch, under one component),
+# with one-word inputs, recorded under the same mocks and nothing else (no inventory, plan, scripts, pricing or
+# policies): what the Pulumi SDK and the mocks cost per resource, which no change to accelfit can lower.
+_FLOOR = """
+import pulumi, pulumi_kubernetes as k8s
+from pulumi_command import remote
+from accelfit.preview.collection import collection_paused
+from accelfit.preview.recorder import record
+
+def program():
+    provider = k8s.Provider("floor-provider", kubeconfig="unused")
+    parent = pulumi.ComponentResource("accelfit:bench:Floor", "floor")
+    for index in range({servers}):
+        connection = remote.ConnectionArgs(host=f"10.0.{{index // 256}}.{{index % 256}}", user="ops")
+        prepared = remote.Command(f"h{{index}}-prepare", connection=connection, create="true",
+                                  opts=pulumi.ResourceOptions(parent=parent))
+        joined = remote.Command(f"h{{index}}-join", connection=connection, create="true",
+                                opts=pulumi.ResourceOptions(parent=parent, depends_on=[prepared]))
+        k8s.core.v1.NodePatch(f"h{{index}}-node", metadata=k8s.meta.v1.ObjectMetaPatchArgs(name=f"h{{index}}"),
+                              opts=pulumi.ResourceOptions(parent=parent, provider=provider, depends_on=[joined]))
+
+recorded = time.perf_counter()
+with collection_paused():  # as preview_stack records
+    recording = record(program)
+figures = {{"resources": len(recording.resources), "stage_s": time.perf_counter() - recorded}}
 """
 
 
@@ -141,6 +170,8 @@ def measure(mode: str, servers: int) -> dict:
         folder = Path(temporary)
         if mode == "build":
             body = _BUILD.format(servers=servers)
+        elif mode == "floor":
+            body = _FLOOR.format(servers=servers)
         elif mode == "check":
             body = _CHECK.format(inventory=str(write_inventory(servers, folder / "inventory.yaml")))
         else:
