@@ -4,7 +4,7 @@
              remote commands, a node patch each, and the Kubernetes layer)
     check    `accelfit check` of an N-server inventory file (the CLI command, in process)
     preview  the whole offline preview of a stack using that inventory: load, plan, build + record, pricing, the
-             real policy pack, the preview document (what `accelfit preview --stack` does, via preview_stack)
+             real policy pack, the preview document and its text report (what `accelfit preview --stack` does)
     floor    the same resources per server (two remote commands, a node patch) with one-word inputs, recorded
              under the same mocks and nothing else: the Pulumi SDK's and the mocks' own cost per resource
 
@@ -67,6 +67,8 @@ from accelfit.preview.run import preview_stack
 previewed = time.perf_counter()
 result = preview_stack({stack!r}, __import__("pathlib").Path({project!r}))
 document = result.document
+from accelfit.reports.preview_report import render_text
+render_text(document)  # the report `accelfit preview` prints
 assert len(document["plan"]["baremetal_hosts"]) == {servers}, len(document["plan"]["baremetal_hosts"])
 figures = {{"resources": len(document["resources"]), "stage_s": time.perf_counter() - previewed,
            "violations": len(document["policies"]["violations"])}}
@@ -157,6 +159,9 @@ def write_project(servers: int, folder: Path) -> Path:
     workload["placement"]["inventory"] = "inventories/bench.yaml"
     for rule, key in (("max-accelerators", "maxAccelerators"), ("bounded-autoscaling", "maxNodesPerPool")):
         policy_config[rule][key] = max(policy_config[rule][key], 8 * servers)
+    # Likewise the monthly budget: staging's $300,000 is about 1,000 owned H100 servers' upkeep.
+    budget = policy_config["stack-monthly-budget"]
+    budget["maxMonthlyUsd"] = max(budget["maxMonthlyUsd"], 400 * 8 * servers)
     environment.write_text(json.dumps(policy_config), encoding="utf-8")
     tokens_b = tokens_needing_every_server(workload, folder, servers, document["config"]["accelfit:environment"])
     workload["training"]["tokens"] = f"{tokens_b}B"
