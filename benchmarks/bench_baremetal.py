@@ -146,8 +146,9 @@ def tokens_needing_every_server(workload: dict, folder: Path, servers: int, name
 
 def write_project(servers: int, folder: Path) -> Path:
     """The example on-prem stack over N servers, in a project folder of its own: the repository's Pulumi.yaml
-    linked and its policy pack copied, with the environment's accelerator cap raised to the site's size (staging
-    allows 128 GPUs; a 10,000-server site has 80,000 and its owner's policy config would say so)."""
+    linked and its policy pack copied, with the environment's caps raised to the site's size (staging allows 128
+    GPUs, 32 nodes a pool and $300,000 a month; a 10,000-server site has 80,000 GPUs and its owner's policy config
+    would say so)."""
     (folder / "stacks" / "inventories").mkdir(parents=True)
     (folder / "Pulumi.yaml").symlink_to(ROOT / "Pulumi.yaml")
     shutil.copytree(ROOT / "policies", folder / "policies", ignore=shutil.ignore_patterns("__pycache__"))
@@ -157,11 +158,10 @@ def write_project(servers: int, folder: Path) -> Path:
     policy_config = json.loads(environment.read_text(encoding="utf-8"))
     workload = document["config"]["accelfit:workload"]
     workload["placement"]["inventory"] = "inventories/bench.yaml"
-    for rule, key in (("max-accelerators", "maxAccelerators"), ("bounded-autoscaling", "maxNodesPerPool")):
-        policy_config[rule][key] = max(policy_config[rule][key], 8 * servers)
-    # Likewise the monthly budget: staging's $300,000 is about 1,000 owned H100 servers' upkeep.
-    budget = policy_config["stack-monthly-budget"]
-    budget["maxMonthlyUsd"] = max(budget["maxMonthlyUsd"], 400 * 8 * servers)
+    for rule, key, limit in (("max-accelerators", "maxAccelerators", 8 * servers),
+                             ("bounded-autoscaling", "maxNodesPerPool", servers),
+                             ("stack-monthly-budget", "maxMonthlyUsd", 1_000 * servers)):  # owned: ~$165/server
+        policy_config[rule][key] = max(policy_config[rule][key], limit)
     environment.write_text(json.dumps(policy_config), encoding="utf-8")
     tokens_b = tokens_needing_every_server(workload, folder, servers, document["config"]["accelfit:environment"])
     workload["training"]["tokens"] = f"{tokens_b}B"

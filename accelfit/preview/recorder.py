@@ -10,8 +10,9 @@ This module imports pulumi; nothing in the pure core (spec, catalog, planner, pr
 
 from __future__ import annotations
 
+import contextlib
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -168,6 +169,26 @@ class _RecordingMonitor(MockMonitor):
         return response
 
 
+@contextlib.contextmanager
+def _no_stack_traces() -> Iterator[None]:
+    """The SDK walks and converts the Python stack of every resource it registers (source positions for the
+    engine's messages: pulumi/runtime/resource.py `_get_stack_trace`). The mock monitor never reads them; at
+    1,000 servers that was 0.9 s and 35 MB. Skipped while recording, restored after; a real `pulumi up` is not
+    affected (it never runs through here)."""
+    from pulumi.runtime import resource as sdk_resource
+    from pulumi.runtime.proto import source_pb2
+
+    original = getattr(sdk_resource, "_get_stack_trace", None)
+    if original is None:  # another SDK version: leave it alone
+        yield
+        return
+    sdk_resource._get_stack_trace = source_pb2.StackTrace
+    try:
+        yield
+    finally:
+        sdk_resource._get_stack_trace = original
+
+
 def record(program: Callable[[], Any], *, project: str = "accelfit", stack: str = "test",
            config: Mapping[str, str] | None = None, secret_keys: list[str] | None = None,
            call_results: Callable[[pulumi.runtime.MockCallArgs], dict[str, Any]] | None = None) -> Recording:
@@ -181,5 +202,6 @@ def record(program: Callable[[], Any], *, project: str = "accelfit", stack: str 
     def run() -> None:
         program()
 
-    pulumi.runtime.test(run)()
+    with _no_stack_traces():
+        pulumi.runtime.test(run)()
     return recording

@@ -119,3 +119,16 @@ def test_an_import_leaves_out_upstream_figures_for_a_way_the_cloud_does_not_sell
     assert not problems
     assert [(row.sku, row.pricing.value) for row in result.prices] == [("a4-highgpu-8g", "spot")]
     assert any("does not sell" in reason for reason in result.skipped)
+
+
+@pytest.mark.parametrize(("sku", "region", "offered"), [
+    # No a3-highgpu-8g VM row upstream in europe-west2 (only a3-edgegpu-8g carries H100 there)
+    ("a3-highgpu-8g", "europe-west2", False),
+    ("a3-megagpu-8g", "asia-south1", False),   # H100-MEGA GPU row, but no a3-megagpu-8g VM row
+    ("a2-megagpu-16g", "us-east1", False),     # A100 is there; A2 Mega is not
+    ("a4-highgpu-8g", "europe-west1", False),
+    ("a2-megagpu-16g", "asia-southeast1", True),  # asia-southeast1-c VM row 10.85126
+    ("a3-highgpu-8g", "us-west4", True),          # us-west4-a VM row 10.65487
+])
+def test_gcp_machine_regions_follow_the_machine_type_list(catalog: Catalog, sku, region, offered):
+    assert (region in catalog.instance_type(Cloud.gcp, sku).regions) is offered
