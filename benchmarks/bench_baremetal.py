@@ -1,13 +1,12 @@
-"""Benchmark: a bare-metal inventory of N servers, three ways, each size in a fresh process (time and peak memory):
+"""Benchmark: a bare-metal inventory of N servers, four ways, each size in a fresh process (time and peak memory):
 
     build    validate the inventory, build and record under Pulumi mocks (every server prepared over SSH: two
              remote commands, a node patch each, and the Kubernetes layer)
     check    `accelfit check` of an N-server inventory file (the CLI command, in process)
     preview  the whole offline preview of a stack using that inventory: load, plan, build + record, pricing, the
-             real policy pack, the preview document (what `accelfit preview --stack` does, via preview_stack)
-    floor    the same resources (two remote commands and a node patch per server, under a component each) with
-             one-word inputs, recorded under the same mocks and nothing else: what the Pulumi SDK and its mocks
-             cost per resource, which no change to accelfit can go below
+             real policy pack, the preview document and its text report (what `accelfit preview --stack` does)
+    floor    the same resources per server (two remote commands, a node patch) with one-word inputs, recorded
+             under the same mocks and nothing else: the Pulumi SDK's and the mocks' own cost per resource
 
     .venv/bin/python benchmarks/bench_baremetal.py [--servers 4 100 1000 10000] [--modes build check preview floor]
 
@@ -68,36 +67,38 @@ from accelfit.preview.run import preview_stack
 previewed = time.perf_counter()
 result = preview_stack({stack!r}, __import__("pathlib").Path({project!r}))
 document = result.document
+from accelfit.reports.preview_report import render_text
+render_text(document)  # the report `accelfit preview` prints
 assert len(document["plan"]["baremetal_hosts"]) == {servers}, len(document["plan"]["baremetal_hosts"])
 figures = {{"resources": len(document["resources"]), "stage_s": time.perf_counter() - previewed,
-           "violations": len(document["policies"]["violations"]),
-           "parts": {{"program_s": result.timings.program_s, "pricing_s": result.timings.pricing_s,
-                     "policies_s": result.timings.policies_s}}}}
+           "violations": len(document["policies"]["violations"])}}
 """
 
+# The floor: per server the same resources as the build (two remote commands, a node patch, under one component),
+# with one-word inputs, recorded under the same mocks and nothing else (no inventory, plan, scripts, pricing or
+# policies): what the Pulumi SDK and the mocks cost per resource, which no change to accelfit can lower.
 _FLOOR = """
 import pulumi, pulumi_kubernetes as k8s
 from pulumi_command import remote
-from accelfit.preview.recorder import record
 from accelfit.preview.collection import collection_paused
+from accelfit.preview.recorder import record
 
 def program():
-    hosts = pulumi.ComponentResource("accelfit:bench:Hosts", "hosts")
-    nodes = pulumi.ComponentResource("accelfit:bench:Nodes", "nodes")
-    provider = k8s.Provider("provider", kubeconfig="x")
+    provider = k8s.Provider("floor-provider", kubeconfig="unused")
+    parent = pulumi.ComponentResource("accelfit:bench:Floor", "floor")
     for index in range({servers}):
         connection = remote.ConnectionArgs(host=f"10.0.{{index // 256}}.{{index % 256}}", user="ops")
         prepared = remote.Command(f"h{{index}}-prepare", connection=connection, create="true",
-                                  opts=pulumi.ResourceOptions(parent=hosts))
-        joined = remote.Command(f"h{{index}}-join", connection=connection, create="true", stdin="x",
-                                opts=pulumi.ResourceOptions(parent=hosts, depends_on=[prepared]))
-        k8s.core.v1.NodePatch(f"n{{index}}", metadata=k8s.meta.v1.ObjectMetaPatchArgs(name=f"h{{index}}"),
-                              opts=pulumi.ResourceOptions(parent=nodes, provider=provider, depends_on=[joined]))
+                                  opts=pulumi.ResourceOptions(parent=parent))
+        joined = remote.Command(f"h{{index}}-join", connection=connection, create="true",
+                                opts=pulumi.ResourceOptions(parent=parent, depends_on=[prepared]))
+        k8s.core.v1.NodePatch(f"h{{index}}-node", metadata=k8s.meta.v1.ObjectMetaPatchArgs(name=f"h{{index}}"),
+                              opts=pulumi.ResourceOptions(parent=parent, provider=provider, depends_on=[joined]))
 
-floored = time.perf_counter()
-with collection_paused():  # as the preview records
+recorded = time.perf_counter()
+with collection_paused():  # as preview_stack records
     recording = record(program)
-figures = {{"resources": len(recording.resources), "stage_s": time.perf_counter() - floored}}
+figures = {{"resources": len(recording.resources), "stage_s": time.perf_counter() - recorded}}
 """
 
 
@@ -197,8 +198,7 @@ def main() -> None:
         for servers in arguments.servers:
             figures = measure(mode, servers)
             print(f"{mode:>8} {servers:>8} {figures['resources']:>9} {figures['process_s']:>10.2f} "
-                  f"{figures['stage_s']:>8.2f} {figures['peak_rss_mb']:>12.0f}"
-                  + "".join(f"  {name} {value:.2f}" for name, value in figures.get("parts", {}).items()), flush=True)
+                  f"{figures['stage_s']:>8.2f} {figures['peak_rss_mb']:>12.0f}", flush=True)
 
 
 if __name__ == "__main__":

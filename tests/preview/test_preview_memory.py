@@ -54,3 +54,21 @@ def test_collection_is_paused_inside_and_restored_after_even_on_error():
         assert not gc.isenabled()  # left off when it was off
     finally:
         gc.enable()
+
+
+def test_what_the_paused_block_made_is_kept_for_a_later_full_collection_not_walked_at_once():
+    import weakref
+
+    class Node:
+        pass
+
+    gc.collect()
+    with collection_paused():
+        cycle = Node()
+        cycle.self = cycle
+        probe = weakref.ref(cycle)
+        del cycle
+        assert gc.get_count()[0] > 0
+    assert gc.get_count()[0] < 10 and probe() is not None  # counts restarted; no collection ran on the way out
+    gc.collect()
+    assert probe() is None  # the cycle is garbage a full collection finds
