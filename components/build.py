@@ -123,12 +123,6 @@ class FleetBuilt:
     alone: dict[str, Built]
 
 
-def eligible_accelerators(member: Any) -> frozenset[str]:
-    """What a fleet workload may borrow: the accelerators of its cluster's pools the planner found it eligible for
-    (FleetWorkload.eligible_accelerators: framework, portability, custom kernels, precision, allow-list)."""
-    return frozenset(member.eligible_accelerators)
-
-
 def fleet_cluster_builds(fleet: Any, ownership: Ownership) -> list[SharedClusterBuild]:
     """A SharedClusterBuild per SharedCluster of the fleet plan, its workloads in the stack's order, the shared
     network the fleet plan sized (pods range for every member's nodes), its shared items labelled `workload:
@@ -144,7 +138,7 @@ def fleet_cluster_builds(fleet: Any, ownership: Ownership) -> list[SharedCluster
             network=cluster.network, zones=tuple(cluster.zones), system_pool=cluster.system_pool,
             workloads=tuple(ClusterWorkload(plan=member.plan,
                                             ownership=dataclasses.replace(ownership, workload=member.name),
-                                            eligible_accelerators=eligible_accelerators(member))
+                                            eligible_accelerators=frozenset(member.eligible_accelerators))
                             for member in members)))
     return builds
 

@@ -73,9 +73,7 @@ def _run(project_dir: Path, stack: str, source: Path) -> ProgramResult:
     selection = read_selection(raw_selection, str(source), f"config.{project}:selection") \
         if raw_selection is not None else None
     catalog = load_catalog()
-    # A CI that must build only what was reviewed sets ACCELFIT_LOCKED=1 (or the stack sets accelfit:requireLock):
-    # then a missing or stale lock fails the update instead of building a fresh plan.
-    require_lock = bool(config.get_bool("requireLock")) or os.environ.get(LOCKED_ENV, "").lower() in TRUE_WORDS
+    require_lock = lock_required(config)
     # The environment's policy configuration constrains the plan, so it never chooses what the policies flag.
     constraints = plan_constraints(project_dir, environment, catalog)
     plan, lock = plan_with_lock(spec, catalog, Environment(environment, loaded.inventory, load_team_efficiency(),
@@ -92,6 +90,12 @@ def _run(project_dir: Path, stack: str, source: Path) -> ProgramResult:
     return ProgramResult(plan=plan, lock=lock)
 
 
+def lock_required(config: pulumi.Config) -> bool:
+    """A CI that must build only what was reviewed sets ACCELFIT_LOCKED=1 (or the stack sets accelfit:requireLock):
+    then a missing or stale lock fails the update instead of building a fresh plan."""
+    return bool(config.get_bool("requireLock")) or os.environ.get(LOCKED_ENV, "").lower() in TRUE_WORDS
+
+
 def _run_fleet(project_dir: Path, stack_name: str, source: Path, config: pulumi.Config,
                environment: str) -> ProgramResult:
     """The fleet form: every workload planned (its own lock), the fleet placed (shared clusters), then built: each
@@ -103,7 +107,7 @@ def _run_fleet(project_dir: Path, stack_name: str, source: Path, config: pulumi.
 
     stack = load_stack_file(source, stack_name, project_dir)
     catalog = load_catalog()
-    require_lock = bool(config.get_bool("requireLock")) or os.environ.get(LOCKED_ENV, "").lower() in TRUE_WORDS
+    require_lock = lock_required(config)
     environments = [stack_environment(stack, catalog, loaded) for loaded in stack.workloads]
     fleet, locks = plan_fleet(stack.specs, catalog, environments, stack.selections, fleet_name=stack.fleet,
                               require_lock=require_lock)
