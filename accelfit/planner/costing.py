@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from accelfit.catalog.models import Catalog
 from accelfit.planner import filestore_capacity
 from accelfit.planner import preferences as pref
-from accelfit.planner.model import CostLine, NodePool
+from accelfit.planner.model import NodePool
 from accelfit.planner.options import Offer
 from accelfit.pricing.figures import (
     COMMITMENT_TERM_HOURS, HOURS_PER_MONTH, CostFigures, Part, RunWindow, accelerator_pool, always_on, figures, per_month,
@@ -234,13 +234,6 @@ def nat_part(catalog: Catalog, cloud: str, region: str, gateways: int, run: RunW
     nat = _service(catalog, cloud, "nat-hour", region) * gateways
     return always_on("nat", nat, nat, run, f"{gateways} NAT gateway{'s' if gateways > 1 else ''}; bucket "
                                            "traffic uses private access/endpoints, not NAT")
-
-
-def cost_lines(parts: tuple[Part, ...]) -> tuple[CostLine, ...]:
-    return tuple(CostLine(item=part.item, monthly_usd=part.monthly_usd,
-                          full_scale_monthly_usd=part.full_scale_monthly_usd,
-                          total_usd=part.run_usd if part.run_usd is not None else part.monthly_usd, note=part.note)
-                 for part in parts)
 
 
 def plan_figures(spec: WorkloadSpec, parts: tuple[Part, ...]) -> CostFigures:

@@ -29,6 +29,7 @@ from components.gcp.tpu_queued import TpuQueuedSlices
 from components.gcp.tpu_vm import TpuVmSlice
 from components.gcp.validation import plan_problems
 from components.gcp.workload_identity import WorkloadIdentity, WorkloadIdentityArgs
+from components.kubernetes.namespaces import team_namespaces
 
 
 @dataclass
@@ -183,8 +184,6 @@ def build_workload_storage(parts: WorkloadParts, plan: Plan, project: str, share
 
 def workload_namespaces(plan: Plan) -> tuple[str, ...]:
     """The namespaces the workload's pods run in: the Kubernetes layer's team namespaces."""
-    from components.kubernetes.build import team_namespaces
-
     return team_namespaces(plan)
 
 

@@ -7,7 +7,6 @@ nodes, where the pools' capacities come from. The layer itself (layer.Kubernetes
 from __future__ import annotations
 
 import dataclasses
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -24,6 +23,7 @@ from components.kubernetes.capacity import cloud_capacities, inventory_capacitie
 from components.kubernetes.eks_addons import EksAddonsArgs, EksAddonsPlan, LustreVolume, autoscaler_image_tag
 from components.kubernetes.gpu_software import GpuSoftware, gpu_software
 from components.kubernetes.layer import KubernetesLayer, KubernetesLayerArgs
+from components.kubernetes.namespaces import team_namespaces
 from components.fleet import SharedClusterBuild
 from components.fleet_rules import cohort_name_problems, queue_flavor_problems
 from components.kubernetes.queues import FlavorPlan, NodeCapacity, QueuePlan, cohort_queues, flavor_plans
@@ -38,29 +38,12 @@ if TYPE_CHECKING:
 GKE_POOL_LABEL = "cloud.google.com/gke-nodepool"
 EKS_POOL_LABEL = "eks.amazonaws.com/nodegroup"
 BAREMETAL_POOL_LABEL = "accelfit.io/pool"  # set by accelfit's node membership patch
-_DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
 
 
 def layer_labels(ownership: Ownership) -> dict[str, str]:
     values = ownership.gcp_labels()  # lowercase, at most 63 characters: valid Kubernetes label values too
     return {"app.kubernetes.io/managed-by": "accelfit", **{f"accelfit.io/{key}": value
                                                            for key, value in values.items() if key != "managed-by"}}
-
-
-def team_namespaces(plan: Plan) -> tuple[str, ...]:
-    """Namespaces that get a LocalQueue: `accelfit:teamNamespaces` (a list), else the workload's namespace
-    (where the workload's service account lives)."""
-    configured = pulumi.Config().get_object("teamNamespaces")
-    if configured is None:
-        return (plan.workload,)
-    if not isinstance(configured, list) or not configured:
-        raise InputError([problem("stack", "accelfit:teamNamespaces", "must be a non-empty list of namespaces",
-                                  "e.g. teamNamespaces: [research, applied]", configured)])
-    bad = [name for name in configured if not isinstance(name, str) or not _DNS_LABEL.match(name)]
-    if bad:
-        raise InputError([problem("stack", "accelfit:teamNamespaces", "not a Kubernetes namespace name",
-                                  "use lowercase letters, digits and '-', at most 63 characters", bad)])
-    return tuple(dict.fromkeys(configured))
 
 
 @dataclass(frozen=True)
