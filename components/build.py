@@ -181,11 +181,11 @@ def alone_problems(plan: Plan, catalog: Catalog, inventory: Inventory | None, so
 
     try:
         if plan.cloud.value == "gcp":
-            from components.gcp.validation import plan_problems
+            from accelfit.cloudrules.gcp.validation import plan_problems
 
             found = plan_problems(plan, catalog)
         elif plan.cloud.value == "aws":
-            from components.aws.plan_checks import validate_eks_plan
+            from accelfit.cloudrules.aws.plan_checks import validate_eks_plan
 
             found = validate_eks_plan(plan, catalog)
         else:

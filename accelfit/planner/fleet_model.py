@@ -8,6 +8,19 @@ from pydantic import Field
 
 from accelfit.planner.model import CostLine, Frozen, NetworkPlan, NodePool, Plan, PlanCloud
 
+SHARED_SUFFIX = "shared"
+# Type tokens of the components that group a shared cluster's resources: the components build them, the preview
+# attributes every resource to the workload (or to the shared cluster) it sits under. Names, not code: the core
+# holds them so the preview reads them without importing components/.
+WORKLOAD_COMPONENT = "accelfit:fleet:Workload"
+SHARED_COMPONENT = "accelfit:fleet:SharedCluster"
+
+
+def shared_marker(cluster: str) -> str:
+    """The `workload` label/tag value of a shared cluster's shared resources (`<cluster>-shared`)."""
+    return f"{cluster}-{SHARED_SUFFIX}"
+
+
 class FallbackStep(Frozen):
     """One step of a workload's fallback chain: where its jobs go when the steps before it have no capacity."""
 

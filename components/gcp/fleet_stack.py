@@ -37,15 +37,15 @@ from accelfit.catalog.models import Catalog
 from accelfit.errors import InputError, Problem, problem
 from components.fleet import FILE, SharedClusterBuild, accelerator_pools, cluster_problems, prefixed
 from components.fleet_groups import SharedClusterGroup, WorkloadGroup
-from components.fleet_rules import pool_count_problems
+from accelfit.cloudrules.shared_cluster import pool_count_problems
 from components.gcp import plan_args
 from components.gcp.gke_cluster import GkeCluster
-from components.gcp.names import check_name, fitted_name
+from accelfit.cloudrules.gcp.names import check_name, fitted_name
 from components.gcp.stack import (
     GcpStack, SharedParts, WorkloadParts, build_pools, build_shared, build_workload_storage, control_plane_access,
     project_features, resolve_project,
 )
-from components.gcp.validation import network_problems, plan_problems
+from accelfit.cloudrules.gcp.validation import network_problems, plan_problems
 
 
 @dataclass

@@ -17,7 +17,7 @@ from components.common import Ownership
 from components.gcp import plan_args
 from components.gcp.plan_args import ControlPlaneAccess
 from components.gcp.project_services import ProjectServices, ProjectServicesArgs
-from components.gcp.rules import gcp_rules
+from accelfit.cloudrules.gcp.rules import gcp_rules
 from components.gcp.bucket import DataBucket
 from components.gcp.filestore import SharedFilestore
 from components.gcp.gke_cluster import GkeCluster
@@ -27,7 +27,7 @@ from components.gcp.service_account import NodeServiceAccount, NodeServiceAccoun
 from components.gcp.tpu_node_pool import TpuNodePool
 from components.gcp.tpu_queued import TpuQueuedSlices
 from components.gcp.tpu_vm import TpuVmSlice
-from components.gcp.validation import plan_problems
+from accelfit.cloudrules.gcp.validation import plan_problems
 from components.gcp.workload_identity import WorkloadIdentity, WorkloadIdentityArgs
 from components.kubernetes.namespaces import team_namespaces
 

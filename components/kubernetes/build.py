@@ -25,7 +25,7 @@ from components.kubernetes.gpu_software import GpuSoftware, gpu_software
 from components.kubernetes.layer import KubernetesLayer, KubernetesLayerArgs
 from components.kubernetes.namespaces import team_namespaces
 from components.fleet import SharedClusterBuild
-from components.fleet_rules import cohort_name_problems, queue_flavor_problems
+from accelfit.cloudrules.shared_cluster import cohort_name_problems, queue_flavor_problems
 from components.kubernetes.queues import FlavorPlan, NodeCapacity, QueuePlan, cohort_queues, flavor_plans
 
 if TYPE_CHECKING:
@@ -111,7 +111,7 @@ def eks_addons_plan(plan: Plan) -> EksAddonsPlan:
     """The autoscaler whenever a pool is meant to change size (min < max: a training pool that returns to zero,
     a serving pool between base load and peak, the 1..3 system pool); the EFA device plugin when a pool has EFA.
     Refuses a Kubernetes version without a pinned autoscaler release before anything is created."""
-    from components.aws.eks_versions import eks_version, eks_version_problems
+    from accelfit.cloudrules.aws.eks_versions import eks_version, eks_version_problems
 
     problems = eks_version_problems(plan.eks_version)
     version = eks_version(plan.eks_version)
