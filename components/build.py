@@ -144,10 +144,13 @@ def fleet_cluster_builds(fleet: Any, ownership: Ownership) -> list[SharedCluster
 
 
 def build_fleet(fleet: Any, ownership: Ownership, catalog: Catalog,
-                inventories: dict[str, tuple[Inventory | None, str]] | None = None) -> FleetBuilt:
-    """A fleet plan's resources: one shared cluster per SharedCluster (each checked whole before it creates
-    anything; all of them checked before the first creates anything), and each workload placed alone built as a
-    single stack. `ownership` is the stack's; each workload's resources carry its own name."""
+                inventories: dict[str, tuple[Inventory | None, str]] | None = None, *,
+                single: bool = False) -> FleetBuilt:
+    """A stack's resources, whichever its form: one shared cluster per SharedCluster (each checked whole before it
+    creates anything; all of them checked before the first creates anything), and each workload placed alone (the
+    single form's workload, TPU VMs, bare metal) built as a stack of its own. `ownership` is the stack's; each
+    workload's resources carry its own name. `single`: the single form, whose problems name the plan's fields
+    without a `workloads[i].` prefix (its stack file has no workload list)."""
     from components.kubernetes.build import plan_shared_layer
 
     inventories = inventories or {}
@@ -157,9 +160,9 @@ def build_fleet(fleet: Any, ownership: Ownership, catalog: Catalog,
         problems += shared_cluster_check(cluster, catalog)
     for index, member in enumerate(fleet.workloads):
         if member.cluster is None:
-            problems += [dataclasses.replace(item, field=f"workloads[{index}].{item.field}".rstrip("."))
-                         for item in alone_problems(member.plan, catalog, *inventories.get(member.name,
-                                                                                            (None, "inventory")))]
+            found = alone_problems(member.plan, catalog, *inventories.get(member.name, (None, "inventory")))
+            problems += found if single else [
+                dataclasses.replace(item, field=f"workloads[{index}].{item.field}".rstrip(".")) for item in found]
     _raise_if_any(problems)
     # Every cluster's Kubernetes layer is planned (and checked) before the first cluster creates anything too.
     layers = {cluster.name: plan_shared_layer(cluster, catalog) for cluster in builds}

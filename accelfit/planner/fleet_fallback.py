@@ -66,6 +66,9 @@ class _Context:
     def buildable(self, sized: Sized) -> str | None:
         """None when the step can have a standby pool in the workload's cluster, else why not."""
         offer = sized.offer
+        if self.cluster is None and self.plan.platform.value in CLUSTER_PLATFORMS:
+            return (f"cluster {self.plan.workload} holds only its planned pools (a stack of one workload); switch "
+                    f"by re-planning (accelfit lock --fresh) if the planned capacity is not there")
         if self.cluster is None:
             return (f"{self.plan.platform.value} has no cluster to hold a standby pool; switch by re-planning "
                     f"(accelfit lock --fresh) if the planned capacity is not there")
