@@ -65,10 +65,11 @@ def plan(ctx: click.Context, spec_file: Path | None, stack_name: str | None, as_
     lock = None
     try:
         if stack_name:
-            # A stack's plan is what its program builds: the locked selection while it still meets the spec.
-            from accelfit.planner.lock import plan_with_lock
+            # A stack's plan is what its program builds (a fleet of one): the locked selection while it still
+            # meets the spec.
+            from accelfit.cli.fleet_stack import plan_stack_fleet, single_view
 
-            result, lock = plan_with_lock(loaded.spec, catalog, environment, stack.selection, top=max(top, 8))
+            result, lock = single_view(*plan_stack_fleet(stack, catalog, top=max(top, 8)))
         else:
             result = make_plan(loaded.spec, catalog, environment, top=max(top, 8))
     except NoFeasiblePlan as failure:
