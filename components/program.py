@@ -37,7 +37,7 @@ class ProgramResult:
     @property
     def plan(self) -> Plan | None:
         """The single form's plan (its fleet's one workload); None for a fleet stack."""
-        return self.fleet.workloads[0].plan if self.single else None
+        return self.fleet.workloads[0].shown_plan() if self.single else None
 
     @property
     def lock(self) -> LockStatus | None:
@@ -98,7 +98,7 @@ def _run_stack(project_dir: Path, stack_name: str, source: Path, config: pulumi.
                                                                if loaded.inventory_path else "inventory")
                                             for loaded in stack.workloads}, single=not stack.is_fleet)
     if not stack.is_fleet:
-        plan = fleet.workloads[0].plan
+        plan = fleet.workloads[0].shown_plan()
         pulumi.export("plan", {"option": plan.option, "platform": plan.platform.value, "region": plan.region,
                                "accelerator": plan.accelerator.name, "count": plan.accelerator.count,
                                "monthly_usd": plan.estimate.monthly_usd, "total_usd": plan.estimate.total_usd})

@@ -21,4 +21,4 @@ def plan_stack_fleet(stack: Any, catalog: Any, *, fresh: bool = False, top: int 
 def single_view(fleet: Any, locks: Any) -> tuple[Any, Any]:
     """(Plan, LockStatus) of a fleet of one: what the single form's reports show."""
     (member,) = fleet.workloads
-    return member.plan, locks[member.name]
+    return member.shown_plan(), locks[member.name]

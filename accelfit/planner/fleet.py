@@ -19,7 +19,7 @@ from accelfit.planner.constraints import PolicyConstraints
 from accelfit.planner.eligibility import hard_rejection
 from accelfit.planner.fleet_costs import cluster_costs, fleet_figures, is_training, workload_figures
 from accelfit.planner.fleet_fallback import Chain, fallback_chain
-from accelfit.planner.fleet_limits import check_planned_accelerators, fit_standby
+from accelfit.planner.fleet_limits import check_planned_accelerators, fit_standby, without_standby
 from accelfit.planner.fleet_model import FallbackStep, FleetPlan, FleetWorkload, SharedCluster
 from accelfit.planner.fleet_placement import Placement, place, place_own
 from accelfit.planner.lock import LockRequired, LockStatus, Selection, plan_with_lock
@@ -75,12 +75,14 @@ def plan_fleet(specs: Sequence[WorkloadSpec], catalog: Catalog, environment: Env
         member_indexes = placement.members_of(cluster)
         trainers = sum(1 for member in member_indexes if is_training(plans[member]))
         chains.append(fallback_chain(spec, catalog, env, plan, found, clusters.get(cluster) if cluster else None,
-                                     len(member_indexes), trainers))
+                                     len(member_indexes), trainers, own_cluster=single))
     # The fleet at full scale without standby pools: what the standby steps are admitted against.
     unlimited = _members(specs, plans, chains, placement, clusters, catalog)
     standby = sum(chain.standby_full_scale_monthly_usd for chain in chains)
     planned_full_scale = fleet_figures(unlimited, list(clusters.values()))["full_scale_monthly_usd"] - standby
     chains = fit_standby(plans, chains, constraints, planned_full_scale or 0.0)
+    if single:
+        chains = [within_own_network(plan, chain) for plan, chain in zip(plans, chains, strict=True)]
     members = _members(specs, plans, chains, placement, clusters, catalog)
     shared_clusters = tuple(with_standby_pools(clusters[name], members) for name in placement.cluster_names)
     figures = fleet_figures(members, shared_clusters)
@@ -128,6 +130,19 @@ def eligible_in_cluster(spec: WorkloadSpec, member: FleetWorkload, members: Sequ
              for pool in member_of.plan.node_pools if pool.accelerator}
     return tuple(sorted({name for name, platform in pools
                          if hard_rejection(spec, catalog.accelerator(name), platform) is None}))
+
+
+def within_own_network(plan: Plan, chain: Chain) -> Chain:
+    """The single form's standby pools only while its cluster's pods range holds every node they can add: the range
+    is fixed when a GKE cluster is created, so widening it would replace a running cluster."""
+    if plan.cloud.value != "gcp" or not chain.standby_pools:
+        return chain
+    nodes = sum(pool.max_nodes for pool in (*plan.node_pools, *chain.standby_pools) if pool.role != "system")
+    if pods_cidr_for(nodes, plan.network.pods_cidr) == plan.network.pods_cidr:
+        return chain
+    return without_standby(chain, {rank: f"its pools would outgrow cluster {plan.workload}'s pods range "
+                                   f"{plan.network.pods_cidr}, which cannot change under a running cluster"
+                                   for rank, _ in chain.standby_full_scale_by_rank})
 
 
 def with_standby_pools(cluster: SharedCluster, members: Sequence[FleetWorkload]) -> SharedCluster:
