@@ -1,5 +1,8 @@
-"""components.build(plan): hand a finished plan to the components of its platform, then put the Kubernetes layer
-(GPU software, Kueue routing with fallback, DCGM telemetry) on the cluster that was built.
+"""Build a stack's plan: `build_fleet(fleet)` is the one entry the program calls, for both forms of a stack. Each
+shared cluster is built once with every member's pools (`build_shared_cluster`); each workload placed alone (the
+single form's workload in its own cluster, TPU VMs, bare metal) is built by `build(plan)`: the components of its
+platform, then the Kubernetes layer (GPU software, Kueue routing with the fallback chain, DCGM telemetry) on the
+cluster that was built. Everything is checked before the first resource is created.
 
 Each cloud's package is imported only when its plan is built, so a GCP stack never imports pulumi_aws and an
 AWS stack never imports pulumi_gcp.
