@@ -48,6 +48,15 @@ def test_the_upward_import_finder_sees_late_imports():
     assert upward_imports("import policies.runner\nimport accelfit.errors\n") == {"policies.runner"}
 
 
+def test_pricing_never_reaches_into_the_planner():
+    """The planner's cost model calls pricing (figures, disks, power); pricing prices recorded resources alone."""
+    found = {path.name: sorted(name for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+                               if isinstance(node, ast.ImportFrom) and not node.level
+                               for name in [node.module or ""] if name.startswith("accelfit.planner"))
+             for path in sorted((CORE / "pricing").glob("*.py"))}
+    assert {name: modules for name, modules in found.items() if modules} == {}
+
+
 def test_the_core_imports_nothing_from_components_or_policies():
     breaches = {}
     for path in sorted(CORE.rglob("*.py")):

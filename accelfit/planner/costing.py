@@ -257,10 +257,3 @@ def cost_assumptions(spec: WorkloadSpec, offer: Offer, run_hours: float) -> tupl
     if offer.platform == "baremetal-gpu":
         out.append("Owned servers are charged at their power cost only (sunk hardware).")
     return tuple(out)
-
-
-def onprem_unit_hourly_usd(offer_gpu_power_w: float | None, gpus_per_server: int) -> float:
-    """Marginal hourly cost of an owned server: its power, at the stated electricity price and PUE."""
-    board_w = offer_gpu_power_w or 700.0
-    kilowatts = board_w * gpus_per_server * pref.ONPREM_HOST_POWER_FACTOR / 1000.0
-    return kilowatts * pref.ONPREM_PUE * pref.ONPREM_USD_PER_KWH
