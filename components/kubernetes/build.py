@@ -31,8 +31,7 @@ from components.kubernetes.queues import FlavorPlan, NodeCapacity, QueuePlan, co
 if TYPE_CHECKING:
     from components.aws.fleet_stack import EksSharedStack
     from components.aws.stack import EksGpuStack
-    from components.gcp.fleet_stack import GcpSharedCluster
-    from components.gcp.stack import GcpStack
+    from components.gcp.stack import GcpSharedCluster, GcpStack
 
 # Node labels each platform puts on every node of a pool by itself (the pool's name as value).
 GKE_POOL_LABEL = "cloud.google.com/gke-nodepool"
