@@ -58,6 +58,7 @@ def diff_documents(base: PreviewDocument, head: PreviewDocument,
                  FigureChange("run_total_usd", base.run_total_usd, head.run_total_usd)),
         budget_lines=tuple(dict(line) for line in head.budget_lines),
         spec_changes=_spec_changes(base, head), repriced=tuple(repriced), base_is_new=base.new_stack,
+        head_is_removed=head.removed_stack,
         workloads=_workload_costs(base, head))
 
 
