@@ -240,36 +240,46 @@ def test_every_real_preview_or_up_installs_the_gke_auth_plugin_after_the_google_
 def test_test_workflow_runs_the_suite_on_pull_requests(test_workflow):
     assert "pull_request" in test_workflow["on"]
     assert test_workflow["permissions"] == {"contents": "read"}
-    [job] = test_workflow["jobs"].values()
-    assert job["permissions"] == {"contents": "read"}
-    assert [step["run"] for step in job["steps"] if "run" in step] == ["./dev setup", "./dev test"]
+    jobs = test_workflow["jobs"]
+    assert all(job["permissions"] == {"contents": "read"} for job in jobs.values())
+    assert [step["run"] for step in jobs["test"]["steps"] if "run" in step] == ["./dev setup", "./dev test"]
+    # The hostile-input tests at the lowest PyYAML pyproject.toml allows, too (the lock has the highest).
+    assert [step["run"] for step in jobs["test-lowest"]["steps"] if "run" in step] == ["./dev test-lowest"]
+    assert "requirements-lowest.lock" in (ROOT / "dev").read_text(encoding="utf-8")
 
 
 def _runs(job: dict[str, Any]) -> str:
     return "\n".join(step.get("run", "") for step in job.get("steps", []))
 
 
+# The `./dev` commands that install, and the lock files each installs (`./dev test-lowest` sets up .venv too).
+INSTALLS = {"./dev setup": ["requirements.lock"], "./dev test-lowest": ["requirements.lock", "requirements-lowest.lock"]}
+
+
 def test_python_packages_come_from_the_lock_once_per_job_with_a_cache_keyed_on_it():
-    """Every job that sets up Python installs once, with `./dev setup` (which installs requirements.lock with
-    --require-hashes); jobs that cache keep pip's download cache under a key that is the lock's hash (setup-python's
-    `cache: pip` hashes `cache-dependency-path`). Deployments do not use a cache."""
+    """Every job that sets up Python installs once, through `./dev` (which installs the lock with --require-hashes
+    and --no-deps); jobs that cache keep pip's download cache under a key that is the hash of the locks they install
+    (setup-python's `cache: pip` hashes `cache-dependency-path`). Deployments do not use a cache."""
     dev = (ROOT / "dev").read_text(encoding="utf-8")
-    assert "--require-hashes" in dev and "requirements.lock" in dev
+    assert '--require-hashes --no-deps -r "$lockfile"' in dev and "LOCK=requirements.lock" in dev
     cached = []
     for path in WORKFLOWS.glob("*.yml"):
         for name, job in _jobs_with(_load(path.name), "actions/setup-python"):
             runs = _runs(job)
-            assert runs.count("./dev setup") == 1, f"{path.name}/{name} installs more than once"
+            installs = [step for step in job["steps"] if step.get("run") in INSTALLS]
+            assert len(installs) == 1 and sum(runs.count(command) for command in INSTALLS) == 1, \
+                f"{path.name}/{name} must install exactly once"
             assert "pip install" not in runs and "pip3 install" not in runs, f"{path.name}/{name}"
             setup = _step(job, "actions/setup-python")["with"]
             if path.name == "pulumi-up.yml":
                 assert "cache" not in setup, "a deployment restores no cache"
                 continue
             assert setup["cache"] == "pip", f"{path.name}/{name}"
-            folder = next(step.get("working-directory", ".") for step in job["steps"] if step.get("run") == "./dev setup")
-            assert Path(folder, "requirements.lock") == Path(setup["cache-dependency-path"]), f"{path.name}/{name}"
+            folder = installs[0].get("working-directory", ".")
+            keyed = [Path(line) for line in setup["cache-dependency-path"].split()]
+            assert keyed == [Path(folder, lock) for lock in INSTALLS[installs[0]["run"]]], f"{path.name}/{name}"
             cached.append(f"{path.name}/{name}")
-    assert sorted(cached) == ["preview.yml/diff", "preview.yml/pulumi-preview", "test.yml/test"]
+    assert sorted(cached) == ["preview.yml/diff", "preview.yml/pulumi-preview", "test.yml/test", "test.yml/test-lowest"]
 
 
 def test_the_base_side_previews_with_the_heads_install(preview):
