@@ -83,7 +83,7 @@ def _summary(diff: StackDiff) -> str:
         out.append(f"- **Selection changed:** {_code(selection.base_option or '(none)')} → "
                    f"{_code(selection.head_option or '(none)')}")
     for workload in diff.workloads:
-        if workload.option_changed:
+        if workload.option_changed and not diff.head_is_removed:
             out.append(f"- **Selection changed ({_code(workload.workload)}):** {_code(workload.base_option or '')} → "
                        f"{_code(workload.head_option or '')}")
     if diff.spec_changes:

@@ -39,7 +39,7 @@ def render_text(diff: StackDiff) -> str:
         before = usd(monthly.base_usd) if monthly.base_usd is not None else "-"
         after = usd(monthly.head_usd) if monthly.head_usd is not None else "-"
         out.append(f"Workload {item.workload}: monthly_usd {before} -> {after}")
-        if item.option_changed:
+        if item.option_changed and not diff.head_is_removed:
             out.append(f"  Selection changed: {item.base_option} -> {item.head_option}")
     movers = diff.movers
     if movers:

@@ -69,3 +69,18 @@ def test_a_cost_guard_never_trips_on_a_removal(base_path, write_json, capsys):
 def test_a_document_that_is_not_a_removal_says_so(base_doc):
     assert parse_document(base_doc, "base.json").removed_stack is False
     assert diff_documents(parse_document(base_doc, "b"), parse_document(base_doc, "h")).head_is_removed is False
+
+
+def test_a_removed_fleet_takes_each_workload_to_zero():
+    from pathlib import Path
+
+    fleet = json.loads((Path(__file__).parents[1] / "preview" / "golden" / "preview-example-gcp-fleet.json")
+                       .read_text(encoding="utf-8"))
+    diff = diff_documents(parse_document(fleet, "base.json"),
+                          parse_document(removed_stack_document(fleet["stack"]), "head (removed)"))
+    assert diff.is_fleet and len(diff.workloads) >= 2
+    for workload in diff.workloads:
+        assert workload.monthly.base_usd > 0 and workload.monthly.head_usd == 0.0
+    text, comment = render_text(diff), render_markdown(diff)
+    assert "Selection changed" not in text + comment
+    assert "$0.00" in comment.split("#### Cost by workload")[1].split("####")[0]
