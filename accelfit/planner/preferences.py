@@ -53,6 +53,8 @@ MULTISLICE_MFU_FACTOR = 0.95
 # LoRA skips weight gradients of frozen weights: about 4·N·D FLOPs instead of 6·N·D.
 LORA_FLOPS_PER_PARAM_TOKEN = 4.0
 FULL_FLOPS_PER_PARAM_TOKEN = 6.0
+# architecture other: a training step is the forward pass plus a backward pass of about twice its FLOPs.
+OTHER_TRAINING_PASSES = 3.0
 
 # --- Memory assumptions (reference section 8) ----------------------------------------------------------------------
 # Mixed-precision Adam: bf16 weights and grads plus fp32 master, momentum and variance = 16 bytes/parameter,
