@@ -159,6 +159,9 @@ def training_memory_note(spec: WorkloadSpec, size: TrainingSize) -> str:
 
 def inference_note(size: InferenceSize, offer: Offer) -> str:
     link = f", tensor parallel over {size.tensor_parallel_link}" if size.devices_per_replica > 1 else ""
+    if size.pipeline_parallel > 1:
+        link = (f", tensor parallel {size.tensor_parallel} over {size.tensor_parallel_link} (one replica spans "
+                f"{size.pipeline_parallel} nodes)")
     return (f"{size.replicas} replicas of {size.devices_per_replica} × {offer.accelerator.name}{link}, batch "
             f"{size.batch}, about {size.requests_per_replica:,.2f} req/s each; {size.lengths}")
 

@@ -75,6 +75,10 @@ USABLE_MEMORY_FRACTION = 0.90
 # Capacity headroom over the stated peak requests/second.
 HEADROOM_VARIABLE = 1.30
 HEADROOM_STEADY = 1.15
+# Most nodes one serving replica spans (pipeline stages over the node network); a larger model needs bigger nodes.
+MAX_SERVING_NODES_PER_REPLICA = 8
+# architecture other: most samples one serving batch holds (TF Serving / Triton dynamic batching, judgement).
+OTHER_MAX_BATCH = 4096
 
 # --- Sizes and limits ----------------------------------------------------------------------------------------------
 # There is no fixed node cap: cluster, node-pool and node-group limits are data (data/scale_limits.yaml, limits.py).

@@ -60,6 +60,9 @@ class InferenceSize:
     lengths: str = ""
     requests_per_replica: float = 0.0
     tensor_parallel_link: str = ""
+    tensor_parallel: int = 1
+    pipeline_parallel: int = 1
+    notes: tuple[str, ...] = ()
 
 
 LOW_PRECISION = (Precision.fp8, Precision.fp4)
@@ -237,12 +240,26 @@ RUNTIME_OVERHEAD = 1.10
 
 
 def replica_model(spec: WorkloadSpec, accelerator: Accelerator,
-                  efficiency: Efficiency | None = None) -> ReplicaModel:
-    """The serving model for this spec on this accelerator; `efficiency` overrides the data (team calibration)."""
+                  efficiency: Efficiency | None = None, offer: Offer | None = None) -> ReplicaModel:
+    """The serving model for this spec on this accelerator; `efficiency` overrides the data (team calibration).
+    With a GPU `offer`, groups larger than its node span nodes over the node's network."""
     if efficiency is None:
         row = efficiency_for(accelerator.name)
         efficiency = Efficiency(row.decode_bandwidth, row.prefill_compute)
-    return ReplicaModel(accelerator, spec.model, request_lengths(spec.inference, spec.model), efficiency)
+    chips, network = 0, 0.0
+    if offer is not None and offer.tpu_slice is None:
+        chips = offer.devices_per_unit
+        if offer.instance is not None:
+            network = offer.instance.network_gbps
+        elif offer.servers:
+            network = min(server.network_gbps for server in offer.servers)
+    return ReplicaModel(accelerator, spec.model, request_lengths(spec.inference, spec.model), efficiency,
+                        chips_per_node=chips, node_network_gbps=network)
+
+
+def latency_budget_ms(spec: WorkloadSpec) -> float:
+    """The p99 the plan sizes to: the target less its headroom (inference.headroom_pct)."""
+    return spec.inference.latency_p99_ms * (1.0 - spec.inference.headroom_pct / 100.0)
 
 
 @dataclass(frozen=True)
@@ -289,7 +306,7 @@ def replica_choices(spec: WorkloadSpec, model: ReplicaModel, group_sizes: list[i
             continue
         latency_one = model.p99_latency_seconds(group, 1) * 1000.0
         best_latency = latency_one if best_latency is None else min(best_latency, latency_one)
-        batch = best_batch(model, group, memory_batch, limits.max_batch, spec.inference.latency_p99_ms)
+        batch = best_batch(model, group, memory_batch, limits.max_batch, latency_budget_ms(spec))
         if batch is None:
             continue
         choices.append(ReplicaChoice(group, batch, model.requests_per_second(group, batch),
@@ -301,37 +318,68 @@ def size_inference(spec: WorkloadSpec, offer: Offer, efficiency: Efficiency | No
     """Search the tensor-parallel group size and the batch together for the fewest units (throughput per dollar)."""
     inference = spec.inference
     accelerator = offer.accelerator
+    if spec.model.architecture is Architecture.other:
+        from accelfit.planner.other_serving import size_other_inference  # the non-transformer serving model
+
+        return size_other_inference(spec, offer)
+    model = replica_model(spec, accelerator, efficiency, offer)
     if offer.tpu_slice is not None and offer.tpu_slice.hosts > 1:
-        raise Unfit("tpu-serving", f"{offer.machine} spans {offer.tpu_slice.hosts} hosts; serving uses "
-                                   "single-host slices")
-    group_sizes = [size for size in (1, 2, 4, 8, 16) if size <= offer.devices_per_unit]
-    model = replica_model(spec, accelerator, efficiency)
+        # A multi-host slice serves only a model that one host cannot hold (then tensor parallel over the slice's
+        # ICI, as JetStream and vLLM TPU do); anything smaller runs on single-host slices, which are simpler.
+        one_host = replica_choices(spec, model, [accelerator.max_per_server])[2]
+        if one_host is not None:
+            raise Unfit("tpu-serving", f"{offer.machine} spans {offer.tpu_slice.hosts} hosts; a model that fits one "
+                                       "host serves on single-host slices")
+        group_sizes = [offer.devices_per_unit]
+    else:
+        group_sizes = [size for size in (1, 2, 4, 8, 16) if size <= offer.devices_per_unit]
     choices, need_bytes, best_latency = replica_choices(spec, model, group_sizes)
+    if best_latency is None and offer.multi_unit and offer.tpu_slice is None and offer.devices_per_unit >= 8:
+        # One node cannot hold it: a group over several nodes, tensor parallel inside each node, pipeline parallel
+        # across them (vLLM's multi-node layout), the fewest nodes that hold the weights and the longest sequence.
+        most_nodes = min(offer.max_units, pref.MAX_SERVING_NODES_PER_REPLICA)
+        for nodes in range(2, most_nodes + 1):
+            group = nodes * offer.devices_per_unit
+            if usable_batch(model, group) >= 1:
+                group_sizes = [group]
+                choices, need_bytes, best_latency = replica_choices(spec, model, group_sizes)
+                break
     if best_latency is None:
         most = group_sizes[-1] * accelerator.memory_gib * pref.USABLE_MEMORY_FRACTION
-        raise Unfit("memory", f"weights and the longest sequence's KV cache need {need_bytes / GIB:,.0f} GiB; one "
-                              f"{offer.machine} offers {most:,.0f} GiB")
+        raise Unfit("memory", f"weights and the longest sequence's KV cache need {need_bytes / GIB:,.0f} GiB; "
+                              f"{group_sizes[-1]} × {accelerator.name} offer {most:,.0f} GiB")
     if not choices:
         raise Unfit("latency", f"p99 about {best_latency:,.0f} ms even one request at a time on up to "
                                f"{group_sizes[-1]} × {accelerator.name}; the target is "
-                               f"{inference.latency_p99_ms:g} ms", best=best_latency)
+                               f"{inference.latency_p99_ms:g} ms less its {inference.headroom_pct:g}% headroom "
+                               f"({latency_budget_ms(spec):,.0f} ms)",
+                    best=best_latency)
     headroom = pref.HEADROOM_VARIABLE if inference.traffic is Traffic.variable else pref.HEADROOM_STEADY
 
     def units_for(choice: ReplicaChoice) -> tuple[int, int]:
         replicas = max(1, math.ceil(inference.requests_per_second * headroom / choice.requests_per_second))
+        if choice.group > offer.devices_per_unit:  # a replica spans whole nodes
+            return replicas * (choice.group // offer.devices_per_unit), replicas
         return math.ceil(replicas / (offer.devices_per_unit // choice.group)), replicas
 
-    # Fewest units (the price per unit is fixed within an offer); ties go to the smaller, lower-latency group.
+    # Fewest units (the price per unit is fixed within an offer); ties go to the smallest tensor-parallel group
+    # that meets the targets (less communication, lower latency, more replicas to spread load over).
     chosen = min(choices, key=lambda choice: (units_for(choice)[0], choice.group))
     units, replicas = units_for(chosen)
     if units > offer.max_units:
         raise Unfit("capacity", f"needs {units} × {offer.machine}; at most {offer.max_units} are available",
                     best=None)
     sequences_memory = chosen.batch * model.kv_bytes_per_sequence(engine_limits().kv_block_tokens)
+    tensor, pipeline = model.layout(chosen.group)
+    link = "PCIe" if tensor_parallel_link(accelerator).over_pcie else accelerator.interconnect
+    if pipeline > 1:
+        network = offer.instance.network_gbps if offer.instance is not None else model.node_network_gbps
+        link = (f"{link} inside each node and pipeline parallel {pipeline} across {pipeline} nodes over the "
+                f"{network:,.0f} Gbps node network")
     return InferenceSize(
         units=units, devices=units * offer.devices_per_unit, replicas=replicas, devices_per_replica=chosen.group,
         batch=chosen.batch, latency_p99_ms=chosen.latency_p99_ms,
         memory_per_device_gib=(model.weights * RUNTIME_OVERHEAD + sequences_memory) / chosen.group / GIB,
         tokens_per_second=inference.requests_per_second * inference.output_tokens,
         lengths=model.lengths.describe(), requests_per_replica=chosen.requests_per_second,
-        tensor_parallel_link="PCIe" if tensor_parallel_link(accelerator).over_pcie else accelerator.interconnect)
+        tensor_parallel_link=link, tensor_parallel=tensor, pipeline_parallel=pipeline)

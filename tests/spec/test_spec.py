@@ -80,7 +80,7 @@ def test_inference_spec_parses():
     ([("framework", "torch")], "framework", "pytorch"),
     ([("model.parameters", "70X")], "model.parameters", "suffix"),
     ([("model.parameters", 0)], "model.parameters", "allowed is more than 0"),
-    ([("model.precision", "fp4")], "model.precision", "use one of"),
+    ([("model.precision", "fp2")], "model.precision", "use one of"),
     ([("training.deadline_days", -1)], "training.deadline_days", "allowed is more than 0"),
     ([("training", DELETE)], "training", "add a training block"),
     ([("kind", "inference")], "inference", "required when kind is inference"),
