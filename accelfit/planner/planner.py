@@ -15,6 +15,7 @@ from accelfit.planner.limits import capacity_notes, nodes_per_pool, pool_sizes
 from accelfit.planner.missing_prices import missing_price_notes
 from accelfit.planner.model import Plan, PlanCloud, Platform
 from accelfit.planner.constraints import PolicyConstraints
+from accelfit.planner.data_transfer import region_reason
 from accelfit.planner.options import RawRejection, Sized
 from accelfit.planner.team_efficiency import TeamEfficiency
 from accelfit.reports.durations import duration
@@ -126,6 +127,7 @@ def reasons(spec: WorkloadSpec, chosen: Sized, ranked: list[Sized], rejected: tu
                    f"{chosen.latency_p99_ms:,.0f} ms against a {target:g} ms target.")
         out.append(serving_margin(spec, chosen))
     out.extend(chosen.notes[2:] if spec.training is not None else chosen.notes[1:])
+    out.append(region_reason(spec, offer.region, chosen.parts))
     out.extend(capacity_reasons(chosen))
     out.extend(pricing_reasons(spec, chosen, ranked))
     if chosen.calibration:

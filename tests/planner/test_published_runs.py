@@ -17,11 +17,13 @@ RUNS = yaml.safe_load(RUNS_FILE.read_text(encoding="utf-8"))["runs"]
 
 
 def run_spec(run: dict, deadline_days: float = 120):
+    moe = {f"model__{key}": run[key] for key in ("active_parameters", "experts", "experts_per_token") if key in run}
     return make_spec(TRAINING, name=run["name"], framework="pytorch", model__parameters=run["parameters"],
                      model__layers=run["layers"], model__hidden_size=run["hidden_size"],
                      model__attention_heads=run["attention_heads"], model__kv_heads=run["kv_heads"],
                      model__context_tokens=run["context_tokens"], training__tokens=run["tokens"],
-                     training__deadline_days=deadline_days, placement__accelerators=[run["accelerator"]])
+                     model__precision=run.get("precision", "bf16"),
+                     training__deadline_days=deadline_days, placement__accelerators=[run["accelerator"]], **moe)
 
 
 @pytest.mark.parametrize("run", RUNS, ids=[run["name"] for run in RUNS])
