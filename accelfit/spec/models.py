@@ -123,9 +123,10 @@ class Attention(str, Enum):
 
 
 class ModelSpec(StrictModel):
-    parameters: Count = Field(gt=0, le=1e15,
-                              description="Total parameter count (for a Mixture-of-Experts model: all experts), e.g. "
-                                          "70B or 671B. Memory, checkpoints and the serving group are sized from it.")
+    parameters: Count | None = Field(
+        default=None, gt=0, le=1e15,
+        description="Total parameter count (for a Mixture-of-Experts model: all experts), e.g. 70B or 671B. Memory, "
+                    "checkpoints and the serving group are sized from it. Required for transformers.")
     active_parameters: Count | None = Field(
         default=None, gt=0, le=1e15,
         description="Mixture-of-Experts only: parameters active per token (e.g. 37B for DeepSeek-V3's 671B); training "
@@ -176,11 +177,16 @@ class ModelSpec(StrictModel):
 
     @property
     def is_moe(self) -> bool:
-        return self.active_parameters is not None and self.active_parameters < self.parameters
+        return (self.active_parameters is not None and self.parameters is not None
+                and self.active_parameters < self.parameters)
 
     @model_validator(mode="after")
     def _consistent(self) -> ModelSpec:
-        if self.active_parameters is not None and self.active_parameters > self.parameters:
+        if self.parameters is None and self.architecture is Architecture.transformer:
+            raise ValueError("parameters: required for a transformer (the total parameter count, e.g. 70B); for "
+                             "another kind of model set architecture: other with gflops_per_sample and memory_gib")
+        if (self.active_parameters is not None and self.parameters is not None
+                and self.active_parameters > self.parameters):
             raise ValueError("active_parameters: more than parameters; parameters is the TOTAL (all experts) and "
                              "active_parameters the share a token uses, e.g. parameters: 671B, active_parameters: 37B")
         if (self.experts_per_token is not None and self.experts is not None
