@@ -106,7 +106,7 @@ def training_efficiency(spec: WorkloadSpec, accelerator: Accelerator, base_mfu: 
     mfu = base_mfu
     factors = [f"dense BF16 MFU {base_mfu:.0%}" + (f" ({base_source})" if base_source else "")]
     if model.is_moe:
-        moe = moe_factor(accelerator.name)
+        moe = moe_factor(accelerator.name, model.active)
         mfu *= moe.value
         factors.append(f"Mixture-of-Experts x{moe.value:g} (all-to-all, imbalance, small expert GEMMs; {moe.source})")
     if model.precision in LOW_PRECISION:

@@ -38,6 +38,7 @@ class PrecisionSpeedup(_Row):
 
 
 class MoeFactor(_Row):
+    min_active_parameters: float = Field(ge=0)
     factor: float = Field(gt=0, le=1)
 
 
@@ -79,9 +80,12 @@ def precision_speedup(accelerator: str, precision: Precision, active_parameters:
     return Figure(row.speedup_over_bf16, row.source)
 
 
-def moe_factor(accelerator: str) -> Figure:
-    rows = {row.accelerator: row for row in training_efficiency_data().moe}
-    row = rows.get(accelerator) or rows[ANY]
+def moe_factor(accelerator: str, active_parameters: float) -> Figure:
+    """The accelerator's own rows, else the "*" rows; of those the largest size class the model reaches."""
+    rows = [row for row in training_efficiency_data().moe if row.accelerator == accelerator] or \
+        [row for row in training_efficiency_data().moe if row.accelerator == ANY]
+    row = max((row for row in rows if row.min_active_parameters <= active_parameters),
+              key=lambda row: row.min_active_parameters)
     return Figure(row.factor, row.source)
 
 
