@@ -67,5 +67,5 @@ def size_other_inference(spec: WorkloadSpec, offer: Offer):
         units=units, devices=units * offer.devices_per_unit, replicas=replicas, devices_per_replica=group,
         batch=batch, latency_p99_ms=p99_ms(spec, offer, group, batch),
         memory_per_device_gib=spec.model.memory_gib / group, tokens_per_second=inference.requests_per_second,
-        lengths=lengths, requests_per_replica=per_replica, tensor_parallel_link="model parallel within the node",
+        lengths=lengths, requests_per_replica=per_replica, tensor_parallel_link=accelerator.interconnect,
         tensor_parallel=group)
