@@ -88,7 +88,7 @@ def _run_stack(project_dir: Path, stack_name: str, source: Path, config: pulumi.
     # The environment's policy configuration constrains each plan, so it never chooses what the policies flag.
     environments = [stack_environment(stack, catalog, loaded) for loaded in stack.workloads]
     fleet, locks = plan_fleet(stack.specs, catalog, environments, stack.selections, fleet_name=stack.fleet,
-                              require_lock=lock_required(config))
+                              require_lock=lock_required(config), stack=stack_name)
     for lock in locks.values():
         if lock.state == "stale":
             pulumi.log.warn(lock.message)
