@@ -67,7 +67,11 @@ class LayerPlan:
 def plan_layer(plan: Plan, capacities: Mapping[str, NodeCapacity]) -> LayerPlan:
     queue = QueuePlan(name=plan.workload, flavors=tuple(flavor_plans(plan, capacities)),
                       namespaces=team_namespaces(plan))
-    return LayerPlan(queues=(queue,), gpu_software=gpu_software(plan),
+    # A GKE TPU plan whose fallback chain has a GPU standby pool gets GKE's GPU software for it, as a shared
+    # cluster holding TPU and GPU pools does (plan_shared_layer).
+    software_plan = plan.model_copy(update={"platform": Platform.gke_gpu}) if plan.platform is Platform.gke_tpu \
+        else plan
+    return LayerPlan(queues=(queue,), gpu_software=gpu_software(software_plan),
                      jobset=any(pool.role == "tpu" for pool in plan.node_pools),
                      eks=eks_addons_plan(plan) if plan.cloud.value == "aws" else None)
 
