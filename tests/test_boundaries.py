@@ -5,7 +5,7 @@ import sys
 
 import pytest
 
-PURE_MODULES = ["accelfit.spec", "accelfit.ordering.check", "accelfit.catalog", "accelfit.planner", "accelfit.pricing", "accelfit.cli.main"]
+PURE_MODULES = ["accelfit.spec", "accelfit.ordering.check", "accelfit.chartvalues.check", "accelfit.catalog", "accelfit.planner", "accelfit.pricing", "accelfit.cli.main"]
 FORBIDDEN = ("pulumi", "pulumi_aws", "pulumi_gcp", "pulumi_kubernetes", "pulumi_policy")
 
 
