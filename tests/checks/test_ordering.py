@@ -72,7 +72,7 @@ def test_project_services_rule_catches_a_resource_not_after_its_api():
 
 def _node_rows(patch_dependencies: tuple[str, ...], spec: dict | None = None) -> list[dict]:
     join = row("gpu-01-join", "command:remote:Command",
-               {"create": "NODE_NAME=gpu-01\nkubeadm join --config /tmp/join.yaml"})
+               {"create": "NODE_NAME=gpu-01\nkubeadm join --config join.yaml"})
     patch = row("node-gpu-01", "kubernetes:core/v1:NodePatch",
                 {"metadata": {"name": "gpu-01", "labels": {"pool": "gpu"}}, **({"spec": spec} if spec else {})},
                 dependencies=patch_dependencies)
