@@ -269,6 +269,24 @@ def _role_attachments(rule: OrderingRule, graph: Graph) -> list[Breach]:
     return breaches
 
 
+def _addons_after_nodes(rule: OrderingRule, graph: Graph) -> list[Breach]:
+    exempt = set(rule.params["before_compute"])
+    groups: dict[str, list[str]] = {}
+    for row in graph.of_type("aws:eks/nodeGroup:NodeGroup"):
+        for cluster in (row.get("input_dependencies") or {}).get("clusterName", ()):
+            groups.setdefault(cluster, []).append(row["urn"])
+    breaches = []
+    for row in graph.of_type("aws:eks/addon:Addon"):
+        if row["inputs"].get("addonName") in exempt:
+            continue
+        for cluster in (row.get("input_dependencies") or {}).get("clusterName", ()):
+            missing = set(groups.get(cluster, ())) - graph.after(row["urn"])
+            if missing:
+                breaches.append(_breach(rule, row, f"add-on {row['inputs'].get('addonName')} is not ordered after "
+                                        f"the cluster's node groups ({_names(graph, missing)})"))
+    return breaches
+
+
 KINDS: dict[str, Callable[[OrderingRule, Graph], list[Breach]]] = {
     "identity_pool": _identity_pool,
     "project_services": _project_services,
@@ -276,6 +294,7 @@ KINDS: dict[str, Callable[[OrderingRule, Graph], list[Breach]]] = {
     "crd_installer": _crd_installer,
     "namespace": _namespace,
     "role_attachments": _role_attachments,
+    "addons_after_nodes": _addons_after_nodes,
 }
 
 

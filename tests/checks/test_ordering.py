@@ -23,7 +23,8 @@ def breaches_of(rule_id: str, rows: list[dict]) -> list[Breach]:
 
 def test_every_rule_names_its_source_and_has_a_test():
     tested = {"workload-identity-pool", "project-services", "nodes-before-node-patches",
-              "crds-before-custom-resources", "namespaces-before-namespaced-objects", "iam-policies-before-eks"}
+              "crds-before-custom-resources", "namespaces-before-namespaced-objects", "iam-policies-before-eks",
+              "eks-addons-after-nodes"}
     assert {rule.id for rule in ordering_rules()} == tested
     for rule in ordering_rules():
         assert "http" in rule.source or "/" in rule.source, rule.id
@@ -136,6 +137,22 @@ def test_role_rule_catches_a_node_group_not_after_its_role_policies():
     assert [b.resource for b in breaches] == ["ng"] and "nodes-worker" in breaches[0].problem
     group["dependencies"] = ["urn:nodes", "urn:nodes-worker"]
     assert breaches_of("iam-policies-before-eks", [role, attachment, group]) == []
+
+
+# --- EKS add-ons after the nodes they run on ---
+
+def test_addon_rule_catches_an_addon_not_after_the_node_groups_and_exempts_the_cni():
+    cluster = row("eks", "aws:eks/cluster:Cluster")
+    group = row("ng", "aws:eks/nodeGroup:NodeGroup", dependencies=("urn:eks",),
+                input_dependencies={"clusterName": ["urn:eks"]})
+    csi = row("csi", "aws:eks/addon:Addon", {"addonName": "aws-fsx-csi-driver"}, dependencies=("urn:eks",),
+              input_dependencies={"clusterName": ["urn:eks"]})
+    agent = row("agent", "aws:eks/addon:Addon", {"addonName": "eks-pod-identity-agent"}, dependencies=("urn:eks",),
+                input_dependencies={"clusterName": ["urn:eks"]})
+    breaches = breaches_of("eks-addons-after-nodes", [cluster, group, csi, agent])
+    assert [(b.resource, "ng" in b.problem) for b in breaches] == [("csi", True)]
+    csi["dependencies"] = ["urn:eks", "urn:ng"]
+    assert breaches_of("eks-addons-after-nodes", [cluster, group, csi, agent]) == []
 
 
 # --- the recorded document carries what the rules read ---
