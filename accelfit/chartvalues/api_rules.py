@@ -6,6 +6,9 @@ pkg/apis/core/validation/validation.go (read at tag v1.35.0; the same rules hold
   the capability `CAP_SYS_ADMIN` added (compared literally: `SYS_ADMIN` without the prefix is not refused there);
   runAsUser and runAsGroup must be valid IDs (IsValidUserID/IsValidGroupID: 0..2147483647).
 - ValidatePodSecurityContext: fsGroup, runAsUser, runAsGroup and supplementalGroups are valid IDs.
+- ValidateTolerations: the operator is Exists or Equal (empty means Equal); an empty key needs operator Exists;
+  Exists takes no value; tolerationSeconds only with effect NoExecute; the effect, when set, is NoSchedule,
+  PreferNoSchedule or NoExecute.
 - ValidateContainerResourceRequirements: every quantity is non-negative (ValidateResourceQuantityValue) and whole
   for integer resources (extended resources such as nvidia.com/gpu: IsIntegerResourceName); a request is at most
   its limit; a resource that cannot be overcommitted (hugepages-*, extended resources: IsOvercommitAllowed) needs a
@@ -130,4 +133,38 @@ def resource_problems(resources: Any, path: str) -> list[str]:
     names = set(parsed["limits"]) | set(parsed["requests"])
     if any(name.startswith("hugepages-") for name in names) and not names & QOS_RESOURCES:
         problems.append(f"{path}: Forbidden: HugePages require cpu or memory")
+    return problems
+
+
+EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
+
+
+def toleration_problems(tolerations: Any, path: str) -> list[str]:
+    if not tolerations:
+        return []
+    if not isinstance(tolerations, list):
+        return [f"{path}: Invalid value: {tolerations!r}: tolerations are a list"]
+    problems = []
+    for index, toleration in enumerate(tolerations):
+        where = f"{path}[{index}]"
+        if not isinstance(toleration, Mapping):
+            problems.append(f"{where}: Invalid value: {toleration!r}: a toleration is an object")
+            continue
+        operator = toleration.get("operator") or "Equal"
+        if not toleration.get("key") and operator != "Exists":
+            problems.append(f"{where}.operator: Invalid value: {operator!r}: operator must be Exists when `key` is "
+                            "empty, which means \"match all values and all keys\"")
+        if operator == "Exists" and toleration.get("value"):
+            problems.append(f"{where}.operator: Invalid value: {toleration.get('value')!r}: value must be empty "
+                            "when `operator` is 'Exists'")
+        elif operator not in ("Equal", "Exists"):
+            problems.append(f"{where}.operator: Unsupported value: {operator!r}: supported values: \"Equal\", "
+                            "\"Exists\"")
+        effect = toleration.get("effect")
+        if toleration.get("tolerationSeconds") is not None and effect != "NoExecute":
+            problems.append(f"{where}.effect: Invalid value: {effect!r}: effect must be 'NoExecute' when "
+                            "`tolerationSeconds` is set")
+        if effect and effect not in EFFECTS:
+            problems.append(f"{where}.effect: Unsupported value: {effect!r}: supported values: "
+                            + ", ".join(f'"{name}"' for name in EFFECTS))
     return problems

@@ -14,6 +14,7 @@ from accelfit.chartvalues.api_rules import (
     pod_security_context_problems,
     resource_problems,
     security_context_problems,
+    toleration_problems,
 )
 from accelfit.chartvalues.merge import at_path, helm_merge
 from accelfit.yamlio import read_package_yaml
@@ -88,7 +89,30 @@ def site_problems(site: Mapping[str, Any], merged: Mapping[str, Any]) -> list[st
     if site.get("resources"):
         path = site["resources"]
         problems += resource_problems(at_path(merged, path), f"values.{path}")
+    if site.get("tolerations"):
+        path = site["tolerations"]
+        problems += toleration_problems(at_path(merged, path), f"values.{path}")
     return problems
+
+
+# What each site field becomes in the object, as its OpenAPI definition (for validating the merged fragments
+# against a Kubernetes version's schema).
+SITE_DEFINITIONS = {
+    "container_security_context": "io.k8s.api.core.v1.SecurityContext",
+    "pod_security_context": "io.k8s.api.core.v1.PodSecurityContext",
+    "resources": "io.k8s.api.core.v1.ResourceRequirements",
+    "tolerations": "io.k8s.api.core.v1.Toleration[]",
+    "affinity": "io.k8s.api.core.v1.Affinity",
+}
+
+
+def site_fragments(site: Mapping[str, Any], merged: Mapping[str, Any]) -> list[tuple[str, str, Any]]:
+    """(values path, OpenAPI definition, merged value) for each field a built object takes from the values."""
+    when = site.get("when")
+    if when and not at_path(merged, when):
+        return []
+    return [(site[field], definition, at_path(merged, site[field])) for field, definition in SITE_DEFINITIONS.items()
+            if site.get(field) and at_path(merged, site[field]) not in (None, {}, [])]
 
 
 def release_problems(row: Mapping[str, Any]) -> list[ValuesProblem]:

@@ -270,3 +270,27 @@ def document_report(resources: Sequence[Mapping[str, Any]], minors: Sequence[str
                 report.problems += [f"{row['name']} ({key[1]}): {text}" for text in builtin_problems(manifest, minor)]
         report.validated += 1
     return report
+
+
+# --- fragments of objects (what a chart's template copies from its values) ---
+
+@functools.cache
+def _definitions_registry(minor: str) -> Any:
+    from kubernetes_validate import utils
+    from referencing import Registry, Resource
+
+    version = [version for version in utils.all_versions()
+               if utils.major_minor(version) <= minor][-1]
+    definitions = utils.schema_contents(f"kubernetes-json-schema/v{version}-local-strict/_definitions.json", minor)
+    return Resource.from_contents(definitions) @ Registry()
+
+
+def definition_problems(definition: str, value: Any, minor: str) -> list[str]:
+    """`value` against one OpenAPI definition of Kubernetes `minor` (strict); `Name[]` for a list of them."""
+    import jsonschema
+
+    ref = {"$ref": f"https://kubernetes.io/api/_definitions.json#/$defs/{definition.removesuffix('[]')}"}
+    schema = {"type": "array", "items": ref} if definition.endswith("[]") else ref
+    validator = jsonschema.Draft202012Validator(schema, registry=_definitions_registry(minor))
+    return [f"Kubernetes {minor}: .{'.'.join(map(str, error.absolute_path))}: {error.message}"
+            for error in sorted(validator.iter_errors(value), key=lambda error: list(map(str, error.path)))]

@@ -13,10 +13,20 @@ from accelfit.chartvalues.api_rules import (
     pod_security_context_problems,
     resource_problems,
     security_context_problems,
+    toleration_problems,
 )
-from accelfit.chartvalues.check import chart_defaults, object_sites, release_problems, values_problems
+from accelfit.chartvalues.check import (
+    chart_defaults,
+    merged_values,
+    object_sites,
+    release_problems,
+    site_fragments,
+    values_problems,
+)
+from accelfit.stackfile import load_stack
+from k8s_schemas import definition_problems, stack_minors
 from accelfit.chartvalues.merge import helm_merge
-from stack_documents import STACKS, stack_document
+from stack_documents import ROOT, STACKS, stack_document
 
 
 def test_helm_merge_merges_maps_replaces_lists_and_scalars_and_null_deletes():
@@ -82,6 +92,21 @@ def test_negative_malformed_and_lonely_hugepage_quantities_are_refused():
     assert "regular expression" in resource_problems({"limits": {"memory": "1GB"}}, "r")[0]
     assert resource_problems({"limits": {"hugepages-2Mi": "1Gi"}}, "r") == ["r: Forbidden: HugePages require cpu or memory"]
     assert resource_problems({"limits": {"hugepages-2Mi": "1Gi", "memory": "2Gi"}}, "r") == []
+
+
+def test_tolerations_follow_the_api_server_rules():
+    assert toleration_problems([{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}], "t") == []
+    assert "value must be empty" in toleration_problems([{"key": "k", "operator": "Exists", "value": "v"}], "t")[0]
+    assert "operator must be Exists" in toleration_problems([{"operator": "Equal", "value": "v"}], "t")[0]
+    assert "tolerationSeconds" in toleration_problems([{"key": "k", "effect": "NoSchedule",
+                                                         "tolerationSeconds": 30}], "t")[0]
+    assert "Unsupported value: 'NoScheduel'" in toleration_problems([{"key": "k", "effect": "NoScheduel"}], "t")[0]
+
+
+def test_a_misspelt_field_in_a_merged_fragment_fails_the_openapi_definition():
+    assert "'allowPriviledgeEscalation' was unexpected" in definition_problems(
+        "io.k8s.api.core.v1.SecurityContext", {"privileged": True, "allowPriviledgeEscalation": True}, "1.35")[0]
+    assert definition_problems("io.k8s.api.core.v1.Toleration[]", [{"key": "k", "operator": "Exists"}], "1.35") == []
 
 
 # --- merged over the real chart defaults ---
@@ -164,6 +189,25 @@ def test_every_stack_release_is_valid_over_its_chart_defaults(stack):
 def test_known_dcgm_exporter_breach_is_fixed(stack):
     problems = [p for p in values_problems(stack_document(stack)["resources"]) if _is_item_2(p)]
     assert problems == [], "\n".join(map(str, problems))
+
+
+@pytest.mark.parametrize("stack", STACKS)
+def test_every_stack_release_fragment_matches_the_kubernetes_schema(stack):
+    """What each template copies from the merged values (security contexts, resources, tolerations, affinity)
+    against the OpenAPI definition of every Kubernetes version the stack's cluster can run."""
+    resources = stack_document(stack)["resources"]
+    minors = stack_minors(resources, load_stack(stack, ROOT).get("accelfit:kubernetesVersion"))
+    problems = []
+    for row in resources:
+        if row["type"] != check.RELEASE_TYPE:
+            continue
+        defaults = chart_defaults()[(row["inputs"]["chart"], str(row["inputs"]["version"]))]
+        merged = merged_values(defaults, row["inputs"].get("values") or {})
+        for site in object_sites()[defaults.key]:
+            for path, definition, value in site_fragments(site, merged):
+                problems += [f"{row['name']}: values.{path}: {text}" for minor in minors
+                             for text in definition_problems(definition, value, minor)]
+    assert problems == [], "\n".join(problems)
 
 
 def test_the_known_breach_is_listed_exactly():
