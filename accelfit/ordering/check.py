@@ -59,6 +59,7 @@ class Graph:
     def __init__(self, rows: Sequence[Row]):
         self.rows = list(rows)
         self.by_urn = {row["urn"]: row for row in self.rows}
+        self._closures: dict[str, frozenset[str]] = {}
 
     def direct(self, urn: str) -> set[str]:
         row = self.by_urn.get(urn)
@@ -68,10 +69,6 @@ class Graph:
         if row.get("provider"):
             edges.add(row["provider"])
         return edges
-
-    @functools.cached_property
-    def _closures(self) -> dict[str, frozenset[str]]:
-        return {}
 
     def after(self, urn: str) -> frozenset[str]:
         """Every URN the resource is ordered after (iterative, so a deep chain never hits the recursion limit)."""
@@ -196,10 +193,8 @@ def _crd_installer(rule: OrderingRule, graph: Graph) -> list[Breach]:
             continue  # core, helm.sh, yaml: not a custom API group
         installer = groups.get(group)
         if installer is None:
-            if group.endswith(".k8s.io") and not group.endswith(".x-k8s.io"):
-                continue  # built-in API groups (apps, rbac.authorization.k8s.io, ...)
-            if group in ("helm.sh",):
-                continue
+            if (group.endswith(".k8s.io") and not group.endswith(".x-k8s.io")) or group == "helm.sh":
+                continue  # built-in API groups (rbac.authorization.k8s.io, ...), and Helm releases
             breaches.append(_breach(rule, row, f"custom resource of API group {group}, for which no rule says what "
                                     "installs its CRD: add the group to data/ordering_rules.yaml"))
             continue

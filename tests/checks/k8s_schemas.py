@@ -237,6 +237,12 @@ def custom_resource_problems(manifest: Mapping[str, Any], crd: Mapping[str, Any]
     return problems
 
 
+def is_custom(api_version: str) -> bool:
+    """Served by a CRD: a dotted API group outside Kubernetes' own *.k8s.io groups (sigs' *.x-k8s.io are CRDs)."""
+    group = api_version.split("/")[0] if "/" in api_version else ""
+    return "." in group and (not group.endswith(".k8s.io") or group.endswith(".x-k8s.io"))
+
+
 def document_report(resources: Sequence[Mapping[str, Any]], minors: Sequence[str]) -> Report:
     """Every Kubernetes object among a preview document's rows, validated."""
     report = Report()
@@ -250,15 +256,7 @@ def document_report(resources: Sequence[Mapping[str, Any]], minors: Sequence[str
         if manifest is None:
             continue
         key = (manifest["apiVersion"], manifest["kind"])
-        if "/" in manifest["apiVersion"] and "." in manifest["apiVersion"].split("/")[0] \
-                and not manifest["apiVersion"].split("/")[0].endswith(".k8s.io"):
-            crd = crds().get(key)
-            if crd is None:
-                report.problems.append(f"{row['name']}: no CRD kept for {key[1]} {key[0]} (add it to data/crds/)")
-                continue
-            report.problems += [f"{row['name']} ({key[1]}): {text}"
-                                for text in custom_resource_problems(manifest, crd, report)]
-        elif key[0].endswith(".x-k8s.io") or key[0].split("/")[0].endswith(".x-k8s.io"):
+        if is_custom(manifest["apiVersion"]):
             crd = crds().get(key)
             if crd is None:
                 report.problems.append(f"{row['name']}: no CRD kept for {key[1]} {key[0]} (add it to data/crds/)")
