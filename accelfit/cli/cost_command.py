@@ -29,13 +29,16 @@ def cost(preview_file: Path, stack_name: str, as_json: bool, markdown: bool) -> 
     if stack.is_fleet:
         _fleet_cost(stack, catalog, preview_file, as_json, markdown)
         return
-    from accelfit.cli.fleet_stack import plan_stack_fleet, single_view
+    from accelfit.cli.fleet_stack import plan_stack_fleet
+    from accelfit.preview.fleet_document import fleet_costs
     from accelfit.preview.run import pricing_context
-    from accelfit.pricing import price_resources
-    from accelfit.pricing.pulumi_preview import load_preview
+    from accelfit.pricing.pulumi_preview import load_preview_records
 
-    plan, _ = single_view(*plan_stack_fleet(stack, catalog))
-    report = price_resources(load_preview(preview_file), catalog, pricing_context(stack, plan))
+    # The single form's fleet of one, priced as every fleet is; its one workload owns every resource.
+    fleet, _ = plan_stack_fleet(stack, catalog)
+    costs, _ = fleet_costs(load_preview_records(preview_file), stack, fleet, catalog,
+                           lambda spec, plan: pricing_context(stack, plan, spec))
+    report = costs.own[fleet.workloads[0].name]
     if as_json:
         click.echo(json.dumps({"stack": stack.name, **report.figures_json(), "assumptions": list(report.assumptions),
                                "resources": [_resource_json(c) for c in report.resources + report.usage]},

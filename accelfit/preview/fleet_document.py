@@ -3,7 +3,10 @@ environment, plan, lock, budget, resources, cost, policies), where `plan` is the
 which workload it belongs to (`workload`: a workload's name, or `<cluster>-shared` for a shared cluster's items),
 and `cost.workloads` holds each workload's three figures (its own resources plus an even share of its cluster's
 shared items) next to the fleet's (shared items counted once). The budget checks the fleet against the
-environment's policy budget and each workload against its spec's budget."""
+environment's policy budget and each workload against its spec's budget.
+
+`fleet_costs` is the one pricing path of every preview (and of `accelfit cost`): a one-workload stack is priced as
+its fleet of one, and its document (accelfit/preview/run.py) is a view of that fleet's one workload."""
 
 from __future__ import annotations
 
@@ -32,7 +35,11 @@ def fleet_members(stack: Any, fleet: Any, context_of: Any) -> list[Member]:
 
 def fleet_costs(recorded: list[Any], stack: Any, fleet: Any, catalog: Any, context_of: Any
                 ) -> tuple[FleetCosts, dict[str, str]]:
-    owners = attribute(recorded, [member.name for member in fleet.workloads])
+    """Every resource's owner, and the fleet priced workload by workload. A fleet of one placed in no shared
+    cluster (the single form; a TPU VM or bare-metal workload alone) owns every resource of its stack."""
+    names = [member.name for member in fleet.workloads]
+    alone = len(names) == 1 and fleet.workloads[0].cluster is None
+    owners = {record.urn: names[0] for record in recorded} if alone else attribute(recorded, names)
     neutral = [NeutralResource(type=r.type, name=r.name, props=r.inputs, urn=r.urn) for r in recorded if r.custom]
     return price_fleet(neutral, owners, fleet_members(stack, fleet, context_of), catalog), owners
 

@@ -11,7 +11,7 @@ from typing import Any
 from accelfit.errors import InputError, problem
 from accelfit.policy_config import read_policy_config
 from accelfit.preview.budgets import budget_lines, spec_budget_violations
-from accelfit.pricing import NeutralResource, PricingContext, price_resources
+from accelfit.pricing import PricingContext
 from accelfit.stackfile import SECRET_PLACEHOLDER, StackFile, load_stack
 
 PREVIEW_SCHEMA_VERSION = 1
@@ -115,27 +115,42 @@ def _preview_stack(name: str, project_dir: Path | None, *, locked: bool) -> Prev
                                   "give each resource its own name", sorted(set(recording.duplicate_urns)))])
     result = outcome["result"]
     timings.program_s = time.perf_counter() - started
-    if not result.single:
-        return _fleet_preview(stack, recording, result, unset, timings)
 
+    # One pricing path for both forms: the stack's fleet (a fleet of one in the single form) priced workload by
+    # workload (accelfit/preview/fleet_document.py); the one-workload document is a view of it.
     started = time.perf_counter()
     from accelfit.catalog import load_catalog
+    from accelfit.preview.fleet_document import fleet_costs
 
-    neutral = [NeutralResource(type=r.type, name=r.name, props=r.inputs, urn=r.urn)
-               for r in recording.resources if r.custom]
-    costs = price_resources(neutral, load_catalog(), pricing_context(stack, result.plan))
-    by_urn = costs.by_urn()
+    # Registration order under mocks varies from run to run (executor threads): order by URN, so the document
+    # (its assumptions, its violations) is the same every time.
+    recorded = sorted(recording.resources, key=lambda resource: resource.urn)
+    costs, owners = fleet_costs(recorded, stack, result.fleet, load_catalog(),
+                                lambda spec, plan: pricing_context(stack, plan, spec))
     timings.pricing_s = time.perf_counter() - started
 
     started = time.perf_counter()
     policies = policy_config(stack)
-    pack = run_pack(recording.resources, policies, stack, pricing_context(stack, result.plan))
-    budgets = budget_lines(stack.spec.budget, stack.environment, costs.figures_json(), policies,
+    # The one-workload document lists violations in registration order, as it always has (its goldens); the
+    # fleet document in URN order.
+    checked = recording.resources if result.single else recorded
+    pack = run_pack(checked, policies, stack, price=lambda resources, _catalog: costs.report())
+    view = _one_workload_document if result.single else _fleet_document
+    document = view(stack, result, recorded, costs, owners, policies, pack)
+    timings.policies_s = time.perf_counter() - started
+    on_metal = any(member.plan.platform.value == "baremetal-gpu" for member in result.fleet.workloads)
+    return _finished(document, stack, unset if on_metal else {}, pack, timings)
+
+
+def _one_workload_document(stack: StackFile, result: Any, recorded: list[Any], costs: Any, owners: dict[str, str],
+                           policies: dict[str, Any], pack: dict[str, Any]) -> dict[str, Any]:
+    """The single form's document (`accelfit:workload`): its fleet of one shown as that one workload's spec, plan,
+    lock, budget and cost, the shapes `accelfit diff` and the PR comment read."""
+    report = costs.own[result.fleet.workloads[0].name]
+    budgets = budget_lines(stack.spec.budget, stack.environment, report.figures_json(), policies,
                            f"policies/config/{stack.environment}.json")
     pack["violations"] = pack["violations"] + spec_budget_violations(budgets)
-    timings.policies_s = time.perf_counter() - started
-
-    document = {
+    return {
         "schema_version": PREVIEW_SCHEMA_VERSION,
         "stack": stack.name,
         "environment": stack.environment,
@@ -144,16 +159,14 @@ def _preview_stack(name: str, project_dir: Path | None, *, locked: bool) -> Prev
         "lock": result.lock.to_json_dict(),
         "budget": {"max_monthly_usd": stack.spec.budget.max_monthly_usd,
                    "max_total_usd": stack.spec.budget.max_total_usd, "lines": budgets},
-        "resources": _resource_rows(recording.resources, by_urn),
-        "cost": {**costs.figures_json(),
+        "resources": _resource_rows(recorded, costs.by_urn()),
+        "cost": {**report.figures_json(),
                  "usage": [{"item": item.name, "monthly_usd": item.monthly_usd,
                             "full_scale_monthly_usd": item.full_scale_monthly_usd, "run_usd": item.run_usd,
-                            "basis": item.basis} for item in costs.usage],
-                 "assumptions": list(costs.assumptions) + list(result.plan.estimate.cost_assumptions)},
+                            "basis": item.basis} for item in report.usage],
+                 "assumptions": list(report.assumptions) + list(result.plan.estimate.cost_assumptions)},
         "policies": pack,
     }
-    return _finished(document, stack, unset if result.plan.platform.value == "baremetal-gpu" else {}, pack,
-                     timings)
 
 
 def _resource_rows(recorded: list[Any], by_urn: dict[str, Any], owners: dict[str, str] | None = None
@@ -178,35 +191,19 @@ def _resource_rows(recorded: list[Any], by_urn: dict[str, Any], owners: dict[str
     return sorted(rows, key=lambda item: item["urn"])
 
 
-def _fleet_preview(stack: StackFile, recording: Any, result: Any, unset: dict[str, str],
-                   timings: Timings) -> PreviewResult:
+def _fleet_document(stack: StackFile, result: Any, recorded: list[Any], costs: Any, owners: dict[str, str],
+                    policies: dict[str, Any], pack: dict[str, Any]) -> dict[str, Any]:
     """A fleet stack's document (accelfit/preview/fleet_document.py): cost per workload and for the fleet."""
-    from accelfit.catalog import load_catalog
     from accelfit.preview.fleet_document import (
-        FORM, fleet_budget_lines, fleet_cost_section, fleet_costs, workload_budget_violations,
+        FORM, fleet_budget_lines, fleet_cost_section, workload_budget_violations,
     )
-    from accelfit.preview.policy_bridge import run_pack
 
     fleet = result.fleet
-    started = time.perf_counter()
-    catalog = load_catalog()
-    # Registration order under mocks varies from run to run (executor threads): order by URN, so the document
-    # (its assumptions, its violations) is the same every time.
-    recorded = sorted(recording.resources, key=lambda resource: resource.urn)
-    costs, owners = fleet_costs(recorded, stack, fleet, catalog,
-                                lambda spec, plan: pricing_context(stack, plan, spec))
-    timings.pricing_s = time.perf_counter() - started
-
-    started = time.perf_counter()
-    policies = policy_config(stack)
-    pack = run_pack(recorded, policies, stack, price=lambda resources, _catalog: costs.report())
     budgets = fleet_budget_lines(stack, fleet, costs, policies)
     pack["violations"] = pack["violations"] + workload_budget_violations(budgets)
-    timings.policies_s = time.perf_counter() - started
-
     assumptions = list(dict.fromkeys([*costs.report().assumptions, *(
         line for member in fleet.workloads for line in member.plan.estimate.cost_assumptions)]))
-    document = {
+    return {
         "schema_version": PREVIEW_SCHEMA_VERSION,
         "stack": stack.name,
         "environment": stack.environment,
@@ -220,8 +217,6 @@ def _fleet_preview(stack: StackFile, recording: Any, result: Any, unset: dict[st
         "cost": fleet_cost_section(fleet, costs, assumptions, stack.specs),
         "policies": pack,
     }
-    on_metal = any(member.plan.platform.value == "baremetal-gpu" for member in fleet.workloads)
-    return _finished(document, stack, unset if on_metal else {}, pack, timings)
 
 
 def _finished(document: dict[str, Any], stack: StackFile, unset: dict[str, str], pack: dict[str, Any],
