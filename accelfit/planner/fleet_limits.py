@@ -36,6 +36,11 @@ def planned_accelerators(plan: Plan) -> int:
     return sum(pool_accelerators(pool) for pool in pools) if pools else plan.accelerator.count
 
 
+# What the limit messages call the whole: a stack of several workloads is a fleet; a one-workload stack is a stack.
+def whole_of(workloads: int) -> str:
+    return "the fleet" if workloads > 1 else "the stack"
+
+
 def check_planned_accelerators(names: Sequence[str], plans: Sequence[Plan],
                                constraints: PolicyConstraints | None) -> None:
     """Raise NoFeasiblePlan when the workloads' planned pools alone exceed the environment's max-accelerators."""
@@ -47,7 +52,7 @@ def check_planned_accelerators(names: Sequence[str], plans: Sequence[Plan],
         return
     per_workload = ", ".join(f"{name} {count}" for name, count in counts)
     raise NoFeasiblePlan("policy:max-accelerators", (
-        f"the fleet's planned pools scale to {total} accelerators together; policy max-accelerators "
+        f"{whole_of(len(counts))}'s planned pools scale to {total} accelerators together; policy max-accelerators "
         f"({constraints.source}) allows {constraints.max_accelerators} for the whole stack (over by "
         f"{total - constraints.max_accelerators}). Per workload: {per_workload}. Fix: move a workload to a stack "
         f"of its own, shrink one (a smaller model, a longer deadline, fewer requests per second), or raise "
@@ -61,12 +66,13 @@ class _Room:
     constraints: PolicyConstraints
     accelerators: int  # the fleet at its maximum so far
     full_scale_monthly_usd: float  # the fleet at full scale so far
+    whole: str = "the fleet"  # what the messages call it (whole_of)
 
     def why_not(self, pools: Sequence[NodePool], full_scale_usd: float) -> str | None:
         limits = self.constraints
         devices = sum(pool_accelerators(pool) for pool in pools)
         if limits.max_accelerators is not None and self.accelerators + devices > limits.max_accelerators:
-            return (f"its standby pools scale to {devices} accelerators and the fleet already scales to "
+            return (f"its standby pools scale to {devices} accelerators and {self.whole} already scales to "
                     f"{self.accelerators}; policy max-accelerators ({limits.source}) allows "
                     f"{limits.max_accelerators} for the whole stack")
         largest = max((pool.max_nodes for pool in pools), default=0)
@@ -75,7 +81,7 @@ class _Room:
                     f"allows {limits.max_nodes_per_pool}")
         if (limits.max_monthly_usd is not None and limits.budget_figure == "full_scale_monthly_usd"
                 and self.full_scale_monthly_usd + full_scale_usd > limits.max_monthly_usd):
-            return (f"at full scale its standby pools add ${full_scale_usd:,.0f}/month to the fleet's "
+            return (f"at full scale its standby pools add ${full_scale_usd:,.0f}/month to {self.whole}'s "
                     f"${self.full_scale_monthly_usd:,.0f}; policy stack-monthly-budget ({limits.source}) allows "
                     f"${limits.max_monthly_usd:,.0f} at full scale")
         self.accelerators += devices
@@ -89,7 +95,8 @@ def fit_standby(plans: Sequence[Plan], chains: Sequence[Chain], constraints: Pol
     then the stack's order); a step left out keeps its place in the chain as listed only, with why."""
     if constraints is None:
         return list(chains)
-    room = _Room(constraints, sum(planned_accelerators(plan) for plan in plans), planned_full_scale_monthly_usd)
+    room = _Room(constraints, sum(planned_accelerators(plan) for plan in plans), planned_full_scale_monthly_usd,
+                 whole_of(len(plans)))
     costs = [dict(chain.standby_full_scale_by_rank) for chain in chains]
     ranks = sorted({rank for chain in chains for pool in chain.standby_pools for rank in [pool.fallback_rank]})
     dropped: list[dict[int, str]] = [{} for _ in chains]

@@ -115,3 +115,25 @@ def test_a_budget_at_full_scale_bounds_the_standby_pools_and_the_plan_says_when_
     over = fleet(max_monthly_usd=unlimited.monthly_usd - 1)
     [warning] = over.warnings
     assert "stack-monthly-budget" in warning and SOURCE in warning and "whole stack" in warning
+
+
+def test_a_one_workload_stack_is_called_the_stack_in_its_limit_messages():
+    # The same check bounds a single form's standby pools (its fleet of one); its messages say "the stack", not
+    # "the fleet" (a fleet's keep saying "the fleet").
+    unlimited = fleet()
+    chain = fallback_chain_of(unlimited, "pretrain")
+    planned = planned_accelerators(unlimited.workload("pretrain").plan)
+    limits = PolicyConstraints(source=SOURCE, max_accelerators=planned)
+    [alone] = fit_standby([unlimited.workload("pretrain").plan], [chain], limits, 0.0)
+    notes = [step.note for step in alone.steps if step.rank >= 2 and step.pool is None]
+    assert notes and all(f"the stack already scales to {planned};" in note for note in notes)
+    assert not any("the fleet" in note for note in notes)
+    with_others = fit_standby([member.plan for member in unlimited.workloads],
+                              [fallback_chain_of(unlimited, member.name) for member in unlimited.workloads],
+                              PolicyConstraints(source=SOURCE, max_accelerators=accelerators_planned(unlimited)),
+                              0.0)
+    assert any("the fleet already scales to" in step.note for chain in with_others for step in chain.steps)
+
+
+def accelerators_planned(planned) -> int:
+    return sum(planned_accelerators(member.plan) for member in planned.workloads)
