@@ -23,18 +23,16 @@ from accelfit.planner.model import Plan
 from accelfit.cloudrules.aws.addressing import subnet_layout
 from components.aws.cluster_access import ClusterAccess, read_cluster_access
 from components.aws.data_bucket import DataBucket
-from components.aws.eks_cluster import EksCluster, EksClusterArgs
-from components.aws.eks_roles import EksRoles, EksRolesArgs
-from accelfit.cloudrules.aws.eks_versions import eks_version
-from components.aws.iam_documents import cluster_autoscaler_policy
+from components.aws.eks_cluster import EksCluster
+from components.aws.eks_roles import EksRoles
 from components.aws.lustre import LustreFileSystem
-from components.aws.network import AwsNetwork, AwsNetworkArgs
+from components.aws.network import AwsNetwork
 from components.aws.node_group import ManagedNodeGroup
 from accelfit.cloudrules.aws.plan_checks import validate_eks_plan
-from components.aws.pod_identity_role import PodIdentityRole, PodIdentityRoleArgs
+from components.aws.pod_identity_role import PodIdentityRole
 from components.aws.stack import (
-    AUTOSCALER_NAMESPACE, AUTOSCALER_SERVICE_ACCOUNT, FSX_CSI_ADDON, PROTECTED_ENVIRONMENTS,
-    build_workload_storage, node_group_args,
+    PROTECTED_ENVIRONMENTS, ClusterItems, build_autoscaler_identity, build_cluster_items, build_fsx_addon,
+    build_node_groups, build_workload_storage,
 )
 from components.aws.workload_identity import WorkloadIdentity, pod_identity_agent
 from components.aws.zone_offerings import account_zone_ids, zone_offering_problems
@@ -86,6 +84,7 @@ class EksSharedClusterArgs:
 class EksSharedCluster(pulumi.ComponentResource):
     """The shared items of one EKS cluster (see the module docstring)."""
 
+    items: ClusterItems
     network: AwsNetwork
     roles: EksRoles
     cluster: EksCluster
@@ -101,32 +100,18 @@ class EksSharedCluster(pulumi.ComponentResource):
         tags = build.ownership.aws_tags()
         region = basis.region
         self.protect = basis.environment in PROTECTED_ENVIRONMENTS
-        self.network = AwsNetwork(child_name(name, "network"), AwsNetworkArgs(
-            region=region, zones=build.zones or cluster_zones(build.plans), cidr=basis.network.cidr, tags=tags),
-            opts=child)
-        self.roles = EksRoles(child_name(name, "roles"), EksRolesArgs(tags=tags, region=region), opts=child)
-        self.cluster = EksCluster(child_name(name, "cluster"), EksClusterArgs(
-            role_arn=self.roles.cluster_role_arn, role_name=self.roles.cluster_role_name,
-            subnet_ids=list(self.network.private_subnet_ids.values()), version=eks_version(basis.eks_version),
-            service_cidr=basis.network.services_cidr, access=args.access, deletion_protection=self.protect,
-            tags=tags, region=region), opts=pulumi.ResourceOptions(parent=self, depends_on=[self.roles]))
-        self.node_groups = {
-            pool.name: ManagedNodeGroup(child_name(name, f"pool-{pool.name}"),
-                                        node_group_args(pool, self.network, self.roles, self.cluster, tags, region),
-                                        opts=pulumi.ResourceOptions(parent=self, depends_on=[self.roles]))
-            for pool in basis.node_pools if pool.role == "system"}
+        items = build_cluster_items(self, name, basis, build.zones or cluster_zones(build.plans), args.access, tags,
+                                    self.protect)
+        self.items = items
+        self.network, self.roles, self.cluster, self.node_groups = (items.network, items.roles, items.cluster,
+                                                                    items.node_groups)
         # One Pod Identity agent per cluster: an add-on is installed once per cluster (CreateAddon of an installed
         # add-on fails with ResourceInUseException: https://docs.aws.amazon.com/eks/latest/APIReference/
         # API_CreateAddon.html, as of 2026-11-23); every workload's Pod Identity association waits for it.
         self.agent = pod_identity_agent(child_name(name, "pod-identity-agent"), self.cluster.cluster_name, region,
                                         tags, child)
-        self.autoscaler_identity = None
-        if any(pool.min_nodes < pool.max_nodes for plan in build.plans for pool in plan.node_pools):
-            self.autoscaler_identity = PodIdentityRole(child_name(name, "autoscaler"), PodIdentityRoleArgs(
-                cluster_name=self.cluster.cluster_name, namespace=AUTOSCALER_NAMESPACE,
-                service_account=AUTOSCALER_SERVICE_ACCOUNT,
-                policy=self.cluster.cluster_name.apply(cluster_autoscaler_policy), after=[self.agent],
-                tags=tags, region=region), opts=child)
+        self.autoscaler_identity = build_autoscaler_identity(self, name, build.plans, self.cluster, self.agent, tags,
+                                                             region)
         self.register_outputs({"cluster_name": self.cluster.cluster_name, "cluster_endpoint": self.cluster.endpoint,
                                "vpc_id": self.network.vpc_id})
 
@@ -142,11 +127,7 @@ class EksWorkload(pulumi.ComponentResource):
     def __init__(self, name: str, plan: Plan, tags: dict[str, str], shared: EksSharedCluster,
                  opts: pulumi.ResourceOptions | None = None):
         super().__init__("accelfit:aws:EksWorkload", name, None, opts)
-        self.node_groups = {
-            pool.name: ManagedNodeGroup(child_name(name, f"pool-{pool.name}"), node_group_args(
-                pool, shared.network, shared.roles, shared.cluster, tags, plan.region),
-                opts=pulumi.ResourceOptions(parent=self, depends_on=[shared.roles]))
-            for pool in accelerator_pools(plan)}
+        self.node_groups = build_node_groups(self, name, accelerator_pools(plan), shared.items, tags, plan.region)
         self.bucket, self.filesystem, self.identity = build_workload_storage(
             self, name, plan, shared.network, shared.cluster, tags, shared.protect, agent=shared.agent)
         self.register_outputs({"node_groups": {pool: group.node_group_name
@@ -181,11 +162,8 @@ def build_shared_cluster(build: SharedClusterBuild, catalog: Catalog, access: Cl
         stack.workloads[workload.name] = EksWorkload(workload.name, workload.plan, workload.ownership.aws_tags(),
                                                      shared, pulumi.ResourceOptions(parent=workload_group))
     if any(item.filesystem is not None for item in stack.workloads.values()):
-        # Add-ons run pods, so they wait for the node groups (an add-on without nodes never becomes ACTIVE).
         groups = [*shared.node_groups.values(), *(group for item in stack.workloads.values()
                                                   for group in item.node_groups.values())]
-        stack.cluster_addons.append(aws.eks.Addon(
-            child_name(build.name, "fsx-csi"), cluster_name=shared.cluster.cluster_name, addon_name=FSX_CSI_ADDON,
-            region=build.basis.region, tags=build.ownership.aws_tags(),
-            opts=pulumi.ResourceOptions(parent=shared, depends_on=groups)))
+        stack.cluster_addons.append(build_fsx_addon(shared, build.name, shared.cluster, groups,
+                                                    build.ownership.aws_tags(), build.basis.region))
     return stack

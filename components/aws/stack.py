@@ -1,9 +1,16 @@
-"""EksGpuStack: everything an eks-gpu Plan needs, composed from the AWS components.
+"""EksGpuStack (the single form): everything an eks-gpu Plan needs, composed from the AWS components, and the
+builders every EKS cluster is made with, in either form of a stack.
 
 Network -> IAM roles -> EKS cluster (API access from stack config: cluster_access.py) -> one managed node group
 per plan pool -> data bucket (+ FSx for Lustre linked to it, and the FSx CSI driver add-on, when the plan asks) ->
 Pod Identity for the workload's pods and for the Cluster Autoscaler. The whole plan is checked first
 (`plan_checks.validate_eks_plan`), so a bad plan creates nothing.
+
+One build path: `build_cluster_items` (VPC, roles, control plane, system pool), `build_node_groups` (a pool as a
+managed node group), `build_workload_storage`, `build_autoscaler_identity` and `build_fsx_addon` build the single
+form's cluster of its own here and a fleet's shared cluster in fleet_stack.py; the forms differ only in the
+components the resources sit under (which keeps every URN a stack of either form was created with, so nothing
+moves and no alias is needed) and in where the Pod Identity agent sits.
 """
 
 from __future__ import annotations
@@ -29,6 +36,7 @@ from accelfit.cloudrules.aws.plan_checks import filesystem_zone, validate_eks_pl
 from components.aws.pod_identity_role import PodIdentityRole, PodIdentityRoleArgs
 from components.aws.workload_identity import WorkloadIdentity, WorkloadIdentityArgs
 from components.common import Ownership, child_name
+from components.fleet import accelerator_pools
 
 PROTECTED_ENVIRONMENTS = frozenset({"prod"})
 # The Cluster Autoscaler's service account (the Helm values in components/kubernetes/eks_addons.py name it).
@@ -103,7 +111,74 @@ def build_workload_storage(owner: pulumi.Resource, name: str, plan: Plan, networ
     return bucket, filesystem, identity
 
 
+@dataclass
+class ClusterItems:
+    """What one EKS cluster holds once, whatever runs on it: the VPC, the IAM roles, the control plane and the
+    system node group(s)."""
+
+    network: AwsNetwork
+    roles: EksRoles
+    cluster: EksCluster
+    node_groups: dict[str, ManagedNodeGroup]
+
+
+def build_cluster_items(owner: pulumi.Resource, name: str, basis: Plan, zones: tuple[str, ...],
+                        access: ClusterAccess, tags: dict[str, str], protect: bool) -> ClusterItems:
+    """The cluster's own items, named after the cluster, children of `owner` (the single form's EksGpuStack, or a
+    fleet's EksSharedCluster): both forms build their cluster here."""
+    child = pulumi.ResourceOptions(parent=owner)
+    region = basis.region
+    network = AwsNetwork(child_name(name, "network"), AwsNetworkArgs(
+        region=region, zones=zones, cidr=basis.network.cidr, tags=tags), opts=child)
+    roles = EksRoles(child_name(name, "roles"), EksRolesArgs(tags=tags, region=region), opts=child)
+    cluster = EksCluster(child_name(name, "cluster"), EksClusterArgs(
+        role_arn=roles.cluster_role_arn, role_name=roles.cluster_role_name,
+        subnet_ids=list(network.private_subnet_ids.values()), version=eks_version(basis.eks_version),
+        service_cidr=basis.network.services_cidr, access=access, deletion_protection=protect, tags=tags,
+        region=region),
+        opts=pulumi.ResourceOptions(parent=owner, depends_on=[roles]))
+    items = ClusterItems(network=network, roles=roles, cluster=cluster, node_groups={})
+    items.node_groups = build_node_groups(owner, name, [pool for pool in basis.node_pools if pool.role == "system"],
+                                          items, tags, region)
+    return items
+
+
+def build_node_groups(owner: pulumi.Resource, name: str, pools: list[NodePool], items: ClusterItems,
+                      tags: dict[str, str], region: str) -> dict[str, ManagedNodeGroup]:
+    """One managed node group per pool, named `<name>-pool-<pool>`: the one place a pool becomes a node group, for
+    the system pool and every workload's planned and standby pools alike. Nodes join only once their role
+    carries its policies, hence the dependency on the roles component."""
+    return {pool.name: ManagedNodeGroup(child_name(name, f"pool-{pool.name}"),
+                                        node_group_args(pool, items.network, items.roles, items.cluster, tags, region),
+                                        opts=pulumi.ResourceOptions(parent=owner, depends_on=[items.roles]))
+            for pool in pools}
+
+
+def build_autoscaler_identity(owner: pulumi.Resource, name: str, plans: tuple[Plan, ...], cluster: EksCluster,
+                              agent: aws.eks.Addon, tags: dict[str, str], region: str) -> PodIdentityRole | None:
+    """The Cluster Autoscaler's Pod Identity, when any pool of the cluster scales."""
+    if not any(pool.min_nodes < pool.max_nodes for plan in plans for pool in plan.node_pools):
+        return None
+    return PodIdentityRole(child_name(name, "autoscaler"), PodIdentityRoleArgs(
+        cluster_name=cluster.cluster_name, namespace=AUTOSCALER_NAMESPACE, service_account=AUTOSCALER_SERVICE_ACCOUNT,
+        policy=cluster.cluster_name.apply(cluster_autoscaler_policy), after=[agent], tags=tags, region=region),
+        opts=pulumi.ResourceOptions(parent=owner))
+
+
+def build_fsx_addon(owner: pulumi.Resource, name: str, cluster: EksCluster, groups: list[ManagedNodeGroup],
+                    tags: dict[str, str], region: str) -> aws.eks.Addon:
+    """The FSx for Lustre CSI driver add-on. Add-ons run pods, so it waits for the node groups (an add-on without
+    nodes never becomes ACTIVE)."""
+    return aws.eks.Addon(child_name(name, "fsx-csi"), cluster_name=cluster.cluster_name, addon_name=FSX_CSI_ADDON,
+                         region=region, tags=tags, opts=pulumi.ResourceOptions(parent=owner, depends_on=groups))
+
+
 class EksGpuStack(pulumi.ComponentResource):
+    """The single form: a cluster of its own holding one workload, built by the same functions as a fleet's shared
+    cluster (build_cluster_items, build_node_groups, build_workload_storage, build_autoscaler_identity,
+    build_fsx_addon) under one component named after the workload, so a stack created by an earlier release keeps
+    every URN. The workload's Pod Identity agent sits under its identity (a shared cluster's under the cluster)."""
+
     network: AwsNetwork
     cluster: EksCluster
     node_groups: dict[str, ManagedNodeGroup]
@@ -118,46 +193,22 @@ class EksGpuStack(pulumi.ComponentResource):
         plan = args.plan
         raise_if_any(validate_eks_plan(plan, args.catalog))
         super().__init__("accelfit:aws:EksGpuStack", name, None, opts)
-        child = pulumi.ResourceOptions(parent=self)
         tags = args.ownership.aws_tags()
         region = plan.region
         protect = plan.environment in PROTECTED_ENVIRONMENTS
 
-        self.network = AwsNetwork(child_name(name, "network"), AwsNetworkArgs(
-            region=region, zones=tuple(plan.zones), cidr=plan.network.cidr, tags=tags), opts=child)
-        roles = EksRoles(child_name(name, "roles"), EksRolesArgs(tags=tags, region=region), opts=child)
-        self.cluster = EksCluster(child_name(name, "cluster"), EksClusterArgs(
-            role_arn=roles.cluster_role_arn, role_name=roles.cluster_role_name,
-            subnet_ids=list(self.network.private_subnet_ids.values()), version=eks_version(plan.eks_version),
-            service_cidr=plan.network.services_cidr, access=args.access, deletion_protection=protect, tags=tags,
-            region=region),
-            opts=pulumi.ResourceOptions(parent=self, depends_on=[roles]))
-
-        # Nodes join only once their role carries its policies, hence the dependency on the roles component.
-        self.node_groups = {
-            pool.name: ManagedNodeGroup(child_name(name, f"pool-{pool.name}"),
-                                        node_group_args(pool, self.network, roles, self.cluster, tags, region),
-                                        opts=pulumi.ResourceOptions(parent=self, depends_on=[roles]))
-            for pool in plan.node_pools}
-
+        items = build_cluster_items(self, name, plan, tuple(plan.zones), args.access, tags, protect)
+        self.network, self.cluster = items.network, items.cluster
+        self.node_groups = {**items.node_groups,
+                            **build_node_groups(self, name, accelerator_pools(plan), items, tags, region)}
         self.bucket, self.filesystem, self.identity = build_workload_storage(
             self, name, plan, self.network, self.cluster, tags, protect)
-
-        self.autoscaler_identity = None
-        if any(pool.min_nodes < pool.max_nodes for pool in plan.node_pools):
-            self.autoscaler_identity = PodIdentityRole(child_name(name, "autoscaler"), PodIdentityRoleArgs(
-                cluster_name=self.cluster.cluster_name, namespace=AUTOSCALER_NAMESPACE,
-                service_account=AUTOSCALER_SERVICE_ACCOUNT,
-                policy=self.cluster.cluster_name.apply(cluster_autoscaler_policy), after=[self.identity.agent],
-                tags=tags, region=region), opts=child)
-
-        # Add-ons run pods, so they wait for the node groups (an add-on without nodes never becomes ACTIVE).
+        self.autoscaler_identity = build_autoscaler_identity(self, name, (plan,), self.cluster, self.identity.agent,
+                                                             tags, region)
         self.cluster_addons = []
         if self.filesystem is not None:
-            self.cluster_addons.append(aws.eks.Addon(
-                child_name(name, "fsx-csi"), cluster_name=self.cluster.cluster_name, addon_name=FSX_CSI_ADDON,
-                region=region, tags=tags,
-                opts=pulumi.ResourceOptions(parent=self, depends_on=list(self.node_groups.values()))))
+            self.cluster_addons.append(build_fsx_addon(self, name, self.cluster, list(self.node_groups.values()),
+                                                       tags, region))
 
         outputs = {
             "cluster_name": self.cluster.cluster_name,
