@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pulumi
 
@@ -155,33 +155,91 @@ def layer_args(layer: LayerPlan, ownership: Ownership, kubeconfig: pulumi.Input[
         jobset=layer.jobset)
 
 
+@dataclass(frozen=True)
+class LayerMember:
+    """One workload as the cluster's layer sees it: its flavors are named `<prefix><pool>` (no prefix in the single
+    form's cluster of its own, `<workload>-` in a shared cluster) and select its built pools."""
+
+    plan: Plan
+    prefix: str
+    namespace: str = ""
+    """Where its FSx for Lustre volume is claimed (EKS)."""
+
+
 def build_for_gke(plan: Plan, layer: LayerPlan, stack: GcpStack, ownership: Ownership) -> KubernetesLayer:
+    """The single form's cluster of its own: its one workload's layer (build_gke_layer)."""
     assert stack.cluster is not None, "plan_cloud_layer returns None for plans without a cluster"
-    kubeconfig = stack.cluster.kubeconfig  # IP endpoint + CA, or the DNS endpoint (GkeCluster)
-    built = {"gpu": iter(stack.gpu_pools), "tpu": iter(stack.tpu_pools)}  # created in plan order, per role
-    selectors = {pool.name: {GKE_POOL_LABEL: next(built[pool.role]).pool_name}
-                 for pool in plan.node_pools if pool.role in ("gpu", "tpu")}
-    return _layer(plan, layer, ownership, kubeconfig, selectors,
-                  [stack.cluster, *stack.gpu_pools, *stack.tpu_pools])
+    return build_gke_layer(plan.workload, layer, ownership, stack.cluster, [(LayerMember(plan, ""), stack)])
+
+
+def build_shared_for_gke(cluster: SharedClusterBuild, layer: LayerPlan, built: GcpSharedCluster) -> KubernetesLayer:
+    """The one Kubernetes layer of a shared GKE cluster, under the cluster's group (build_gke_layer)."""
+    members = [(LayerMember(plan, f"{plan.workload}-"), built.workloads[plan.workload]) for plan in cluster.plans]
+    return build_gke_layer(cluster.name, layer, cluster.ownership, built.cluster, members,
+                           pulumi.ResourceOptions(parent=built.group))
+
+
+def build_gke_layer(name: str, layer: LayerPlan, ownership: Ownership, cluster: Any,
+                    members: list[tuple[LayerMember, GcpStack]],
+                    opts: pulumi.ResourceOptions | None = None) -> KubernetesLayer:
+    """The Kubernetes layer of one GKE cluster, in either form: each flavor selects its pool by the node-pool label
+    GKE sets; the layer waits for the cluster and every accelerator pool."""
+    selectors: dict[str, Mapping[str, pulumi.Input[str]]] = {}
+    pools: list[pulumi.Resource] = []
+    for member, stack in members:
+        made = {"gpu": iter(stack.gpu_pools), "tpu": iter(stack.tpu_pools)}  # created in plan order, per role
+        selectors.update({f"{member.prefix}{pool.name}": {GKE_POOL_LABEL: next(made[pool.role]).pool_name}
+                          for pool in member.plan.node_pools if pool.role in ("gpu", "tpu")})
+        pools += [*stack.gpu_pools, *stack.tpu_pools]
+    # kubeconfig: IP endpoint + CA, or the DNS endpoint (GkeCluster)
+    return KubernetesLayer(f"{name}-k8s", layer_args(layer, ownership, cluster.kubeconfig, selectors,
+                                                     [cluster, *pools]), opts)
 
 
 def build_for_eks(plan: Plan, layer: LayerPlan, stack: EksGpuStack, ownership: Ownership) -> KubernetesLayer:
-    cluster = stack.cluster
+    """The single form's cluster of its own: its one workload's layer (build_eks_layer); its FSx volume is claimed
+    in its first team namespace."""
+    own = {pool.name: stack.node_groups[pool.name] for pool in plan.node_pools if pool.role in ("gpu", "tpu")}
+    system = [group for pool, group in stack.node_groups.items() if pool not in own]
+    namespace = layer.team_namespaces[0] if layer.team_namespaces else ""
+    return build_eks_layer(plan.workload, plan, layer, ownership, stack.cluster, system,
+                           [(LayerMember(plan, "", namespace), own, stack.filesystem)], stack.cluster_addons)
+
+
+def build_shared_for_eks(cluster: SharedClusterBuild, layer: LayerPlan, built: EksSharedStack) -> KubernetesLayer:
+    """The one Kubernetes layer of a shared EKS cluster, under the cluster's group (build_eks_layer); the FSx volume
+    (at most one per cluster) goes to its workload's namespace."""
+    members = [(LayerMember(plan, f"{plan.workload}-", plan.workload), built.workloads[plan.workload].node_groups,
+                built.workloads[plan.workload].filesystem) for plan in cluster.plans]
+    return build_eks_layer(cluster.name, cluster.basis, layer, cluster.ownership, built.shared.cluster,
+                           list(built.shared.node_groups.values()), members, built.cluster_addons,
+                           pulumi.ResourceOptions(parent=built.group))
+
+
+def build_eks_layer(name: str, basis: Plan, layer: LayerPlan, ownership: Ownership, cluster: Any,
+                    system_groups: list[pulumi.Resource], members: list[tuple[LayerMember, Mapping[str, Any], Any]],
+                    cluster_addons: list[pulumi.Resource],
+                    opts: pulumi.ResourceOptions | None = None) -> KubernetesLayer:
+    """The Kubernetes layer of one EKS cluster, in either form: each flavor selects its node group by the label
+    EKS sets. As on GKE, Helm releases wait for their pods, which need nodes, so the layer waits for the node groups
+    too (and for the FSx CSI driver add-on the claim is mounted by)."""
     kubeconfig = pulumi.Output.all(cluster.cluster_name, cluster.endpoint, cluster.certificate_authority) \
-        .apply(lambda parts: eks_kubeconfig(*parts, region=plan.region))
-    selectors = {pool.name: {EKS_POOL_LABEL: stack.node_groups[pool.name].node_group_name}
-                 for pool in plan.node_pools if pool.role in ("gpu", "tpu")}
+        .apply(lambda parts: eks_kubeconfig(*parts, region=basis.region))
+    selectors: dict[str, Mapping[str, pulumi.Input[str]]] = {}
+    groups: list[pulumi.Resource] = list(system_groups)
     lustre = None
-    if stack.filesystem is not None:
-        lustre = LustreVolume(file_system_id=stack.filesystem.file_system_id, dns_name=stack.filesystem.dns_name,
-                              mount_name=stack.filesystem.mount_name,
-                              capacity_gib=plan.storage.filesystem_capacity_gib, namespace=layer.team_namespaces[0])
-    addons = EksAddonsArgs(plan=layer.eks, cluster_name=cluster.cluster_name, region=plan.region,
+    for member, node_groups, filesystem in members:
+        selectors.update({f"{member.prefix}{pool}": {EKS_POOL_LABEL: group.node_group_name}
+                          for pool, group in node_groups.items()})
+        groups += list(node_groups.values())
+        if filesystem is not None:
+            lustre = LustreVolume(file_system_id=filesystem.file_system_id, dns_name=filesystem.dns_name,
+                                  mount_name=filesystem.mount_name,
+                                  capacity_gib=member.plan.storage.filesystem_capacity_gib, namespace=member.namespace)
+    addons = EksAddonsArgs(plan=layer.eks, cluster_name=cluster.cluster_name, region=basis.region,
                            lustre=lustre) if layer.eks else None
-    # As on GKE: Helm releases wait for their pods, which need nodes, so the layer waits for the node groups too
-    # (and for the FSx CSI driver add-on the claim is mounted by).
-    return _layer(plan, layer, ownership, kubeconfig, selectors,
-                  [cluster, *stack.node_groups.values(), *stack.cluster_addons], addons)
+    return KubernetesLayer(f"{name}-k8s", layer_args(layer, ownership, kubeconfig, selectors,
+                                                     [cluster, *groups, *cluster_addons], addons), opts)
 
 
 def build_for_baremetal(plan: Plan, layer: LayerPlan, kubeconfig: pulumi.Input[str], ownership: Ownership,
@@ -190,43 +248,3 @@ def build_for_baremetal(plan: Plan, layer: LayerPlan, kubeconfig: pulumi.Input[s
     return _layer(plan, layer, ownership, kubeconfig, selectors, dependencies)
 
 
-def build_shared_for_gke(cluster: SharedClusterBuild, layer: LayerPlan, built: GcpSharedCluster) -> KubernetesLayer:
-    """The one Kubernetes layer of a shared GKE cluster, under the cluster's group; each flavor selects its pool by
-    the node-pool label GKE sets."""
-    selectors: dict[str, Mapping[str, pulumi.Input[str]]] = {}
-    pools: list[pulumi.Resource] = []
-    for plan in cluster.plans:
-        stack = built.workloads[plan.workload]
-        made = {"gpu": iter(stack.gpu_pools), "tpu": iter(stack.tpu_pools)}  # created in plan order, per role
-        selectors.update({f"{plan.workload}-{pool.name}": {GKE_POOL_LABEL: next(made[pool.role]).pool_name}
-                          for pool in plan.node_pools if pool.role in ("gpu", "tpu")})
-        pools += [*stack.gpu_pools, *stack.tpu_pools]
-    return KubernetesLayer(f"{cluster.name}-k8s", layer_args(layer, cluster.ownership, built.cluster.kubeconfig,
-                                                             selectors, [built.cluster, *pools]),
-                           pulumi.ResourceOptions(parent=built.group))
-
-
-def build_shared_for_eks(cluster: SharedClusterBuild, layer: LayerPlan, built: EksSharedStack) -> KubernetesLayer:
-    """The one Kubernetes layer of a shared EKS cluster, under the cluster's group; each flavor selects its node
-    group by the label EKS sets; the FSx volume (at most one per cluster) goes to its workload's namespace."""
-    plan = cluster.basis
-    shared = built.shared.cluster
-    kubeconfig = pulumi.Output.all(shared.cluster_name, shared.endpoint, shared.certificate_authority) \
-        .apply(lambda parts: eks_kubeconfig(*parts, region=plan.region))
-    selectors: dict[str, Mapping[str, pulumi.Input[str]]] = {}
-    groups: list[pulumi.Resource] = list(built.shared.node_groups.values())
-    lustre = None
-    for workload in cluster.plans:
-        own = built.workloads[workload.workload]
-        selectors.update({f"{workload.workload}-{pool}": {EKS_POOL_LABEL: group.node_group_name}
-                          for pool, group in own.node_groups.items()})
-        groups += list(own.node_groups.values())
-        if own.filesystem is not None:
-            lustre = LustreVolume(file_system_id=own.filesystem.file_system_id, dns_name=own.filesystem.dns_name,
-                                  mount_name=own.filesystem.mount_name,
-                                  capacity_gib=workload.storage.filesystem_capacity_gib, namespace=workload.workload)
-    addons = EksAddonsArgs(plan=layer.eks, cluster_name=shared.cluster_name, region=plan.region,
-                           lustre=lustre) if layer.eks else None
-    return KubernetesLayer(f"{cluster.name}-k8s", layer_args(layer, cluster.ownership, kubeconfig, selectors,
-                                                             [shared, *groups, *built.cluster_addons], addons),
-                           pulumi.ResourceOptions(parent=built.group))
