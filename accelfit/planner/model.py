@@ -261,6 +261,15 @@ class Plan(Frozen):
     catalog: str = Field(default="", description="Which catalog the plan used: the shipped snapshot, or the one "
                          "`accelfit catalog update` imported, with its date and source.")
 
+    @model_serializer(mode="wrap")
+    def _cluster_plans_as_before(self, handler: Any) -> Any:
+        """A plan without a GPU VM serializes as it did before GPU VMs existed: plan documents, previews and their
+        goldens stay byte for byte the same."""
+        data = handler(self)
+        if isinstance(data, dict) and self.gpu_vm is None:
+            data.pop("gpu_vm", None)
+        return data
+
     def to_json_dict(self) -> dict[str, Any]:
         """The `accelfit plan --json` document (design.md section 4 keys plus the full plan)."""
         return self.model_dump(mode="json")
