@@ -90,6 +90,9 @@ class GceGpuVm(pulumi.ComponentResource):
             scheduling=scheduling,
             service_account=compute.InstanceServiceAccountArgs(email=args.service_account,
                                                                scopes=[CLOUD_PLATFORM_SCOPE]),
+            # Secure Boot stays off: it refuses kernel modules not signed with a key the firmware trusts, and the
+            # image's NVIDIA driver modules are built on the VM (https://cloud.google.com/compute/docs/gpus/install-drivers-gpu,
+            # "Secure Boot"); vTPM and integrity monitoring stay on.
             shielded_instance_config=compute.InstanceShieldedInstanceConfigArgs(
                 enable_secure_boot=False, enable_vtpm=True, enable_integrity_monitoring=True),
             metadata={"startup-script": render_startup_script("gcp", args.autostop_idle_minutes,

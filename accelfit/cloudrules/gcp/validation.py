@@ -36,7 +36,8 @@ def region_of(zone: str) -> str:
 def plan_problems(plan: Plan, catalog: Catalog) -> list[Problem]:
     problems: list[Problem] = []
     if _value(plan.cloud) != "gcp" or _value(plan.platform) not in GCP_PLATFORMS:
-        problems.append(problem(FILE, "platform", "the GCP components build only gke-gpu, gke-tpu, tpu-vm and gce-gpu-vm plans",
+        problems.append(problem(FILE, "platform",
+                                "the GCP components build only gke-gpu, gke-tpu, tpu-vm and gce-gpu-vm plans",
                                 "build this plan with the components of its cloud", _value(plan.platform)))
         return problems
     problems += _zone_problems("zones", plan.zones, plan.region)
