@@ -326,6 +326,15 @@ def config_problems(config: dict[str, Any], project_doc: dict[str, Any], name: s
             problems.append(problem(source, f"config.{project}:{key}", "must be a label value: at most 63 "
                                     "lowercase letters, digits, '-' or '_'",
                                     f"e.g. {project}:{key}: research-llm", value))
+    gcp_project = config.get("gcp:project")
+    if gcp_project is not None and not is_secure(gcp_project) and not (
+            isinstance(gcp_project, str) and _GCP_PROJECT.match(gcp_project)):
+        # Set but not a project id (`gcp:project: true`, a number, a list): refused by every stack command, not
+        # only by check's provider-config rule, so plan and lock never accept a file check refuses.
+        problems.append(problem(source, "config.gcp:project", "Google Cloud needs the project id (6-30 "
+                                "lowercase letters, digits or '-', starting with a letter), and this is not one",
+                                "set gcp:project: <your-project-id> (quote it if YAML would read it as something "
+                                "else), or remove it", gcp_project))
     raw = config.get(f"{project}:selection")
     if raw is not None and f"{project}:workloads" not in config:  # a fleet's map: fleet_problems
         try:
