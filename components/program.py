@@ -5,7 +5,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,10 +16,11 @@ from accelfit.calibration.store import load_team_efficiency
 from accelfit.catalog import load_catalog
 from accelfit.planner import Environment, Plan
 from accelfit.errors import InputError, problem
-from accelfit.planner.lock import LOCKED_ENV, TRUE_WORDS, LockStatus, plan_with_lock
+from accelfit.lock_setting import lock_required as parse_lock_required
+from accelfit.planner.lock import LockStatus, plan_with_lock
 from accelfit.policy_config import plan_constraints
 from accelfit.spec import WorkloadSpec
-from accelfit.spec.loader import WORKLOAD_KEY, with_inventory
+from accelfit.spec.loader import with_inventory, workload_key
 from accelfit.stackfile import (
     known_project_keys, read_project, read_selection, secret_named, stack_path, unknown_key_problems,
 )
@@ -66,7 +66,7 @@ def _run(project_dir: Path, stack: str, source: Path) -> ProgramResult:
         pulumi.log.warn(f"{key} is set in plain text; encrypt it: pulumi config set --secret {key} ...")
     if config.get_object("workloads") is not None:
         return _run_fleet(project_dir, stack, source, config, environment)
-    prefix = f"config.{WORKLOAD_KEY}"
+    prefix = f"config.{workload_key(project)}"
     spec = validate(WorkloadSpec, config.require_object("workload"), str(source), prefix)
     loaded = with_inventory(spec, source, prefix)
     raw_selection = config.get_object("selection")
@@ -92,8 +92,10 @@ def _run(project_dir: Path, stack: str, source: Path) -> ProgramResult:
 
 def lock_required(config: pulumi.Config) -> bool:
     """A CI that must build only what was reviewed sets ACCELFIT_LOCKED=1 (or the stack sets accelfit:requireLock):
-    then a missing or stale lock fails the update instead of building a fresh plan."""
-    return bool(config.get_bool("requireLock")) or os.environ.get(LOCKED_ENV, "").lower() in TRUE_WORDS
+    then a missing or stale lock fails the update instead of building a fresh plan. Read by the same parser as
+    check, plan, lock and `preview --locked` (`accelfit.lock_setting`); a value that is not a boolean is an
+    InputError naming the key or the variable."""
+    return parse_lock_required(config.get("requireLock"), "stack", f"{pulumi.get_project()}:requireLock")
 
 
 def _run_fleet(project_dir: Path, stack_name: str, source: Path, config: pulumi.Config,
