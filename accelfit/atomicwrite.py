@@ -17,52 +17,16 @@ from __future__ import annotations
 
 import contextlib
 import os
-import signal
 import stat
 import tempfile
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 from accelfit.errors import InputError, problem
+from accelfit.unwind import signals_unwind
 
 TEMP_SUFFIX = ".tmp"
-
-
-class _Interrupted(BaseException):
-    """SIGTERM or SIGHUP arrived during a write: unwind (removing the temporary file), then exit."""
-
-    def __init__(self, signum: int):
-        super().__init__(signum)
-        self.signum = signum
-
-
-@contextlib.contextmanager
-def _signals_unwind() -> Iterator[None]:
-    """Turn SIGTERM and SIGHUP into an exception while the block runs (main thread only, where Python delivers
-    signals); restore the previous handlers afterwards and re-deliver a signal that arrived."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = {}
-
-    def unwind(signum, _frame):  # noqa: ANN001
-        raise _Interrupted(signum)
-
-    for signum in (signal.SIGTERM, signal.SIGHUP):
-        previous[signum] = signal.signal(signum, unwind)
-    caught = None
-    try:
-        yield
-    except _Interrupted as interrupted:
-        caught = interrupted.signum
-    finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
-    if caught is not None:
-        os.kill(os.getpid(), caught)  # the previous handler (default: terminate) now runs
-        raise SystemExit(128 + caught)
 
 
 def real_target(path: Path) -> Path:
@@ -105,7 +69,7 @@ def write_atomically(path: Path, data: bytes, *, what: str = "the file") -> Path
         raise _refuse(path, f"{what} has {info.st_nlink} hard links; replacing it would split them (the other "
                       "names would keep the old content); nothing was written",
                       f"remove the other links (or copy the file) and run the command again")
-    with _signals_unwind():
+    with signals_unwind():
         temporary = None
         try:
             handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=temporary_name_prefix(target),
