@@ -12,7 +12,6 @@ in which the GPUs were saturated: the figures are read as what the hardware reac
 
 from __future__ import annotations
 
-import json
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -21,6 +20,7 @@ from pathlib import Path
 from accelfit.catalog.models import Catalog
 from accelfit.errors import InputError, Problem, problem
 from accelfit.inputfile import read_bytes, read_text
+from accelfit.jsonio import parse_json
 
 TENSOR = "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE"
 DRAM = "DCGM_FI_PROF_DRAM_ACTIVE"
@@ -134,10 +134,10 @@ def _series_from_text(text: str, file: str) -> list[tuple[str, str, dict[str, st
 
 
 def _series_from_json(text: str, file: str) -> list[tuple[str, str, dict[str, str], float]]:
+    document = parse_json(text, file, "save the JSON of /api/v1/query or /api/v1/query_range unchanged")
     try:
-        document = json.loads(text)
         result = document["data"]["result"]
-    except (json.JSONDecodeError, KeyError, TypeError, RecursionError):
+    except (KeyError, TypeError):
         raise InputError([problem(file, "data.result", "not a Prometheus query-API response",
                                   "save the JSON of /api/v1/query or /api/v1/query_range")]) from None
     if not isinstance(result, list):

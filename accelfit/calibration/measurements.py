@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 from pathlib import Path
 from typing import Any, Literal
 
@@ -28,6 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from accelfit.errors import InputError, Problem, join_path, problem
 from accelfit.inputfile import read_text
+from accelfit.jsonio import parse_json
 from accelfit.spec import ModelSpec, Precision, TrainingMethod
 from accelfit.spec.models import Count
 from accelfit.validation import validate
@@ -119,11 +119,8 @@ def read_runs(path: Path) -> list[tuple[str, MeasuredRun]]:
             raise InputError([problem(str(path), f"line {reader.line_num}", f"not readable as CSV ({error})",
                                       "save the file as comma-separated UTF-8 text")]) from None
     elif path.suffix.lower() == ".json":
-        try:
-            rows = _listed(json.loads(text))
-        except json.JSONDecodeError as error:
-            raise InputError([problem(str(path), "", f"not valid JSON ({error.msg} at line {error.lineno})",
-                                      "fix the JSON syntax")]) from None
+        # The project's JSON reader: depth-bounded, no NaN/Infinity, no 5,000-digit integers.
+        rows = _listed(parse_json(text, str(path), "fix the JSON syntax (a list of runs, or {runs: [...]})"))
     else:
         rows = _listed(parse_yaml(text, str(path)))
     if len(rows) > MAX_RUNS:

@@ -129,13 +129,13 @@ def _csv_problem(file: str, line: int, error: csv.Error) -> Problem:
 
 def price_cell(text: str | None) -> float | None:
     """A price, or None for the upstream "no price" forms: empty, NaN, not a number, 0 or less. A price no cloud
-    charges (infinite, above MAX_HOURLY_USD, or positive but under MIN_HOURLY_USD) raises ValueError: such a file
+    charges (infinite either way, above MAX_HOURLY_USD, or positive but under MIN_HOURLY_USD) raises ValueError: such a file
     is damaged, and importing it would make every plan cost Infinity or nothing."""
     try:
         value = float(text) if text not in (None, "") else math.nan
     except ValueError:
         return None
-    if math.isnan(value) or value <= 0:
+    if math.isnan(value) or 0 >= value > -math.inf:  # upstream's "no price": NaN, 0 (or a negative figure)
         return None
     if not math.isfinite(value) or value > MAX_HOURLY_USD or value < MIN_HOURLY_USD:
         raise ValueError(f"price {text!r} is not a price any cloud charges per hour (expected "
