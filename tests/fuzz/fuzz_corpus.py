@@ -795,7 +795,22 @@ def cost_cycle_cases() -> Iterator[Case]:
                    files={path: json.dumps(mutated).encode()})
 
 
-SURFACE_PREFIXES = ("catalog-", "calibrate-", "check-setting-", "plan-setting-", "lock-setting-", "preview-setting-",
+def cost_secret_cases() -> Iterator[Case]:
+    """A rejected input of `cost` that holds a Pulumi secret envelope: exit 2, and the plaintext never printed."""
+    preview = json.loads((ROOT / "tests/fixtures/pulumi-preview-dev.json").read_text(encoding="utf-8"))
+    envelope = {"4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270", "plaintext": SECRET_MARK}
+    pool = next(index for index, step in enumerate(preview["steps"])
+                if step.get("newState", {}).get("type") == "gcp:container/nodePool:NodePool")
+    for label, value in [("node-count", envelope), ("node-count-list", [envelope]),
+                         ("node-count-text", json.dumps(envelope))]:
+        document = copy.deepcopy(preview)
+        document["steps"][pool]["newState"]["inputs"]["nodeCount"] = value
+        path = f"cases/cost-secret-{label}.json"
+        yield Case(f"cost-secret-envelope-{label}", ("cost", "--pulumi-preview", path, "--stack", "dev"), INVALID,
+                   files={path: json.dumps(document).encode()}, secret=SECRET_MARK)
+
+
+SURFACE_PREFIXES = ("cost-secret-envelope-", "catalog-", "calibrate-", "check-setting-", "plan-setting-", "lock-setting-", "preview-setting-",
                     "preview-locked-env-", "lock-fleet-name-", "lock-keeps-", "cost-parent-cycle-")
 
 
@@ -808,6 +823,7 @@ def surface_cases() -> Iterator[Case]:
     yield from fleet_lock_name_cases()
     yield from lock_write_cases()
     yield from cost_cycle_cases()
+    yield from cost_secret_cases()
 
 
 @functools.cache
