@@ -53,8 +53,8 @@ def check(ctx: click.Context, file: Path) -> None:
 
 def _check_stack(ctx: click.Context, file: Path, name: str | None) -> None:
     from accelfit.catalog import load_catalog
+    from accelfit.cli.fleet_stack import plan_stack_fleet, single_view
     from accelfit.planner import NoFeasiblePlan
-    from accelfit.planner.lock import plan_with_lock
     from accelfit.stackfile import find_project_dir, load_stack_file, plan_requirement_problems
 
     if name is None:
@@ -67,10 +67,7 @@ def _check_stack(ctx: click.Context, file: Path, name: str | None) -> None:
         _check_fleet(ctx, file, stack)
         return
     try:
-        from accelfit.policy_config import stack_environment
-
-        catalog = load_catalog()
-        plan, lock = plan_with_lock(stack.spec, catalog, stack_environment(stack, catalog), stack.selection)
+        plan, lock = single_view(*plan_stack_fleet(stack, load_catalog()))
     except NoFeasiblePlan as failure:
         click.echo(f"no feasible plan for {file}: {failure.message}", err=True)
         ctx.exit(EXIT_POLICY_OR_INFEASIBLE)
@@ -80,7 +77,17 @@ def _check_stack(ctx: click.Context, file: Path, name: str | None) -> None:
         raise InputError(problems)
     spec = stack.spec
     click.echo(f"ok: stack file {file}: {spec.name} ({spec.kind.value}, {spec.framework.value}, "
-               f"{spec.model.precision.value}) in {stack.environment}; plans {plan.option} ({lock.state} lock)")
+               f"{spec.model.precision.value}) in {stack.environment}; plans {plan.option} ({lock_words(lock.state)})")
+
+
+# What each lock state means for the plan just shown, in words (the states are `none`, `used`, `stale`).
+LOCK_WORDS = {"none": "not locked: a fresh plan; `accelfit lock` pins it",
+              "used": "the locked selection",
+              "stale": "the locked selection no longer fits: a fresh plan instead"}
+
+
+def lock_words(state: str) -> str:
+    return LOCK_WORDS.get(state, f"lock {state}")
 
 
 def _check_fleet(ctx: click.Context, file: Path, stack) -> None:
@@ -106,4 +113,4 @@ def _check_fleet(ctx: click.Context, file: Path, stack) -> None:
     for member in fleet.workloads:
         spec = member.plan
         click.echo(f"  {member.name} ({spec.kind}, {spec.framework}): plans {spec.option} "
-                   f"({locks[member.name].state} lock); {member.placement}")
+                   f"({lock_words(locks[member.name].state)}); {member.placement}")

@@ -20,7 +20,9 @@ from dataclasses import dataclass
 
 from accelfit.catalog.models import Catalog
 from accelfit.planner import filestore_capacity
+from accelfit.planner.data_transfer import transfer_part
 from accelfit.planner import preferences as pref
+from accelfit.planner.memory import weights_bytes
 from accelfit.planner.model import CostLine, NodePool
 from accelfit.planner.options import Offer
 from accelfit.pricing.figures import (
@@ -67,9 +69,13 @@ def checkpoint_tb(spec: WorkloadSpec) -> float:
     """What the bucket keeps besides the dataset. Full training: the last checkpoints of the whole training state.
     LoRA: the frozen base weights once, plus the last checkpoints of the adapter (its weights and Adam state).
     Inference: the weights served."""
-    parameters = spec.model.parameters
+    parameters = spec.model.parameters  # the total: a Mixture-of-Experts checkpoint holds every expert
+    if spec.model.architecture.value == "other":
+        # Weights plus optimizer state are within model.memory_gib; keep that per checkpoint (an upper bound).
+        per = spec.model.memory_gib * 2.0**30 / 1e12
+        return per * (pref.CHECKPOINTS_KEPT if spec.training is not None else 1)
     if spec.training is None:
-        return parameters * 2 / 1e12
+        return weights_bytes(spec.model) / 1e12
     if spec.training.method.value == "lora":
         adapter = parameters * pref.LORA_ADAPTER_FRACTION
         return (parameters * 2 + adapter * pref.CHECKPOINT_BYTES_PER_PARAM * pref.CHECKPOINTS_KEPT) / 1e12
@@ -213,6 +219,9 @@ def place_parts(spec: WorkloadSpec, catalog: Catalog, platform: str, cloud: str,
         if egress:
             parts.append(per_month("egress", egress, run, f"{spec.data.egress_tb_per_month:g} TB/month to the "
                                                           "internet"))
+    moved = transfer_part(spec, catalog, cloud, region, storage.checkpoint_tb, run)  # out of data.region
+    if moved is not None:
+        parts.append(moved)
     return tuple(parts)
 
 
@@ -236,13 +245,6 @@ def nat_part(catalog: Catalog, cloud: str, region: str, gateways: int, run: RunW
                                            "traffic uses private access/endpoints, not NAT")
 
 
-def cost_lines(parts: tuple[Part, ...]) -> tuple[CostLine, ...]:
-    return tuple(CostLine(item=part.item, monthly_usd=part.monthly_usd,
-                          full_scale_monthly_usd=part.full_scale_monthly_usd,
-                          total_usd=part.run_usd if part.run_usd is not None else part.monthly_usd, note=part.note)
-                 for part in parts)
-
-
 def plan_figures(spec: WorkloadSpec, parts: tuple[Part, ...]) -> CostFigures:
     return figures(parts, training=spec.training is not None)
 
@@ -264,10 +266,3 @@ def cost_assumptions(spec: WorkloadSpec, offer: Offer, run_hours: float) -> tupl
     if offer.platform == "baremetal-gpu":
         out.append("Owned servers are charged at their power cost only (sunk hardware).")
     return tuple(out)
-
-
-def onprem_unit_hourly_usd(offer_gpu_power_w: float | None, gpus_per_server: int) -> float:
-    """Marginal hourly cost of an owned server: its power, at the stated electricity price and PUE."""
-    board_w = offer_gpu_power_w or 700.0
-    kilowatts = board_w * gpus_per_server * pref.ONPREM_HOST_POWER_FACTOR / 1000.0
-    return kilowatts * pref.ONPREM_PUE * pref.ONPREM_USD_PER_KWH

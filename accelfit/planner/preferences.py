@@ -53,6 +53,8 @@ MULTISLICE_MFU_FACTOR = 0.95
 # LoRA skips weight gradients of frozen weights: about 4·N·D FLOPs instead of 6·N·D.
 LORA_FLOPS_PER_PARAM_TOKEN = 4.0
 FULL_FLOPS_PER_PARAM_TOKEN = 6.0
+# architecture other: a training step is the forward pass plus a backward pass of about twice its FLOPs.
+OTHER_TRAINING_PASSES = 3.0
 
 # --- Memory assumptions (reference section 8) ----------------------------------------------------------------------
 # Mixed-precision Adam: bf16 weights and grads plus fp32 master, momentum and variance = 16 bytes/parameter,
@@ -73,6 +75,10 @@ USABLE_MEMORY_FRACTION = 0.90
 # Capacity headroom over the stated peak requests/second.
 HEADROOM_VARIABLE = 1.30
 HEADROOM_STEADY = 1.15
+# Most nodes one serving replica spans (pipeline stages over the node network); a larger model needs bigger nodes.
+MAX_SERVING_NODES_PER_REPLICA = 8
+# architecture other: most samples one serving batch holds (TF Serving / Triton dynamic batching, judgement).
+OTHER_MAX_BATCH = 4096
 
 # --- Sizes and limits ----------------------------------------------------------------------------------------------
 # There is no fixed node cap: cluster, node-pool and node-group limits are data (data/scale_limits.yaml, limits.py).
@@ -84,11 +90,7 @@ SHARED_FILESYSTEM_MIN_DATASET_TB = 1.0
 HOURS_PER_MONTH = 730.0
 DAYS_PER_MONTH = 30.42
 
-# --- Owned (bare-metal) hardware -----------------------------------------------------------------------------------
-# Owned servers are a sunk cost; the marginal cost the planner charges is power. Stated in every bare-metal plan.
-ONPREM_USD_PER_KWH = 0.12
-ONPREM_PUE = 1.4
-ONPREM_HOST_POWER_FACTOR = 1.5  # CPUs, memory, NICs and fans on top of the GPUs' board power
+# Owned (bare-metal) hardware: its marginal cost, power, is accelfit.pricing.onprem's.
 
 # Tie-break order when two options score the same to the cent: owned hardware first (already paid for), then
 # managed TPU, then GPU clouds; then cloud, region, accelerator name and count, alphabetically/ascending.
