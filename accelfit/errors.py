@@ -53,8 +53,39 @@ def shorten(text: str, limit: int) -> str:
     return text if len(text) <= limit else f"{text[:limit - 20]}...({len(text):,} characters)"
 
 
+# Pulumi marks a secret in JSON (a `pulumi preview --json`, a state export) with this key and value
+# (pulumi/pulumi sdk/go/common/resource/sig/sig.go: Key, Secret); such a value is never quoted in a message.
+SECRET_SIG_KEY = "4dabf18193072939515e22adb298388d"
+SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270"
+SECRET_SHOWN = "(a secret value, not shown)"
+
+
+def holds_secret(value: object, budget: int = 2000) -> bool:
+    """Whether a value is or contains a Pulumi secret envelope (or its text); a value too big to search in
+    `budget` steps counts as one, so a message never quotes what it could not check."""
+    stack = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        budget -= 1
+        if budget < 0 or depth > 20:
+            return True
+        if isinstance(item, str):
+            if SECRET_SIG_KEY in item or SECRET_SIG in item:
+                return True
+        elif isinstance(item, dict):
+            if SECRET_SIG_KEY in item:
+                return True
+            stack.extend((part, depth + 1) for pair in item.items() for part in pair)
+        elif isinstance(item, (list, tuple, set, frozenset)):
+            stack.extend((part, depth + 1) for part in item)
+    return False
+
+
 def short_repr(value: object) -> str:
-    """repr() bounded in length and depth, whatever the value (reprlib never walks the whole structure)."""
+    """repr() bounded in length and depth, whatever the value (reprlib never walks the whole structure); a value
+    holding a Pulumi secret envelope is withheld."""
+    if holds_secret(value):
+        return SECRET_SHOWN
     return shorten(_VALUE_REPR.repr(value), MAX_VALUE_CHARS + 40)
 
 

@@ -6,28 +6,38 @@ top-level `config:` block, at that block's own indentation, can be the selection
 that contains a look-alike line is never touched. The result is parsed back and compared with the original: every
 value except the selection must be unchanged, or nothing is written.
 
-The write is atomic: a temporary file in the same directory, flushed and fsynced, given the original's mode, then
-renamed over the original (POSIX rename is atomic), so a full disk, an I/O error or a kill leaves either the old
-file or the new one, never an empty or partial one. Concurrent `accelfit lock` runs on one file take turns through
-an advisory lock on the file itself. Line endings (LF or CRLF) and a missing final newline are kept.
+The write is atomic (`accelfit.atomicwrite`): a temporary file created exclusively in the same directory, fsynced,
+given the original's mode and owner, then renamed over the original, so a full disk, an I/O error or a kill leaves
+either the old file or the new one, never an empty or partial one, and no copy behind. A symlinked stack file has
+its target written (the link stays); a hard-linked one is refused rather than split. Concurrent `accelfit lock`
+runs on one file take turns through an advisory lock on the file itself; a file system without locks (NFS without
+lockd: ENOLCK) is a clear error. What the user wrote is kept: a UTF-8 BOM, line endings (LF or CRLF), a missing
+final newline, and comments, including ones written inside the selection block (they move to its top). Workload
+names that YAML would read as something else (`on`, `no`, `null`, `1e3`) are quoted.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
+import json
 import os
 import re
 import stat
-import tempfile
 import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
+import yaml
+
+from accelfit.atomicwrite import real_target, remove_stale, write_atomically
 from accelfit.errors import InputError, problem
 from accelfit.inputfile import decode_text, os_error
 from accelfit.planner.lock import Selection
 from accelfit.yamlio import parse_yaml
+
+_BOM = "\ufeff"
 
 LOCK_WAIT_S = 60.0
 _OWN_COMMENTS = ("# Written by `accelfit lock`", "# still meets the spec, so a price change")
@@ -35,11 +45,23 @@ _CONFIG_LINE = re.compile(r"""^(?P<quote>["']?)config(?P=quote)[ \t]*:[ \t]*(?P<
 
 
 def _fields(selection: Selection, indent: str) -> list[str]:
-    return [f"{indent}{field}: {value}" if not isinstance(value, str) else f"{indent}{field}: \"{value}\""
-            for field, value in selection.model_dump(mode="json").items()]
+    # json.dumps of a string is a valid YAML double-quoted scalar, whatever characters it holds.
+    return [f"{indent}{field}: {json.dumps(value)}" for field, value in selection.model_dump(mode="json").items()]
 
 
-def _render(key: str, selection: Selection | Mapping[str, Selection], indent: str) -> list[str]:
+def yaml_key(name: str) -> str:
+    """A mapping key YAML reads back as this exact string: plain when it is, else double-quoted (`on`, `no`, `null`,
+    `1e3` and `0x10` would otherwise be read as a boolean, null or a number)."""
+    try:  # the reader accelfit and the program use, and PyYAML's own: both must read the key back as written
+        plain = parse_yaml(f"{name}: 0", "<key>")
+        plain = plain if yaml.safe_load(f"{name}: 0") == plain else None
+    except (InputError, yaml.YAMLError):
+        plain = None
+    return name if plain == {name: 0} else json.dumps(name)
+
+
+def _render(key: str, selection: Selection | Mapping[str, Selection], indent: str,
+            kept_comments: list[str] | None = None) -> list[str]:
     """The selection block; a fleet's is a map by workload name (each workload locked on its own)."""
     if isinstance(selection, Selection):
         day, lines = selection.locked_on, _fields(selection, f"{indent}  ")
@@ -47,10 +69,10 @@ def _render(key: str, selection: Selection | Mapping[str, Selection], indent: st
         day = max(item.locked_on for item in selection.values())
         lines = []
         for name, item in selection.items():
-            lines += [f"{indent}  {name}:", *_fields(item, f"{indent}    ")]
+            lines += [f"{indent}  {yaml_key(name)}:", *_fields(item, f"{indent}    ")]
     return [f"{indent}# Written by `accelfit lock` on {day}: the program builds this option while it",
             f"{indent}# still meets the spec, so a price change never replaces running capacity by itself.",
-            f"{indent}{key}:", *lines]
+            f"{indent}{key}:", *(kept_comments or []), *lines]
 
 
 def _parsed(value: object, selection: Selection | Mapping[str, Selection]) -> object:
@@ -109,10 +131,13 @@ def edit_selection(text: str, key: str, selection: Selection | Mapping[str, Sele
         while first > start + 1 and lines[first - 1].strip().startswith(_OWN_COMMENTS) \
                 and _indent_of(lines[first - 1]) == len(indent):
             first -= 1
-        new_lines = lines[:first] + _render(key, selection, indent) + lines[stop:]
+        # The user's own comments inside the old block (not the two lines lock writes) are kept, at its top.
+        comments = [line for line in lines[found + 1:stop] if line.strip().startswith("#")
+                    and not line.strip().startswith(_OWN_COMMENTS)]
+        new_lines = lines[:first] + _render(key, selection, indent, comments) + lines[stop:]
     else:
         new_lines = lines[:end] + _render(key, selection, indent) + lines[end:]
-    return newline.join(new_lines) + (newline if ends_with_newline or found is None and end == len(lines) else "")
+    return newline.join(new_lines) + (newline if ends_with_newline else "")
 
 
 def _check_edit(before: str, after: str, key: str, selection: Selection | Mapping[str, Selection],
@@ -152,6 +177,15 @@ def _locked(path: Path) -> Iterator[int]:
                     from None
             time.sleep(0.05)
             continue
+        except OSError as error:
+            os.close(descriptor)
+            if error.errno in (errno.ENOLCK, errno.EOPNOTSUPP, errno.EINVAL):
+                raise InputError([problem(str(path), "", "the file system does not support file locks "
+                                          f"({error.strerror or error}; NFS without a lock daemon?), so lock cannot "
+                                          "keep two runs from overwriting each other; nothing was written",
+                                          "run lock on a checkout on a local disk, or enable NFS locking (lockd)")]) \
+                    from None
+            raise os_error(path, error) from None
         try:
             same = os.fstat(descriptor).st_ino == os.stat(path).st_ino
         except OSError:
@@ -165,55 +199,28 @@ def _locked(path: Path) -> Iterator[int]:
         os.close(descriptor)
 
 
-def _read_locked(descriptor: int, path: Path) -> tuple[str, os.stat_result]:
+def _read_locked(descriptor: int, path: Path) -> tuple[str, bool, os.stat_result]:
+    """The stack file's text (without a BOM), whether it had one, and its stat."""
     info = os.fstat(descriptor)
     if not stat.S_ISREG(info.st_mode):
         raise InputError([problem(str(path), "", "is not a regular file", "pass a stack file")])
     chunks = []
     while chunk := os.read(descriptor, 1 << 20):
         chunks.append(chunk)
-    return decode_text(b"".join(chunks), str(path)), info
-
-
-def replace_atomically(path: Path, data: bytes, mode: int) -> None:
-    """Write `data` to a temporary file beside `path`, fsync it, give it `mode`, rename it over `path`."""
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        try:
-            view = memoryview(data)
-            while view:
-                written = os.write(handle, view)
-                view = view[written:]
-            os.fchmod(handle, stat.S_IMODE(mode))
-            os.fsync(handle)
-        finally:
-            os.close(handle)
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
-    with contextlib.suppress(OSError):  # the rename itself is durable once the directory is synced
-        directory = os.open(path.parent, os.O_RDONLY)
-        try:
-            os.fsync(directory)
-        finally:
-            os.close(directory)
+    data = b"".join(chunks)
+    return decode_text(data, str(path)), data.startswith(_BOM.encode("utf-8")), info
 
 
 def write_selection(path: Path, project: str, selection: Selection | Mapping[str, Selection]) -> None:
     """Write one selection (single form) or a map of them by workload name (fleet form)."""
     key = f"{project}:selection"
-    with _locked(path) as descriptor:
-        text, info = _read_locked(descriptor, path)
+    target = real_target(path)  # a symlinked stack file: lock and write the file it points at
+    with _locked(target) as descriptor:
+        remove_stale(target)  # a killed lock's temporary copy (we hold the lock: nobody is mid-write)
+        text, had_bom, info = _read_locked(descriptor, path)
         if not info.st_mode & stat.S_IWUSR:
             raise InputError([problem(str(path), "", "the stack file is read-only; nothing was written",
                                       f"make it writable (chmod u+w {path}) and run lock again")])
         updated = edit_selection(text, key, selection, str(path))
         _check_edit(text, updated, key, selection, str(path))
-        try:
-            replace_atomically(path, updated.encode("utf-8"), info.st_mode)
-        except OSError as error:
-            raise InputError([problem(str(path), "", f"could not write the stack file ({error.strerror or error}); "
-                                      "it is unchanged", "free disk space or fix the folder's permissions, then run "
-                                      "lock again")]) from None
+        write_atomically(path, ((_BOM if had_bom else "") + updated).encode("utf-8"), what="the stack file")

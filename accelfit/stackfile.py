@@ -17,7 +17,7 @@ from typing import Any
 from accelfit.errors import InputError, Problem, did_you_mean, problem, shorten
 from accelfit.inputfile import is_regular_file
 from accelfit.spec import LoadedWorkload, WorkloadSpec
-from accelfit.spec.loader import WORKLOADS_KEY, with_inventory, workloads_from_document
+from accelfit.spec.loader import with_inventory, workloads_from_document, workloads_key
 from accelfit.yamlio import read_yaml
 
 PROJECT_FILE = "Pulumi.yaml"
@@ -234,8 +234,8 @@ def load_stack_file(path: Path, name: str, project_dir: Path) -> StackFile:
     config = _project_defaults(project_doc, project)
     config.update(document["config"])
     problems = config_problems(config, project_doc, name, str(path))
-    found = workloads_from_document(document, str(path))
-    fleet = WORKLOADS_KEY in document["config"]
+    found = workloads_from_document(document, str(path), project)  # the project's namespace, as the program reads
+    fleet = workloads_key(project) in document["config"]
     if fleet:
         problems += fleet_problems(config, project, name, str(path), [spec.name for spec, _ in found])
     elif f"{project}:fleet" in config:
@@ -326,12 +326,36 @@ def config_problems(config: dict[str, Any], project_doc: dict[str, Any], name: s
             problems.append(problem(source, f"config.{project}:{key}", "must be a label value: at most 63 "
                                     "lowercase letters, digits, '-' or '_'",
                                     f"e.g. {project}:{key}: research-llm", value))
+    from accelfit.lock_setting import lock_required
+
+    try:  # the same reading as `preview --locked` and the program: a value that is not a boolean stops every command
+        lock_required(config.get(f"{project}:requireLock"), source, f"config.{project}:requireLock")
+    except InputError as error:
+        problems += error.problems
+    gcp_project = config.get("gcp:project")
+    if gcp_project is not None and not is_secure(gcp_project) and not (
+            isinstance(gcp_project, str) and _GCP_PROJECT.match(gcp_project)):
+        # Set but not a project id (`gcp:project: true`, a number, a list): refused by every stack command, not
+        # only by check's provider-config rule, so plan and lock never accept a file check refuses.
+        problems.append(problem(source, "config.gcp:project", "Google Cloud needs the project id (6-30 "
+                                "lowercase letters, digits or '-', starting with a letter), and this is not one",
+                                "set gcp:project: <your-project-id> (quote it if YAML would read it as something "
+                                "else), or remove it", gcp_project))
     raw = config.get(f"{project}:selection")
     if raw is not None and f"{project}:workloads" not in config:  # a fleet's map: fleet_problems
         try:
             read_selection(raw, source, f"config.{project}:selection")
         except InputError as error:
             problems += error.problems
+    for key, value in config.items():
+        if isinstance(key, str) and secret_named(key) and value is not None and not isinstance(value, str) \
+                and not is_secure(value):
+            # A map or a list would reach the program as JSON text and land whole in resource names, URNs and state
+            # (`bootstrap-token-{"value": "..."}`); the value itself is never echoed.
+            problems.append(problem(source, f"config.{shorten(key, 80)}", f"a secret must be text, not a "
+                                    f"{'mapping' if isinstance(value, dict) else 'list' if isinstance(value, list) else type(value).__name__} "
+                                    "(the value is not shown)", f"set it as one string: pulumi config set --secret "
+                                    f"{shorten(key, 80)} ..."))
     for key in plaintext_secrets(config):
         if environment == "prod":
             problems.append(problem(source, f"config.{shorten(key, 80)}", "a secret is written in plain text, "

@@ -63,7 +63,9 @@ def main() -> None:
         first = _seconds([str(ACCELFIT), "plan", f"examples/{EXAMPLES[0]}"], env)
         print(f"first `accelfit plan examples/{EXAMPLES[0]}` after the import: {first:.2f} s")
 
-        cache = base / "compiled-catalog.pickle"
+        from accelfit.catalog.compiled import CACHE_FILE
+
+        cache = base / CACHE_FILE
         cache.unlink(missing_ok=True)
         process, load, prices = _load_in_child(env)
         print(f"catalog load, parsed and checked (no cache): {load * 1000:6.0f} ms in a {process:.2f} s process "

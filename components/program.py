@@ -7,7 +7,6 @@ a fleet; both are planned by `accelfit.planner.plan_fleet` and built by `compone
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,7 +16,8 @@ import pulumi
 from accelfit.catalog import load_catalog
 from accelfit.errors import InputError, problem
 from accelfit.planner import FleetPlan, Plan, plan_fleet
-from accelfit.planner.lock import LOCKED_ENV, TRUE_WORDS, LockStatus
+from accelfit.lock_setting import lock_required as parse_lock_required
+from accelfit.planner.lock import LockStatus
 from accelfit.policy_config import stack_environment
 from accelfit.stackfile import known_project_keys, load_stack_file, read_project, secret_named, stack_path, \
     unknown_key_problems
@@ -75,7 +75,7 @@ def _run(project_dir: Path, stack: str, source: Path) -> ProgramResult:
 def lock_required(config: pulumi.Config) -> bool:
     """A CI that must build only what was reviewed sets ACCELFIT_LOCKED=1 (or the stack sets accelfit:requireLock):
     then a missing or stale lock fails the update instead of building a fresh plan."""
-    return bool(config.get_bool("requireLock")) or os.environ.get(LOCKED_ENV, "").lower() in TRUE_WORDS
+    return parse_lock_required(config.get("requireLock"), "stack", f"{pulumi.get_project()}:requireLock")
 
 
 def _run_stack(project_dir: Path, stack_name: str, source: Path, config: pulumi.Config,

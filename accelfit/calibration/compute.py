@@ -29,6 +29,11 @@ from accelfit.planner.team_efficiency import TeamEfficiency, TeamServingFigure, 
 from accelfit.spec import TrainingMethod
 
 
+# Below this share of the peak, a "measurement" is a unit slip (tokens per second per GPU, not per job) or idle
+# hardware: no training run or serving engine that is doing work reaches less than 1% of the chips' peak.
+MIN_EFFICIENCY = 0.01
+
+
 @dataclass(frozen=True)
 class Measured:
     accelerator: str
@@ -80,6 +85,11 @@ def _training_mfu(run: MeasuredRun, catalog: Catalog, file: str, where: str) -> 
         per_token = (pref.LORA_FLOPS_PER_PARAM_TOKEN if run.method is TrainingMethod.lora
                      else pref.FULL_FLOPS_PER_PARAM_TOKEN) * run.model_spec().active
         mfu = per_token * tokens_per_second / (run.count * peak_flops(accelerator, run.precision))
+    if not mfu >= MIN_EFFICIENCY:
+        raise InputError([problem(file, join_path(where, field), f"implies MFU {mfu:.4%}: below "
+                                  f"{MIN_EFFICIENCY:.0%} of the {run.count} × {accelerator.name} dense peak, which no "
+                                  "working training run shows", "check the units (tokens per second for the whole "
+                                  "job) and the parameter count, or leave the run out", getattr(run, field))])
     if mfu > _physical_limit(run, accelerator):
         raise InputError([problem(file, join_path(where, field), f"implies MFU {mfu:.0%}: more than the "
                                   f"{run.count} × {accelerator.name} dense peak allows",
@@ -161,6 +171,11 @@ def measure_dcgm(utilisation: list[Utilisation], kind: str, file: str) -> list[M
     out = []
     for item in utilisation:
         tensor, dram = item.mean(TENSOR), item.mean(DRAM)
+        for metric, value in ((TENSOR, tensor), (DRAM, dram if kind == "serving" else None)):
+            if value is not None and value < MIN_EFFICIENCY:
+                raise InputError([problem(file, metric, f"{item.accelerator} averaged {value:.2%}: the GPUs were "
+                                          "idle in this window", "export a window in which the GPUs were busy "
+                                          "(training at full speed, or serving at saturation)", value)])
         if kind == "training":
             if tensor is None:
                 raise InputError([problem(file, TENSOR, f"no samples for {item.accelerator}; training MFU comes "
@@ -187,17 +202,21 @@ def team_file(measured: list[Measured], source: str, existing: TeamEfficiency | 
     for (kind, accelerator), items in sorted(groups.items()):
         where = f"{source} ({', '.join(item.where for item in items)})"
         if kind == "training":
-            training[accelerator] = TeamTrainingFigure(
+            training[accelerator] = TeamTrainingFigure.model_construct(
                 accelerator=accelerator, mfu=round(sum(item.mfu for item in items) / len(items), 4),
                 runs=len(items), source=where)
         else:
-            serving[accelerator] = TeamServingFigure(
+            serving[accelerator] = TeamServingFigure.model_construct(
                 accelerator=accelerator,
                 decode_bandwidth=round(sum(item.decode_bandwidth for item in items) / len(items), 4),
                 prefill_compute=round(sum(item.prefill_compute for item in items) / len(items), 4),
                 runs=len(items), source=where)
-    return TeamEfficiency(written=today, training=tuple(training[key] for key in sorted(training)),
-                          serving=tuple(serving[key] for key in sorted(serving)))
+    from accelfit.validation import validate
+
+    # Validated, not constructed: a figure out of range is an InputError naming the source, never a traceback.
+    return validate(TeamEfficiency, {"written": today,
+                                     "training": [training[key].model_dump() for key in sorted(training)],
+                                     "serving": [serving[key].model_dump() for key in sorted(serving)]}, source)
 
 
 __all__ = ["Measured", "measure_dcgm", "measure_runs", "team_file"]

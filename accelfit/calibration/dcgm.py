@@ -12,7 +12,6 @@ in which the GPUs were saturated: the figures are read as what the hardware reac
 
 from __future__ import annotations
 
-import json
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -20,11 +19,15 @@ from pathlib import Path
 
 from accelfit.catalog.models import Catalog
 from accelfit.errors import InputError, Problem, problem
+from accelfit.inputfile import read_bytes, read_text
+from accelfit.jsonio import parse_json
 
 TENSOR = "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE"
 DRAM = "DCGM_FI_PROF_DRAM_ACTIVE"
 METRICS = (TENSOR, DRAM)
 _LINE = re.compile(r'^(?P<name>[A-Za-z_:][A-Za-z0-9_:]*)(\{(?P<labels>.*)\})?\s+(?P<value>\S+)(\s+\S+)?\s*$')
+# A window of a few hours of 15 s samples on a few hundred GPUs is well under this; more is not a calibration export.
+MAX_SAMPLES = 1_000_000
 _LABEL = re.compile(r'(?P<key>[A-Za-z_][A-Za-z0-9_]*)="(?P<value>(?:[^"\\]|\\.)*)"')
 
 
@@ -43,14 +46,14 @@ def looks_like_dcgm(path: Path) -> bool:
     if path.suffix.lower() in (".prom", ".txt", ".metrics"):
         return True
     if path.suffix.lower() == ".json":
-        text = path.read_text(encoding="utf-8", errors="replace")[:4096]
-        return '"resultType"' in text or "DCGM_FI_" in text
+        head = read_bytes(path)[:4096].decode("utf-8", "replace")  # regular files only, bounded
+        return '"resultType"' in head or "DCGM_FI_" in head
     return False
 
 
 def read_dcgm(path: Path, catalog: Catalog, accelerator: str | None = None) -> list[Utilisation]:
     file = str(path)
-    text = path.read_text(encoding="utf-8")
+    text = read_text(path)  # regular files only, bounded in size, strict UTF-8
     series = _series_from_json(text, file) if text.lstrip().startswith("{") else _series_from_text(text, file)
     problems: list[Problem] = []
     found: dict[str, Utilisation] = {}
@@ -124,27 +127,47 @@ def _series_from_text(text: str, file: str) -> list[tuple[str, str, dict[str, st
             raise InputError([problem(file, f"line {number}", "the sample value is not a number",
                                       "export numeric samples", match.group("value"))]) from None
         out.append((f"line {number}", match.group("name"), labels, value))
+        if len(out) > MAX_SAMPLES:
+            raise InputError([problem(file, f"line {number}", f"more than {MAX_SAMPLES:,} samples",
+                                      "export a shorter window")])
     return out
 
 
 def _series_from_json(text: str, file: str) -> list[tuple[str, str, dict[str, str], float]]:
+    document = parse_json(text, file, "save the JSON of /api/v1/query or /api/v1/query_range unchanged")
     try:
-        document = json.loads(text)
         result = document["data"]["result"]
-    except (json.JSONDecodeError, KeyError, TypeError):
+    except (KeyError, TypeError):
         raise InputError([problem(file, "data.result", "not a Prometheus query-API response",
                                   "save the JSON of /api/v1/query or /api/v1/query_range")]) from None
+    if not isinstance(result, list):
+        raise InputError([problem(file, "data.result", "expected the list of series a vector or matrix query "
+                                  "returns", "query DCGM metrics as an instant vector or a range (matrix)",
+                                  result)])
     out = []
     for index, item in enumerate(result):
-        labels = {str(key): str(value) for key, value in (item.get("metric") or {}).items()}
+        where = f"data.result[{index}]"
+        metric = item.get("metric") if isinstance(item, dict) else None
+        if not isinstance(item, dict) or not isinstance(metric or {}, dict):
+            raise InputError([problem(file, where, "expected a series: {metric: {labels}, values: [...]}",
+                                      "export the query result unchanged", item)])
+        labels = {str(key): str(value) for key, value in (metric or {}).items()}
         name = labels.get("__name__", "")
         points = item.get("values") or ([item["value"]] if "value" in item else [])
+        if not isinstance(points, list):
+            raise InputError([problem(file, f"{where}.values", "expected a list of [timestamp, value] pairs",
+                                      "export the query result unchanged", points)])
         for point_index, point in enumerate(points):
             try:
+                if not isinstance(point, list) or isinstance(point[1], bool):
+                    raise TypeError
                 value = float(point[1])
-            except (TypeError, ValueError, IndexError):
-                raise InputError([problem(file, f"data.result[{index}].values[{point_index}]",
+            except (TypeError, ValueError, IndexError, OverflowError):
+                raise InputError([problem(file, f"{where}.values[{point_index}]",
                                           "the sample is not a [timestamp, value] pair with a numeric value",
                                           "export the query result unchanged", point)]) from None
-            out.append((f"data.result[{index}]", name, labels, value))
+            out.append((where, name, labels, value))
+        if len(out) > MAX_SAMPLES:
+            raise InputError([problem(file, "data.result", f"more than {MAX_SAMPLES:,} samples",
+                                      "export a shorter window or a coarser step (a few hours at 15-60 s)")])
     return out

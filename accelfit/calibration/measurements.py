@@ -24,21 +24,36 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from accelfit.errors import InputError, Problem, join_path, problem
+from accelfit.inputfile import read_text
+from accelfit.jsonio import parse_json
 from accelfit.spec import ModelSpec, Precision, TrainingMethod
 from accelfit.spec.models import Count
 from accelfit.validation import validate
 from accelfit.yamlio import parse_yaml
 
 
+MAX_RUNS = 100_000
+
+
 class MeasuredRun(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    # No infinities or NaN in a measurement; no YAML/JSON booleans for numbers (`count: true` is not 1).
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_booleans(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            for key, value in data.items():
+                if isinstance(value, bool):
+                    raise ValueError(f"{key}: expected a number or text, not the boolean {value}; write the "
+                                     "measured value")
+        return data
 
     kind: Literal["training", "serving"]
     accelerator: str = Field(min_length=1)
@@ -96,18 +111,32 @@ class MeasuredRun(BaseModel):
 
 def read_runs(path: Path) -> list[tuple[str, MeasuredRun]]:
     """Every run in the file with its location (`rows[2]`); all problems reported together."""
-    text = path.read_text(encoding="utf-8")
+    text = read_text(path)  # regular files only, bounded, strict UTF-8 (an Excel BOM dropped)
     if path.suffix.lower() == ".csv":
-        rows: list[Any] = [{key.strip(): value.strip() for key, value in row.items() if key and value and value.strip()}
-                           for row in csv.DictReader(io.StringIO(text))]
-    elif path.suffix.lower() == ".json":
+        rows: list[Any] = []
+        reader = csv.DictReader(io.StringIO(text, newline=""))
         try:
-            rows = _listed(json.loads(text))
-        except json.JSONDecodeError as error:
-            raise InputError([problem(str(path), "", f"not valid JSON ({error.msg} at line {error.lineno})",
-                                      "fix the JSON syntax")]) from None
+            for row in reader:
+                # Cells beyond the header land under the key None as a list: a problem, not a crash.
+                if None in row:
+                    raise InputError([problem(str(path), f"line {reader.line_num}", "the row has more cells than "
+                                              "the header", "give every row one cell per header column")])
+                rows.append({key.strip(): value.strip() for key, value in row.items()
+                             if key and isinstance(value, str) and value.strip()})
+                if len(rows) > MAX_RUNS:
+                    raise InputError([problem(str(path), "rows", f"more than {MAX_RUNS:,} measured runs",
+                                              "calibrate from a summary: one row per run")])
+        except csv.Error as error:
+            raise InputError([problem(str(path), f"line {reader.line_num}", f"not readable as CSV ({error})",
+                                      "save the file as comma-separated UTF-8 text")]) from None
+    elif path.suffix.lower() == ".json":
+        # The project's JSON reader: depth-bounded, no NaN/Infinity, no 5,000-digit integers.
+        rows = _listed(parse_json(text, str(path), "fix the JSON syntax (a list of runs, or {runs: [...]})"))
     else:
         rows = _listed(parse_yaml(text, str(path)))
+    if len(rows) > MAX_RUNS:
+        raise InputError([problem(str(path), "rows", f"more than {MAX_RUNS:,} measured runs",
+                                  "calibrate from a summary: one row per run")])
     if not rows:
         raise InputError([problem(str(path), "rows", "no measured runs in the file",
                                   "add one run per row (see `accelfit calibrate --help` for the fields)")])

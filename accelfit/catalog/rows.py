@@ -169,7 +169,8 @@ class Price(Sourced):
     unit: Literal["instance-hour", "chip-hour"]
     region: str = Field(description="Region the price applies to, e.g. us-east-1 or us-central1.")
     pricing: PricingModel
-    hourly_usd: float = Field(gt=0, description="USD per hour (per instance, or per chip for TPU), above 0.")
+    hourly_usd: float = Field(gt=0, allow_inf_nan=False,  # an infinite price would make every plan cost Infinity
+                              description="USD per hour (per instance, or per chip for TPU), above 0.")
 
 
 class Availability(Sourced):
@@ -229,7 +230,7 @@ class ServicePrice(Sourced):
                          "pd-balanced, ebs-gp3, egress-internet, gke-cluster, eks-cluster, nat-hour, nat-data.")
     unit: Literal["gib-month", "gb", "hour"] = Field(description="What one `usd` buys.")
     region: str = Field(description="Region, or '*' for a price that is the same everywhere.")
-    usd: float = Field(ge=0, description="USD per unit, 0 or more.")
+    usd: float = Field(ge=0, allow_inf_nan=False, description="USD per unit, 0 or more.")
 
 
 class EfficiencyFigure(Sourced):

@@ -52,6 +52,14 @@ GCP_COLUMNS = ("InstanceType", "AcceleratorName", "AcceleratorCount", "Region", 
 _GPU_SPOT_TOO_CLOSE = 0.8
 # fetch_gcp.py: "Maximum price for TPU V6e is $691.2/hour. Here we set a higher price" for a missing price.
 _TPU_NO_PRICE_USD = 700.0
+# Bounds of a believable hourly figure (USD per instance, per chip, or per whole TPU slice upstream): the largest
+# TPU slices list about 40,000 USD/h (v5p, 8,960 chips x 4.20 USD, cloud.google.com/tpu/pricing as of 2026-11-23),
+# the smallest instances cost a few tenths of a cent. Outside these, the file is damaged.
+MAX_HOURLY_USD = 100_000.0
+MIN_HOURLY_USD = 1e-4
+# The longest cell of the upstream files is a GpuInfo JSON of a few hundred characters.
+MAX_CELL_CHARS = 131_072  # the csv module's own default field_size_limit, left as it is
+LINE = "\0line"  # the row's line number, stored in the row dict under a name no header can have
 # Standard AWS AZ IDs (use1-az1); local and Wavelength zones (use1-atl2-az1) are not where EKS node groups go.
 _AWS_STANDARD_AZ = re.compile(r"^[a-z]+[0-9]+-az[0-9]+$")
 # TPU generation and how many units of the slice-size suffix make one chip (Cloud TPU naming).
@@ -80,23 +88,73 @@ class Provenance:
 
 
 def read_rows(text: str, file: str, required: Iterable[str]) -> tuple[list[dict[str, str]], list[Problem]]:
-    """The CSV's rows as dicts, or a problem naming each required column the header lacks."""
-    reader = csv.DictReader(io.StringIO(text))
-    header = reader.fieldnames or []
+    """The CSV's rows as dicts (with their line number under LINE), or the problems that stop reading it: a header
+    without a required column, a row with fewer cells than the header (a short row, or an unterminated quote that
+    swallowed the rest of the file), a cell longer than any catalog cell, or text the csv module cannot split."""
+    required = tuple(required)
+    reader = csv.DictReader(io.StringIO(text, newline=""))
+    try:
+        header = reader.fieldnames or []
+    except csv.Error as error:
+        return [], [_csv_problem(file, 1, error)]
     missing = [column for column in required if column not in header]
     if missing:
         return [], [problem(file, "header", f"not a SkyPilot catalog v8 file: no column {', '.join(missing)}",
                             "point --from at the catalogs/v8 directory (it holds aws/vms.csv and gcp/vms.csv)")]
-    return list(reader), []
+    rows: list[dict[str, str]] = []
+    problems: list[Problem] = []
+    try:
+        for row in reader:
+            line = reader.line_num
+            short = [column for column in required if row.get(column) is None]
+            if short:
+                problems.append(problem(file, f"line {line}", f"the row has fewer cells than the header (no "
+                                        f"{short[0]}): a short row or an unterminated quote",
+                                        "re-download the file; every row has one cell per header column"))
+                if len(problems) >= 20:
+                    break
+                continue
+            row[LINE] = str(line)
+            rows.append(row)
+    except csv.Error as error:
+        problems.append(_csv_problem(file, reader.line_num, error))
+    return rows, problems
+
+
+def _csv_problem(file: str, line: int, error: csv.Error) -> Problem:
+    return problem(file, f"line {line}", f"not readable as CSV ({error})",
+                   "re-download the file: SkyPilot's catalog is comma-separated with LF or CRLF line endings and "
+                   f"cells of at most {MAX_CELL_CHARS:,} characters")
 
 
 def price_cell(text: str | None) -> float | None:
-    """A price, or None for the upstream "no price" forms: empty, NaN, not a number, 0 or less."""
+    """A price, or None for the upstream "no price" forms: empty, NaN, not a number, 0 or less. A price no cloud
+    charges (infinite either way, above MAX_HOURLY_USD, or positive but under MIN_HOURLY_USD) raises ValueError: such a file
+    is damaged, and importing it would make every plan cost Infinity or nothing."""
     try:
         value = float(text) if text not in (None, "") else math.nan
     except ValueError:
         return None
-    return value if math.isfinite(value) and value > 0 else None
+    if math.isnan(value) or 0 >= value > -math.inf:  # upstream's "no price": NaN, 0 (or a negative figure)
+        return None
+    if not math.isfinite(value) or value > MAX_HOURLY_USD or value < MIN_HOURLY_USD:
+        raise ValueError(f"price {text!r} is not a price any cloud charges per hour (expected "
+                         f"{MIN_HOURLY_USD:g} to {MAX_HOURLY_USD:,.0f} USD)")
+    return value
+
+
+def _prices(row: dict[str, str], file: str, problems: list[Problem]) -> tuple[float | None, float | None]:
+    """(Price, SpotPrice) of a row; an absurd figure becomes a problem naming the line and column."""
+    out: list[float | None] = []
+    for column in ("Price", "SpotPrice"):
+        try:
+            out.append(price_cell(row[column]))
+        except ValueError as error:
+            problems.append(problem(file, f"line {row[LINE]}.{column}", str(error),
+                                    "re-download the file; the import is refused and the installed catalog is "
+                                    "unchanged"))
+            out.append(None)
+    return out[0], out[1]
 
 
 def import_aws(text: str, catalog: Catalog, provenance: Provenance) -> tuple[ImportResult, list[Problem]]:
@@ -105,7 +163,8 @@ def import_aws(text: str, catalog: Catalog, provenance: Provenance) -> tuple[Imp
     zones: dict[tuple[str, str], set[str]] = defaultdict(set)
     on_demand: dict[tuple[str, str], set[float]] = defaultdict(set)
     spot: dict[tuple[str, str], list[float]] = defaultdict(list)
-    for number, row in enumerate(rows, start=2):  # line 1 is the header
+    for row in rows:
+        number = int(row[LINE])
         name, accelerator = row["InstanceType"], row["AcceleratorName"]
         instance = catalog.instance_type(Cloud.aws, name)
         if instance is None:
@@ -118,9 +177,10 @@ def import_aws(text: str, catalog: Catalog, provenance: Provenance) -> tuple[Imp
             result.skip("AWS local or Wavelength zone (not used for EKS node groups)", f"{name} {zone}")
             continue
         zones[(name, region)].add(zone)
-        if (price := price_cell(row["Price"])) is not None:
+        price, spot_price = _prices(row, AWS_FILE, problems)
+        if price is not None:
             on_demand[(name, region)].add(price)
-        if (spot_price := price_cell(row["SpotPrice"])) is not None:
+        if spot_price is not None:
             spot[(name, region)].append(spot_price)
     for (name, region), listed in sorted(zones.items()):
         result.availability.append(_availability(Cloud.aws, name, region, listed, provenance,
@@ -139,7 +199,7 @@ def import_gcp(text: str, catalog: Catalog, provenance: Provenance) -> tuple[Imp
     tpu_rows: list[tuple[str, int, str, str, float | None, float | None]] = []
     for row in rows:
         name, accelerator, zone = row["InstanceType"], row["AcceleratorName"], row["AvailabilityZone"]
-        prices = (price_cell(row["Price"]), price_cell(row["SpotPrice"]))
+        prices = _prices(row, GCP_FILE, problems)
         if name:
             if catalog.instance_type(Cloud.gcp, name) is not None:
                 vm_rows[name][zone] = (row["Region"], *prices)
@@ -151,7 +211,7 @@ def import_gcp(text: str, catalog: Catalog, provenance: Provenance) -> tuple[Imp
                 result.skip("TPU type accelfit does not know", accelerator)
                 continue
             generation, chips = parsed
-            tpu_rows.append((generation, chips, row["Region"], zone, *_tpu_prices(row)))
+            tpu_rows.append((generation, chips, row["Region"], zone, *_tpu_prices(prices)))
         elif accelerator:
             gpu_rows[(accelerator.upper(), _count(row["AcceleratorCount"]), zone)] = prices
     _gcp_machines(catalog, vm_rows, gpu_rows, result, provenance)
@@ -231,14 +291,15 @@ def _gcp_tpus(catalog: Catalog, tpu_rows: list, result: ImportResult, provenance
 def _tpu_slice(accelerator: str) -> tuple[str, int] | None:
     """'tpu-v5p-8' -> ('tpu-v5p', 4 chips); None for generations accelfit does not know."""
     parts = accelerator.split("-")
-    if len(parts) != 3 or parts[1] not in _TPU_GENERATIONS or not parts[2].isdigit():
+    if len(parts) != 3 or parts[1] not in _TPU_GENERATIONS or not parts[2].isascii() or not parts[2].isdigit() \
+            or len(parts[2]) > 6 or int(parts[2]) == 0:
         return None
     generation, units_per_chip = _TPU_GENERATIONS[parts[1]]
     return generation, max(1, int(parts[2]) // units_per_chip)
 
 
-def _tpu_prices(row: dict[str, str]) -> tuple[float | None, float | None]:
-    price, spot_price = price_cell(row["Price"]), price_cell(row["SpotPrice"])
+def _tpu_prices(prices: tuple[float | None, float | None]) -> tuple[float | None, float | None]:
+    price, spot_price = prices
     return (None if price == _TPU_NO_PRICE_USD else price,
             None if spot_price == _TPU_NO_PRICE_USD else spot_price)
 
@@ -259,6 +320,8 @@ def _drop_not_sold(catalog: Catalog, result: ImportResult) -> None:
 
 def _add_prices(result: ImportResult, cloud: Cloud, sku: str, region: str, unit: str, on_demand: set[float],
                 spot: list[float], provenance: Provenance) -> None:
+    on_demand = {value for value in on_demand if value > 0}  # a figure rounded to nothing is no price
+    spot = [value for value in spot if value > 0]
     top_on_demand = max(on_demand) if on_demand else None
     if top_on_demand is not None:
         result.prices.append(_price(cloud, sku, region, unit, PricingModel.on_demand, top_on_demand, provenance,
@@ -291,11 +354,13 @@ def _is_gpu(catalog: Catalog, name: str) -> bool:
         return bool(name)
 
 
-def _count(text: str) -> int:
+def _count(text: str | None) -> int:
+    """An accelerator count; 0 for anything that is not a finite whole count (empty, NaN, inf, 1e400)."""
     try:
-        return int(float(text))
+        value = float(text or "")
     except ValueError:
         return 0
+    return int(value) if math.isfinite(value) and 0 <= value <= 1_000_000 else 0
 
 
 def _same_accelerator(catalog: Catalog, instance, name: str, count: str, file: str, line: int) -> list[Problem]:

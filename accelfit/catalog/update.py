@@ -12,12 +12,17 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import threading
+import time
+import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
+from pydantic import ValidationError
 
 from accelfit.catalog import skypilot, store
 from accelfit.catalog.loader import DATA_DIR, compile_active, load_catalog
@@ -27,7 +32,10 @@ from accelfit.errors import InputError, problem
 # Where SkyPilot clients read the catalog: skypilot-org/skypilot sky/skylet/constants.py HOSTED_CATALOG_DIR_URL
 # plus CATALOG_SCHEMA_VERSION 'v8' (read 2026-11-23).
 DEFAULT_SOURCE = "https://raw.githubusercontent.com/skypilot-org/skypilot-catalog/master/catalogs/v8"
-DOWNLOAD_TIMEOUT_S = 60
+DOWNLOAD_TIMEOUT_S = 60  # per file, the whole download: DNS, connect, redirects and every byte of the body
+# Per upstream file, downloaded or read from disk: the v8 files are about 4 MB (aws) and 2 MB (gcp); eight times
+# that is room to grow, and keeps the import's memory bounded whatever is served or planted.
+MAX_UPSTREAM_BYTES = 32 * 1024 * 1024
 
 Fetcher = Callable[[str], bytes]  # full URL -> body; raises OSError (urllib.error.URLError is one) on failure
 
@@ -46,9 +54,67 @@ class UpdateSummary:
     skipped: dict[str, int]  # reason -> how many names
 
 
-def https_fetch(url: str) -> bytes:
-    with urllib.request.urlopen(url, timeout=DOWNLOAD_TIMEOUT_S) as response:  # noqa: S310 (https checked)
-        return response.read()
+class _HttpsOnlyRedirects(urllib.request.HTTPRedirectHandler):
+    """Follow a redirect only to another https URL: a downgrade to http is refused, not recorded as https."""
+
+    def redirect_request(self, req, fp, code, msg, headers, newurl):  # noqa: ANN001 (urllib's signature)
+        if urllib.parse.urlsplit(newurl).scheme.lower() != "https":
+            raise urllib.error.URLError(f"redirected to a URL that is not https ({newurl[:200]})")
+        return super().redirect_request(req, fp, code, msg, headers, newurl)
+
+
+def https_fetch(url: str, *, deadline_s: float = DOWNLOAD_TIMEOUT_S, max_bytes: int = MAX_UPSTREAM_BYTES) -> bytes:
+    """The body at an https `url`, within `deadline_s` overall and at most `max_bytes`; OSError otherwise.
+
+    The download runs in a daemon thread joined with the deadline, so nothing (a name lookup that never answers,
+    a server sending one byte every few seconds) holds the command past it; the body is read with `read1`, which
+    returns what has arrived, so the byte cap and the deadline are checked as it comes."""
+    outcome: dict[str, object] = {}
+    started = time.monotonic()
+
+    def download() -> None:
+        try:
+            opener = urllib.request.build_opener(_HttpsOnlyRedirects)
+            with opener.open(url, timeout=min(30.0, deadline_s)) as response:
+                chunks: list[bytes] = []
+                total = 0
+                while chunk := response.read1(1 << 16):
+                    total += len(chunk)
+                    if total > max_bytes:
+                        raise OSError(f"the body is larger than {max_bytes:,} bytes")
+                    if time.monotonic() - started > deadline_s:
+                        raise OSError(f"the download took more than {deadline_s:g} s")
+                    chunks.append(chunk)
+                outcome["body"] = b"".join(chunks)
+        except Exception as error:  # noqa: BLE001 - reported to the caller as one OSError below
+            outcome["error"] = error
+
+    worker = threading.Thread(target=download, name="accelfit-catalog-download", daemon=True)
+    worker.start()
+    worker.join(deadline_s)
+    if worker.is_alive():
+        raise OSError(f"the download took more than {deadline_s:g} s")
+    if "body" in outcome:
+        return outcome["body"]  # type: ignore[return-value]
+    error = outcome.get("error")
+    if isinstance(error, OSError):
+        raise error
+    raise OSError(str(error) or error.__class__.__name__)
+
+
+def _checked_url(source: str) -> str:
+    """An https URL with a host and nothing a request line cannot carry; InputError naming --from otherwise."""
+    try:
+        parts = urllib.parse.urlsplit(source)
+        host = parts.hostname
+    except ValueError:
+        host = None
+    if not host or any(character.isspace() or ord(character) < 32 or ord(character) == 127
+                       for character in source):
+        raise InputError([problem(None, "--from", "not a usable https URL (no host, or spaces or control "
+                                  "characters in it)", f"pass an https URL such as {DEFAULT_SOURCE}, or a directory",
+                                  source)])
+    return source
 
 
 def update_catalog(source: str = DEFAULT_SOURCE, *, base: Path | None = None, fetch: Fetcher = https_fetch,
@@ -56,6 +122,8 @@ def update_catalog(source: str = DEFAULT_SOURCE, *, base: Path | None = None, fe
     """Import the SkyPilot catalog at `source` (directory or https URL) into `base` (default `store.catalog_dir()`)."""
     base = base or store.catalog_dir()
     today = today or dt.date.today()
+    if source.lower().startswith("https://"):
+        _checked_url(source)
     texts = {name: _read(source, name, fetch) for name in (skypilot.AWS_FILE, skypilot.GCP_FILE)}
     shipped = load_catalog(DATA_DIR, None)
     digests = {name: hashlib.sha256(text.encode("utf-8")).hexdigest() for name, text in texts.items()}
@@ -63,13 +131,28 @@ def update_catalog(source: str = DEFAULT_SOURCE, *, base: Path | None = None, fe
     for name, reader in ((skypilot.AWS_FILE, skypilot.import_aws), (skypilot.GCP_FILE, skypilot.import_gcp)):
         provenance = skypilot.Provenance(today, f"skypilot-catalog v8 {name} from {source} "
                                                 f"(sha256 {digests[name][:12]}), imported {today}")
-        results[name], found = reader(texts[name], shipped, provenance)
+        try:
+            results[name], found = reader(texts[name], shipped, provenance)
+        except ValidationError as error:  # a row the readers let through that the catalog's models refuse
+            first = error.errors()[0]
+            raise InputError([problem(name, ".".join(str(part) for part in first["loc"]) or "",
+                                      f"an imported row is not valid ({first['msg']})",
+                                      "re-download the file; the installed catalog is unchanged")]) from None
         problems.extend(found)
+        if not found and not results[name].prices and not results[name].availability:
+            problems.append(problem(name, "", f"no rows for any instance type or TPU generation accelfit knows "
+                                    f"({results[name].rows_read:,} rows read): an empty import would replace the "
+                                    "installed catalog", "check that --from holds SkyPilot's catalogs/v8 files "
+                                    "(aws/vms.csv and gcp/vms.csv, not swapped); the installed catalog is "
+                                    "unchanged"))
     if problems:
         raise InputError(problems)
     staged = store.staging_dir(base)
     try:
-        _write(staged, source, today, results, digests)
+        try:
+            _write(staged, source, today, results, digests)
+        except OSError as error:
+            raise store.folder_error(base, error, "write to") from None
         load_catalog(DATA_DIR, staged)  # the same integrity checks as the shipped data, before anything moves
         installed = store.install(staged, base)
     except BaseException:
@@ -80,31 +163,34 @@ def update_catalog(source: str = DEFAULT_SOURCE, *, base: Path | None = None, fe
 
 
 def _read(source: str, name: str, fetch: Fetcher) -> str:
-    if source.startswith("https://"):
+    if source.lower().startswith("https://"):
         url = f"{source.rstrip('/')}/{name}"
         try:
             body = fetch(url)
         except (OSError, ValueError) as error:  # URLError, HTTPError, timeouts and refused connections are OSError
             reason = getattr(error, "reason", None) or error
-            raise InputError([problem(url, "", f"could not download the catalog ({reason})",
+            raise InputError([problem(url, "", f"could not download the catalog ({str(reason)[:300]})",
                                       "check the network connection and the URL, or download the catalogs/v8 "
                                       "directory and pass it with --from DIR; the installed catalog is unchanged")]
                              ) from None
+        if len(body) > MAX_UPSTREAM_BYTES:
+            raise InputError([problem(url, "", f"the body is larger than {MAX_UPSTREAM_BYTES:,} bytes",
+                                      "check the URL; the installed catalog is unchanged")])
     elif "://" in source:
         raise InputError([problem(source, "--from", "only https URLs and directories are read",
                                   f"use https:// or a local directory; the default is {DEFAULT_SOURCE}")])
     else:
-        path = Path(source).expanduser() / name
         try:
-            body = path.read_bytes()
-        except OSError as error:
-            raise InputError([problem(str(path), "", f"cannot read the upstream file ({error.__class__.__name__})",
-                                      "pass --from the catalogs/v8 directory that holds aws/vms.csv and gcp/vms.csv")]
-                             ) from None
-    try:
-        return body.decode("utf-8")
-    except UnicodeDecodeError:
-        raise InputError([problem(name, "", "not UTF-8 text", "pass the SkyPilot catalog's CSV files")]) from None
+            path = Path(source).expanduser() / name
+        except RuntimeError:  # `~nosuchuser/...`: no such home directory
+            raise InputError([problem(None, "--from", "names the home directory of a user that does not exist",
+                                      "pass the directory's full path", source)]) from None
+        from accelfit.inputfile import read_bytes
+
+        body = read_bytes(path, MAX_UPSTREAM_BYTES)  # regular files only (no FIFO or device), bounded
+    from accelfit.inputfile import decode_text
+
+    return decode_text(body, name)  # strict UTF-8 (a BOM dropped); a NUL byte is a binary file
 
 
 def _write(staged: Path, source: str, today: dt.date, results: dict, digests: dict[str, str]) -> None:

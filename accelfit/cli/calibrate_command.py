@@ -31,15 +31,16 @@ def calibrate(files: tuple[Path, ...], kind: str | None, accelerator: str | None
     from accelfit.calibration.store import efficiency_path, load_team_efficiency, write_team_efficiency
     from accelfit.catalog import load_catalog
     from accelfit.errors import InputError, problem
+    from accelfit.inputfile import is_regular_file, read_bytes
 
     catalog = load_catalog()
     measured = []
     problems = []
     for path in files:
-        if not path.is_file():
-            problems.append(problem(str(path), "", "file not found", "give the path of a measurements file"))
-            continue
         try:
+            if not is_regular_file(path):
+                read_bytes(path)  # says what the path is instead (missing, a directory, a FIFO or device, ...)
+                raise InputError([problem(str(path), "", "not a regular file", "give the path of a measurements file")])
             if looks_like_dcgm(path):
                 if kind is None:
                     raise InputError([problem(str(path), "--kind", "a DCGM/Prometheus export does not say whether "
@@ -52,7 +53,7 @@ def calibrate(files: tuple[Path, ...], kind: str | None, accelerator: str | None
     if problems:
         raise InputError(problems)
     target = output or efficiency_path()
-    existing = load_team_efficiency(target) if target.exists() else None
+    existing = load_team_efficiency(target)
     team = team_file(measured, ", ".join(path.name for path in files), existing, dt.date.today())
     write_team_efficiency(team, target)
     for figure in team.training:

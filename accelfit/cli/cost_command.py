@@ -56,7 +56,13 @@ def _fleet_cost(stack: Any, catalog: Any, preview_file: Path, as_json: bool, mar
 
     records = load_preview_records(preview_file)
     fleet, _ = plan_stack_fleet(stack, catalog)
-    costs, owners = fleet_costs(records, stack, fleet, catalog, lambda spec, plan: pricing_context(stack, plan, spec))
+    from accelfit.errors import InputError
+
+    try:
+        costs, owners = fleet_costs(records, stack, fleet, catalog,
+                                    lambda spec, plan: pricing_context(stack, plan, spec))
+    except InputError as error:  # e.g. a parent cycle: the problem is in the preview file
+        raise error.naming_file(str(preview_file), (None,)) from None
     assumptions = list(dict.fromkeys([*costs.report().assumptions, *(
         line for member in fleet.workloads for line in member.plan.estimate.cost_assumptions)]))
     section = fleet_cost_section(fleet, costs, assumptions, stack.specs)

@@ -16,7 +16,7 @@ from accelfit.errors import EXIT_POLICY_OR_INFEASIBLE
 @click.option("--json", "as_json", is_flag=True, help="Print the stable JSON document (input of `accelfit diff`).")
 @click.option("--markdown", is_flag=True, help="Print markdown (for pull-request comments).")
 @click.option("--timings", is_flag=True, help="Print how long each part took to stderr.")
-@click.option("--locked", is_flag=True, envvar="ACCELFIT_LOCKED",
+@click.option("--locked", is_flag=True,
               help="Build only the locked selection; fail (exit 1) when there is none or it is stale instead of "
                    "building a fresh plan. CI: set ACCELFIT_LOCKED=1.")
 @click.pass_context
@@ -25,7 +25,10 @@ def preview(ctx: click.Context, stack_name: str, as_json: bool, markdown: bool, 
     policy violation or when no plan fits."""
     from accelfit.planner import NoFeasiblePlan
     from accelfit.planner.lock import LockRequired
+    from accelfit.lock_setting import env_lock_required
     from accelfit.preview.run import preview_stack
+
+    locked = locked or env_lock_required()  # ACCELFIT_LOCKED, read as the program reads it
 
     # The program under mocks leaves some 10^5 objects behind (a 700-resource fleet); the interpreter's last
     # garbage collections at exit would walk them all for about a second. Frozen objects are left out of those

@@ -10,6 +10,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from accelfit.lock_setting import LOCKED_ENV, TRUE_WORDS  # noqa: F401 (re-exported: one reading, lock_setting)
 from accelfit.catalog.models import Catalog
 from accelfit.planner.choose import best_per_group, grouped_rejections, infeasible, rank_key
 from accelfit.planner.evaluate import over_budget, policy_rejections, size_offer
@@ -54,8 +55,6 @@ class LockStatus:
 
 
 # The CI setting: build only the locked selection, fail when it is missing or stale.
-LOCKED_ENV = "ACCELFIT_LOCKED"
-TRUE_WORDS = frozenset({"1", "true", "yes"})
 
 
 class LockRequired(Exception):
@@ -68,7 +67,7 @@ class LockRequired(Exception):
 
 def unit_word(platform: str, count: int) -> str:
     """What the count of an option counts: nodes, TPU slices or owned servers."""
-    word = {"gke-tpu": "slice", "tpu-vm": "slice", "baremetal-gpu": "server"}.get(platform, "node")
+    word = {"gke-tpu": "slice", "tpu-vm": "slice", "baremetal-gpu": "server", "gce-gpu-vm": "VM", "ec2-gpu-vm": "VM"}.get(platform, "node")
     return f"{count} {word}{'' if count == 1 else 's'}"
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from accelfit.catalog.models import Catalog
+from accelfit.errors import InputError, problem, shorten
 from accelfit.pricing import NeutralResource, PricingContext, price_resources
 from accelfit.pricing.figures import CostFigures
 from accelfit.pricing.resources import CostReport, ResourceCost
@@ -43,21 +44,40 @@ def attribute(records: Sequence[Any], workloads: Iterable[str]) -> dict[str, str
 
     known = set(names)
 
-    def owner_of(record: Any) -> str:
-        if record.urn in owners:
-            return owners[record.urn]
+    def own(record: Any) -> str | None:
+        """The owner a record names by itself (label, group type, name), or None when it is its parent's."""
         labelled = _workload_label(record)
         if labelled in known:
-            found = labelled  # a workload's Kueue objects and namespace, inside the shared Kubernetes layer
-        elif record.type == WORKLOAD_COMPONENT:
-            found = record.name
-        elif record.type == SHARED_COMPONENT:
-            found = shared_marker(record.name)
-        elif record.parent and record.parent in by_urn:
-            found = owner_of(by_urn[record.parent])
+            return labelled  # a workload's Kueue objects and namespace, inside the shared Kubernetes layer
+        if record.type == WORKLOAD_COMPONENT:
+            return record.name
+        if record.type == SHARED_COMPONENT:
+            return shared_marker(record.name)
+        if record.parent and record.parent in by_urn:
+            return None
+        return next((name for name in names if record.name == name or record.name.startswith(f"{name}-")), "")
+
+    def owner_of(record: Any) -> str:
+        # Up the parent chain without recursion (a preview may nest deeply); a chain that comes back to a resource
+        # (a resource that is its own parent, or a longer cycle) is not a Pulumi preview, and is said so.
+        chain: list[Any] = []
+        seen: set[str] = set()
+        found: str | None = None
+        while record.urn not in owners:
+            if record.urn in seen:
+                raise InputError([problem(None, f"{shorten(record.urn, 200)}.parent", "the resources' parents form a "
+                                          "cycle (a resource is its own ancestor), which no Pulumi preview has",
+                                          "pass the unmodified output of `pulumi preview --json`")])
+            seen.add(record.urn)
+            chain.append(record)
+            found = own(record)
+            if found is not None:
+                break
+            record = by_urn[record.parent]
         else:
-            found = next((name for name in names if record.name == name or record.name.startswith(f"{name}-")), "")
-        owners[record.urn] = found
+            found = owners[record.urn]
+        for item in chain:
+            owners[item.urn] = found
         return found
 
     for record in records:

@@ -15,8 +15,19 @@ from accelfit.spec.models import WorkloadSpec
 from accelfit.validation import validate
 from accelfit.yamlio import read_yaml
 
+# The config namespace is the Pulumi project's name (Pulumi.yaml `name`), as `pulumi.Config()` reads it in the
+# program; these are the keys of the project named accelfit, and `workload_key`/`workloads_key` give any project's.
+PROJECT = "accelfit"
 WORKLOAD_KEY = "accelfit:workload"
 WORKLOADS_KEY = "accelfit:workloads"  # the fleet form: a list of workload specs, names unique
+
+
+def workload_key(project: str = PROJECT) -> str:
+    return f"{project}:workload"
+
+
+def workloads_key(project: str = PROJECT) -> str:
+    return f"{project}:workloads"
 
 
 @dataclass(frozen=True)
@@ -33,16 +44,18 @@ def is_stack_document(document: Any) -> bool:
     return isinstance(document, dict) and isinstance(document.get("config"), dict)
 
 
-def is_fleet_document(document: Any) -> bool:
-    return is_stack_document(document) and WORKLOADS_KEY in document["config"]
+def is_fleet_document(document: Any, project: str = PROJECT) -> bool:
+    return is_stack_document(document) and workloads_key(project) in document["config"]
 
 
-def workload_from_document(document: Any, source: str) -> tuple[WorkloadSpec, str]:
-    """Validate the spec inside a parsed document; returns the spec and the field prefix it lives under."""
+def workload_from_document(document: Any, source: str, project: str = PROJECT) -> tuple[WorkloadSpec, str]:
+    """Validate the spec inside a parsed document; returns the spec and the field prefix it lives under. A stack
+    document's keys are in the namespace of `project` (the Pulumi project's name)."""
+    WORKLOAD_KEY, WORKLOADS_KEY = workload_key(project), workloads_key(project)  # noqa: N806
     if is_stack_document(document):
         config = document["config"]
         if WORKLOADS_KEY in config:
-            workloads_from_document(document, source)  # the fleet form's own errors (both keys, empty, names) first
+            workloads_from_document(document, source, project)  # the fleet form's own errors (both keys, empty, names) first
             raise InputError([problem(source, f"config.{WORKLOADS_KEY}", f"this stack holds a fleet ({WORKLOADS_KEY}) "
                                       "and this reads one workload", "use `accelfit plan|lock|preview --stack ENV` "
                                       "or `accelfit check` on the stack file: they read the fleet form")])
@@ -54,13 +67,15 @@ def workload_from_document(document: Any, source: str) -> tuple[WorkloadSpec, st
     return validate(WorkloadSpec, document, source), ""
 
 
-def workloads_from_document(document: Any, source: str) -> tuple[tuple[WorkloadSpec, str], ...]:
+def workloads_from_document(document: Any, source: str,
+                            project: str = PROJECT) -> tuple[tuple[WorkloadSpec, str], ...]:
     """Every workload of a stack document, single form or fleet form, each with the field prefix it lives under.
 
     The fleet form (`accelfit:workloads`) is a non-empty list of specs with unique names; it cannot be combined
     with `accelfit:workload`. Every problem in every spec is reported at once, each under its own index."""
-    if not is_fleet_document(document):
-        return (workload_from_document(document, source),)
+    WORKLOAD_KEY, WORKLOADS_KEY = workload_key(project), workloads_key(project)  # noqa: N806
+    if not is_fleet_document(document, project):
+        return (workload_from_document(document, source, project),)
     config = document["config"]
     field = f"config.{WORKLOADS_KEY}"
     if WORKLOAD_KEY in config:

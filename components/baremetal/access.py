@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 
@@ -25,6 +26,18 @@ SECRET_KEYS = {
 _ENDPOINT = re.compile(r"^[A-Za-z0-9.-]+:[0-9]{1,5}$")
 _CA_HASH = re.compile(r"^sha256:[0-9a-f]{64}$")
 _MINOR = re.compile(r"^1\.[0-9]{2}$")
+
+
+def _structured(full_key: str) -> bool:
+    """Whether a config value was set as a mapping or a list (the CLI passes those to the program as JSON text).
+    Read raw, without `Config.get`'s plaintext-secret warning; the value is never shown."""
+    raw = pulumi.runtime.config.get_config(full_key)
+    if not isinstance(raw, str) or not raw.lstrip().startswith(("{", "[")):
+        return False
+    try:
+        return isinstance(json.loads(raw), (dict, list))
+    except ValueError:
+        return False  # "[secret]", the offline preview's placeholder, is text
 
 
 @dataclass(frozen=True)
@@ -47,6 +60,9 @@ def read_host_access(source: str = "stack") -> HostAccess:
         value = config.get_secret(key)  # get() on a secret would warn and expose it in plain text
         if value is None:
             problems.append(problem(source, f"accelfit:{key}", "required secret is not set", fix))
+        elif _structured(config.full_key(key)):
+            problems.append(problem(source, f"accelfit:{key}", "a secret must be text, not a mapping or a list "
+                                    "(the value is not shown)", fix))
         secrets[key] = value
     endpoint = config.get("joinEndpoint")
     if not endpoint or not _ENDPOINT.match(endpoint):

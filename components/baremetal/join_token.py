@@ -12,6 +12,7 @@ is the one kubeadm binds node bootstrap permissions to.
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Callable
 
 import pulumi
@@ -33,13 +34,23 @@ def token_secret_data(token: str, now: dt.datetime) -> dict[str, str]:
             "auth-extra-groups": JOIN_GROUP}
 
 
+_TOKEN = re.compile(r"^[a-z0-9]{6}\.[a-z0-9]{16}\Z")  # kubeadm's token format: "<id>.<secret>"
+
+
+def token_secret_name(token: str) -> str:
+    """`bootstrap-token-<id>`: only the public id of a well-formed token ever reaches the name (and so the URN and
+    state); anything else (the offline preview's placeholder, a malformed value) gets a fixed name, never the value."""
+    return f"bootstrap-token-{token[:6]}" if isinstance(token, str) and _TOKEN.match(token) else \
+        "bootstrap-token-unknown"
+
+
 def join_token_secret(resource_name: str, token: pulumi.Input[str], provider: k8s.Provider,
                       parent: pulumi.Resource,
                       now: Callable[[], dt.datetime] = lambda: dt.datetime.now(dt.timezone.utc)
                       ) -> k8s.core.v1.Secret:
     secret_token = pulumi.Output.secret(token)
     # The token id is public by design (it names the Secret); the token secret is not.
-    name = pulumi.Output.unsecret(secret_token.apply(lambda value: f"bootstrap-token-{value.partition('.')[0]}"))
+    name = pulumi.Output.unsecret(secret_token.apply(token_secret_name))
     return k8s.core.v1.Secret(
         resource_name, type=SECRET_TYPE,
         metadata=k8s.meta.v1.ObjectMetaArgs(name=name, namespace=NAMESPACE,

@@ -25,6 +25,11 @@ POOL = "gcp:container/nodePool:NodePool"
     ("aws:eks/nodeGroup:NodeGroup", "instanceTypes", True),
     ("aws:eks/nodeGroup:NodeGroup", "amiType", True),
     ("aws:eks/nodeGroup:NodeGroup", "scalingConfig.maxSize", False),
+    ("gcp:compute/instance:Instance", "bootDisk.initializeParams.image", True),  # a GPU VM's image: a new VM
+    ("gcp:compute/instance:Instance", "machineType", False),  # stopped and started, not replaced
+    ("gcp:compute/instance:Instance", "metadata.startup-script", False),
+    ("aws:ec2/instance:Instance", "subnetId", True),
+    ("aws:ec2/instance:Instance", "userData", False),
     ("kubernetes:helm.sh/v3:Release", "version", False),  # a type with no rows
 ])
 def test_replacement_reason(type_token, path, replaces):

@@ -46,6 +46,11 @@ class Case:
     own_project: dict[str, bytes] | None = field(default=None, hash=False)  # files replacing the project's own
     heavy: bool = False  # runs the whole program (preview): slower, sampled in quick runs
     keep_intact: str | None = None  # a file the command must not change when it fails
+    env: dict[str, str] = field(default_factory=dict, hash=False)  # environment; paths relative to the project
+    setup: tuple[tuple[str, ...], ...] = ()  # accelfit commands run first (each must exit 0), e.g. an import
+    secret: str | None = None  # text that must not appear in the output (a planted secret)
+    followup: tuple[str, ...] | None = None  # a command that must exit 0 after the case succeeded (e.g. check)
+    keep_always: str | None = None  # a file no outcome may change (the installed catalog when an import fails)
 
 
 # --- hostile values ----------------------------------------------------------------------------------------------
@@ -517,10 +522,314 @@ def lock_cases() -> Iterator[Case]:
         yield Case(f"lock-layout-{label}", ("lock", "--stack", name), PLANNED, files={path: text})
 
 
+# --- the surfaces of issue 29: catalog import and cache, calibration, locks, the lock setting, secrets -------------
+UPSTREAM = ROOT / "tests" / "catalog" / "fixtures" / "skypilot_v8"
+SECRET_MARK = "s3cr3tmark"  # planted in secret-named config; must never appear in any output
+
+
+def _catalog_env(name: str) -> dict[str, str]:
+    return {"ACCELFIT_CATALOG_DIR": f"catalogs/{name}"}
+
+
+def catalog_import_cases() -> Iterator[Case]:
+    """`catalog update --from DIR` with a damaged upstream file: exit 2, and the import installed before intact."""
+    aws, gcp = (UPSTREAM / "aws" / "vms.csv").read_bytes(), (UPSTREAM / "gcp" / "vms.csv").read_bytes()
+    edits: list[tuple[str, str, Any]] = [
+        ("count-inf", "aws", lambda b: b.replace(b"g6.xlarge,L4,1.0", b"g6.xlarge,L4,inf", 1)),
+        ("count-nan", "aws", lambda b: b.replace(b"g6.xlarge,L4,1.0", b"g6.xlarge,L4,nan", 1)),
+        ("count-1e400", "gcp", lambda b: b + b",,,H100,1e400,,us-central1,us-central1-a,1.0,0.5\n"),
+        ("short-row", "aws", lambda b: b + b"g6.xlarge,L4\n"),
+        ("unterminated-quote", "aws", lambda b: b + b'g6.xlarge,L4,1.0,4.0,16.0,"{never\n'),
+        ("huge-cell", "gcp", lambda b: b + b"a2-highgpu-1g," + b"x" * 200_000 + b"\n"),
+        ("tiny-price", "aws", lambda b: b.replace(b",0.8048,", b",0.000004,", 1)),
+        ("huge-price", "gcp", lambda b: b.replace(b",0.17790", b",1e308", 1)),
+        ("inf-price", "aws", lambda b: b.replace(b",0.8048,", b",inf,", 1)),
+        ("neg-inf-spot", "aws", lambda b: b.replace(b",0.401100,", b",-inf,", 1)),
+        ("header-only", "aws", lambda b: b.split(b"\n", 1)[0] + b"\n"),
+        ("empty", "gcp", lambda b: b""),
+        ("no-header", "aws", lambda b: b.split(b"\n", 1)[1]),
+        ("latin1", "aws", lambda b: b + "caf\xe9\n".encode("latin-1")),
+        ("nul", "gcp", lambda b: b + b"\0\0\n"),
+        ("binary", "aws", lambda b: bytes(range(256)) * 4),
+        ("tpu-size-huge", "gcp", lambda b: b + b",,,tpu-v5p-99999999999,1,,us-central1,us-central1-a,5.0,\n"),
+        ("tpu-size-zero", "gcp", lambda b: b + b",,,tpu-v5p-0,1,,us-central1,us-central1-a,5.0,\n"),
+    ]
+    # Rows that are skipped, not wrong: a GPU row with an unusable count, TPU types accelfit does not know.
+    skipped = {"count-1e400", "tpu-size-huge", "tpu-size-zero"}
+    for label, cloud, change in edits:
+        name = f"ci-{label}"
+        files = {f"cases/{name}/aws/vms.csv": aws, f"cases/{name}/gcp/vms.csv": gcp}
+        files[f"cases/{name}/{cloud}/vms.csv"] = change(files[f"cases/{name}/{cloud}/vms.csv"])
+        yield _import_case(name, f"cases/{name}", files, frozenset({0}) if label in skipped else INVALID)
+    yield _import_case("ci-swapped", "cases/ci-swapped", {"cases/ci-swapped/aws/vms.csv": gcp,
+                                                          "cases/ci-swapped/gcp/vms.csv": aws})
+    yield _import_case("ci-cr-only", "cases/ci-cr-only", {
+        "cases/ci-cr-only/aws/vms.csv": aws.replace(b"\n", b"\r"),
+        "cases/ci-cr-only/gcp/vms.csv": gcp.replace(b"\n", b"\r")}, PLANNED)
+    for kind in ("fifo", "dev-zero", "directory", "symlink-loop", "huge"):
+        name = f"ci-special-{kind}"
+        yield _import_case(name, f"cases/{name}", {f"cases/{name}/gcp/vms.csv": gcp},
+                           specials=((kind, f"cases/{name}/aws/vms.csv"),))
+    for label, source in [("nosuchuser", "~nosuchuser-accelfit/v8"), ("space-url", "https://a b/c"),
+                          ("no-host", "https://"), ("http", "http://example.invalid/v8"), ("ftp", "ftp://x/y"),
+                          ("empty", ""), ("missing", "cases/no-such-dir"), ("long", "a/" * 3000),
+                          ("control-url", "https://x\ty/z")]:
+        yield _import_case(f"ci-from-{label}", source, {})
+
+
+def _import_case(name: str, source: str, files: dict[str, bytes], expected: frozenset[int] = INVALID,
+                 specials: tuple[tuple[str, str], ...] = ()) -> Case:
+    fixtures = str(UPSTREAM)
+    return Case(f"catalog-update-{name}", ("catalog", "update", "--from", source), expected, files=files,
+                specials=specials, env=_catalog_env(name), setup=(("catalog", "update", "--from", fixtures),),
+                keep_always=f"catalogs/{name}/imported/manifest.yaml" if expected == INVALID else None,
+                followup=("catalog", "--coverage", "--json"))
+
+
+def catalog_folder_cases() -> Iterator[Case]:
+    """Unusable catalog folders: update is exit 2 naming the folder; reading falls back or is exit 2, never a crash."""
+    for label, folder, expected_read in [("file", "cases/cf-file", PLANNED), ("devnull", "/dev/null", PLANNED),
+                                         ("too-long", "cases/" + "d" * 300, INVALID),
+                                         ("nul-free-long", "x/" * 2100, ANY_OUTCOME)]:
+        files = {"cases/cf-file": b"not a folder"} if label == "file" else {}
+        env = {"ACCELFIT_CATALOG_DIR": folder}
+        yield Case(f"catalog-folder-{label}-update", ("catalog", "update", "--from", str(UPSTREAM)), INVALID,
+                   files=files, env=env)
+        yield Case(f"catalog-folder-{label}-read", ("catalog", "--coverage", "--json"), expected_read | PLANNED
+                   if label == "nul-free-long" else expected_read, files=files, env=env)
+        yield Case(f"catalog-folder-{label}-plan", ("plan", "examples/llama2-7b-a100.yaml"), ANY_OUTCOME,
+                   files=files, env=env)
+
+
+def catalog_cache_cases() -> Iterator[Case]:
+    """What is found where the compiled cache lives never runs and never hangs: a pickle with the right header,
+    key and digest (it would exit 7 if unpickled), FIFOs, devices, directories, garbage."""
+    import hashlib
+    import pickle
+    import sys as _sys
+
+    from accelfit.catalog import DATA_DIR, compiled
+
+    key = compiled.cache_key(sorted(DATA_DIR.glob("*.yaml")))
+    payload = pickle.dumps(_Exit7())
+    digest = hashlib.sha256(payload).hexdigest().encode()
+    planted = compiled.FORMAT + key.encode() + digest + b"\n" + payload
+    legacy = b"accelfit-compiled-catalog 1\n" + key.encode() + digest + b"\n" + payload
+    del _sys
+    contents = {"pickle-right-key": (compiled.CACHE_FILE, planted), "legacy-pickle": (compiled.LEGACY_PICKLE, legacy),
+                "garbage": (compiled.CACHE_FILE, b"\x80\x05junk" * 1000),
+                "json-wrong-shape": (compiled.CACHE_FILE, compiled.FORMAT + key.encode() + hashlib.sha256(
+                    b'{"prices": 5}').hexdigest().encode() + b"\n" + b'{"prices": 5}'),
+                "empty": (compiled.CACHE_FILE, b"")}
+    for label, (file_name, data) in contents.items():
+        name = f"cc-{label}"
+        for argv in (("catalog", "--coverage", "--json"), ("plan", "examples/llama2-7b-a100.yaml")):
+            yield Case(f"catalog-cache-{label}-{argv[0]}", argv, PLANNED if argv[0] == "plan" else frozenset({0}),
+                       files={f"catalogs/{name}/{file_name}": data}, env=_catalog_env(name))
+    for kind in ("fifo", "dev-zero", "directory", "symlink-loop"):
+        name = f"cc-{kind}"
+        yield Case(f"catalog-cache-{kind}", ("catalog", "--coverage", "--json"), frozenset({0}), env=_catalog_env(name),
+                   specials=((kind, f"catalogs/{name}/{compiled.CACHE_FILE}"),))
+
+
+class _Exit7:
+    """Unpickling this exits the process with 7: a wrong exit code the runner reports."""
+
+    def __reduce__(self):
+        import os
+
+        return (os._exit, (7,))
+
+
+CALIBRATION_HEADER = "kind,accelerator,count,model,precision,tokens_per_second,mfu\n"
+EFFICIENCY = (b"schema_version: 1\nwritten: 2026-11-20\ntraining:\n- accelerator: h100-80gb\n  mfu: 0.4\n  runs: 1\n"
+              b"  source: earlier.csv\n")
+
+
+def calibration_cases() -> Iterator[Case]:
+    """`calibrate` on implausible, idle, wrong-shape, binary and unbounded measurements: exit 2, the team's
+    efficiency file intact."""
+    prom = {"status": "success", "data": {"resultType": "matrix", "result": None}}
+
+    def result(value: Any) -> str:
+        return json.dumps({**prom, "data": {**prom["data"], "result": value}})
+
+    tensor = {"__name__": "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", "modelName": "NVIDIA H100 80GB HBM3"}
+    inputs: list[tuple[str, str, bytes, tuple[str, ...]]] = [
+        ("tiny-mfu", "csv", (CALIBRATION_HEADER + "training,H100,64,8B,bf16,,0.00001\n").encode(), ()),
+        ("one-token", "csv", (CALIBRATION_HEADER + "training,H100,64,8B,bf16,1,\n").encode(), ()),
+        ("mfu-2", "csv", (CALIBRATION_HEADER + "training,H100,64,8B,bf16,,2\n").encode(), ()),
+        ("count-true", "yaml", b"- {kind: training, accelerator: H100, count: true, model: 8B, mfu: 0.4}\n", ()),
+        ("mfu-inf", "yaml", b"- {kind: training, accelerator: H100, count: 8, model: 8B, mfu: .inf}\n", ()),
+        ("mfu-nan", "yaml", b"- {kind: training, accelerator: H100, count: 8, model: 8B, mfu: .nan}\n", ()),
+        ("count-huge", "yaml", b"- {kind: training, accelerator: H100, count: 1e400, model: 8B, mfu: 0.4}\n", ()),
+        ("extra-cells", "csv", (CALIBRATION_HEADER + "training,H100,64,8B,bf16,659333,,x,y\n").encode(), ()),
+        ("short-row", "csv", (CALIBRATION_HEADER + "training,H100\n").encode(), ()),
+        ("huge-cell", "csv", (CALIBRATION_HEADER + "training,H100,64,8B,bf16," + "9" * 200_000 + ",\n").encode(), ()),
+        ("bom-empty", "csv", b"\xef\xbb\xbf", ()),
+        ("json-map", "json", b'{"runs": {"a": 1}}', ()),
+        ("json-string", "json", b'"runs"', ()),
+        ("json-deep", "json", b"[" * 50_000 + b"]" * 50_000, ()),
+        ("idle", "prom", b'DCGM_FI_PROF_PIPE_TENSOR_ACTIVE{gpu="0",modelName="NVIDIA H100 80GB HBM3"} 0.0\n',
+         ("--kind", "training")),
+        ("nan-sample", "prom", b'DCGM_FI_PROF_PIPE_TENSOR_ACTIVE{gpu="0",modelName="NVIDIA H100 80GB HBM3"} NaN\n',
+         ("--kind", "training")),
+        ("result-map", "json", result({"a": 1}).encode(), ("--kind", "training")),
+        ("result-string", "json", result("DCGM").encode(), ("--kind", "training")),
+        ("result-int", "json", result(3).encode(), ("--kind", "training")),
+        ("item-string", "json", result(["x"]).encode(), ("--kind", "training")),
+        ("metric-list", "json", result([{"metric": [1], "values": [[0, "0.5"]]}]).encode(), ("--kind", "training")),
+        ("values-map", "json", result([{"metric": tensor, "values": {"a": 1}}]).encode(), ("--kind", "training")),
+        ("value-bool", "json", result([{"metric": tensor, "values": [[0, True]]}]).encode(), ("--kind", "training")),
+        ("value-short", "json", result([{"metric": tensor, "values": [[0]]}]).encode(), ("--kind", "training")),
+        ("points-2m", "json", ('{"data":{"resultType":"matrix","result":[{"metric":' + json.dumps(tensor)
+                               + ',"values":[' + ",".join(["[0,\"0.5\"]"] * 2_000_000) + "]}]}}").encode(),
+         ("--kind", "training")),
+        ("latin1", "csv", CALIBRATION_HEADER.encode() + "training,H100,64,8B,bf16,659333,caf\xe9\n".encode("latin-1"), ()),
+        ("binary", "prom", bytes(range(256)) * 8, ("--kind", "training")),
+    ]
+    for label, suffix, data, options in inputs:
+        path = f"cases/cal-{label}.{suffix}"
+        output = f"cases/cal-{label}-efficiency.yaml"
+        yield Case(f"calibrate-{label}", ("calibrate", path, "--output", output, *options), INVALID,
+                   files={path: data, output: EFFICIENCY}, keep_always=output)
+    for kind in ("fifo", "dev-zero", "directory", "symlink-loop", "huge", "binary", "latin1", "empty"):
+        path = f"cases/cal-odd-{kind}.json"
+        output = f"cases/cal-odd-{kind}-efficiency.yaml"
+        yield Case(f"calibrate-odd-{kind}", ("calibrate", path, "--output", output, "--kind", "training"), INVALID,
+                   files={output: EFFICIENCY}, specials=((kind, path),), keep_always=output)
+    good = (CALIBRATION_HEADER + "training,H100,64,8B,bf16,659333,\n").encode()
+    yield Case("calibrate-excel-bom", ("calibrate", "cases/cal-excel.csv", "--output", "cases/cal-excel-out.yaml"),
+               frozenset({0}), files={"cases/cal-excel.csv": b"\xef\xbb\xbf" + good.replace(b"\n", b"\r\n")})
+    yield Case("calibrate-planted-tmp-symlink", ("calibrate", "cases/cal-good.csv", "--output",
+                                                  "cases/cal-planted.yaml"), frozenset({0}),
+               files={"cases/cal-good.csv": good, "cases/victim.txt": b"keep me"},
+               specials=(("symlink-to-victim", "cases/cal-planted.yaml.tmp"),), keep_always="cases/victim.txt")
+
+
+def lock_setting_and_secret_cases() -> Iterator[Case]:
+    """requireLock, ACCELFIT_LOCKED, gcp:project and secret-named config with values that are not what they must
+    be: every stack command exit 2 naming the key, the stack file intact, the secret never printed."""
+    dev = (ROOT / "stacks" / "Pulumi.dev.yaml").read_text(encoding="utf-8")
+    counter = iter(range(10**6))
+
+    def stack(label: str, text: str, expected: frozenset[int], commands=("check", "plan", "lock"),
+              env: dict[str, str] | None = None, secret: str | None = None, preview: bool = False) -> Iterator[Case]:
+        name = f"fs{next(counter)}"
+        path = f"stacks/Pulumi.{name}.yaml"
+        for command in (*commands, *(("preview",) if preview else ())):
+            argv = ("check", path) if command == "check" else (command, "--stack", name)
+            yield Case(f"{command}-setting-{label}", argv, expected, files={path: text.encode("utf-8")},
+                       keep_always=path if 0 not in expected else None, env=env or {}, secret=secret,
+                       heavy=command == "preview")
+
+    def with_config(line: str, text: str = dev) -> str:
+        return text.replace("config:\n", f"config:\n  {line}\n", 1)
+
+    for label, value in [("maybe", "maybe"), ("one", "1"), ("list", "[true]"), ("map", "{a: 1}"), ("null-text", "'null'"),
+                         ("huge", "x" * 10_000)]:
+        yield from stack(f"require-lock-{label}", with_config(f"accelfit:requireLock: {value}"), INVALID,
+                         preview=label == "maybe")
+    for label, raw in [("maybe", "maybe"), ("two", "2"), ("yes-please", "yes please")]:
+        yield from stack(f"locked-env-{label}", dev, INVALID, env={"ACCELFIT_LOCKED": raw}, preview=label == "maybe")
+    for label, raw in [("on", "on"), ("y", "y"), ("space-1", " 1")]:
+        # dev has no lock: a required lock makes preview exit 1, whichever spelling asked for it
+        yield Case(f"preview-locked-env-{label}", ("preview", "--stack", "dev"), frozenset({1}),
+                   env={"ACCELFIT_LOCKED": raw}, heavy=True)
+    for label, value in [("true", "true"), ("number", "123"), ("list", "[a]"), ("upper", "Not_A_Project"),
+                         ("map", "{a: 1}"), ("huge", "p" * 5000)]:
+        text = "\n".join(f"  gcp:project: {value}" if line.startswith("  gcp:project:") else line
+                         for line in dev.splitlines()) + "\n"
+        yield from stack(f"gcp-project-{label}", text, INVALID)
+    for key in ("joinToken", "sshPrivateKey", "kubeconfig", "apiKey"):
+        for label, value in [("map", f"{{value: {SECRET_MARK}}}"), ("list", f"[{SECRET_MARK}]"),
+                             ("nested", f"{{a: [{{b: {SECRET_MARK}}}]}}")]:
+            yield from stack(f"secret-{key}-{label}", with_config(f"accelfit:{key}: {value}"), INVALID,
+                             secret=SECRET_MARK, preview=key == "joinToken" and label == "map")
+    yield from stack("secret-number", with_config("accelfit:joinToken: 123456"), INVALID)
+    yield from stack("bom", "\ufeff" + dev, PLANNED, commands=("check", "plan", "lock"))
+
+
+def fleet_lock_name_cases() -> Iterator[Case]:
+    """Fleet workloads named like YAML booleans and nulls lock, and the locked file checks."""
+    fleet = (ROOT / "stacks" / "Pulumi.example-gcp-fleet.yaml").read_text(encoding="utf-8")
+    for index, name in enumerate(("on", "off", "yes", "no", "true", "false", "null", "y")):
+        text = fleet.replace("name: chat-serve", f"name: '{name}'", 1)
+        stack = f"fn{index}"
+        path = f"stacks/Pulumi.{stack}.yaml"
+        yield Case(f"lock-fleet-name-{name}", ("lock", "--stack", stack), frozenset({0}),
+                   files={path: text.encode("utf-8")}, followup=("check", path), heavy=True)
+
+
+def lock_write_cases() -> Iterator[Case]:
+    """Layouts lock must keep: a comment inside the selection block, a BOM, CRLF with no final newline."""
+    dev = (ROOT / "stacks" / "Pulumi.dev.yaml").read_text(encoding="utf-8")
+    selection = ("  accelfit:selection:\n    # pinned after review TICKET-12\n"
+                 "    option: gke-tpu/gcp/us-central1/tpu-v6e/v6e-4/x1/spot\n    locked_on: '2026-11-23'\n"
+                 "    catalog_as_of: '2026-11-21'\n    monthly_usd: 57.98\n    total_usd: 48.21\n")
+    variants = {"comment-in-selection": dev.replace("config:\n", "config:\n" + selection, 1),
+                "bom-crlf-no-newline": "\ufeff" + dev.rstrip("\n").replace("\n", "\r\n")}
+    for index, (label, text) in enumerate(variants.items()):
+        stack = f"lw{index}"
+        path = f"stacks/Pulumi.{stack}.yaml"
+        yield Case(f"lock-keeps-{label}", ("lock", "--stack", stack, "--fresh"), frozenset({0}),
+                   files={path: text.encode("utf-8")}, followup=("check", path))
+
+
+def cost_cycle_cases() -> Iterator[Case]:
+    """A `pulumi preview --json` whose resources' parents form a cycle: exit 2, no RecursionError."""
+    document = json.loads((ROOT / "tests/fixtures/pulumi-preview-example-gcp-fleet.json").read_text(encoding="utf-8"))
+    states = [step["newState"] for step in document["steps"] if step.get("newState")
+              and step["newState"]["type"] != "pulumi:pulumi:Stack"
+              and not step["newState"]["type"].startswith("accelfit:fleet:")
+              and "labels" not in json.dumps(step["newState"].get("inputs", {}))]
+    for length in (1, 2, 5):
+        mutated = copy.deepcopy(document)
+        members = [state for step in mutated["steps"] if (state := step.get("newState"))
+                   and state["urn"] in {item["urn"] for item in states[:length]}]
+        for index, state in enumerate(members):
+            state["parent"] = members[(index + 1) % len(members)]["urn"]
+        path = f"cases/cycle-{length}.json"
+        yield Case(f"cost-parent-cycle-{length}", ("cost", "--pulumi-preview", path, "--stack",
+                                                   "example-gcp-fleet"), INVALID,
+                   files={path: json.dumps(mutated).encode()})
+
+
+def cost_secret_cases() -> Iterator[Case]:
+    """A rejected input of `cost` that holds a Pulumi secret envelope: exit 2, and the plaintext never printed."""
+    preview = json.loads((ROOT / "tests/fixtures/pulumi-preview-dev.json").read_text(encoding="utf-8"))
+    envelope = {"4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270", "plaintext": SECRET_MARK}
+    pool = next(index for index, step in enumerate(preview["steps"])
+                if step.get("newState", {}).get("type") == "gcp:container/nodePool:NodePool")
+    for label, value in [("node-count", envelope), ("node-count-list", [envelope]),
+                         ("node-count-text", json.dumps(envelope))]:
+        document = copy.deepcopy(preview)
+        document["steps"][pool]["newState"]["inputs"]["nodeCount"] = value
+        path = f"cases/cost-secret-{label}.json"
+        yield Case(f"cost-secret-envelope-{label}", ("cost", "--pulumi-preview", path, "--stack", "dev"), INVALID,
+                   files={path: json.dumps(document).encode()}, secret=SECRET_MARK)
+
+
+SURFACE_PREFIXES = ("cost-secret-envelope-", "catalog-", "calibrate-", "check-setting-", "plan-setting-", "lock-setting-", "preview-setting-",
+                    "preview-locked-env-", "lock-fleet-name-", "lock-keeps-", "cost-parent-cycle-")
+
+
+def surface_cases() -> Iterator[Case]:
+    yield from catalog_import_cases()
+    yield from catalog_folder_cases()
+    yield from catalog_cache_cases()
+    yield from calibration_cases()
+    yield from lock_setting_and_secret_cases()
+    yield from fleet_lock_name_cases()
+    yield from lock_write_cases()
+    yield from cost_cycle_cases()
+    yield from cost_secret_cases()
+
+
 @functools.cache
 def all_cases() -> tuple[Case, ...]:
     cases = [*spec_cases(), *inventory_cases(), *stack_cases(), *project_cases(), *chart_cases(), *diff_cases(),
-             *cost_cases(), *odd_file_cases(), *lock_cases()]
+             *cost_cases(), *odd_file_cases(), *lock_cases(), *surface_cases()]
     seen: set[str] = set()
     unique = []
     for case in cases:

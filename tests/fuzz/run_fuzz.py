@@ -3,12 +3,15 @@
     .venv/bin/python tests/fuzz/run_fuzz.py                 # the whole corpus (several minutes on 2 cores)
     .venv/bin/python tests/fuzz/run_fuzz.py --quick         # a fixed sample of about 60 light cases
     .venv/bin/python tests/fuzz/run_fuzz.py --only lock-    # cases whose id starts with a prefix
+    .venv/bin/python tests/fuzz/run_fuzz.py --surfaces      # catalog, calibration, lock writes, settings, secrets
     .venv/bin/python tests/fuzz/run_fuzz.py --report out.json
 
 Each case runs `python -m accelfit.cli.main ARGS` in its own process, in a scratch copy of the project, with a
 timeout. A case fails when the process prints a Python traceback, dies from a signal (a segfault), runs past the
-timeout (a hang), exits with a code the case does not allow, or changes a file it must leave intact. Exit code 0
-when every case passed, 1 otherwise.
+timeout (a hang), exits with a code the case does not allow, changes a file it must leave intact ("damaged"),
+prints a secret planted in its input ("leak"), or leaves a file no longer accepted by the follow-up command (e.g.
+a locked stack file `check` refuses). Every case runs with XDG_DATA_HOME in the scratch tree, so the user's own
+catalog and efficiency file are never touched. Exit code 0 when every case passed, 1 otherwise.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from fuzz_corpus import ROOT, Case, all_cases  # noqa: E402
+from fuzz_corpus import ROOT, SURFACE_PREFIXES, Case, all_cases  # noqa: E402
 
 TIMEOUT_S = 60.0
 HEAVY_TIMEOUT_S = 180.0
@@ -100,6 +103,9 @@ def make_special(kind: str, path: Path) -> None:
         path.write_text("\n".join(lines) + "\nname: *a8\n")
     elif kind == "nul-in-name":
         path.write_text("name: x\n")
+    elif kind == "symlink-to-victim":
+        # A symlink planted where a careless writer would put its temporary file (`<file>.tmp`).
+        path.symlink_to(path.parent / "victim.txt")
     else:
         raise ValueError(kind)
 
@@ -114,10 +120,12 @@ def argv_for(case: Case) -> list[str]:
     return argv
 
 
-def run_case(case: Case, shared: Path, scratch: Path) -> Outcome:
-    cwd = shared
-    if case.own_project is not None:
-        cwd = make_project(scratch / "projects" / case.id, case.own_project)
+def case_env(case: Case, scratch: Path) -> dict[str, str]:
+    return {**os.environ, "PYTHONFAULTHANDLER": "1", "COLUMNS": "120", "XDG_DATA_HOME": str(scratch / "xdg"),
+            "ACCELFIT_LOCKED": "", **case.env}
+
+
+def prepare(case: Case, cwd: Path) -> None:
     for relative, data in case.files.items():
         target = cwd / relative
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -127,7 +135,29 @@ def run_case(case: Case, shared: Path, scratch: Path) -> Outcome:
         if kind == "directory" and target.is_file():
             target.unlink()
         make_special(kind, target)
+
+
+def _run(argv: list[str], cwd: Path, env: dict[str, str], timeout: float) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "accelfit.cli.main", *argv], cwd=cwd, capture_output=True,
+                          timeout=timeout, check=False, stdin=subprocess.DEVNULL, env=env)
+
+
+def run_case(case: Case, shared: Path, scratch: Path) -> Outcome:
+    cwd = shared
+    if case.own_project is not None:
+        cwd = make_project(scratch / "projects" / case.id, case.own_project)
+    env = case_env(case, scratch)
+    for command in case.setup:
+        try:
+            done = _run(list(command), cwd, env, HEAVY_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            return Outcome(case, None, 0.0, "setup hang", "")
+        if done.returncode != 0:
+            return Outcome(case, done.returncode, 0.0, f"setup {' '.join(command)[:60]} exit {done.returncode}",
+                           done.stderr.decode("utf-8", "replace")[-400:])
+    prepare(case, cwd)
     before = _digest(cwd / case.keep_intact) if case.keep_intact else None
+    always = _digest(cwd / case.keep_always) if case.keep_always else None
     argv = argv_for(case)
     if any("\0" in part for part in argv):
         # No process can receive a NUL in an argument; the OS refuses before accelfit runs. Nothing to test.
@@ -135,9 +165,7 @@ def run_case(case: Case, shared: Path, scratch: Path) -> Outcome:
     timeout = HEAVY_TIMEOUT_S if case.heavy else TIMEOUT_S
     started = time.perf_counter()
     try:
-        done = subprocess.run([sys.executable, "-m", "accelfit.cli.main", *argv], cwd=cwd, capture_output=True,
-                              timeout=timeout, check=False, stdin=subprocess.DEVNULL,
-                              env={**os.environ, "PYTHONFAULTHANDLER": "1", "COLUMNS": "120"})
+        done = _run(argv, cwd, env, timeout)
     except subprocess.TimeoutExpired as expired:
         tail = (expired.stderr or b"").decode("utf-8", "replace")[-400:]
         return Outcome(case, None, time.perf_counter() - started, f"hang (no exit after {timeout:.0f} s)", tail)
@@ -151,11 +179,32 @@ def run_case(case: Case, shared: Path, scratch: Path) -> Outcome:
         problem = f"killed by signal {-done.returncode}"
     elif done.returncode not in case.expected:
         problem = f"exit {done.returncode}, expected {sorted(case.expected)}"
-    elif before is not None and _digest(cwd / case.keep_intact) != before:
-        problem = f"{case.keep_intact} changed although the command failed"
+    elif before is not None and done.returncode != 0 and _digest(cwd / case.keep_intact) != before:
+        problem = f"damaged: {case.keep_intact} changed although the command failed"
+    elif always is not None and _digest(cwd / case.keep_always) != always:
+        problem = f"damaged: {case.keep_always} changed"
+    elif case.secret and (case.secret.encode() in done.stdout or case.secret.encode() in done.stderr):
+        problem = "leak: the planted secret is in the output"
     elif len(done.stderr) + len(done.stdout) > 200_000:
         problem = f"unbounded output ({len(done.stderr) + len(done.stdout):,} bytes)"
+    elif _temporaries(cwd, case):
+        problem = f"damaged: temporary files left behind ({', '.join(_temporaries(cwd, case))[:200]})"
+    elif case.followup is not None and done.returncode == 0:
+        follow = _run(list(case.followup), cwd, env, HEAVY_TIMEOUT_S)
+        if follow.returncode != 0 or b"Traceback" in follow.stderr:
+            problem = f"damaged: `{' '.join(case.followup)[:60]}` exits {follow.returncode} afterwards"
+            tail = follow.stderr.decode("utf-8", "replace")[-600:]
     return Outcome(case, done.returncode, seconds, problem, tail)
+
+
+def _temporaries(cwd: Path, case: Case) -> list[str]:
+    """Temporary copies a writer left next to the files this case wrote or kept (`.<name>.*.tmp`)."""
+    left = []
+    for relative in {*case.files, case.keep_intact, case.keep_always} - {None}:
+        path = cwd / relative
+        if path.parent.is_dir():
+            left += [entry.name for entry in path.parent.glob(f".{path.name}.*.tmp")]
+    return sorted(left)
 
 
 def input_identity(case: Case) -> str:
@@ -179,6 +228,9 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true", help="run the fixed light sample only")
     parser.add_argument("--only", metavar="PREFIX", help="only cases whose id starts with PREFIX")
     parser.add_argument("--skip-heavy", action="store_true", help="leave out the preview cases")
+    parser.add_argument("--surfaces", action="store_true",
+                        help="only the cases of the catalog import and cache, calibration, lock writes, the lock "
+                             "setting and secrets (fuzz_corpus.SURFACE_PREFIXES)")
     parser.add_argument("--jobs", type=int, default=2, help="cases run at once (default 2)")
     parser.add_argument("--report", type=Path, help="write every outcome as JSON here")
     args = parser.parse_args()
@@ -188,6 +240,8 @@ def main() -> int:
         cases = quick_sample(cases)
     if args.only:
         cases = [case for case in cases if case.id.startswith(args.only)]
+    if args.surfaces:
+        cases = [case for case in cases if case.id.startswith(SURFACE_PREFIXES)]
     if args.skip_heavy:
         cases = [case for case in cases if not case.heavy]
     started = time.perf_counter()
@@ -199,7 +253,8 @@ def main() -> int:
     failed = [outcome for outcome in outcomes if outcome.problem]
     kinds: dict[str, int] = {}
     for outcome in failed:
-        key = outcome.problem.split(" (")[0].split(",")[0] if outcome.problem else ""
+        key = outcome.problem.split(" (")[0].split(",")[0].split(":")[0] if outcome.problem else ""
+        key = "wrong exit" if key.startswith("exit ") else key
         kinds[key] = kinds.get(key, 0) + 1
     for outcome in failed:
         last = outcome.stderr_tail.strip().splitlines()[-1:] or [""]
