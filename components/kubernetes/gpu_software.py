@@ -107,7 +107,14 @@ def gke_dcgm_exporter_values() -> dict[str, Any]:
         "tolerations": [GPU_TOLERATION],
         "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
             {"matchExpressions": [{"key": "cloud.google.com/gke-accelerator", "operator": "Exists"}]}]}}},
-        "securityContext": {"privileged": True, "runAsNonRoot": False, "runAsUser": 0},
+        # Helm merges this map into the chart's default securityContext, which sets allowPrivilegeEscalation:
+        # false (NVIDIA/dcgm-exporter deployment/values.yaml, chart 4.8.2 @691c9276); the API server refuses
+        # privileged: true with it ("cannot set `allowPrivilegeEscalation` to false and `privileged` to true",
+        # kubernetes/kubernetes pkg/apis/core/validation/validation.go ValidateSecurityContext), so it is set to
+        # what a privileged container has anyway. The chart's capabilities (drop ALL, add SYS_ADMIN) are harmless
+        # next to privileged: the runtime grants a privileged container every capability.
+        "securityContext": {"privileged": True, "allowPrivilegeEscalation": True, "runAsNonRoot": False,
+                            "runAsUser": 0},
         "extraHostVolumes": [{"name": "nvidia-install-dir-host", "hostPath": GKE_NVIDIA_HOST_DIR}],
         "extraVolumeMounts": [CHART_METRICS_MOUNT,
                               {"name": "nvidia-install-dir-host", "mountPath": "/usr/local/nvidia", "readOnly": True}],
