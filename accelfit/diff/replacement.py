@@ -115,6 +115,9 @@ REPLACEMENT_RULES: Mapping[str, tuple[ReplacementRule, ...]] = {
         ("name", "the cluster's name is its identity"),
         ("roleArn", "an EKS cluster's IAM role is fixed at creation"),
         ("kubernetesNetworkConfig", "service IP ranges are fixed when the cluster is created"),
+        ("accessConfig.bootstrapClusterCreatorAdminPermissions",
+         "the creator's bootstrap admin entry is chosen at creation; the provider replaces the cluster when the flag "
+         "changes (pulumi/pulumi-aws issue 3997)"),
     ),
     "aws:s3/bucket:Bucket": _rules(
         ("bucket", "bucket names are global identities"),

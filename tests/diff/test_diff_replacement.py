@@ -25,6 +25,8 @@ POOL = "gcp:container/nodePool:NodePool"
     ("aws:eks/nodeGroup:NodeGroup", "instanceTypes", True),
     ("aws:eks/nodeGroup:NodeGroup", "amiType", True),
     ("aws:eks/nodeGroup:NodeGroup", "scalingConfig.maxSize", False),
+    ("aws:eks/cluster:Cluster", "accessConfig.bootstrapClusterCreatorAdminPermissions", True),
+    ("aws:eks/cluster:Cluster", "accessConfig.authenticationMode", False),  # EKS moves it forward in place
     ("kubernetes:helm.sh/v3:Release", "version", False),  # a type with no rows
 ])
 def test_replacement_reason(type_token, path, replaces):
