@@ -63,9 +63,9 @@ def parse_json(text: str, source: str, fix: str) -> Any:
     except _Refused as error:
         raise InputError([problem(source, "", str(error), fix)]) from None
     except RecursionError:
-        raise InputError([problem(source, "", f"nested more than {MAX_DEPTH} levels deep", fix)]) from None
+        raise InputError([problem(source, "", f"the document is nested too deep (more than {MAX_DEPTH} levels)", fix)]) from None
     if _depth(data) > MAX_DEPTH:
-        raise InputError([problem(source, "", f"nested more than {MAX_DEPTH} levels deep", fix)])
+        raise InputError([problem(source, "", f"the document is nested too deep (more than {MAX_DEPTH} levels)", fix)])
     return data
 
 

@@ -83,6 +83,16 @@ _StrictLoader.add_implicit_resolver(_FLOAT_TAG, _FLOAT, list("-+0123456789."))
 _StrictLoader.add_constructor(_INT_TAG, _StrictLoader.construct_yaml_int)
 
 
+_TOO_DEEP_FIX = "flatten the document; specs and stack files need a few levels"
+# libyaml (bundled in PyYAML wheels from 6.0.3 on) refuses flow collections nested 1,000 deep while scanning ahead,
+# before our event check sees depth 65; its message names the same problem, so users get one message either way.
+_LIBYAML_TOO_DEEP = "exceeded maximum nesting depth"
+
+
+def _too_deep(line: int | None) -> _YamlProblem:
+    return _YamlProblem(line, f"the document is nested too deep (more than {MAX_DEPTH} levels)", _TOO_DEEP_FIX)
+
+
 def _short(value: Any, limit: int = 60) -> str:
     text = repr(value)
     return text if len(text) <= limit else f"{text[:limit]}..."
@@ -101,8 +111,7 @@ def _check_events(text: str) -> None:
             event = loader.get_event()
             if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
                 if len(stack) >= MAX_DEPTH:
-                    raise _YamlProblem(_line(event), f"nested more than {MAX_DEPTH} levels deep",
-                                       "flatten the document; specs and stack files need a few levels")
+                    raise _too_deep(_line(event))
                 stack.append([event.anchor, 1])
                 continue
             if isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
@@ -172,6 +181,10 @@ def parse_yaml(text: str, source: str) -> Any:
         raise InputError([problem(source, where, error.message, error.fix)]) from None
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark
+        if _LIBYAML_TOO_DEEP in str(error.problem):
+            where = f"line {mark.line + 1}" if mark else ""
+            deep = _too_deep(None)
+            raise InputError([problem(source, where, deep.message, deep.fix)]) from None
         where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "unknown position"
         raise InputError([problem(source, "", f"not valid YAML at {where}: {error.problem}",
                                   "fix the YAML syntax there (indentation, quotes, ':' after keys)")]) from None

@@ -59,8 +59,8 @@ def test_a_5000_character_path_is_an_input_error_with_a_bounded_message():
 
 # --- YAML --------------------------------------------------------------------------------------------------------
 @pytest.mark.parametrize(("text", "words"), [
-    ("a: " + "[" * 100_000 + "]" * 100_000, "nested more than 64 levels"),
-    ("".join(" " * i + "a:\n" for i in range(200)), "nested more than 64 levels"),
+    ("a: " + "[" * 100_000 + "]" * 100_000, "nested too deep"),
+    ("".join(" " * i + "a:\n" for i in range(200)), "nested too deep"),
     ("a: 1\nb: 2\na: 3\n", "duplicate key 'a' (first at line 1)"),
     ("n: " + "9" * 5000 + "\n", "5000-digit integer"),
     ("? [a, b]\n: 1\n", "mapping key must be a plain value"),
@@ -69,6 +69,27 @@ def test_yaml_refusals(text, words):
     with pytest.raises(InputError) as error:
         parse_yaml(text, "in.yaml")
     assert words in _rendered(error)
+
+
+# Whichever layer notices first (our event check at depth 65, or libyaml's own scanner limit in newer PyYAML
+# wheels), the user gets the same contract: exit 2, the file, the line, "nested too deep", no traceback.
+@pytest.mark.parametrize(("text", "line"), [
+    ("a: " + "[" * 100_000 + "]" * 100_000, "line 1"),  # flow: the libyaml bundled by newer PyYAML refuses it first
+    ("a: " + "[" * 70 + "]" * 70, "line 1"),  # flow, under libyaml's limit: our check refuses it
+    ("".join(" " * i + "a:\n" for i in range(200)), "line 65"),  # block mappings: the 65th level's line
+])
+def test_a_deep_document_is_exit_2_naming_the_file_and_line(tmp_path, text, line):
+    import subprocess
+    import sys
+
+    deep = tmp_path / "deep.yaml"
+    deep.write_text(text, encoding="utf-8")
+    result = subprocess.run([sys.executable, "-m", "accelfit.cli.main", "check", str(deep)], capture_output=True,
+                            text=True, check=False)
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr + result.stdout
+    message = result.stderr + result.stdout
+    assert "deep.yaml" in message and "nested too deep" in message and f"{line}:" in message
 
 
 def test_an_alias_bomb_is_refused_quickly():
@@ -106,7 +127,7 @@ def test_problems_name_the_yaml_line():
 @pytest.mark.parametrize(("text", "words"), [
     ('{"a": NaN}', "NaN is not a JSON number"), ('{"a": Infinity}', "Infinity is not a JSON number"),
     ('{"a": 1e400}', "too large"), ('{"a": ' + "9" * 5000 + "}", "5000-digit"),
-    ("[" * 100_000 + "]" * 100_000, "nested more than"), ('{"a": ', "not valid JSON"),
+    ("[" * 100_000 + "]" * 100_000, "nested too deep"), ('{"a": ', "not valid JSON"),
 ])
 def test_json_refusals(text, words):
     with pytest.raises(InputError) as error:
