@@ -26,6 +26,9 @@ POOL = "gcp:container/nodePool:NodePool"
     ("aws:eks/nodeGroup:NodeGroup", "amiType", True),
     ("aws:eks/nodeGroup:NodeGroup", "scalingConfig.maxSize", False),
     ("aws:eks/cluster:Cluster", "accessConfig.bootstrapClusterCreatorAdminPermissions", True),
+    ("gcp:filestore/instance:Instance", "name", True),
+    ("gcp:compute/routerNat:RouterNat", "name", True),
+    ("gcp:compute/routerNat:RouterNat", "logConfig.filter", False),
     ("aws:eks/cluster:Cluster", "accessConfig.authenticationMode", False),  # EKS moves it forward in place
     ("kubernetes:helm.sh/v3:Release", "version", False),  # a type with no rows
 ])
