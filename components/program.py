@@ -77,7 +77,8 @@ def _run(project_dir: Path, stack: str, source: Path) -> ProgramResult:
     # The environment's policy configuration constrains the plan, so it never chooses what the policies flag.
     constraints = plan_constraints(project_dir, environment, catalog)
     plan, lock = plan_with_lock(spec, catalog, Environment(environment, loaded.inventory, load_team_efficiency(),
-                                                           constraints), selection, require_lock=require_lock)
+                                                           constraints), selection, require_lock=require_lock,
+                              stack=stack)
     if lock.state == "stale":
         pulumi.log.warn(lock.message)
     ownership = Ownership(team=config.require("team"), cost_center=config.require("costCenter"),
@@ -110,7 +111,7 @@ def _run_fleet(project_dir: Path, stack_name: str, source: Path, config: pulumi.
     require_lock = lock_required(config)
     environments = [stack_environment(stack, catalog, loaded) for loaded in stack.workloads]
     fleet, locks = plan_fleet(stack.specs, catalog, environments, stack.selections, fleet_name=stack.fleet,
-                              require_lock=require_lock)
+                              require_lock=require_lock, stack=stack_name)
     for lock in locks.values():
         if lock.state == "stale":
             pulumi.log.warn(lock.message)

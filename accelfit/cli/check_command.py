@@ -80,7 +80,17 @@ def _check_stack(ctx: click.Context, file: Path, name: str | None) -> None:
         raise InputError(problems)
     spec = stack.spec
     click.echo(f"ok: stack file {file}: {spec.name} ({spec.kind.value}, {spec.framework.value}, "
-               f"{spec.model.precision.value}) in {stack.environment}; plans {plan.option} ({lock.state} lock)")
+               f"{spec.model.precision.value}) in {stack.environment}; plans {plan.option} ({lock_words(lock.state)})")
+
+
+# What each lock state means for the plan just shown, in words (the states are `none`, `used`, `stale`).
+LOCK_WORDS = {"none": "not locked: a fresh plan; `accelfit lock` pins it",
+              "used": "the locked selection",
+              "stale": "the locked selection no longer fits: a fresh plan instead"}
+
+
+def lock_words(state: str) -> str:
+    return LOCK_WORDS.get(state, f"lock {state}")
 
 
 def _check_fleet(ctx: click.Context, file: Path, stack) -> None:
@@ -106,4 +116,4 @@ def _check_fleet(ctx: click.Context, file: Path, stack) -> None:
     for member in fleet.workloads:
         spec = member.plan
         click.echo(f"  {member.name} ({spec.kind}, {spec.framework}): plans {spec.option} "
-                   f"({locks[member.name].state} lock); {member.placement}")
+                   f"({lock_words(locks[member.name].state)}); {member.placement}")

@@ -58,6 +58,11 @@ def diff(ctx: click.Context, base: Path | None, head: Path | None, base_ref: str
         base_doc = read_document(base)
     if head is not None:
         head_doc = read_document(head)
+    elif not base_doc.new_stack and not _exists_here(stack_name or ""):
+        # The change deletes the stack (its file is gone from the working tree): everything is to be removed.
+        from accelfit.diff.document import removed_stack_document
+
+        head_doc = parse_document(removed_stack_document(stack_name or ""), f"{stack_name} (working tree, removed)")
     else:
         from accelfit.planner import NoFeasiblePlan
 
@@ -103,6 +108,13 @@ def _preview_at(ref: str, stack: str) -> tuple[object, str]:
     from accelfit.stackfile import find_project_dir
 
     return preview_at_revision(ref, stack, find_project_dir())
+
+
+def _exists_here(stack: str) -> bool:
+    from accelfit.diff.at_revision import stack_exists
+    from accelfit.stackfile import find_project_dir
+
+    return stack_exists(find_project_dir(), stack)
 
 
 def _preview_here(stack: str) -> tuple[object, str]:

@@ -33,7 +33,7 @@ def preview_at_revision(ref: str, stack: str, project_dir: Path) -> tuple[Any, s
         worktree = Path(scratch) / "tree"
         _git(["worktree", "add", "--detach", "--quiet", str(worktree), commit], project_dir, ref)
         try:
-            if not _stack_exists(worktree / relative, stack):
+            if not stack_exists(worktree / relative, stack):
                 return new_stack_document(stack), f"{stack}@{ref} (new stack)"
             try:
                 done = subprocess.run(
@@ -57,8 +57,9 @@ def preview_at_revision(ref: str, stack: str, project_dir: Path) -> tuple[Any, s
         label
 
 
-def _stack_exists(project: Path, stack: str) -> bool:
-    """Whether the revision has this stack's file (a stack added by the change does not exist on the base)."""
+def stack_exists(project: Path, stack: str) -> bool:
+    """Whether the project (at a revision, or the working tree) has this stack's file: a stack the change adds does
+    not exist on the base side, one it deletes not on the head side."""
     from accelfit.stackfile import PROJECT_FILE, stack_path
 
     if not is_regular_file(project / PROJECT_FILE):

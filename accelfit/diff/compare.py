@@ -58,6 +58,7 @@ def diff_documents(base: PreviewDocument, head: PreviewDocument,
                  FigureChange("run_total_usd", base.run_total_usd, head.run_total_usd)),
         budget_lines=tuple(dict(line) for line in head.budget_lines),
         spec_changes=_spec_changes(base, head), repriced=tuple(repriced), base_is_new=base.new_stack,
+        head_is_removed=head.removed_stack,
         workloads=_workload_costs(base, head))
 
 
@@ -66,6 +67,10 @@ def _workload_costs(base: PreviewDocument, head: PreviewDocument) -> tuple[Workl
     if base.workload_costs is None and head.workload_costs is None:
         return ()
     before, after = base.workload_costs or {}, head.workload_costs or {}
+    if head.removed_stack:
+        # The change deletes the whole fleet: each workload's figures go to zero, as the stack's do.
+        after = {name: {figure: 0.0 for figure in ("monthly_usd", "full_scale_monthly_usd", "run_total_usd")}
+                 for name in before}
     names = list(dict.fromkeys([*after, *before]))
     return tuple(WorkloadCost(name, tuple(
         FigureChange(figure, (before.get(name) or {}).get(figure), (after.get(name) or {}).get(figure))

@@ -74,6 +74,7 @@ class PreviewDocument:
     violations: tuple[Violation, ...]
     spec: Mapping[str, Any] | None = None  # the workload spec the plan came from (documents before it: None)
     new_stack: bool = False  # a stand-in for a stack that does not exist at the base revision
+    removed_stack: bool = False  # a stand-in for a stack the change deletes (no stack file at the head revision)
     workload_costs: Mapping[str, Mapping[str, Any]] | None = None  # a fleet's cost.workloads (and shared items)
 
 
@@ -113,6 +114,13 @@ def read_document(path: Path) -> PreviewDocument:
 def new_stack_document(stack: str) -> dict[str, Any]:
     """The base side for a stack that does not exist yet: nothing deployed, nothing spent, nothing failing."""
     return {"schema_version": 1, "stack": stack, "new_stack": True, "resources": [], "cost": {"monthly_usd": 0.0},
+            "policies": {"violations": []}}
+
+
+def removed_stack_document(stack: str) -> dict[str, Any]:
+    """The head side for a stack the change deletes: nothing left, so every figure is zero (once it is destroyed)."""
+    return {"schema_version": 1, "stack": stack, "removed_stack": True, "resources": [],
+            "cost": {"monthly_usd": 0.0, "full_scale_monthly_usd": 0.0, "run_total_usd": 0.0},
             "policies": {"violations": []}}
 
 
@@ -160,6 +168,7 @@ def parse_document(data: Any, source: str) -> PreviewDocument:
         violations=violations,
         spec=reader.get(data, "spec", "", (Mapping,), required=False),
         new_stack=reader.get(data, "new_stack", "", (bool,), required=False, default=False),
+        removed_stack=reader.get(data, "removed_stack", "", (bool,), required=False, default=False),
         workload_costs=_workload_costs(reader, cost, plan))
     if reader.problems:
         raise InputError(reader.problems)

@@ -57,6 +57,15 @@ def new_stack_text(diff: StackDiff) -> str | None:
     return f"stack {diff.stack} does not exist on the base side: a new stack, every resource is new"
 
 
+def removed_stack_text(diff: StackDiff) -> str | None:
+    if not diff.head_is_removed:
+        return None
+    # Deleting the stack file stops the deploys, not the spending: the resources run until the stack is destroyed.
+    return (f"stack {diff.stack} does not exist on the head side: the change deletes it, every resource is to be "
+            f"removed and its cost goes to $0 a month once it is destroyed (`pulumi destroy --stack {diff.stack}`; "
+            "deleting the stack file alone leaves it running)")
+
+
 def short_type(token: str) -> str:
     """'gcp:container/nodePool:NodePool' -> 'gcp:NodePool'."""
     provider, _, rest = token.partition(":")

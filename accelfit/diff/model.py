@@ -221,6 +221,7 @@ class StackDiff:
     spec_changes: tuple[InputChange, ...] = ()  # what changed in the workload spec behind a plan change
     repriced: tuple[ResourceDiff, ...] = ()  # inputs unchanged, monthly cost moved (a catalog price update)
     base_is_new: bool = False  # the stack does not exist on the base side
+    head_is_removed: bool = False  # the change deletes the stack: it does not exist on the head side
     workloads: tuple[WorkloadCost, ...] = ()  # a fleet's cost per workload; resources are grouped by workload
 
     @property
@@ -254,7 +255,7 @@ class StackDiff:
         return {
             "schema_version": DIFF_SCHEMA_VERSION,
             "stack": self.stack, "environment": self.environment, "base_stack": self.base_stack,
-            "base_is_new": self.base_is_new,
+            "base_is_new": self.base_is_new, "head_is_removed": self.head_is_removed,
             "spec_changes": [change.to_json_dict() for change in self.spec_changes],
             "base": self.base_source, "head": self.head_source,
             "summary": {**{action: self.count(action) for action in ACTIONS}, "unchanged": self.unchanged,

@@ -57,6 +57,8 @@ def _summary(diff: StackDiff) -> str:
         out += [f"_Comparing stack `{diff.base_stack}` (base) with `{diff.stack}` (head)._", ""]
     if fmt.new_stack_text(diff):
         out += [f"_New stack: {_md(fmt.new_stack_text(diff) or '')}._", ""]
+    if fmt.removed_stack_text(diff):
+        out += [f"_Removed stack: {_md(fmt.removed_stack_text(diff) or '')}._", ""]
     callouts = fmt.callouts(diff)
     if callouts:
         # GitHub renders this as a red "Caution" box; elsewhere it degrades to a plain quote.
@@ -77,11 +79,11 @@ def _summary(diff: StackDiff) -> str:
     out += [f"- **Resources:** {fmt.resources_line(diff)}",
             f"- **Policies:** {fmt.policies_line(diff)}"]
     selection, stale = diff.selection, fmt.lock_stale_text(diff)
-    if selection.option_changed:
+    if selection.option_changed and not diff.head_is_removed:
         out.append(f"- **Selection changed:** {_code(selection.base_option or '(none)')} → "
                    f"{_code(selection.head_option or '(none)')}")
     for workload in diff.workloads:
-        if workload.option_changed:
+        if workload.option_changed and not diff.head_is_removed:
             out.append(f"- **Selection changed ({_code(workload.workload)}):** {_code(workload.base_option or '')} → "
                        f"{_code(workload.head_option or '')}")
     if diff.spec_changes:

@@ -15,6 +15,8 @@ def render_text(diff: StackDiff) -> str:
         out.append(f"note: comparing stack {diff.base_stack} (base) with {diff.stack} (head)")
     if fmt.new_stack_text(diff):
         out.append(f"note: {fmt.new_stack_text(diff)}")
+    if fmt.removed_stack_text(diff):
+        out.append(f"note: {fmt.removed_stack_text(diff)}")
     out += [f"!! {title}: {text}" for title, text in fmt.callouts(diff)]
     out += [f"Monthly cost: {fmt.cost_line(diff)}"]
     out += [f"  {line}" for line in fmt.figure_lines(diff)]
@@ -25,7 +27,7 @@ def render_text(diff: StackDiff) -> str:
     out += [f"Resources: {fmt.resources_line(diff)}",
             f"Policies: {fmt.policies_line(diff)}"]
     selection, stale = diff.selection, fmt.lock_stale_text(diff)
-    if selection.option_changed:
+    if selection.option_changed and not diff.head_is_removed:
         out.append(f"Selection changed: {selection.base_option or '(none)'} -> {selection.head_option or '(none)'}")
     if diff.spec_changes:
         out += ["Spec changes behind it:" if selection.option_changed else "Spec changes:"]
@@ -37,7 +39,7 @@ def render_text(diff: StackDiff) -> str:
         before = usd(monthly.base_usd) if monthly.base_usd is not None else "-"
         after = usd(monthly.head_usd) if monthly.head_usd is not None else "-"
         out.append(f"Workload {item.workload}: monthly_usd {before} -> {after}")
-        if item.option_changed:
+        if item.option_changed and not diff.head_is_removed:
             out.append(f"  Selection changed: {item.base_option} -> {item.head_option}")
     movers = diff.movers
     if movers:

@@ -29,7 +29,7 @@ from accelfit.spec import WorkloadSpec
 
 def plan_fleet(specs: Sequence[WorkloadSpec], catalog: Catalog, environment: Environment | Sequence[Environment],
                selections: Mapping[str, Selection] | None, *, fleet_name: str, require_lock: bool = False,
-               top: int = 8) -> tuple[FleetPlan, Mapping[str, LockStatus]]:
+               top: int = 8, stack: str = "ENV") -> tuple[FleetPlan, Mapping[str, LockStatus]]:
     """Plan each workload (its lock respected, as `plan_with_lock`), place the fleet, chain its fallbacks, price it.
 
     `environment` is one Environment for all, or one per spec (a workload's own bare-metal inventory). Raises what
@@ -43,7 +43,7 @@ def plan_fleet(specs: Sequence[WorkloadSpec], catalog: Catalog, environment: Env
         found = search(spec, catalog, env)
         try:
             plan, lock = plan_with_lock(spec, catalog, env, selections.get(spec.name), top=top,
-                                        require_lock=require_lock, found=found)
+                                        require_lock=require_lock, found=found, stack=stack)
         except NoFeasiblePlan as failure:
             raise NoFeasiblePlan(failure.binding, f"workload {spec.name}: {failure.message}",
                                  failure.rejected) from None

@@ -74,11 +74,12 @@ def unit_word(platform: str, count: int) -> str:
 
 def plan_with_lock(spec: WorkloadSpec, catalog: Catalog, environment: Environment,
                    selection: Selection | None, *, top: int = 8, require_lock: bool = False,
-                   found: Search | None = None) -> tuple[Plan, LockStatus]:
+                   found: Search | None = None, stack: str = "ENV") -> tuple[Plan, LockStatus]:
     """The locked option when it still meets the spec (built at its locked size, also when the spec now needs
     less), else a fresh plan; either way, what a fresh plan says. With `require_lock`, a missing or stale lock is
     an error (`LockRequired`) instead of a fresh plan: what is reviewed is what is built. `found` is the planner's
-    search for this spec and environment when the caller already ran it (a fleet reuses it for fallback steps)."""
+    search for this spec and environment when the caller already ran it (a fleet reuses it for fallback steps).
+    `stack` names the stack in the command a `LockRequired` error tells the user to run."""
     found = found or search(spec, catalog, environment)
     evaluation, rejected = found.evaluation, grouped_rejections(found.rejected)
     ranked = best_per_group(evaluation.feasible)
@@ -86,7 +87,7 @@ def plan_with_lock(spec: WorkloadSpec, catalog: Catalog, environment: Environmen
     if selection is None:
         if require_lock:
             raise LockRequired("no selection is locked and a lock is required (--locked / ACCELFIT_LOCKED); run "
-                               "`accelfit lock --stack <stack>` and commit the stack file")
+                               f"`accelfit lock --stack {stack}` and commit the stack file")
         if fresh is None:
             raise infeasible(spec, evaluation, rejected)
         return build_plan(spec, environment, fresh, ranked, rejected, top), LockStatus(
@@ -97,7 +98,7 @@ def plan_with_lock(spec: WorkloadSpec, catalog: Catalog, environment: Environmen
         message = (f"the locked selection {selection.option} no longer fits the spec ({why_stale})")
         if require_lock:
             raise LockRequired(f"{message}; a lock is required (--locked / ACCELFIT_LOCKED), so nothing fresh is "
-                               "built: run `accelfit lock --stack <stack> --fresh` and review the new choice")
+                               f"built: run `accelfit lock --stack {stack} --fresh` and review the new choice")
         if fresh is None:
             raise infeasible(spec, evaluation, rejected)
         status = LockStatus("stale", f"{message}; built the fresh plan {fresh.option_id} instead; run `accelfit "

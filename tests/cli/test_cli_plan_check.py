@@ -84,6 +84,14 @@ def test_check_stack_and_inventory(capsys):
     assert code == 0 and "4 servers, 32 GPUs" in out
 
 
+def test_check_says_the_lock_state_in_words(capsys):
+    # dev is left unlocked on purpose (it follows the catalog); prod is locked (deploys build only its lock).
+    code, out, _ = run(capsys, "check", "stacks/Pulumi.dev.yaml")
+    assert code == 0 and "(not locked: a fresh plan; `accelfit lock` pins it)" in out and "none lock" not in out
+    code, out, _ = run(capsys, "check", "stacks/Pulumi.prod.yaml")
+    assert code == 0 and out.rstrip().endswith("/v6e-64/x1/on-demand (the locked selection)")
+
+
 def test_unknown_stack(capsys):
     code, _, err = run(capsys, "plan", "--stack", "qa")
     assert code == 2 and "use one of" in err

@@ -75,3 +75,22 @@ def test_a_stack_that_does_not_exist_at_the_base_is_a_new_stack(repo, capsys):
     assert diff["summary"]["add"] > 0 and diff["summary"]["remove"] == 0
     assert main(["diff", "--base-ref", "HEAD", "--stack", "qa-new"]) in (0, 1)
     assert "a new stack, every resource is new" in capsys.readouterr().out
+
+
+def test_a_stack_the_working_tree_deletes_is_a_removed_stack(repo, capsys):
+    (repo / "stacks" / "Pulumi.dev.yaml").unlink()
+    code = main(["diff", "--base-ref", "HEAD", "--stack", "dev", "--json"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    diff = json.loads(out)
+    assert diff["head_is_removed"] is True and diff["head"] == "dev (working tree, removed)"
+    assert diff["summary"]["remove"] > 0 and diff["summary"]["add"] == 0
+    assert diff["cost"]["head_monthly_usd"] == 0.0 and diff["cost"]["delta_monthly_usd"] < 0
+    assert main(["diff", "--base-ref", "HEAD", "--stack", "dev"]) == 0
+    assert "the change deletes it" in capsys.readouterr().out
+
+
+def test_a_stack_on_neither_side_is_still_an_unknown_stack(repo, capsys):
+    code = main(["diff", "--base-ref", "HEAD", "--stack", "nowhere"])
+    _, err = capsys.readouterr()
+    assert code == 2 and "nowhere" in err

@@ -20,7 +20,9 @@ from accelfit.diff.render_markdown import marker
 ROOT = Path(__file__).parents[2]
 WORKFLOWS = ROOT / ".github" / "workflows"
 ZIZMOR_CONFIG = Path(__file__).parent / "zizmor.yml"
-PINNED = re.compile(r"^[\w.-]+/[\w.-]+(/[\w./-]+)?@(v\d+(\.\d+){0,2}|[0-9a-f]{40})$")
+# An action pinned by full commit SHA, its release tag in a comment: `owner/repo@<40 hex> # v1.2.3`.
+SHA_PINNED = re.compile(r"^\s*(?:-\s+)?uses:\s+(?P<action>[\w.-]+/[\w.-]+(?:/[\w./-]+)?)@(?P<sha>[0-9a-f]{40})"
+                        r"\s+#\s+(?P<tag>v\d+\.\d+\.\d+)\s*$")
 
 
 def _load(name: str) -> dict[str, Any]:
@@ -44,6 +46,27 @@ def _stacks() -> set[str]:
     return {path.name.removeprefix("Pulumi.").removesuffix(".yaml") for path in (ROOT / "stacks").glob("Pulumi.*.yaml")}
 
 
+def _jobs_with(workflow: dict[str, Any], action: str):
+    """(job name, job) for every job that has a step using `action`."""
+    for name, job in workflow["jobs"].items():
+        if any(step.get("uses", "").startswith(f"{action}@") for step in job.get("steps", [])):
+            yield name, job
+
+
+def _step(job: dict[str, Any], action: str) -> dict[str, Any]:
+    [step] = [step for step in job["steps"] if step.get("uses", "").startswith(f"{action}@")]
+    return step
+
+
+def _index(job: dict[str, Any], action: str) -> int:
+    return next(index for index, step in enumerate(job["steps"]) if step.get("uses", "").startswith(f"{action}@"))
+
+
+@pytest.fixture(scope="module")
+def test_workflow():
+    return _load("test.yml")
+
+
 @pytest.fixture(scope="module")
 def preview():
     return _load("preview.yml")
@@ -59,13 +82,24 @@ def pulumi_up():
     return _load("pulumi-up.yml")
 
 
-def test_every_action_reference_is_pinned():
+def test_every_action_is_pinned_by_commit_sha_with_its_tag_beside_it():
+    """A tag can be moved to other code; a commit cannot. Each pin was read from the action's repository
+    (`git rev-parse <tag>^{commit}`), and the same action is at the same commit in every workflow."""
+    pins: dict[str, set[tuple[str, str]]] = {}
+    for path in sorted(WORKFLOWS.glob("*.yml")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if not re.match(r"^\s*(-\s+)?uses:", line) or "uses: ./" in line:
+                continue
+            pinned = SHA_PINNED.match(line)
+            assert pinned, f"{path.name}: `{line.strip()}` is not pinned by commit SHA with its tag in a comment"
+            pins.setdefault(pinned["action"], set()).add((pinned["sha"], pinned["tag"]))
+    assert len(pins) >= 9  # checkout, setup-python, up/download-artifact, github-script, auth, gcloud, aws, pulumi
+    assert {action: len(versions) for action, versions in pins.items() if len(versions) > 1} == {}
+    # Every reference the YAML parser sees is one of those lines (no action hides in a flow mapping).
     for path in WORKFLOWS.glob("*.yml"):
-        workflow = _load(path.name)
-        for job in workflow["jobs"].values():
-            uses = [job["uses"]] if "uses" in job else [step["uses"] for step in job["steps"] if "uses" in step]
-            for ref in uses:
-                assert ref.startswith("./") or PINNED.match(ref), f"{path.name}: {ref} is not pinned to a version"
+        for job in _load(path.name)["jobs"].values():
+            for ref in [job["uses"]] if "uses" in job else [step["uses"] for step in job["steps"] if "uses" in step]:
+                assert ref.startswith("./") or re.fullmatch(r"[\w./-]+@[0-9a-f]{40}", ref), ref
 
 
 def test_preview_runs_on_pull_requests_and_may_comment(preview):
@@ -82,20 +116,36 @@ def test_preview_matrix_stacks_exist_with_policy_configs(preview):
         assert (ROOT / "policies" / "config" / f"{stack}.json").is_file()
 
 
-def test_the_offline_diff_covers_every_stack_file(preview, tmp_path):
-    """The diff's matrix is the list the `stacks` job prints, which is every stacks/Pulumi.*.yaml."""
+def test_the_offline_diff_covers_every_stack_file_on_either_side(preview, tmp_path):
+    """The diff's matrix is the list the `stacks` job prints: every stacks/Pulumi.*.yaml of the head (the pull
+    request) or of the base (the target branch), so a stack the pull request deletes is diffed too."""
     diff = preview["jobs"]["diff"]
     assert diff["needs"] == "stacks"
     assert diff["strategy"]["matrix"]["stack"] == "${{ fromJSON(needs.stacks.outputs.stacks) }}"
+    checkouts = [step for step in preview["jobs"]["stacks"]["steps"] if step.get("uses", "").startswith("actions/checkout@")]
+    assert sorted(step["with"]["path"] for step in checkouts) == ["base", "head"]
+    assert [step["with"].get("ref") for step in checkouts if step["with"]["path"] == "base"] == \
+        ["${{ github.event.pull_request.base.sha }}"]
     step = next(step for step in preview["jobs"]["stacks"]["steps"] if step.get("id") == "list")
     command = step["run"].splitlines()[0].removeprefix("stacks=$(").removesuffix(")")
-    listed = subprocess.run(["bash", "-c", command], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    for side, names in (("head", ["kept", "added"]), ("base", ["kept", "deleted"])):
+        (tmp_path / side / "stacks").mkdir(parents=True)
+        for name in names:
+            (tmp_path / side / "stacks" / f"Pulumi.{name}.yaml").write_text("config: {}\n", encoding="utf-8")
+    listed = subprocess.run(["bash", "-c", command], cwd=tmp_path, capture_output=True, text=True, check=True).stdout
+    assert json.loads(listed) == ["added", "deleted", "kept"]
+    # This repository's own stacks, as the job lists them when the pull request changes none.
+    (tmp_path / "repo").mkdir()
+    for side in ("head", "base"):
+        (tmp_path / "repo" / side).symlink_to(ROOT)
+    listed = subprocess.run(["bash", "-c", command], cwd=tmp_path / "repo", capture_output=True, text=True,
+                            check=True).stdout
     assert set(json.loads(listed)) == _stacks() and len(_stacks()) > 3
 
 
 def test_the_first_deployment_creates_its_stack(pulumi_up):
-    step = next(step for step in pulumi_up["jobs"]["up"]["steps"] if step.get("uses", "").startswith("pulumi/actions@"))
-    assert step["with"]["upsert"] is True
+    for job in ("plan", "up"):
+        assert _step(pulumi_up["jobs"][job], "pulumi/actions")["with"]["upsert"] is True
 
 
 def test_preview_diffs_and_keeps_one_comment_per_stack(preview):
@@ -146,6 +196,23 @@ def test_workflows_pass_zizmor():
     assert done.returncode == 0, done.stdout + done.stderr
 
 
+def test_zizmor_finds_nothing_high_or_medium_even_as_an_auditor():
+    """Without this project's config, with every audit zizmor has (the auditor persona): no high and no medium
+    finding. The only ones left are the low `self-repository` hints the config turns off (see zizmor.yml)."""
+    zizmor = _tool("zizmor")
+    if zizmor is None:
+        pytest.skip("zizmor is not installed (it comes with the `test` extra: ./dev setup)")
+    # The SHA-pin default is not relaxed by the project's config.
+    assert set(yaml.safe_load(ZIZMOR_CONFIG.read_text(encoding="utf-8"))["rules"]) == {"self-repository"}
+    done = subprocess.run([zizmor, "--offline", "--no-progress", "--persona", "auditor", "--format", "json",
+                           str(WORKFLOWS)], capture_output=True, text=True, check=False)
+    findings = json.loads(done.stdout)
+    serious = [(f["ident"], f["determinations"]["severity"]) for f in findings
+               if f["determinations"]["severity"] in ("High", "Medium")]
+    assert serious == [], done.stdout[:4000]
+    assert {f["ident"] for f in findings} <= {"self-repository"}
+
+
 def test_workflows_match_githubs_schema():
     checker = _tool("check-jsonschema")
     if checker is None:
@@ -155,11 +222,171 @@ def test_workflows_match_githubs_schema():
     assert done.returncode == 0, done.stdout + done.stderr
 
 
-def test_deploy_installs_the_gke_auth_plugin_after_the_google_login(pulumi_up):
-    """The GKE kubeconfig runs gke-gcloud-auth-plugin (components/kubernetes/access.py): the runner needs it."""
-    steps = list(_steps(pulumi_up))
-    uses = [step.get("uses", "") for step in steps]
-    auth = next(index for index, ref in enumerate(uses) if ref.startswith("google-github-actions/auth@"))
-    setup = next(index for index, ref in enumerate(uses) if ref.startswith("google-github-actions/setup-gcloud@"))
-    assert auth < setup < next(index for index, ref in enumerate(uses) if ref.startswith("pulumi/actions@"))
-    assert "gke-gcloud-auth-plugin" in steps[setup]["with"]["install_components"].split(",")
+@pytest.mark.parametrize("name", ["preview.yml", "pulumi-up.yml"])
+def test_every_real_preview_or_up_installs_the_gke_auth_plugin_after_the_google_login(name):
+    """The GKE kubeconfig runs gke-gcloud-auth-plugin (components/kubernetes/access.py): every job that runs the
+    Pulumi CLI against the clouds (a preview refreshes the cluster's Kubernetes provider too) needs it."""
+    jobs = dict(_jobs_with(_load(name), "pulumi/actions"))
+    assert jobs and set(jobs) == ({"pulumi-preview"} if name == "preview.yml" else {"plan", "up"})
+    for job_name, job in jobs.items():
+        auth, setup = _index(job, "google-github-actions/auth"), _index(job, "google-github-actions/setup-gcloud")
+        assert auth < setup < _index(job, "pulumi/actions"), job_name
+        plugin = job["steps"][setup]
+        assert "gke-gcloud-auth-plugin" in plugin["with"]["install_components"].split(","), job_name
+        # Installed whenever the Google login runs (same condition), so a GKE preview never lacks it.
+        assert plugin.get("if") == job["steps"][auth].get("if"), job_name
+
+
+def test_test_workflow_runs_the_suite_on_pull_requests(test_workflow):
+    assert "pull_request" in test_workflow["on"]
+    assert test_workflow["permissions"] == {"contents": "read"}
+    jobs = test_workflow["jobs"]
+    assert all(job["permissions"] == {"contents": "read"} for job in jobs.values())
+    assert [step["run"] for step in jobs["test"]["steps"] if "run" in step] == ["./dev setup", "./dev test"]
+    # The hostile-input tests at the lowest PyYAML pyproject.toml allows, too (the lock has the highest).
+    assert [step["run"] for step in jobs["test-lowest"]["steps"] if "run" in step] == ["./dev test-lowest"]
+    assert "requirements-lowest.lock" in (ROOT / "dev").read_text(encoding="utf-8")
+
+
+def _runs(job: dict[str, Any]) -> str:
+    return "\n".join(step.get("run", "") for step in job.get("steps", []))
+
+
+# The `./dev` commands that install, and the lock files each installs (`./dev test-lowest` sets up .venv too).
+INSTALLS = {"./dev setup": ["requirements.lock"], "./dev test-lowest": ["requirements.lock", "requirements-lowest.lock"]}
+
+
+def test_python_packages_come_from_the_lock_once_per_job_with_a_cache_keyed_on_it():
+    """Every job that sets up Python installs once, through `./dev` (which installs the lock with --require-hashes
+    and --no-deps); jobs that cache keep pip's download cache under a key that is the hash of the locks they install
+    (setup-python's `cache: pip` hashes `cache-dependency-path`). Deployments do not use a cache."""
+    dev = (ROOT / "dev").read_text(encoding="utf-8")
+    assert '--require-hashes --no-deps -r "$lockfile"' in dev and "LOCK=requirements.lock" in dev
+    cached = []
+    for path in WORKFLOWS.glob("*.yml"):
+        for name, job in _jobs_with(_load(path.name), "actions/setup-python"):
+            runs = _runs(job)
+            installs = [step for step in job["steps"] if step.get("run") in INSTALLS]
+            assert len(installs) == 1 and sum(runs.count(command) for command in INSTALLS) == 1, \
+                f"{path.name}/{name} must install exactly once"
+            assert "pip install" not in runs and "pip3 install" not in runs, f"{path.name}/{name}"
+            setup = _step(job, "actions/setup-python")["with"]
+            if path.name == "pulumi-up.yml":
+                assert "cache" not in setup, "a deployment restores no cache"
+                continue
+            assert setup["cache"] == "pip", f"{path.name}/{name}"
+            folder = installs[0].get("working-directory", ".")
+            keyed = [Path(line) for line in setup["cache-dependency-path"].split()]
+            assert keyed == [Path(folder, lock) for lock in INSTALLS[installs[0]["run"]]], f"{path.name}/{name}"
+            cached.append(f"{path.name}/{name}")
+    assert sorted(cached) == ["preview.yml/diff", "preview.yml/pulumi-preview", "test.yml/test", "test.yml/test-lowest"]
+
+
+def test_the_base_side_previews_with_the_heads_install(preview):
+    """One install per diff job: the base previews its own code (`python -m` from its folder) with head's packages."""
+    job = preview["jobs"]["diff"]
+    base = next(step for step in job["steps"] if step.get("name") == "Preview base")
+    assert base["working-directory"] == "base"
+    assert '"$GITHUB_WORKSPACE/head/.venv/bin/python" -m accelfit.cli.main preview --stack "$STACK" --json' \
+        in base["run"]
+    assert "./dev setup" not in base["run"]
+
+
+def _run_step(script: str, cwd: Path, stack: str, temp: Path) -> None:
+    subprocess.run(["bash", "-e", "-c", script], cwd=cwd, check=True, capture_output=True, text=True,
+                   env={"PATH": "/usr/bin:/bin", "STACK": stack, "RUNNER_TEMP": str(temp)})
+
+
+def test_a_stack_the_pull_request_deletes_is_reported_removed(preview, tmp_path, capsys):
+    """The workflow's own steps, run: head has no stack file, so its document is the removed-stack stand-in, and
+    the comment says the stack is removed with its monthly cost going to zero."""
+    from accelfit.cli.main import main
+    from accelfit.diff import parse_document
+    from accelfit.diff.document import removed_stack_document
+
+    steps = {step.get("name"): step for step in preview["jobs"]["diff"]["steps"]}
+    (tmp_path / "head").mkdir()
+    _run_step(steps["Preview head"]["run"], tmp_path / "head", "dev", tmp_path)
+    written = parse_document(json.loads((tmp_path / "head.json").read_text(encoding="utf-8")), "head.json")
+    assert written == parse_document(removed_stack_document("dev"), "head.json")
+    base = Path(__file__).parent / "fixtures" / "base.json"  # a real preview of dev
+    assert main(["diff", str(base), str(tmp_path / "head.json"), "--markdown", "--fail-over-budget"]) == 0
+    comment = capsys.readouterr().out
+    assert comment.startswith("<!-- accelfit:dev -->") and "_Removed stack: stack dev does not exist on the head side" \
+        in comment
+    assert "→ $0.00 a month as planned (-$" in comment and "-100.0%" in comment
+    # And the mirror image: a stack the pull request adds is diffed against an empty base.
+    (tmp_path / "base").mkdir()
+    _run_step(steps["Preview base"]["run"], tmp_path / "base", "qa", tmp_path)
+    assert parse_document(json.loads((tmp_path / "base.json").read_text(encoding="utf-8")), "b").new_stack
+
+
+def test_deployments_build_only_the_committed_lock(deploy, pulumi_up, capsys):
+    """staging and prod deploy with ACCELFIT_LOCKED=1; prod's stack file carries its lock and previews with it."""
+    from accelfit.cli.main import main
+
+    inputs = pulumi_up["on"]["workflow_call"]["inputs"]
+    assert inputs["locked"] == {"description": inputs["locked"]["description"], "required": False, "default": True,
+                                "type": "boolean"}
+    for name in ("plan", "up"):
+        assert pulumi_up["jobs"][name]["env"]["ACCELFIT_LOCKED"] == "${{ inputs.locked && '1' || '0' }}"
+    assert {name: job["with"]["locked"] for name, job in deploy["jobs"].items()} == \
+        {"dev": False, "staging": True, "prod": True}
+    for stack in ("staging", "prod"):
+        assert "accelfit:selection:" in (ROOT / "stacks" / f"Pulumi.{stack}.yaml").read_text(encoding="utf-8")
+    assert main(["preview", "--stack", "prod", "--locked", "--json"]) == 0
+    lock = json.loads(capsys.readouterr().out)["lock"]
+    assert lock["state"] == "used" and lock["locked_option"].endswith("/v6e-64/x1/on-demand")
+    # The pull-request preview of staging and prod uses the same setting, so a stale lock fails at review.
+    preview_env = _load("preview.yml")["jobs"]["pulumi-preview"]["env"]
+    assert preview_env["ACCELFIT_LOCKED"] == "${{ matrix.stack == 'dev' && '0' || '1' }}"
+
+
+def test_prod_is_applied_from_the_plan_its_reviewers_approved(deploy, pulumi_up):
+    """plan job: `pulumi preview --save-plan FILE`, FILE kept as an artifact; up job: needs it, runs in the stack's
+    environment (the `prod` reviewers approve there, after the preview), fetches that artifact and runs
+    `pulumi up --plan` on the same file, with PULUMI_EXPERIMENTAL (update plans are experimental in the pinned CLI)."""
+    plan_job, up_job = pulumi_up["jobs"]["plan"], pulumi_up["jobs"]["up"]
+    preview_step, up_step = _step(plan_job, "pulumi/actions"), _step(up_job, "pulumi/actions")
+    assert preview_step["with"]["command"] == "preview" and up_step["with"]["command"] == "up"
+    saved = preview_step["with"]["plan"]
+    upload = _step(plan_job, "actions/upload-artifact")
+    assert upload["with"]["path"] == saved and _index(plan_job, "pulumi/actions") < _index(plan_job, "actions/upload-artifact")
+    assert upload["with"]["if-no-files-found"] == "error"
+    download = _step(up_job, "actions/download-artifact")
+    assert download["with"]["name"] == upload["with"]["name"] == "pulumi-plan-${{ inputs.stack }}"
+    assert up_step["with"]["plan"] == f"{download['with']['path']}/{Path(saved).name}"
+    assert _index(up_job, "actions/download-artifact") < _index(up_job, "pulumi/actions")
+    assert up_step["env"] == {"PULUMI_EXPERIMENTAL": "true"}
+    # The approval sits between them: only the up job is in the stack's (reviewed) environment.
+    assert up_job["needs"] == "plan" and up_job["environment"] == "${{ inputs.stack }}"
+    assert plan_job["environment"] == "${{ inputs.stack }}-preview"
+    for step in (preview_step, up_step):
+        assert step["with"]["policyPacks"] == "policies"
+        assert step["with"]["pulumi-version-file"] == ".pulumi-version"
+    assert preview_step["with"]["comment-on-summary"] is True  # the preview is on the run's page for the approver
+    assert deploy["concurrency"] == {"group": "deploy", "cancel-in-progress": False}
+
+
+def test_the_pulumi_cli_is_pinned_to_the_sdks_release():
+    """pulumi/actions installs the CLI named in .pulumi-version; it is the release of the Python SDK pyproject pins
+    (the CLI and the SDK are released together), so the update-plan behaviour is that release's."""
+    import tomllib
+
+    version = (ROOT / ".pulumi-version").read_text(encoding="utf-8").strip()
+    assert re.fullmatch(r"\d+\.\d+\.\d+", version)
+    dependencies = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["dependencies"]
+    assert f"pulumi=={version}" in dependencies
+    for path in WORKFLOWS.glob("*.yml"):
+        for step in _steps(_load(path.name)):
+            if step.get("uses", "").startswith("pulumi/actions@"):
+                assert step["with"].get("pulumi-version-file") == ".pulumi-version", path.name
+                assert "pulumi-version" not in step["with"], path.name
+
+
+def test_the_real_pull_request_preview_posts_and_keeps_its_plan(preview):
+    job = preview["jobs"]["pulumi-preview"]
+    step = _step(job, "pulumi/actions")
+    assert step["with"]["comment-on-pr"] is True and step["with"]["edit-pr-comment"] is True
+    assert job["permissions"]["pull-requests"] == "write"
+    assert _step(job, "actions/upload-artifact")["with"]["path"] == step["with"]["plan"]

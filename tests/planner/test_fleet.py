@@ -271,8 +271,11 @@ def test_a_workload_without_a_plan_is_named_in_the_error():
         update={"max_monthly_usd": 10})})
     with pytest.raises(NoFeasiblePlan, match="^workload too-cheap: no option fits budget.max_monthly_usd"):
         fleet(jax_pretrain(), impossible)
-    with pytest.raises(LockRequired, match="^workload pretrain: no selection is locked"):
-        plan_fleet([jax_pretrain()], CATALOG, STAGING, None, fleet_name="ml", require_lock=True)
+    with pytest.raises(LockRequired, match="^workload pretrain: no selection is locked") as failure:
+        plan_fleet([jax_pretrain()], CATALOG, STAGING, None, fleet_name="ml", require_lock=True,
+                   stack="example-gcp-fleet")
+    # The fix names the stack, ready to paste.
+    assert "run `accelfit lock --stack example-gcp-fleet` and commit" in failure.value.message
 
 
 def test_a_committed_plan_starts_its_chain_on_the_reservation_then_on_demand_then_spot():

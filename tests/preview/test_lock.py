@@ -106,7 +106,9 @@ def test_locked_preview_fails_when_the_lock_is_stale_or_missing(project, monkeyp
 
     monkeypatch.chdir(project)
     assert main(["preview", "--stack", "dev", "--locked"]) == 1
-    assert "lock required: no selection is locked" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    # The fix names this stack, ready to paste (it once said a literal `<stack>`).
+    assert "lock required: no selection is locked" in err and "run `accelfit lock --stack dev` and commit" in err
     assert main(["lock", "--stack", "dev"]) == 0
     assert main(["preview", "--stack", "dev", "--locked", "--json"]) == 0
     capsys.readouterr()
@@ -118,6 +120,7 @@ def test_locked_preview_fails_when_the_lock_is_stale_or_missing(project, monkeyp
     assert main(["preview", "--stack", "dev"]) == 1
     err = capsys.readouterr().err
     assert "no longer fits the spec" in err and "the lock has" in err
+    assert "run `accelfit lock --stack dev --fresh`" in err and "<stack>" not in err
     with pytest.raises(LockRequired):
         preview_stack("dev", project, locked=True)
 
