@@ -1,8 +1,10 @@
 """Measured runs -> the team's efficiency: MFU per accelerator for training, decode-bandwidth and prefill-compute
 shares per accelerator for serving, each averaged over the runs that measured it.
 
-Training: MFU = (6·N, or 4·N for LoRA) × tokens/s ÷ (chips × dense BF16 peak), the same definition the planner
-divides by, so a measured figure drops straight in. Serving: the catalog's efficiency is scaled until the planner's
+Training: MFU = (6·N, or 4·N for LoRA; N the active parameters of a Mixture-of-Experts model) × tokens/s ÷
+(chips × dense BF16 peak), the planner's definition; the factors the planner applies to a dense BF16 figure for
+the run's architecture and precision (MoE, FP8/FP4 speed-up) are divided out, so a plan of the same run reproduces
+the measurement. Serving: the catalog's efficiency is scaled until the planner's
 own replica model sustains the measured requests/s at the measured p99 (or at its best batch when no p99 is
 given); the scale that matches is the team's figure. A measurement the chips cannot physically reach (MFU above 1,
 or more requests/s than their bandwidth and compute allow at full efficiency) is rejected, naming the field.
@@ -74,15 +76,37 @@ def _training_mfu(run: MeasuredRun, catalog: Catalog, file: str, where: str) -> 
     else:
         tokens_per_second = run.tokens_per_second or run.tokens_per_step / run.step_time_s  # type: ignore[operator]
         field = "tokens_per_second" if run.tokens_per_second is not None else "step_time_s"
+        # FLOPs from the active parameters: a Mixture-of-Experts token passes only through its experts.
         per_token = (pref.LORA_FLOPS_PER_PARAM_TOKEN if run.method is TrainingMethod.lora
-                     else pref.FULL_FLOPS_PER_PARAM_TOKEN) * run.model
+                     else pref.FULL_FLOPS_PER_PARAM_TOKEN) * run.model_spec().active
         mfu = per_token * tokens_per_second / (run.count * peak_flops(accelerator, run.precision))
-    if mfu > 1.0:
+    if mfu > _physical_limit(run, accelerator):
         raise InputError([problem(file, join_path(where, field), f"implies MFU {mfu:.0%}: more than the "
                                   f"{run.count} × {accelerator.name} dense peak allows",
                                   "check the units (tokens per second for the whole job, not per GPU times GPUs), "
                                   "the accelerator count and the parameter count", getattr(run, field))])
-    return mfu
+    # The team figure replaces the dense BF16 MFU, which the planner then adjusts for MoE and FP8/FP4 as it does the
+    # catalog's: divide those factors out so that a plan of this very run reproduces the measurement.
+    return min(1.0, mfu / _planned_factor(run, accelerator))
+
+
+def _physical_limit(run: MeasuredRun, accelerator) -> float:
+    """The most MFU (against the BF16 peak, as the planner counts FP8/FP4) the chips can reach: their own peak for
+    this precision over the BF16 one (2 for FP8 on H100), else 1."""
+    from accelfit.catalog.models import Precision
+
+    own = accelerator.dense_tflops.get(run.precision)
+    bf16 = accelerator.dense_tflops.get(Precision.bf16)
+    return max(1.0, own / bf16) if own and bf16 and run.precision in (Precision.fp8, Precision.fp4) else 1.0
+
+
+def _planned_factor(run: MeasuredRun, accelerator) -> float:
+    """What the planner multiplies a dense BF16 MFU by for this run's architecture and precision."""
+    from accelfit.planner.sizing import training_efficiency
+    from accelfit.spec import WorkloadSpec
+
+    spec = WorkloadSpec.model_construct(model=run.model_spec())
+    return training_efficiency(spec, accelerator, 1.0).mfu
 
 
 def _serving_efficiency(run: MeasuredRun, catalog: Catalog, file: str, where: str) -> tuple[float, float]:

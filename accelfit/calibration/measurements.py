@@ -6,8 +6,12 @@ One run per row, as CSV (a header row, empty cells for fields that do not apply)
     kind            training | serving
     accelerator     canonical name or alias (h100-80gb, H100, l4, tpu-v5e, ...)
     count           accelerators the run used
-    model           parameters, e.g. 70B (layers, hidden_size, kv_heads, attention_heads, context_tokens optional)
-    precision       bf16 (default) | fp16 | fp8 | int8 | fp32 | tf32
+    model           parameters, e.g. 70B: the TOTAL for a Mixture-of-Experts model (layers, hidden_size, kv_heads,
+                    attention_heads, context_tokens optional)
+    active_parameters, experts, experts_per_token
+                    Mixture-of-Experts runs: parameters active per token (FLOPs are counted from it), routed experts
+                    and experts per token (optional)
+    precision       bf16 (default) | fp16 | fp8 | fp4 | int8 | fp32 | tf32
     training, one of:  tokens_per_second | step_time_s with tokens_per_step | mfu   (method: full | lora)
     serving:        requests_per_second with input_tokens and output_tokens (mean lengths), and optionally
                     latency_p99_ms (the p99 the load test saw) and tensor_parallel (chips per replica)
@@ -39,7 +43,10 @@ class MeasuredRun(BaseModel):
     kind: Literal["training", "serving"]
     accelerator: str = Field(min_length=1)
     count: int = Field(ge=1, le=1_000_000)
-    model: Count = Field(gt=0, description="Parameter count, e.g. 70B.")
+    model: Count = Field(gt=0, description="Parameter count, e.g. 70B (the total for a Mixture-of-Experts model).")
+    active_parameters: Count | None = Field(default=None, gt=0, description="MoE: parameters active per token.")
+    experts: int | None = Field(default=None, ge=2)
+    experts_per_token: int | None = Field(default=None, ge=1)
     precision: Precision = Precision.bf16
     method: TrainingMethod = TrainingMethod.full
     layers: int | None = Field(default=None, ge=1)
@@ -60,6 +67,9 @@ class MeasuredRun(BaseModel):
 
     @model_validator(mode="after")
     def _has_what_its_kind_needs(self) -> MeasuredRun:
+        if self.active_parameters is not None and self.active_parameters > self.model:
+            raise ValueError("active_parameters: more than model; model is the TOTAL parameter count (all experts) "
+                             "and active_parameters the share one token uses")
         if self.kind == "training":
             if self.tokens_per_second is None and self.mfu is None and self.step_time_s is None:
                 raise ValueError("tokens_per_second: a training run needs tokens_per_second, step_time_s with "
@@ -78,7 +88,8 @@ class MeasuredRun(BaseModel):
         return self
 
     def model_spec(self) -> ModelSpec:
-        return ModelSpec(parameters=self.model, precision=self.precision, layers=self.layers,
+        return ModelSpec(parameters=self.model, active_parameters=self.active_parameters, experts=self.experts,
+                         experts_per_token=self.experts_per_token, precision=self.precision, layers=self.layers,
                          hidden_size=self.hidden_size, kv_heads=self.kv_heads, attention_heads=self.attention_heads,
                          context_tokens=self.context_tokens)
 

@@ -34,6 +34,7 @@ class Precision(str, Enum):
     bf16 = "bf16"
     fp16 = "fp16"
     fp8 = "fp8"
+    fp4 = "fp4"
     int8 = "int8"
 
 

@@ -114,14 +114,18 @@ def infeasible(spec: WorkloadSpec, evaluation: Evaluation, rejected: tuple[Rejec
             "(placement.accelerators, deadline, pricing) or the environment's policy configuration"), rejected)
     if evaluation.fastest_days is not None and spec.training is not None:
         return NoFeasiblePlan("training.deadline_days", (
-            f"no option finishes within training.deadline_days {spec.training.deadline_days:g}: the fastest takes "
-            f"{evaluation.fastest_days:,.1f} days; set deadline_days to at least {evaluation.fastest_days:,.1f} or "
-            "reduce training.tokens"), rejected)
+            f"no option finishes within training.deadline_days {spec.training.deadline_days:g} less its "
+            f"{spec.training.deadline_margin_pct:g}% margin: the fastest takes "
+            f"{evaluation.fastest_days * (1 - spec.training.deadline_margin_pct / 100):,.1f} days; set deadline_days "
+            f"to at least {evaluation.fastest_days:,.1f}, lower training.deadline_margin_pct or reduce "
+            "training.tokens"), rejected)
     if evaluation.best_latency_ms is not None and spec.inference is not None:
         return NoFeasiblePlan("inference.latency_p99_ms", (
-            f"no option meets inference.latency_p99_ms {spec.inference.latency_p99_ms:g}: the best reaches about "
-            f"{evaluation.best_latency_ms:,.0f} ms; raise latency_p99_ms to at least "
-            f"{evaluation.best_latency_ms:,.0f} or use a smaller model or lower precision"), rejected)
+            f"no option meets inference.latency_p99_ms {spec.inference.latency_p99_ms:g} with its "
+            f"{spec.inference.headroom_pct:g}% headroom: the best reaches about {evaluation.best_latency_ms:,.0f} ms; "
+            f"raise latency_p99_ms to at least "
+            f"{evaluation.best_latency_ms / (1 - spec.inference.headroom_pct / 100):,.0f}, lower "
+            "inference.headroom_pct, or use a smaller model or lower precision"), rejected)
     rules = sorted({rejection.rule for rejection in rejected})
     return NoFeasiblePlan("placement", (
         "no accelerator in the allowed clouds, regions and accelerators can run this workload "

@@ -20,7 +20,9 @@ from dataclasses import dataclass
 
 from accelfit.catalog.models import Catalog
 from accelfit.planner import filestore_capacity
+from accelfit.planner.data_transfer import transfer_part
 from accelfit.planner import preferences as pref
+from accelfit.planner.memory import weights_bytes
 from accelfit.planner.model import CostLine, NodePool
 from accelfit.planner.options import Offer
 from accelfit.pricing.figures import (
@@ -67,9 +69,13 @@ def checkpoint_tb(spec: WorkloadSpec) -> float:
     """What the bucket keeps besides the dataset. Full training: the last checkpoints of the whole training state.
     LoRA: the frozen base weights once, plus the last checkpoints of the adapter (its weights and Adam state).
     Inference: the weights served."""
-    parameters = spec.model.parameters
+    parameters = spec.model.parameters  # the total: a Mixture-of-Experts checkpoint holds every expert
+    if spec.model.architecture.value == "other":
+        # Weights plus optimizer state are within model.memory_gib; keep that per checkpoint (an upper bound).
+        per = spec.model.memory_gib * 2.0**30 / 1e12
+        return per * (pref.CHECKPOINTS_KEPT if spec.training is not None else 1)
     if spec.training is None:
-        return parameters * 2 / 1e12
+        return weights_bytes(spec.model) / 1e12
     if spec.training.method.value == "lora":
         adapter = parameters * pref.LORA_ADAPTER_FRACTION
         return (parameters * 2 + adapter * pref.CHECKPOINT_BYTES_PER_PARAM * pref.CHECKPOINTS_KEPT) / 1e12
@@ -213,6 +219,9 @@ def place_parts(spec: WorkloadSpec, catalog: Catalog, platform: str, cloud: str,
         if egress:
             parts.append(per_month("egress", egress, run, f"{spec.data.egress_tb_per_month:g} TB/month to the "
                                                           "internet"))
+    moved = transfer_part(spec, catalog, cloud, region, storage.checkpoint_tb, run)  # out of data.region
+    if moved is not None:
+        parts.append(moved)
     return tuple(parts)
 
 

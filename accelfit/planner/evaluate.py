@@ -16,7 +16,8 @@ from accelfit.planner.options import Offer, RawRejection, Sized
 from accelfit.planner.serving import Efficiency
 from accelfit.planner.serving_data import efficiency_for
 from accelfit.planner.sizing import (
-    GIB, InferenceSize, TrainingSize, Unfit, effective_mfu, layout, size_inference, size_training, training_hours,
+    GIB, InferenceSize, TrainingSize, Unfit, effective_mfu, layout, size_inference, size_training, training_efficiency,
+    training_hours,
 )
 from accelfit.planner.team_efficiency import TeamEfficiency
 from accelfit.spec import WorkloadSpec
@@ -94,6 +95,8 @@ def _shape(spec: WorkloadSpec, catalog: Catalog, offer: Offer, team: TeamEfficie
             mfu, mfu_source = measured.mfu, f"team measurements: {measured.source}"
             calibration = (f"MFU {measured.mfu:.0%} for {accelerator} measured by your team ({measured.runs} runs, "
                            f"{team.path or 'team efficiency file'}) replaces the catalog's {figure.mfu:.0%}.")
+        efficiency = training_efficiency(spec, offer.accelerator, mfu, mfu_source)
+        mfu = efficiency.mfu
         size = size_training(spec, offer, mfu)
         if at_units is not None and at_units > size.units:
             size = training_at(spec, offer, mfu, at_units)
@@ -102,7 +105,7 @@ def _shape(spec: WorkloadSpec, catalog: Catalog, offer: Offer, team: TeamEfficie
             memory_per_device_gib=size.memory_per_device_gib,
             cost_assumptions=cost_assumptions(spec, offer, size.hours), mfu=size.mfu, mfu_source=mfu_source,
             tokens_per_second=size.tokens_per_second, penalties=penalties(spec, offer.accelerator),
-            notes=(training_memory_note(size),), calibration=calibration),
+            notes=(training_memory_note(spec, size), "; ".join(efficiency.factors)), calibration=calibration),
             storage_needs(spec, offer, size.units), size.hours)
     measured_serving = team.serving_for(accelerator) if team else None
     efficiency, calibration = None, ""
@@ -136,13 +139,17 @@ def training_at(spec: WorkloadSpec, offer: Offer, base_mfu: float, units: int) -
     return TrainingSize(
         units=units, devices=units * offer.devices_per_unit, hours=hours,
         mfu=effective_mfu(offer, units, base_mfu, recompute),
-        memory_per_device_gib=fitted.total_bytes / GIB, tokens_per_second=spec.training.tokens / (hours * 3600.0),
+        memory_per_device_gib=fitted.total_bytes / GIB,
+        tokens_per_second=(spec.training.tokens or spec.training.samples) / (hours * 3600.0),
         tensor_parallel=fitted.tensor_parallel, recompute_fraction=recompute,
         activation_gib=fitted.activation_bytes / GIB, state_gib=fitted.state_bytes / GIB)
 
 
-def training_memory_note(size: TrainingSize) -> str:
+def training_memory_note(spec: WorkloadSpec, size: TrainingSize) -> str:
     """How the per-device memory breaks down, and the layout that makes it fit."""
+    if spec.model.architecture.value == "other":
+        return (f"{size.memory_per_device_gib:,.1f} GiB per device: one whole copy of the model "
+                f"(model.memory_gib) on each of {size.devices:,} devices, data parallel")
     recompute = (f"recomputing {size.recompute_fraction:.0%} of the layers' activations"
                  if size.recompute_fraction else "no activation recomputation")
     return (f"{size.memory_per_device_gib:,.1f} GiB per device: {size.state_gib:,.2f} GiB of weights, gradients and "
@@ -152,6 +159,9 @@ def training_memory_note(size: TrainingSize) -> str:
 
 def inference_note(size: InferenceSize, offer: Offer) -> str:
     link = f", tensor parallel over {size.tensor_parallel_link}" if size.devices_per_replica > 1 else ""
+    if size.pipeline_parallel > 1:
+        link = (f", tensor parallel {size.tensor_parallel} over {size.tensor_parallel_link} (one replica spans "
+                f"{size.pipeline_parallel} nodes)")
     return (f"{size.replicas} replicas of {size.devices_per_replica} × {offer.accelerator.name}{link}, batch "
             f"{size.batch}, about {size.requests_per_replica:,.2f} req/s each; {size.lengths}")
 

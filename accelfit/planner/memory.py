@@ -15,11 +15,13 @@ from accelfit.planner import preferences as pref
 from accelfit.spec import ModelSpec, Precision, TrainingMethod
 
 BYTES_PER_WEIGHT = {Precision.fp32: 4.0, Precision.tf32: 4.0, Precision.bf16: 2.0, Precision.fp16: 2.0,
-                    Precision.fp8: 1.0, Precision.int8: 1.0}
+                    Precision.fp8: 1.0, Precision.int8: 1.0,
+                    # NVFP4/MXFP4: 4-bit values plus one 8-bit scale per 16 (NVFP4) or 32 (MXFP4) values.
+                    Precision.fp4: 0.5625}
 # Activations are kept in 16-bit under bf16/fp16/fp8 mixed precision (fp8 recipes keep bf16 activations between
 # layers) and in 32-bit for fp32/tf32 training.
 BYTES_PER_ACTIVATION = {Precision.fp32: 4.0, Precision.tf32: 4.0, Precision.bf16: 2.0, Precision.fp16: 2.0,
-                        Precision.fp8: 2.0, Precision.int8: 2.0}
+                        Precision.fp8: 2.0, Precision.int8: 2.0, Precision.fp4: 2.0}
 GIB = 2.0**30
 
 
@@ -79,7 +81,7 @@ def training_memory(model: ModelSpec, method: TrainingMethod, devices: int, memo
     """
     usable = memory_gib * GIB * pref.USABLE_MEMORY_FRACTION
     layers, _, _, _ = model_dims(model)
-    state = training_state_bytes(model.parameters, model.precision, method) / devices
+    state = training_state_bytes(model.parameters, model.precision, method) / devices  # the TOTAL: all experts
     best: TrainingMemory | None = None
     for tensor_parallel in (size for size in (1, 2, 4, 8) if size <= max(1, devices_per_node) and size <= devices):
         # FSDP gathers one layer's weights ahead of the one computing: two layers' weights, split over TP.
@@ -110,8 +112,10 @@ def model_dims(model: ModelSpec) -> tuple[int, int, int, int]:
     grows with the cube root of N (d ~ 4096 at 8B, ~8192 at 70B), layers = N / (12·d²). This reproduces
     Llama 3 8B/70B within a few layers; give `layers`, `kv_heads` and `hidden_size` for an exact KV cache.
     """
-    hidden = model.hidden_size or int(4096 * (model.parameters / 8e9) ** (1 / 3))
-    layers = model.layers or max(1, round(model.parameters / (12 * hidden * hidden)))
+    # A Mixture-of-Experts model's width and depth follow its active parameters (Mixtral 8x7B: 12.9B active,
+    # d = 4096, 32 layers), not its total.
+    hidden = model.hidden_size or int(4096 * (model.active / 8e9) ** (1 / 3))
+    layers = model.layers or max(1, round(model.active / (12 * hidden * hidden)))
     heads = model.attention_heads or max(1, hidden // 128)
     head_dim = max(1, hidden // heads)
     kv_heads = model.kv_heads or min(8, heads)
@@ -125,10 +129,45 @@ def model_shape(model: ModelSpec) -> tuple[int, int, int]:
 
 
 def kv_cache_bytes_per_token(model: ModelSpec) -> float:
-    """2 (K and V) × layers × kv_heads × head_dim × bytes per element."""
+    """GQA: 2 (K and V) × layers × kv_heads × head_dim × bytes per element. MLA (DeepSeek-V2/V3, arXiv:2405.04434
+    section 2.1): one compressed latent of kv_lora_rank plus the decoupled RoPE key per layer, shared by all heads.
+    The cache is kept in 16-bit when the weights are 4-bit (engines store FP4 models' KV cache in BF16 or FP8)."""
+    element = max(1.0, BYTES_PER_WEIGHT[model.precision])
+    if model.attention.value == "mla":
+        layers, _, _, _ = model_dims(model)
+        latent = (model.kv_lora_rank or 512) + (model.rope_head_dim if model.rope_head_dim is not None else 64)
+        return layers * latent * element
     layers, kv_heads, head_dim = model_shape(model)
-    return 2.0 * layers * kv_heads * head_dim * BYTES_PER_WEIGHT[model.precision]
+    return 2.0 * layers * kv_heads * head_dim * element
 
 
 def weights_bytes(model: ModelSpec) -> float:
+    """Every weight held in memory: the TOTAL parameters (all experts of a Mixture-of-Experts model)."""
     return model.parameters * BYTES_PER_WEIGHT[model.precision]
+
+
+def expert_split(model: ModelSpec) -> tuple[float, float, int, int]:
+    """(shared parameters, parameters of one routed expert summed over layers, experts, experts per token).
+
+    From total = shared + E·e and active = shared + k·e: e = (total − active) / (E − k). Without `experts` and
+    `experts_per_token` the routed share is taken as all of (total − active) spread over 8 experts with 2 active
+    (Mixtral's layout), which only shapes how fast a growing batch touches every expert."""
+    experts = model.experts or 8
+    per_token = model.experts_per_token or min(2, experts - 1)
+    if not model.is_moe or experts <= per_token:
+        return model.parameters, 0.0, 1, 1
+    expert = (model.parameters - model.active) / (experts - per_token)
+    shared = max(0.0, model.parameters - experts * expert)
+    return shared, expert, experts, per_token
+
+
+def weights_read_bytes(model: ModelSpec, tokens: float) -> float:
+    """Weight bytes one decode step reads for `tokens` tokens in the step. Dense: every weight once. MoE: the shared
+    weights plus each expert the step's tokens route to; with uniform routing a given expert is untouched by all
+    `tokens` with probability (1 − k/E)^tokens, so a batch of one reads the active weights and a large batch reads
+    them all (Mixtral: 2 of 8 experts per token, half the experts untouched at 2 tokens, nearly none at 32)."""
+    shared, expert, experts, per_token = expert_split(model)
+    if expert == 0.0:
+        return weights_bytes(model)
+    touched = experts * (1.0 - (1.0 - per_token / experts) ** max(1.0, tokens))
+    return (shared + touched * expert) * BYTES_PER_WEIGHT[model.precision]

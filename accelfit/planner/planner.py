@@ -15,6 +15,7 @@ from accelfit.planner.limits import capacity_notes, nodes_per_pool, pool_sizes
 from accelfit.planner.missing_prices import missing_price_notes
 from accelfit.planner.model import Plan, PlanCloud, Platform
 from accelfit.planner.constraints import PolicyConstraints
+from accelfit.planner.data_transfer import region_reason
 from accelfit.planner.options import RawRejection, Sized
 from accelfit.planner.team_efficiency import TeamEfficiency
 from accelfit.reports.durations import duration
@@ -119,17 +120,14 @@ def reasons(spec: WorkloadSpec, chosen: Sized, ranked: list[Sized], rejected: tu
     out = [f"Chose {offer.platform} on {offer.cloud} in {offer.region}: {chosen.devices} × {offer.accelerator.name} "
            f"as {shape}, {offer.pricing}; the cheapest eligible option that {goal} and the budget."]
     if spec.training is not None:
-        flops_per = 4 if spec.training.method.value == "lora" else 6
-        out.append(f"Training: {flops_per}·N·D = {flops_per} × {format_count(spec.model.parameters)} × "
-                   f"{format_count(spec.training.tokens)} tokens at MFU {chosen.mfu:.0%} takes "
-                   f"{duration(chosen.hours)} ({chosen.accelerator_hours:,.0f} accelerator-hours); deadline "
-                   f"{spec.training.deadline_days:g} days.")
-        out.append(f"Memory: {chosen.notes[0]} ({offer.accelerator.memory_gib:g} GiB each).")
+        out.extend(training_reasons(spec, chosen))
     else:
         target = spec.inference.latency_p99_ms
         out.append(f"Serving {spec.inference.requests_per_second:g} req/s: {chosen.notes[0]}; p99 about "
-                   f"{chosen.latency_p99_ms:,.0f} ms against a {target:g} ms target "
-                   f"({(target - chosen.latency_p99_ms) / target:.0%} headroom).")
+                   f"{chosen.latency_p99_ms:,.0f} ms against a {target:g} ms target.")
+        out.append(serving_margin(spec, chosen))
+    out.extend(chosen.notes[2:] if spec.training is not None else chosen.notes[1:])
+    out.append(region_reason(spec, offer.region, chosen.parts))
     out.extend(capacity_reasons(chosen))
     out.extend(pricing_reasons(spec, chosen, ranked))
     if chosen.calibration:
@@ -153,7 +151,46 @@ def reasons(spec: WorkloadSpec, chosen: Sized, ranked: list[Sized], rejected: tu
             rules[rejection.rule] = rules.get(rejection.rule, 0) + 1
         out.append("Rejected option groups: " + ", ".join(f"{count} by {rule}" for rule, count in sorted(rules.items()))
                    + ".")
-    return tuple(out)
+    return tuple(line for line in out if line)
+
+
+def training_reasons(spec: WorkloadSpec, chosen: Sized) -> list[str]:
+    """The run's compute, the efficiency and its factors, the whole-run overhead and the deadline margin."""
+    offer = chosen.offer
+    training, model = spec.training, spec.model
+    if model.architecture.value == "other":
+        compute = (f"3 × {model.gflops_per_sample:g} GFLOPs per sample (forward and backward) × "
+                   f"{format_count(training.samples)} samples")
+    else:
+        flops_per = 4 if training.method.value == "lora" else 6
+        active = (f"{format_count(model.active)} active of {format_count(model.parameters)} total parameters "
+                  "(Mixture-of-Experts: FLOPs from the active, memory and checkpoints from the total)"
+                  if model.is_moe else format_count(model.parameters))
+        compute = f"{flops_per}·N·D = {flops_per} × {active} × {format_count(training.tokens)} tokens"
+    overhead = pref.TRAINING_OVERHEAD_FRACTION + (pref.SPOT_TRAINING_OVERHEAD_FRACTION
+                                                  if offer.pricing == "spot" else 0.0)
+    allowed = training.deadline_days * (1 - training.deadline_margin_pct / 100)
+    days = chosen.hours / 24.0
+    return [
+        f"Training: {compute} at MFU {chosen.mfu:.0%} takes {duration(chosen.hours)} "
+        f"({chosen.accelerator_hours:,.0f} accelerator-hours), including a separate {overhead:.0%} whole-run "
+        "overhead (checkpoints, restarts, evaluation"
+        + (", spot preemptions" if offer.pricing == "spot" else "") + ").",
+        f"Efficiency: {chosen.notes[1]}." if len(chosen.notes) > 1 and chosen.notes[1] else "",
+        f"Margin: planned to finish in {days:,.1f} of the {training.deadline_days:g} deadline days "
+        f"({(1 - days / training.deadline_days):.0%} to spare; training.deadline_margin_pct asks for "
+        f"{training.deadline_margin_pct:g}%, so the plan had {allowed:,.1f} days).",
+        f"Memory: {chosen.notes[0]} ({offer.accelerator.memory_gib:g} GiB each).",
+    ]
+
+
+def serving_margin(spec: WorkloadSpec, chosen: Sized) -> str:
+    inference = spec.inference
+    target = inference.latency_p99_ms
+    spare = (target - chosen.latency_p99_ms) / target
+    return (f"Margin: the modelled p99 of {chosen.latency_p99_ms:,.0f} ms is {spare:.0%} under the "
+            f"{target:g} ms target (inference.headroom_pct asks for {inference.headroom_pct:g}%: sized to at most "
+            f"{target * (1 - inference.headroom_pct / 100):,.0f} ms).")
 
 
 def capacity_reasons(chosen: Sized) -> list[str]:

@@ -53,6 +53,8 @@ MULTISLICE_MFU_FACTOR = 0.95
 # LoRA skips weight gradients of frozen weights: about 4·N·D FLOPs instead of 6·N·D.
 LORA_FLOPS_PER_PARAM_TOKEN = 4.0
 FULL_FLOPS_PER_PARAM_TOKEN = 6.0
+# architecture other: a training step is the forward pass plus a backward pass of about twice its FLOPs.
+OTHER_TRAINING_PASSES = 3.0
 
 # --- Memory assumptions (reference section 8) ----------------------------------------------------------------------
 # Mixed-precision Adam: bf16 weights and grads plus fp32 master, momentum and variance = 16 bytes/parameter,
@@ -73,6 +75,10 @@ USABLE_MEMORY_FRACTION = 0.90
 # Capacity headroom over the stated peak requests/second.
 HEADROOM_VARIABLE = 1.30
 HEADROOM_STEADY = 1.15
+# Most nodes one serving replica spans (pipeline stages over the node network); a larger model needs bigger nodes.
+MAX_SERVING_NODES_PER_REPLICA = 8
+# architecture other: most samples one serving batch holds (TF Serving / Triton dynamic batching, judgement).
+OTHER_MAX_BATCH = 4096
 
 # --- Sizes and limits ----------------------------------------------------------------------------------------------
 # There is no fixed node cap: cluster, node-pool and node-group limits are data (data/scale_limits.yaml, limits.py).

@@ -10,6 +10,17 @@ interference). A step is
     token, the causal half of the prompt for prefill), which runs in its own kernels after the matmuls, then
   - the tensor-parallel all-reduces: two per layer, each moving the step's activations over the chips' link
 (NVLink or ICI, or PCIe on L4/L40S/A10G, where they are far from free).
+
+Mixture-of-Experts: the matmul FLOPs are 2·(active parameters) per token, and a step reads the shared weights plus
+every expert its tokens route to (memory.weights_read_bytes): one sequence reads about the active weights, a large
+batch all of them. Memory holds the total.
+
+A group larger than one node (`chips_per_node`) is tensor parallel inside each node and pipeline parallel across
+nodes, the layout vLLM documents for multi-node serving (TP = GPUs per node, PP = nodes; docs.vllm.ai
+serving/distributed_serving). The batch is split into one micro-batch per stage; each stage holds 1/PP of the
+layers, so one round (every sequence advances one token) is the tensor-parallel step of a micro-batch through the
+whole model plus PP − 1 sends of its activations over the nodes' network (EFA, RoCE or GPUDirect-TCPX); TPU slices
+stay one ICI domain, tensor parallel over every chip.
 """
 
 from __future__ import annotations
@@ -18,8 +29,8 @@ from dataclasses import dataclass
 
 from accelfit.catalog.models import Accelerator
 from accelfit.planner.lengths import Lengths
-from accelfit.planner.memory import kv_cache_bytes_per_token, model_dims, weights_bytes
-from accelfit.planner.serving_data import tensor_parallel_link
+from accelfit.planner.memory import kv_cache_bytes_per_token, model_dims, weights_bytes, weights_read_bytes
+from accelfit.planner.serving_data import pipeline_link, tensor_parallel_link
 from accelfit.spec import ModelSpec, Precision
 
 # Activations exchanged by tensor-parallel all-reduces are 16-bit in every engine modelled here.
@@ -56,10 +67,23 @@ class ReplicaModel:
     lengths: Lengths
     efficiency: Efficiency
     sequences_per_request: int = 1  # beam search keeps several sequences per request
+    chips_per_node: int = 0  # GPUs per node, for groups over several nodes; 0: the group is one NVLink/ICI domain
+    node_network_gbps: float = 0.0  # the node's network (Gbps), which pipeline stages on different nodes cross
 
     @property
     def weights(self) -> float:
+        """Bytes held: every weight (the total parameters of a Mixture-of-Experts model)."""
         return weights_bytes(self.model)
+
+    @property
+    def dense_flops_per_token(self) -> float:
+        return 2.0 * self.model.active
+
+    def layout(self, group: int) -> tuple[int, int]:
+        """(tensor parallel, pipeline parallel) for a group of `group` chips."""
+        if self.chips_per_node and group > self.chips_per_node and group % self.chips_per_node == 0:
+            return self.chips_per_node, group // self.chips_per_node
+        return group, 1
 
     def attention_flops_per_token(self, context: float) -> float:
         """QKᵀ and AV for one new token against `context` earlier tokens: 2 matmuls × 2 FLOPs × layers × d_attn."""
@@ -78,13 +102,38 @@ class ReplicaModel:
     def step_with(self, group: int, sequences: float, kv_tokens: float, prefill_tokens: float,
                   prefill_context: float) -> Step:
         """One step that decodes a token for each of `sequences` (holding `kv_tokens` of KV cache between them) and
-        prefills `prefill_tokens` prompt tokens, each attending to `prefill_context` earlier tokens on average."""
+        prefills `prefill_tokens` prompt tokens, each attending to `prefill_context` earlier tokens on average.
+
+        Over several nodes (pipeline parallel) the sequences form one micro-batch per stage and the step is one
+        round: each micro-batch through every stage, plus the sends between stages."""
+        tensor, pipeline = self.layout(group)
+        if pipeline == 1:
+            return self._tensor_step(group, sequences, kv_tokens, prefill_tokens, prefill_context)
+        share = 1.0 / pipeline
+        # A micro-batch passes all PP stages (each 1/PP of the model on `tensor` chips): the time of the whole model
+        # on `tensor` chips for that micro-batch, the stages of the other micro-batches running meanwhile.
+        stage = self._tensor_step(tensor, sequences * share, kv_tokens * share, prefill_tokens * share,
+                                  prefill_context)
+        hops = (pipeline - 1) * self.pipeline_send_seconds((sequences + prefill_tokens) * share)
+        return Step(stage.seconds + hops, stage.memory_seconds, stage.compute_seconds,
+                    stage.allreduce_seconds + hops)
+
+    def pipeline_send_seconds(self, tokens: float) -> float:
+        """One stage handing its micro-batch's activations (tokens × d_model, 16-bit) to the next node."""
+        _, _, _, hidden = model_dims(self.model)
+        link = pipeline_link()
+        bytes_per_second = self.node_network_gbps / 8.0 * 1e9 * link.efficiency
+        return tokens * hidden * ALLREDUCE_BYTES_PER_VALUE / bytes_per_second + link.latency_us * 1e-6
+
+    def _tensor_step(self, group: int, sequences: float, kv_tokens: float, prefill_tokens: float,
+                     prefill_context: float) -> Step:
         kv_per_token = kv_cache_bytes_per_token(self.model)
         bandwidth = group * self.accelerator.memory_bandwidth_gbps * 1e9 * self.efficiency.decode_bandwidth
         peak = group * serving_peak_flops(self.accelerator, self.model.precision) * self.efficiency.prefill_compute
-        dense = 2.0 * self.model.parameters
+        dense = self.dense_flops_per_token
+        weights_read = weights_read_bytes(self.model, sequences + prefill_tokens)
         # The weight matmuls stream the weights while they compute: the slower of the two.
-        matmul = max(self.weights / bandwidth, (sequences + prefill_tokens) * dense / peak)
+        matmul = max(weights_read / bandwidth, (sequences + prefill_tokens) * dense / peak)
         # Attention runs after them (its own kernels): decode reads every sequence's KV cache, prefill computes the
         # causal score matrix; each the slower of its reading and its math.
         kv_read = kv_tokens * kv_per_token / bandwidth
@@ -92,7 +141,7 @@ class ReplicaModel:
                            + prefill_tokens * self.attention_flops_per_token(prefill_context))
         attention = max(kv_read, attention_flops / peak)
         allreduce = self.allreduce_seconds(group, sequences + prefill_tokens)
-        memory = self.weights / bandwidth + kv_read
+        memory = weights_read / bandwidth + kv_read
         compute = ((sequences + prefill_tokens) * dense + attention_flops) / peak
         return Step(matmul + attention + allreduce, memory, compute, allreduce)
 
@@ -107,12 +156,17 @@ class ReplicaModel:
         return 2 * layers * one
 
     def prefill_seconds(self, group: int, input_tokens: float) -> float:
-        """Time to first token for one prompt run alone at full compute (chunked prefill runs it within steps)."""
-        dense = 2.0 * self.model.parameters
+        """Time to first token for one prompt run alone at full compute (chunked prefill runs it within steps).
+        Over several nodes the prompt passes the stages one after another: the tensor-parallel time on one node's
+        chips plus the sends between stages."""
+        tensor, pipeline = self.layout(group)
+        dense = self.dense_flops_per_token
         flops = input_tokens * (dense + self.attention_flops_per_token(input_tokens / 2.0))
-        peak = group * serving_peak_flops(self.accelerator, self.model.precision) * self.efficiency.prefill_compute
-        bandwidth = group * self.accelerator.memory_bandwidth_gbps * 1e9 * self.efficiency.decode_bandwidth
-        return max(flops / peak, self.weights / bandwidth) + self.allreduce_seconds(group, input_tokens)
+        peak = tensor * serving_peak_flops(self.accelerator, self.model.precision) * self.efficiency.prefill_compute
+        bandwidth = tensor * self.accelerator.memory_bandwidth_gbps * 1e9 * self.efficiency.decode_bandwidth
+        hops = (pipeline - 1) * self.pipeline_send_seconds(input_tokens) if pipeline > 1 else 0.0
+        return (max(flops / peak, weights_read_bytes(self.model, input_tokens) / bandwidth)
+                + self.allreduce_seconds(tensor, input_tokens) + hops)
 
     def p99_latency_seconds(self, group: int, batch: int) -> float:
         """A p99-length request: its prompt's prefill, one step waiting for admission, then its p99 output length of

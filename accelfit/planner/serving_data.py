@@ -38,6 +38,11 @@ class TensorParallelLink(_Row):
     allreduce_latency_us: float = Field(gt=0, description="Fixed cost of one all-reduce, microseconds.")
 
 
+class PipelineLink(_Row):
+    efficiency: float = Field(gt=0, le=1, description="Share of the node's network a stage-to-stage send reaches.")
+    latency_us: float = Field(gt=0, description="Fixed cost of one send between nodes, microseconds.")
+
+
 class EngineLimits(_Row):
     engine: str
     max_batch: int = Field(ge=1, description="Most sequences a replica keeps in flight.")
@@ -50,6 +55,7 @@ class ServingData(BaseModel):
     schema_version: int
     efficiency: tuple[ServingEfficiency, ...]
     tensor_parallel_links: tuple[TensorParallelLink, ...]
+    pipeline_links: tuple[PipelineLink, ...]
     engines: tuple[EngineLimits, ...]
 
 
@@ -65,6 +71,10 @@ def efficiency_for(accelerator: str, engine: str = ANY) -> ServingEfficiency:
         if key in rows:
             return rows[key]
     raise LookupError("data/serving.yaml has no default efficiency row (accelerator *, engine *)")
+
+
+def pipeline_link() -> PipelineLink:
+    return serving_data().pipeline_links[0]
 
 
 def engine_limits(engine: str = ANY) -> EngineLimits:

@@ -19,7 +19,8 @@ from accelfit.planner.lengths import request_lengths
 from accelfit.planner.options import Offer
 from accelfit.planner.serving import Efficiency, ReplicaModel
 from accelfit.planner.serving_data import efficiency_for, engine_limits, tensor_parallel_link
-from accelfit.spec import Precision, TrainingMethod, Traffic, WorkloadSpec
+from accelfit.planner.training_efficiency import moe_factor, other_model, precision_speedup
+from accelfit.spec import Architecture, Precision, TrainingMethod, Traffic, WorkloadSpec
 
 
 class Unfit(Exception):
@@ -59,19 +60,69 @@ class InferenceSize:
     lengths: str = ""
     requests_per_replica: float = 0.0
     tensor_parallel_link: str = ""
+    tensor_parallel: int = 1
+    pipeline_parallel: int = 1
+    notes: tuple[str, ...] = ()
+
+
+LOW_PRECISION = (Precision.fp8, Precision.fp4)
 
 
 def peak_flops(accelerator: Accelerator, precision: Precision) -> float:
-    """Dense peak in FLOP/s. FP8 training is measured against the BF16 peak (reference section 7): the MFU
-    figures come from BF16 runs, and counting FP8's doubled peak would double-count its gain."""
-    key = Precision.bf16 if precision is Precision.fp8 and Precision.bf16 in accelerator.dense_tflops else precision
+    """Dense peak in FLOP/s. FP8 and FP4 training are measured against the BF16 peak: the MFU figures come from
+    BF16 runs, and their gain is a published speed-up over BF16 (training_efficiency.yaml), not the doubled peak."""
+    key = Precision.bf16 if precision in LOW_PRECISION and Precision.bf16 in accelerator.dense_tflops else precision
     return accelerator.dense_tflops[key] * 1e12
 
 
 def training_flops(spec: WorkloadSpec) -> float:
+    """6·N·D (4·N·D for LoRA) with N the ACTIVE parameters (a Mixture-of-Experts token passes through only its
+    experts); architecture other: 3 × forward GFLOPs × samples (the backward pass costs about twice the forward,
+    Kaplan et al. 2020, arXiv:2001.08361 section 2.1)."""
+    if spec.model.architecture is Architecture.other:
+        return pref.OTHER_TRAINING_PASSES * spec.model.gflops_per_sample * 1e9 * spec.training.samples
     per = pref.LORA_FLOPS_PER_PARAM_TOKEN if spec.training.method is TrainingMethod.lora \
         else pref.FULL_FLOPS_PER_PARAM_TOKEN
-    return per * spec.model.parameters * spec.training.tokens
+    return per * spec.model.active * spec.training.tokens
+
+
+@dataclass(frozen=True)
+class TrainingEfficiency:
+    """The MFU the run is planned at (against the BF16 peak for FP8/FP4) and each factor that made it, said."""
+
+    mfu: float
+    factors: tuple[str, ...]
+
+
+def training_efficiency(spec: WorkloadSpec, accelerator: Accelerator, base_mfu: float,
+                        base_source: str = "") -> TrainingEfficiency:
+    """The dense BF16 MFU adjusted for the architecture (MoE, other) and the precision (FP8/FP4 speed-up over BF16
+    on this accelerator and size class), each from sourced data."""
+    model = spec.model
+    if model.architecture is Architecture.other:
+        row = other_model(accelerator.name)
+        return TrainingEfficiency(row.training_mfu, (
+            f"MFU {row.training_mfu:.0%} for a non-transformer model on {accelerator.name} ({row.source})",))
+    mfu = base_mfu
+    factors = [f"dense BF16 MFU {base_mfu:.0%}" + (f" ({base_source})" if base_source else "")]
+    if model.is_moe:
+        moe = moe_factor(accelerator.name, model.active)
+        mfu *= moe.value
+        factors.append(f"Mixture-of-Experts x{moe.value:g} (all-to-all, imbalance, small expert GEMMs; {moe.source})")
+    if model.precision in LOW_PRECISION:
+        speedup = precision_speedup(accelerator.name, model.precision, model.active)
+        if speedup is None:
+            factors.append(f"{model.precision.value} x1 on {accelerator.name}: no published {model.precision.value} "
+                           "training speed-up over BF16 for it, so the run is planned at the BF16 rate")
+        else:
+            mfu *= speedup.value
+            factors.append(f"{model.precision.value} x{speedup.value:g} over BF16 ({speedup.source})")
+    return TrainingEfficiency(min(mfu, 1.0 if model.precision not in LOW_PRECISION else 4.0), tuple(factors))
+
+
+def deadline_hours(spec: WorkloadSpec) -> float:
+    """The hours the plan may use: the deadline less its margin (training.deadline_margin_pct)."""
+    return spec.training.deadline_days * 24.0 * (1.0 - spec.training.deadline_margin_pct / 100.0)
 
 
 def effective_mfu(offer: Offer, units: int, base_mfu: float, recompute_fraction: float = 0.0) -> float:
@@ -95,8 +146,19 @@ def training_overhead(spot: bool) -> float:
 
 
 def layout(spec: WorkloadSpec, offer: Offer, units: int) -> TrainingMemory | None:
+    if spec.model.architecture is Architecture.other:
+        # Data parallel: every device holds a whole copy (model.memory_gib: weights, optimizer state, a batch).
+        need = spec.model.memory_gib * GIB
+        usable = offer.accelerator.memory_gib * GIB * pref.USABLE_MEMORY_FRACTION
+        return TrainingMemory(need, 0.0, 0.0, 1, 0.0) if need <= usable else None
     return training_memory(spec.model, spec.training.method, units * offer.devices_per_unit,
                            offer.accelerator.memory_gib, offer.devices_per_unit)
+
+
+def state_bytes(spec: WorkloadSpec) -> float:
+    if spec.model.architecture is Architecture.other:
+        return spec.model.memory_gib * GIB
+    return training_state_bytes(spec.model.parameters, spec.model.precision, spec.training.method)
 
 
 def training_hours(spec: WorkloadSpec, offer: Offer, units: int, base_mfu: float,
@@ -109,9 +171,10 @@ def training_hours(spec: WorkloadSpec, offer: Offer, units: int, base_mfu: float
 
 def _units_for_memory(spec: WorkloadSpec, offer: Offer, most: int) -> int | None:
     """Fewest units whose devices hold the training state and one micro-batch's activations."""
-    state = training_state_bytes(spec.model.parameters, spec.model.precision, spec.training.method)
+    state = state_bytes(spec)
     usable = offer.accelerator.memory_gib * GIB * pref.USABLE_MEMORY_FRACTION
-    low = min(most, max(1, math.ceil(state / usable / offer.devices_per_unit)))
+    sharded = spec.model.architecture is not Architecture.other
+    low = min(most, max(1, math.ceil(state / usable / offer.devices_per_unit))) if sharded else 1
     if layout(spec, offer, most) is None:
         return None  # activations do not shrink with the device count: if the largest size fails, all do
     high = most  # more devices only shrink the state shard, so the fitting counts are [answer, most]
@@ -130,26 +193,32 @@ def size_training(spec: WorkloadSpec, offer: Offer, base_mfu: float) -> Training
     most = offer.max_units if offer.multi_unit else 1
     units_for_memory = _units_for_memory(spec, offer, most)
     if units_for_memory is None:
-        need_gib = training_state_bytes(spec.model.parameters, spec.model.precision, spec.training.method) / GIB
+        need_gib = state_bytes(spec) / GIB
+        if spec.model.architecture is Architecture.other:
+            raise Unfit("memory", f"model.memory_gib {need_gib:,.0f} GiB per copy; one {accelerator.name} offers "
+                                  f"{accelerator.memory_gib * pref.USABLE_MEMORY_FRACTION:,.0f} GiB usable")
         raise Unfit("memory", f"training state needs about {need_gib:,.0f} GiB plus activations; {most} × "
                               f"{offer.machine} hold {most * offer.devices_per_unit * accelerator.memory_gib:,.0f} "
                               "GiB", best=None)
-    deadline_hours = spec.training.deadline_days * 24.0
+    deadline_hours_ = deadline_hours(spec)
 
     def hours_at(units: int) -> float:
         fitted = layout(spec, offer, units)
         return training_hours(spec, offer, units, base_mfu, fitted.recompute_fraction if fitted else 0.0)
 
-    if hours_at(most) > deadline_hours:
+    if hours_at(most) > deadline_hours_:
         fastest = hours_at(most)
+        margin = spec.training.deadline_margin_pct
         raise Unfit("deadline", f"takes {fastest / 24:,.1f} days at its largest size ({most} × {offer.machine}); "
-                                f"the deadline is {spec.training.deadline_days:g} days", best=fastest / 24)
+                                f"the deadline is {spec.training.deadline_days:g} days less its {margin:g}% margin "
+                                f"({deadline_hours_ / 24:,.1f} days)",
+                    best=fastest / 24 / (1.0 - margin / 100.0))
     # The fewest units that meet the deadline. Hours fall as units grow (more devices, and less recomputation as
     # the state shard shrinks; the fabric penalty applies from two units on), so a bisection finds it.
     low, high = units_for_memory, most
     while low < high:
         middle = (low + high) // 2
-        if hours_at(middle) <= deadline_hours:
+        if hours_at(middle) <= deadline_hours_:
             high = middle
         else:
             low = middle + 1
@@ -161,7 +230,7 @@ def size_training(spec: WorkloadSpec, offer: Offer, base_mfu: float) -> Training
         units=units, devices=devices, hours=hours,
         mfu=effective_mfu(offer, units, base_mfu, fitted.recompute_fraction),
         memory_per_device_gib=fitted.total_bytes / GIB,
-        tokens_per_second=spec.training.tokens / (hours * 3600.0),
+        tokens_per_second=(spec.training.tokens or spec.training.samples) / (hours * 3600.0),
         tensor_parallel=fitted.tensor_parallel, recompute_fraction=fitted.recompute_fraction,
         activation_gib=fitted.activation_bytes / GIB, state_gib=fitted.state_bytes / GIB)
 
@@ -171,12 +240,26 @@ RUNTIME_OVERHEAD = 1.10
 
 
 def replica_model(spec: WorkloadSpec, accelerator: Accelerator,
-                  efficiency: Efficiency | None = None) -> ReplicaModel:
-    """The serving model for this spec on this accelerator; `efficiency` overrides the data (team calibration)."""
+                  efficiency: Efficiency | None = None, offer: Offer | None = None) -> ReplicaModel:
+    """The serving model for this spec on this accelerator; `efficiency` overrides the data (team calibration).
+    With a GPU `offer`, groups larger than its node span nodes over the node's network."""
     if efficiency is None:
         row = efficiency_for(accelerator.name)
         efficiency = Efficiency(row.decode_bandwidth, row.prefill_compute)
-    return ReplicaModel(accelerator, spec.model, request_lengths(spec.inference, spec.model), efficiency)
+    chips, network = 0, 0.0
+    if offer is not None and offer.tpu_slice is None:
+        chips = offer.devices_per_unit
+        if offer.instance is not None:
+            network = offer.instance.network_gbps
+        elif offer.servers:
+            network = min(server.network_gbps for server in offer.servers)
+    return ReplicaModel(accelerator, spec.model, request_lengths(spec.inference, spec.model), efficiency,
+                        chips_per_node=chips, node_network_gbps=network)
+
+
+def latency_budget_ms(spec: WorkloadSpec) -> float:
+    """The p99 the plan sizes to: the target less its headroom (inference.headroom_pct)."""
+    return spec.inference.latency_p99_ms * (1.0 - spec.inference.headroom_pct / 100.0)
 
 
 @dataclass(frozen=True)
@@ -223,7 +306,7 @@ def replica_choices(spec: WorkloadSpec, model: ReplicaModel, group_sizes: list[i
             continue
         latency_one = model.p99_latency_seconds(group, 1) * 1000.0
         best_latency = latency_one if best_latency is None else min(best_latency, latency_one)
-        batch = best_batch(model, group, memory_batch, limits.max_batch, spec.inference.latency_p99_ms)
+        batch = best_batch(model, group, memory_batch, limits.max_batch, latency_budget_ms(spec))
         if batch is None:
             continue
         choices.append(ReplicaChoice(group, batch, model.requests_per_second(group, batch),
@@ -235,37 +318,68 @@ def size_inference(spec: WorkloadSpec, offer: Offer, efficiency: Efficiency | No
     """Search the tensor-parallel group size and the batch together for the fewest units (throughput per dollar)."""
     inference = spec.inference
     accelerator = offer.accelerator
+    if spec.model.architecture is Architecture.other:
+        from accelfit.planner.other_serving import size_other_inference  # the non-transformer serving model
+
+        return size_other_inference(spec, offer)
+    model = replica_model(spec, accelerator, efficiency, offer)
     if offer.tpu_slice is not None and offer.tpu_slice.hosts > 1:
-        raise Unfit("tpu-serving", f"{offer.machine} spans {offer.tpu_slice.hosts} hosts; serving uses "
-                                   "single-host slices")
-    group_sizes = [size for size in (1, 2, 4, 8, 16) if size <= offer.devices_per_unit]
-    model = replica_model(spec, accelerator, efficiency)
+        # A multi-host slice serves only a model that one host cannot hold (then tensor parallel over the slice's
+        # ICI, as JetStream and vLLM TPU do); anything smaller runs on single-host slices, which are simpler.
+        one_host = replica_choices(spec, model, [accelerator.max_per_server])[2]
+        if one_host is not None:
+            raise Unfit("tpu-serving", f"{offer.machine} spans {offer.tpu_slice.hosts} hosts; a model that fits one "
+                                       "host serves on single-host slices")
+        group_sizes = [offer.devices_per_unit]
+    else:
+        group_sizes = [size for size in (1, 2, 4, 8, 16) if size <= offer.devices_per_unit]
     choices, need_bytes, best_latency = replica_choices(spec, model, group_sizes)
+    if best_latency is None and offer.multi_unit and offer.tpu_slice is None and offer.devices_per_unit >= 8:
+        # One node cannot hold it: a group over several nodes, tensor parallel inside each node, pipeline parallel
+        # across them (vLLM's multi-node layout), the fewest nodes that hold the weights and the longest sequence.
+        most_nodes = min(offer.max_units, pref.MAX_SERVING_NODES_PER_REPLICA)
+        for nodes in range(2, most_nodes + 1):
+            group = nodes * offer.devices_per_unit
+            if usable_batch(model, group) >= 1:
+                group_sizes = [group]
+                choices, need_bytes, best_latency = replica_choices(spec, model, group_sizes)
+                break
     if best_latency is None:
         most = group_sizes[-1] * accelerator.memory_gib * pref.USABLE_MEMORY_FRACTION
-        raise Unfit("memory", f"weights and the longest sequence's KV cache need {need_bytes / GIB:,.0f} GiB; one "
-                              f"{offer.machine} offers {most:,.0f} GiB")
+        raise Unfit("memory", f"weights and the longest sequence's KV cache need {need_bytes / GIB:,.0f} GiB; "
+                              f"{group_sizes[-1]} × {accelerator.name} offer {most:,.0f} GiB")
     if not choices:
         raise Unfit("latency", f"p99 about {best_latency:,.0f} ms even one request at a time on up to "
                                f"{group_sizes[-1]} × {accelerator.name}; the target is "
-                               f"{inference.latency_p99_ms:g} ms", best=best_latency)
+                               f"{inference.latency_p99_ms:g} ms less its {inference.headroom_pct:g}% headroom "
+                               f"({latency_budget_ms(spec):,.0f} ms)",
+                    best=best_latency)
     headroom = pref.HEADROOM_VARIABLE if inference.traffic is Traffic.variable else pref.HEADROOM_STEADY
 
     def units_for(choice: ReplicaChoice) -> tuple[int, int]:
         replicas = max(1, math.ceil(inference.requests_per_second * headroom / choice.requests_per_second))
+        if choice.group > offer.devices_per_unit:  # a replica spans whole nodes
+            return replicas * (choice.group // offer.devices_per_unit), replicas
         return math.ceil(replicas / (offer.devices_per_unit // choice.group)), replicas
 
-    # Fewest units (the price per unit is fixed within an offer); ties go to the smaller, lower-latency group.
+    # Fewest units (the price per unit is fixed within an offer); ties go to the smallest tensor-parallel group
+    # that meets the targets (less communication, lower latency, more replicas to spread load over).
     chosen = min(choices, key=lambda choice: (units_for(choice)[0], choice.group))
     units, replicas = units_for(chosen)
     if units > offer.max_units:
         raise Unfit("capacity", f"needs {units} × {offer.machine}; at most {offer.max_units} are available",
                     best=None)
     sequences_memory = chosen.batch * model.kv_bytes_per_sequence(engine_limits().kv_block_tokens)
+    tensor, pipeline = model.layout(chosen.group)
+    link = "PCIe" if tensor_parallel_link(accelerator).over_pcie else accelerator.interconnect
+    if pipeline > 1:
+        network = offer.instance.network_gbps if offer.instance is not None else model.node_network_gbps
+        link = (f"{link} inside each node and pipeline parallel {pipeline} across {pipeline} nodes over the "
+                f"{network:,.0f} Gbps node network")
     return InferenceSize(
         units=units, devices=units * offer.devices_per_unit, replicas=replicas, devices_per_replica=chosen.group,
         batch=chosen.batch, latency_p99_ms=chosen.latency_p99_ms,
         memory_per_device_gib=(model.weights * RUNTIME_OVERHEAD + sequences_memory) / chosen.group / GIB,
         tokens_per_second=inference.requests_per_second * inference.output_tokens,
         lengths=model.lengths.describe(), requests_per_replica=chosen.requests_per_second,
-        tensor_parallel_link="PCIe" if tensor_parallel_link(accelerator).over_pcie else accelerator.interconnect)
+        tensor_parallel_link=link, tensor_parallel=tensor, pipeline_parallel=pipeline)

@@ -3,13 +3,13 @@
 from accelfit.spec.inventory import Inventory, Server
 from accelfit.spec.loader import LoadedWorkload, load_inventory, load_workload, workload_from_document
 from accelfit.spec.models import (
-    BudgetSpec, DataSpec, Deployment, Framework, InferenceSpec, Maturity, ModelSpec, Orchestration, PlacementCloud,
+    Architecture, Attention, BudgetSpec, DataSpec, Deployment, Framework, InferenceSpec, Maturity, ModelSpec, Orchestration, PlacementCloud,
     PlacementSpec, Portability, Precision, Pricing, Traffic, TrainingMethod, TrainingSpec, WorkloadKind,
     WorkloadSpec,
 )
 
 __all__ = [
-    "BudgetSpec", "DataSpec", "Deployment", "Framework", "InferenceSpec", "Inventory", "LoadedWorkload", "Maturity",
+    "Architecture", "Attention", "BudgetSpec", "DataSpec", "Deployment", "Framework", "InferenceSpec", "Inventory", "LoadedWorkload", "Maturity",
     "ModelSpec", "Orchestration", "PlacementCloud", "PlacementSpec", "Portability", "Precision", "Pricing", "Server",
     "Traffic", "TrainingMethod", "TrainingSpec", "WorkloadKind", "WorkloadSpec", "load_inventory", "load_workload",
     "workload_from_document",

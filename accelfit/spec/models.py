@@ -112,10 +112,43 @@ class Orchestration(str, Enum):
     vms = "vms"
 
 
+class Architecture(str, Enum):
+    transformer = "transformer"
+    other = "other"
+
+
+class Attention(str, Enum):
+    gqa = "gqa"
+    mla = "mla"
+
+
 class ModelSpec(StrictModel):
-    parameters: Count = Field(gt=0, le=1e15,
-                              description="Parameter count (active parameters for MoE), e.g. 70B or 6.74e9.")
-    precision: Precision = Field(default=Precision.bf16, description="Numeric precision of training or serving.")
+    parameters: Count | None = Field(
+        default=None, gt=0, le=1e15,
+        description="Total parameter count (for a Mixture-of-Experts model: all experts), e.g. 70B or 671B. Memory, "
+                    "checkpoints and the serving group are sized from it. Required for transformers.")
+    active_parameters: Count | None = Field(
+        default=None, gt=0, le=1e15,
+        description="Mixture-of-Experts only: parameters active per token (e.g. 37B for DeepSeek-V3's 671B); training "
+                    "and prefill FLOPs are counted from it. Default: parameters (a dense model).")
+    experts: WholeNumber | None = Field(default=None, ge=2, le=100_000,
+                                        description="Mixture-of-Experts: routed experts per MoE layer (e.g. 8, 256).")
+    experts_per_token: WholeNumber | None = Field(default=None, ge=1, le=100_000,
+                                                  description="Mixture-of-Experts: routed experts each token uses.")
+    precision: Precision = Field(default=Precision.bf16, description="Numeric precision of training or serving: "
+                                 "fp32, tf32, bf16, fp16, fp8, fp4 or int8.")
+    architecture: Architecture = Field(
+        default=Architecture.transformer,
+        description="transformer (sized from parameters), or other (any model, sized from gflops_per_sample and "
+                    "memory_gib).")
+    gflops_per_sample: Number | None = Field(
+        default=None, gt=0, le=1e9,
+        description="architecture other: forward-pass GFLOPs for one sample (one image, one ranking request); "
+                    "training counts 3x (forward and backward).")
+    memory_gib: Number | None = Field(
+        default=None, gt=0, le=1e6,
+        description="architecture other: accelerator memory one copy of the model needs, GiB (weights, and for "
+                    "training its optimizer state and one batch's activations).")
     dynamic_shapes: bool = Field(default=False, description="Data-dependent shapes or control flow (favours GPUs).")
     custom_kernels: bool = Field(default=False, description="Hand-written CUDA/Triton kernels (needs GPUs).")
     layers: WholeNumber | None = Field(default=None, ge=1, le=1000,
@@ -128,11 +161,66 @@ class ModelSpec(StrictModel):
                                                 description="Query heads, to derive the head size.")
     context_tokens: WholeNumber | None = Field(default=None, ge=1, le=100_000_000,
                                                description="Longest context served, tokens.")
+    attention: Attention = Field(
+        default=Attention.gqa,
+        description="gqa (grouped-query or multi-head attention: K and V per KV head) or mla (multi-head latent "
+                    "attention, DeepSeek-V2/V3: one compressed latent per token); changes the KV cache.")
+    kv_lora_rank: WholeNumber | None = Field(default=None, ge=1, le=100_000,
+                                             description="attention mla: the latent's width (512 in DeepSeek-V3).")
+    rope_head_dim: WholeNumber | None = Field(default=None, ge=0, le=100_000,
+                                              description="attention mla: decoupled RoPE key width (64 in DeepSeek-V3).")
+
+    @property
+    def active(self) -> float:
+        """Parameters a token passes through: the FLOPs count (the total for a dense model)."""
+        return self.active_parameters if self.active_parameters is not None else self.parameters
+
+    @property
+    def is_moe(self) -> bool:
+        return (self.active_parameters is not None and self.parameters is not None
+                and self.active_parameters < self.parameters)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> ModelSpec:
+        if self.parameters is None and self.architecture is Architecture.transformer:
+            raise ValueError("parameters: required for a transformer (the total parameter count, e.g. 70B); for "
+                             "another kind of model set architecture: other with gflops_per_sample and memory_gib")
+        if (self.active_parameters is not None and self.parameters is not None
+                and self.active_parameters > self.parameters):
+            raise ValueError("active_parameters: more than parameters; parameters is the TOTAL (all experts) and "
+                             "active_parameters the share a token uses, e.g. parameters: 671B, active_parameters: 37B")
+        if (self.experts_per_token is not None and self.experts is not None
+                and self.experts_per_token > self.experts):
+            raise ValueError("experts_per_token: more than experts; give the routed experts a token uses "
+                             "(e.g. 2 of 8)")
+        if self.architecture is Architecture.other:
+            missing = [name for name in ("gflops_per_sample", "memory_gib") if getattr(self, name) is None]
+            if missing:
+                raise ValueError(f"{missing[0]}: required when architecture is other (the model is sized from its "
+                                 "compute and memory per sample); add gflops_per_sample and memory_gib")
+            if self.active_parameters is not None or self.experts is not None:
+                raise ValueError("active_parameters: a Mixture-of-Experts transformer is architecture transformer; "
+                                 "remove it or set architecture: transformer")
+        else:
+            for name in ("gflops_per_sample", "memory_gib"):
+                if getattr(self, name) is not None:
+                    raise ValueError(f"{name}: only used when architecture is other; set architecture: other or "
+                                     f"remove {name}")
+        if self.attention is Attention.gqa and self.kv_lora_rank is not None:
+            raise ValueError("kv_lora_rank: only used with attention: mla; set attention: mla or remove it")
+        return self
 
 
 class TrainingSpec(StrictModel):
-    tokens: Count = Field(gt=0, le=1e17, description="Training tokens, e.g. 2T.")
+    tokens: Count | None = Field(default=None, gt=0, le=1e17,
+                                 description="Training tokens, e.g. 2T (transformers).")
+    samples: Count | None = Field(default=None, gt=0, le=1e18,
+                                  description="architecture other: samples processed in the whole run (epochs x "
+                                              "dataset samples), e.g. 120M for 90 epochs of ImageNet-1k.")
     deadline_days: Number = Field(gt=0, le=3650, description="Wall-clock days the run may take.")
+    deadline_margin_pct: Number = Field(default=10, ge=0, lt=100,
+                                        description="Plan the run to finish this share of the deadline early (room "
+                                                    "for a slow start, a bad node, a rerun).")
     method: TrainingMethod = Field(default=TrainingMethod.full, description="full, or lora (fine-tuning only).")
 
 
@@ -143,6 +231,8 @@ class InferenceSpec(StrictModel):
     output_tokens: WholeNumber = Field(default=256, ge=1, le=10_000_000,
                                        description="Generated tokens per request (typical).")
     latency_p99_ms: Number = Field(gt=0, le=3_600_000, description="99th-percentile end-to-end latency target, ms.")
+    headroom_pct: Number = Field(default=20, ge=0, lt=100,
+                                 description="The modelled p99 stays this share under the latency target.")
     traffic: Traffic = Field(default=Traffic.variable,
                              description="variable (bursty, mixed batch sizes) or steady (large, regular batches).")
     hours_per_day: Number = Field(default=24, gt=0, le=24, description="Hours a day the service must be up.")
@@ -153,6 +243,20 @@ class DataSpec(StrictModel):
                                   description="Dataset size, TB (or a size such as 500Gi).")
     egress_tb_per_month: Terabytes = Field(default=0, ge=0, le=1_000_000,
                                            description="Data leaving the cloud each month, TB.")
+    region: str | None = Field(default=None, min_length=1, max_length=64,
+                               description="Where the dataset (and, for serving, the weights) lives, e.g. us-east1 "
+                                           "or us-east-1: moving it to another region or cloud is priced, so nearby "
+                                           "regions win unless another is cheaper by more than the move costs.")
+
+    @field_validator("region", mode="after")
+    @classmethod
+    def _known_region(cls, region: str | None) -> str | None:
+        if region is not None and cloud_of_region(region) is None:
+            known = sorted(set().union(*cloud_regions().values()))
+            close = did_you_mean(region, known)
+            hint = f"did you mean {close!r}?" if close else "use a region such as us-central1 (GCP) or us-east-1 (AWS)"
+            raise ValueError(f"region {short_repr(region)} is not a region of any cloud accelfit supports; {hint}")
+        return region
 
 
 class PlacementSpec(StrictModel):
@@ -268,6 +372,18 @@ class WorkloadSpec(StrictModel):
                              "requests_per_second and latency_p99_ms")
         if self.kind is WorkloadKind.inference and self.training is not None:
             raise ValueError("training: not used when kind is inference; remove the training block")
+        if self.training is not None:
+            other = self.model.architecture is Architecture.other
+            if other and self.training.samples is None:
+                raise ValueError("training.samples: required when model.architecture is other (training compute is "
+                                 "samples x 3 x gflops_per_sample); add samples, e.g. 120M")
+            if not other and self.training.tokens is None:
+                raise ValueError("training.tokens: required for a transformer; add tokens, e.g. 2T")
+            if not other and self.training.samples is not None:
+                raise ValueError("training.samples: only used when model.architecture is other; give tokens instead")
+            if other and self.training.method is TrainingMethod.lora:
+                raise ValueError("training.method: lora applies to transformers; use method: full with "
+                                 "architecture: other")
         if (self.training is not None and self.training.method is TrainingMethod.lora
                 and self.kind is not WorkloadKind.fine_tuning):
             raise ValueError("training.method: lora is for kind fine-tuning; set kind: fine-tuning or method: full")

@@ -163,3 +163,39 @@ def test_a_prometheus_query_api_export_for_serving(capsys, tmp_path, team_file):
     (figure,) = yaml.safe_load(team_file.read_text())["serving"]
     assert figure["accelerator"] == "l4"
     assert figure["decode_bandwidth"] == pytest.approx(0.65) and figure["prefill_compute"] == pytest.approx(0.25)
+
+
+MOE_RUNS_CSV = """\
+kind,accelerator,count,model,active_parameters,experts,experts_per_token,precision,tokens_per_second,note
+training,h100-80gb,1024,671B,37B,256,8,fp8,1328128,DeepSeek-V3 at 1297 tokens/s per GPU (Megatron-Bridge 25.09)
+"""
+
+MOE_SPEC = """\
+name: moe
+kind: training
+framework: pytorch
+model: {parameters: 671B, active_parameters: 37B, experts: 256, experts_per_token: 8, precision: fp8}
+training: {tokens: 1T, deadline_days: 30}
+placement: {clouds: [aws], accelerators: [h100-80gb]}
+"""
+
+
+def test_moe_runs_calibrate_from_the_active_parameters(capsys, tmp_path, team_file):
+    """6 x 37B x tokens/s over 1,024 H100: MFU 0.29 against BF16; the MoE (x0.6) and FP8 (x1.3) factors the planner
+    applies are divided out, so the plan of the same model runs at the measured MFU again."""
+    measurements = tmp_path / "moe.csv"
+    measurements.write_text(MOE_RUNS_CSV)
+    code, out, err = run(capsys, "calibrate", str(measurements))
+    assert code == 0, err
+    (training,) = yaml.safe_load(team_file.read_text())["training"]
+    measured = 6 * 37e9 * 1328128 / (1024 * 989e12)
+    assert training["mfu"] == pytest.approx(measured / (0.6 * 1.3), abs=0.002)
+    planned = plan_json(capsys, tmp_path, MOE_SPEC)
+    assert planned["estimate"]["mfu"] == pytest.approx(measured, rel=0.05)
+
+
+def test_moe_run_with_more_active_than_total_is_refused(capsys, tmp_path, team_file):
+    measurements = tmp_path / "bad.csv"
+    measurements.write_text(MOE_RUNS_CSV.replace("671B,37B", "37B,671B"))
+    code, _, err = run(capsys, "calibrate", str(measurements))
+    assert code == 2 and "active_parameters" in err and not team_file.exists()

@@ -52,7 +52,7 @@ def test_the_pr_comment_shows_cost_by_workload(pair):
 
 def test_text_and_json_carry_the_workloads(pair):
     diff = diff_documents(*pair)
-    assert "Workload chat-serve: monthly_usd $15,393 -> $16,393" in render_text(diff)
+    assert "Workload chat-serve: monthly_usd $16,694 -> $17,694" in render_text(diff)
     data = diff.to_json_dict()
     assert {item["workload"] for item in data["workloads"]} == {"jax-pretrain", "chat-serve", "ml-platform-shared"}
     assert data["resources"][0]["component"] == "chat-serve"
@@ -66,7 +66,7 @@ def test_a_new_fleet_stack_diffs_against_nothing():
     assert {item.workload: item.monthly.base_usd for item in diff.workloads}["chat-serve"] is None
     assert {resource.component for resource in diff.resources} == {"jax-pretrain", "chat-serve",
                                                                      "ml-platform-shared"}
-    assert "| `chat-serve` | - → $16,393" in render_markdown(diff)
+    assert "| `chat-serve` | - → $17,694" in render_markdown(diff)
 
 
 def test_a_workload_pushed_over_its_spec_budget_is_called_out_and_fails_the_guard(tmp_path, capsys):

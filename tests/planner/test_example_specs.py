@@ -31,8 +31,11 @@ def test_pytorch_finetune_with_custom_kernels_runs_on_gpus(catalog):
 def test_realtime_inference_meets_latency_on_gpus(catalog):
     result = plan_file(catalog, "realtime-inference.yaml")
     assert result.accelerator.kind == "gpu"
-    assert result.estimate.latency_p99_ms <= 3000 and result.estimate.replicas >= 1
+    assert result.estimate.latency_p99_ms <= 8000 * 0.8 and result.estimate.replicas >= 1  # 20% headroom
     assert result.estimate.monthly_usd <= 60000
+    # The smallest tensor-parallel group that meets the target: an 8B model for 30 req/s is not spread over 16 GPUs.
+    assert result.accelerator.count // result.estimate.replicas <= 8
+    assert any(reason.startswith("Margin:") and "20%" in reason for reason in result.reasons)
 
 
 def test_onprem_spec_uses_the_inventory(catalog):

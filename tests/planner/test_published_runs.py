@@ -17,11 +17,13 @@ RUNS = yaml.safe_load(RUNS_FILE.read_text(encoding="utf-8"))["runs"]
 
 
 def run_spec(run: dict, deadline_days: float = 120):
+    moe = {f"model__{key}": run[key] for key in ("active_parameters", "experts", "experts_per_token") if key in run}
     return make_spec(TRAINING, name=run["name"], framework="pytorch", model__parameters=run["parameters"],
                      model__layers=run["layers"], model__hidden_size=run["hidden_size"],
                      model__attention_heads=run["attention_heads"], model__kv_heads=run["kv_heads"],
                      model__context_tokens=run["context_tokens"], training__tokens=run["tokens"],
-                     training__deadline_days=deadline_days, placement__accelerators=[run["accelerator"]])
+                     model__precision=run.get("precision", "bf16"),
+                     training__deadline_days=deadline_days, placement__accelerators=[run["accelerator"]], **moe)
 
 
 @pytest.mark.parametrize("run", RUNS, ids=[run["name"] for run in RUNS])
@@ -65,3 +67,41 @@ def test_llama2_7b_example_file(catalog):
     example = Path(__file__).parents[2] / "examples" / "llama2-7b-a100.yaml"
     result = plan(load_workload(example).spec, catalog)
     assert abs(result.estimate.accelerator_hours / 184_320 - 1) <= 0.25
+
+
+BENCHMARKS = yaml.safe_load(RUNS_FILE.read_text(encoding="utf-8"))["benchmarks"]
+
+
+@pytest.mark.parametrize("bench", BENCHMARKS, ids=[bench["name"] for bench in BENCHMARKS])
+def test_step_throughput_sits_at_or_below_published_benchmarks(catalog, bench):
+    """FP8 dense, MoE (FLOPs from the active parameters) and B200 rows against Megatron-Bridge benchmarks: the
+    planner's throughput per GPU, without its separate whole-run overhead, within [0.6, 1.2] of the tuned run."""
+    from accelfit.planner import preferences as pref
+
+    assert bench["source"] and bench["as_of"]
+    tokens = bench["tokens_per_second_per_gpu"] * bench["gpus"] * 86400 * 20
+    moe = {f"model__{key}": bench[key] for key in ("active_parameters", "experts", "experts_per_token") if key in bench}
+    spec = make_spec(TRAINING, name="bench", framework="pytorch", model__parameters=bench["parameters"],
+                     model__precision=bench["precision"], model__layers=bench["layers"],
+                     model__hidden_size=bench["hidden_size"], model__attention_heads=bench["attention_heads"],
+                     model__kv_heads=bench["kv_heads"], model__context_tokens=bench["context_tokens"],
+                     training__tokens=tokens, training__deadline_days=25,
+                     placement__accelerators=[bench["accelerator"]], **moe)
+    result = plan(spec, catalog)
+    step_hours = result.estimate.hours / (1 + pref.TRAINING_OVERHEAD_FRACTION)
+    per_gpu = tokens / (step_hours * 3600) / result.accelerator.count
+    ratio = per_gpu / bench["tokens_per_second_per_gpu"]
+    assert 0.6 <= ratio <= 1.2, f"{bench['name']}: {per_gpu:,.0f} vs {bench['tokens_per_second_per_gpu']:,} ({ratio:.2f})"
+
+
+def test_deepseek_v3_memory_from_the_total_and_flops_from_the_active(catalog):
+    """671B total: 16 bytes/parameter of training state over the devices; FLOPs 6 x 37B x tokens."""
+    run = next(run for run in RUNS if run["name"] == "deepseek-v3")
+    result = plan(run_spec(run, deadline_days=60), catalog)
+    assert any("37B active of 671B total" in reason for reason in result.reasons)
+    assert any("Mixture-of-Experts x0.6" in reason for reason in result.reasons)
+    # The same model counted as dense 671B would need 671/37 times the accelerator-hours.
+    dense = plan(make_spec(TRAINING, name="dense", framework="pytorch", model__parameters=671e9,
+                           model__precision="fp8", training__tokens=14.8e12, training__deadline_days=60,
+                           placement__accelerators=["h100-80gb"]), catalog)
+    assert dense.estimate.accelerator_hours > 8 * result.estimate.accelerator_hours

@@ -80,7 +80,7 @@ def test_inference_spec_parses():
     ([("framework", "torch")], "framework", "pytorch"),
     ([("model.parameters", "70X")], "model.parameters", "suffix"),
     ([("model.parameters", 0)], "model.parameters", "allowed is more than 0"),
-    ([("model.precision", "fp4")], "model.precision", "use one of"),
+    ([("model.precision", "fp2")], "model.precision", "use one of"),
     ([("training.deadline_days", -1)], "training.deadline_days", "allowed is more than 0"),
     ([("training", DELETE)], "training", "add a training block"),
     ([("kind", "inference")], "inference", "required when kind is inference"),
@@ -97,6 +97,16 @@ def test_inference_spec_parses():
     ([("budget.pricing", "reserved")], "budget.pricing", "committed-1y"),
     ([("data.dataset_tb", "20 parsecs")], "data.dataset_tb", "unit"),
     ([("inference", {"requests_per_second": 1, "latency_p99_ms": 5})], "inference", "remove the inference block"),
+    ([("model.active_parameters", "671B"), ("model.parameters", "37B")], "model.active_parameters",
+     "parameters is the TOTAL"),
+    ([("model.experts", 8), ("model.experts_per_token", 9)], "model.experts_per_token", "more than experts"),
+    ([("model.architecture", "other")], "model.gflops_per_sample", "required when architecture is other"),
+    ([("model.gflops_per_sample", 4.1)], "model.gflops_per_sample", "only used when architecture is other"),
+    ([("model.kv_lora_rank", 512)], "model.kv_lora_rank", "attention: mla"),
+    ([("model.architecture", "other"), ("model.gflops_per_sample", 4.1), ("model.memory_gib", 8)],
+     "training.samples", "required when model.architecture is other"),
+    ([("training.deadline_margin_pct", 100)], "training.deadline_margin_pct", "less than 100"),
+    ([("data.region", "us-centrall1")], "data.region", "did you mean 'us-central1'"),
 ])
 def test_bad_specs_name_the_field_and_the_fix(edits, field, words):
     problems = problems_of(with_changes(*edits))
