@@ -13,7 +13,7 @@ import hashlib
 import re
 
 from accelfit.errors import Problem, problem
-from components.gcp.rules import NameKind, gcp_rules
+from accelfit.cloudrules.gcp.rules import NameKind, gcp_rules
 
 # Earlier releases (before the fitted names above) let Pulumi auto-name these resources ("<logical>-<7 random>"),
 # and a changed `name` replaces a GCP resource: on a stack those releases created, the next `pulumi up` would
