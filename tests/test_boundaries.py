@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 PURE_MODULES = ["accelfit.spec", "accelfit.catalog", "accelfit.cloudrules", "accelfit.cloudrules.gcp.validation",
-                "accelfit.cloudrules.aws.plan_checks", "accelfit.cloudrules.shared_cluster", "accelfit.planner",
-                "accelfit.pricing", "accelfit.cli.main"]
+                "accelfit.cloudrules.aws.plan_checks", "accelfit.cloudrules.shared_cluster", "accelfit.ordering.check",
+                "accelfit.chartvalues.check", "accelfit.planner", "accelfit.pricing", "accelfit.cli.main"]
 FORBIDDEN = ("pulumi", "pulumi_aws", "pulumi_gcp", "pulumi_kubernetes", "pulumi_policy")
 
 

@@ -33,11 +33,19 @@ class RecordedResource:
     inputs: dict[str, Any]
     protect: bool
     provider: str
-    dependencies: tuple[str, ...] = field(default=(), metadata={"doc": "URNs from depends_on (and inputs)."})
+    dependencies: tuple[str, ...] = field(default=(), metadata={
+        "doc": "URNs the engine waits for: depends_on and every resource whose outputs flow into an input."})
+    input_dependencies: dict[str, tuple[str, ...]] = field(default_factory=dict, metadata={
+        "doc": "Input name -> URNs whose outputs flow into it (the SDK's property dependencies)."})
     aliases: tuple[str, ...] = field(default=(), metadata={"doc": "URNs the resource had before (its aliases)."})
     ignore_changes: tuple[str, ...] = field(
         default=(), metadata={"doc": "Input paths the engine keeps from the state on an update (ignoreChanges)."})
     delete_before_replace: bool = False
+
+    @property
+    def provider_urn(self) -> str | None:
+        """The provider's URN (the SDK sends a reference, `URN::ID`); None when the request names none."""
+        return engine_urn(self.provider.rsplit("::", 1)[0]) if self.provider else None
 
     @property
     def parent_name(self) -> str | None:
@@ -170,6 +178,8 @@ class _RecordingMonitor(MockMonitor):
                 parent=engine_urn(parent) if parent else None, custom=bool(request.custom),
                 inputs=inputs, protect=bool(request.protect), provider=request.provider,
                 dependencies=tuple(engine_urn(dependency) for dependency in request.dependencies),
+                input_dependencies={key: tuple(engine_urn(urn) for urn in deps.urns)
+                                    for key, deps in request.propertyDependencies.items() if deps.urns},
                 aliases=self._alias_urns(request), ignore_changes=tuple(request.ignoreChanges),
                 delete_before_replace=bool(request.deleteBeforeReplace)))
         return response

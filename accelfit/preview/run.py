@@ -164,6 +164,11 @@ def _resource_rows(recorded: list[Any], by_urn: dict[str, Any], owners: dict[str
         cost = by_urn.get(r.urn)
         row = {"type": r.type, "name": r.name, "urn": r.urn, "parent": names.get(r.parent) if r.parent else None,
                "custom": r.custom, "inputs": r.inputs, "protect": r.protect,
+               # What the engine orders this resource after (accelfit/ordering checks these against the clouds'
+               # rules): every dependency, the inputs each one flows into, and the provider that creates it.
+               "dependencies": sorted(set(r.dependencies)),
+               "input_dependencies": {key: sorted(set(urns)) for key, urns in sorted(r.input_dependencies.items())},
+               "provider": r.provider_urn,
                "monthly_usd": cost.monthly_usd if cost else 0.0,
                "full_scale_monthly_usd": cost.full_scale_monthly_usd if cost else 0.0,
                "run_usd": cost.run_usd if cost else None, "cost_basis": cost.basis if cost else None}

@@ -27,6 +27,11 @@ class EksRolesArgs:
     region: str | None = field(default=None, metadata={"doc": "Region; picks the ARN partition (aws, aws-cn...)."})
 
 
+def _after(value: pulumi.Output[str], resources: list[aws.iam.RolePolicyAttachment]) -> pulumi.Output[str]:
+    """`value`, depending also on `resources` (their ids are read only to carry the dependency)."""
+    return pulumi.Output.all(value, *(resource.id for resource in resources)).apply(lambda values: values[0])
+
+
 class EksRoles(pulumi.ComponentResource):
     cluster_role_arn: pulumi.Output[str]
     """Role the EKS control plane assumes (AmazonEKSClusterPolicy only)."""
@@ -44,14 +49,21 @@ class EksRoles(pulumi.ComponentResource):
             "eks.amazonaws.com"), description="EKS control plane", tags=tags, opts=child)
         nodes = aws.iam.Role(child_name(name, "nodes"), assume_role_policy=assume_role_policy(
             "ec2.amazonaws.com"), description="EKS worker nodes", tags=tags, opts=child)
+        attached: dict[str, list[aws.iam.RolePolicyAttachment]] = {}
         for role, role_name, policies in ((cluster, "cluster", CLUSTER_POLICIES), (nodes, "nodes", NODE_POLICIES)):
-            for policy in policies:
+            attached[role_name] = [
                 aws.iam.RolePolicyAttachment(child_name(name, f"{role_name}-{policy}"), role=role.name,
                                              policy_arn=managed_policy_arn(policy, args.region), opts=child)
+                for policy in policies]
 
-        self.cluster_role_arn = cluster.arn
+        # The ARNs handed out carry the attachments as dependencies, so the cluster and every node group that runs
+        # as a role waits for its policies (and is deleted before them). A `depends_on` on this component would
+        # not reach the EKS resources inside other components. Terraform's aws_eks_cluster/aws_eks_node_group
+        # docs: "Ensure that IAM Role permissions are created before and deleted after EKS ... handling"
+        # (accelfit/ordering rule iam-policies-before-eks).
+        self.cluster_role_arn = _after(cluster.arn, attached["cluster"])
         self.cluster_role_name = cluster.name
-        self.node_role_arn = nodes.arn
+        self.node_role_arn = _after(nodes.arn, attached["nodes"])
         self.node_role_name = nodes.name
         self.register_outputs({"cluster_role_arn": self.cluster_role_arn, "cluster_role_name": self.cluster_role_name,
                                "node_role_arn": self.node_role_arn, "node_role_name": self.node_role_name})
