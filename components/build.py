@@ -53,6 +53,10 @@ def build(plan: Plan, ownership: Ownership, catalog: Catalog | None = None,
 
         build_cluster_objects(plan, stack, kubernetes, layer_labels(ownership))
         return Built(stack, kubernetes)
+    if plan.platform.value == "ec2-gpu-vm":
+        from components.aws.gpu_vm import Ec2GpuVmStack
+
+        return Built(Ec2GpuVmStack(plan.workload, plan, ownership), None)  # one VM: no Kubernetes layer
     if plan.cloud.value == "aws":
         from components.aws import build as build_aws
         from components.kubernetes.build import build_for_eks, plan_cloud_layer
@@ -190,6 +194,8 @@ def alone_problems(plan: Plan, catalog: Catalog, inventory: Inventory | None, so
             from accelfit.cloudrules.gcp.validation import plan_problems
 
             found = plan_problems(plan, catalog)
+        elif plan.platform.value == "ec2-gpu-vm":
+            return []
         elif plan.cloud.value == "aws":
             from accelfit.cloudrules.aws.plan_checks import validate_eks_plan
 

@@ -63,6 +63,19 @@ REPLACEMENT_RULES: Mapping[str, tuple[ReplacementRule, ...]] = {
         ("privateClusterConfig.masterIpv4CidrBlock", "the control plane's private range is fixed at creation"),
         ("name", "the cluster's name is its identity in GKE"),
     ),
+    # GPU VMs (gce-gpu-vm, ec2-gpu-vm). machineType / instanceType are updated in place (the VM is stopped and
+    # started: allowStoppingForUpdate on GCE), so they are deliberately absent.
+    "gcp:compute/instance:Instance": _rules(
+        ("zone", "a Compute Engine VM cannot move between zones; it is deleted and created again"),
+        ("bootDisk", "the boot disk (its image, size at creation, type) is fixed when the VM is created; a new one "
+                     "means a new VM and a fresh disk"),
+        ("name", "the VM's name is its identity in Compute Engine"),
+    ),
+    "aws:ec2/instance:Instance": _rules(
+        ("availabilityZone", "an EC2 instance cannot move between availability zones; it is terminated and "
+                             "launched again"),
+        ("subnetId", "an EC2 instance's primary network interface stays in the subnet it was launched in"),
+    ),
     "gcp:tpu/v2Vm:V2Vm": _rules(
         ("acceleratorType", "the TPU API cannot resize or retype a TPU VM; it is deleted and created again"),
         ("acceleratorConfig", "the TPU API cannot change a TPU VM's type or topology; it is deleted and created "

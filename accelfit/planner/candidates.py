@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from accelfit.catalog.models import Catalog, Cloud, region_of_zone
 from accelfit.pricing.onprem import onprem_unit_hourly_usd
 from accelfit.planner.eligibility import hard_rejection
+from accelfit.planner.gpu_vms import VM_PLATFORMS, gpu_platforms, vm_rejection
 from accelfit.planner.limits import max_cluster_nodes
 from accelfit.planner.options import Offer, RawRejection
 from accelfit.spec import Deployment, Inventory, Orchestration, PlacementCloud, WorkloadSpec
@@ -74,36 +75,45 @@ def _cloud_gpu_offers(spec: WorkloadSpec, catalog: Catalog, found: OfferSet) -> 
         cloud = instance.cloud.value
         if cloud not in clouds:
             continue
-        platform = "gke-gpu" if cloud == "gcp" else "eks-gpu"
-        accelerator = catalog.accelerator(instance.accelerator)
-        where = (platform, accelerator.name, instance.name)
-        rejection = hard_rejection(spec, accelerator, platform)
-        if rejection:
-            found.reject(*where, "", *rejection)
+        for platform in gpu_platforms(spec, cloud):
+            _instance_offers(spec, catalog, found, instance, platform, largest, pricing, label)
+
+
+def _instance_offers(spec: WorkloadSpec, catalog: Catalog, found: OfferSet, instance, platform: str,
+                     largest: dict, pricing: str, label: str) -> None:
+    cloud = instance.cloud.value
+    accelerator = catalog.accelerator(instance.accelerator)
+    where = (platform, accelerator.name, instance.name)
+    vm = platform in VM_PLATFORMS.values()
+    rejection = hard_rejection(spec, accelerator, platform) or (vm_rejection(spec) if vm else None)
+    if rejection:
+        found.reject(*where, "", *rejection)
+        return
+    regions = [region for region in instance.regions if _region_allowed(spec, region)]
+    if not regions:
+        found.reject(*where, "", "region", f"offered in {', '.join(instance.regions)}; placement.regions allows "
+                                      f"only {', '.join(spec.placement.regions)}")
+        return
+    for region in regions:
+        price = catalog.price(instance.cloud, instance.name, region, pricing)
+        if price is None and (rule := catalog.not_sold_rule(instance.cloud, instance.name, region, pricing)):
+            found.reject(*where, region, NOT_SOLD,
+                         f"{cloud.upper()} does not sell {instance.name} {pricing} (sold as "
+                         f"{', '.join(rule.sold_as)}; {rule.source})")
             continue
-        regions = [region for region in instance.regions if _region_allowed(spec, region)]
-        if not regions:
-            found.reject(*where, "", "region", f"offered in {', '.join(instance.regions)}; placement.regions allows "
-                                          f"only {', '.join(spec.placement.regions)}")
+        if price is None:
+            found.reject(*where, region, NO_PRICE,
+                         f"the catalog has no {pricing} price for {instance.name} in {region}")
             continue
-        for region in regions:
-            price = catalog.price(instance.cloud, instance.name, region, pricing)
-            if price is None and (rule := catalog.not_sold_rule(instance.cloud, instance.name, region, pricing)):
-                found.reject(*where, region, NOT_SOLD,
-                             f"{cloud.upper()} does not sell {instance.name} {pricing} (sold as "
-                             f"{', '.join(rule.sold_as)}; {rule.source})")
-                continue
-            if price is None:
-                found.reject(*where, region, NO_PRICE,
-                             f"the catalog has no {pricing} price for {instance.name} in {region}")
-                continue
-            found.offers.append(Offer(
-                platform=platform, cloud=cloud, region=region, zones=_gpu_zones(catalog, instance, region),
-                accelerator=accelerator, machine=instance.name, devices_per_unit=instance.accelerator_count,
-                max_units=max_cluster_nodes(platform) or 1,
-                multi_unit=instance.accelerator_count == largest[(cloud, instance.family)],
-                instance=instance, price=price, unit_hourly_usd=price.hourly_usd, pricing=pricing,
-                catalog=label))
+        zones = _gpu_zones(catalog, instance, region)
+        found.offers.append(Offer(
+            # A GPU VM is one instance in one zone (the network still spans the region's zones on AWS).
+            platform=platform, cloud=cloud, region=region, zones=zones[:1] if vm and cloud == "gcp" else zones,
+            accelerator=accelerator, machine=instance.name, devices_per_unit=instance.accelerator_count,
+            max_units=1 if vm else (max_cluster_nodes(platform) or 1),
+            multi_unit=False if vm else instance.accelerator_count == largest[(cloud, instance.family)],
+            instance=instance, price=price, unit_hourly_usd=price.hourly_usd, pricing=pricing,
+            catalog=label))
 
 
 # A GCP serving pool spreads over up to this many of the zones that offer its machine type (a zone outage keeps
@@ -124,7 +134,13 @@ def _gpu_zones(catalog: Catalog, instance, region: str) -> tuple[str, ...]:
 def _tpu_offers(spec: WorkloadSpec, catalog: Catalog, found: OfferSet) -> None:
     if PlacementCloud.gcp not in spec.placement.clouds:
         return
-    platform = "tpu-vm" if spec.placement.orchestration is Orchestration.vms else "gke-tpu"
+    # TPUs: vms -> TPU VMs, kubernetes -> GKE TPU node pools, any -> both (the cheaper wins).
+    for platform in {Orchestration.vms: ("tpu-vm",), Orchestration.kubernetes: ("gke-tpu",)}.get(
+            spec.placement.orchestration, ("gke-tpu", "tpu-vm")):
+        _tpu_platform_offers(spec, catalog, found, platform)
+
+
+def _tpu_platform_offers(spec: WorkloadSpec, catalog: Catalog, found: OfferSet, platform: str) -> None:
     pricing = spec.budget.pricing.value
     label = catalog.label
     rejected_generations: set[str] = set()

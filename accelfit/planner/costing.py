@@ -164,6 +164,11 @@ def cost_parts(spec: WorkloadSpec, catalog: Catalog, offer: Offer, units: int, r
     hundreds of machine types in the same regions."""
     cloud, region = offer.cloud, offer.region
     run = run_of(spec, offer, run_hours)
+    vm = None
+    if offer.platform in ("gce-gpu-vm", "ec2-gpu-vm"):
+        from accelfit.planner.gpu_vms import vm_parts
+
+        vm = vm_parts(spec, catalog, offer, run)
     disk_hourly, disk_note = (node_boot_disk(catalog, offer, system=False) if offer.platform in CLUSTER_PLATFORMS
                               else (0.0, ""))
     fleet_hourly = units * (offer.unit_hourly_usd + disk_hourly)
@@ -186,14 +191,15 @@ def cost_parts(spec: WorkloadSpec, catalog: Catalog, offer: Offer, units: int, r
         note = f"{units} × {offer.machine}, {why}"
     if disk_note:
         note += f" (with a {disk_note})"
-    compute = accelerator_pool("compute", fleet_hourly, planned, run, note, committed_term)
+    compute = (accelerator_pool("compute", fleet_hourly, planned, run, note, committed_term) if vm is None
+               else None)
     key = (offer.platform, cloud, region, nat_gateways(offer), run, storage)
     rest = shared.get(key) if shared is not None else None
     if rest is None:
         rest = place_parts(spec, catalog, *key)
         if shared is not None:
             shared[key] = rest
-    return (compute, *rest)
+    return (*(vm if vm is not None else (compute,)), *rest)
 
 
 def place_parts(spec: WorkloadSpec, catalog: Catalog, platform: str, cloud: str, region: str, gateways: int,
@@ -260,6 +266,9 @@ def cost_assumptions(spec: WorkloadSpec, offer: Offer, run_hours: float) -> tupl
                    f"{run.start_hours:g} h of accelerator start (boot, image pull, weights) and "
                    f"{duration(run.compute_hours)} of training; storage for the share of a month the run lasts. "
                    f"Overheads: {overhead.source}")
+        if offer.platform in ("gce-gpu-vm", "ec2-gpu-vm"):
+            out.append(f"The GPU VM bills the run plus {spec.placement.autostop_idle_minutes} min of idle GPUs before "
+                       f"autostop {spec.placement.autostop_action.value}s it; no cluster fee or system pool.")
         if offer.platform == "tpu-vm":
             out.append("TPU VMs bill every hour they exist: the run total assumes the stack is destroyed when the run "
                        "ends; monthly_usd is what they cost per month while they exist.")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from accelfit.catalog.models import Accelerator
 from accelfit.planner import preferences as pref
-from accelfit.spec import Framework, Maturity, Orchestration, Portability, Traffic, WorkloadKind, WorkloadSpec
+from accelfit.spec import Framework, Maturity, Portability, Traffic, WorkloadKind, WorkloadSpec
 
 # TPU generations built for serving; v4 and v5p are training parts (reference section 3).
 SERVING_TPUS = ("tpu-v5e", "tpu-v6e")
@@ -30,9 +30,6 @@ def hard_rejection(spec: WorkloadSpec, accelerator: Accelerator, platform: str) 
                              "change model.precision or allow a newer accelerator")
     if is_tpu and spec.kind is WorkloadKind.inference and accelerator.name not in SERVING_TPUS:
         return ("tpu-serving", f"{accelerator.name} is a training TPU; serving on TPU uses {' or '.join(SERVING_TPUS)}")
-    if not is_tpu and spec.placement.orchestration is Orchestration.vms and platform != "baremetal-gpu":
-        return ("orchestration", "accelfit runs cloud GPUs as Kubernetes node pools; set placement.orchestration: "
-                                 "kubernetes to consider GPUs")
     return None
 
 

@@ -12,6 +12,7 @@ from accelfit.planner.costing import (
 )
 from accelfit.planner.constraints import PolicyConstraints
 from accelfit.planner.eligibility import penalties
+from accelfit.planner.gpu_vms import SINGLE_NODE, VM_PLATFORMS, single_node_reason
 from accelfit.planner.options import Offer, RawRejection, Sized
 from accelfit.planner.serving import Efficiency
 from accelfit.planner.serving_data import efficiency_for
@@ -174,7 +175,10 @@ def evaluate(spec: WorkloadSpec, catalog: Catalog, offers: list[Offer],
         try:
             sized = size_offer(spec, catalog, offer, team, shared=shared)
         except Unfit as unfit:
-            result.rejected.append(_raw(offer, unfit.rule, unfit.reason))
+            rule, reason = unfit.rule, unfit.reason
+            if offer.platform in VM_PLATFORMS.values() and rule in ("deadline", "memory"):
+                rule, reason = SINGLE_NODE, single_node_reason(offer.machine, reason)
+            result.rejected.append(_raw(offer, rule, reason))
             if unfit.rule == "deadline" and unfit.best is not None:
                 result.fastest_days = min(unfit.best, result.fastest_days or unfit.best)
             if unfit.rule == "latency" and unfit.best is not None:

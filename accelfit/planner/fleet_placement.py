@@ -99,4 +99,7 @@ def _alone_reason(plan: Plan) -> str:
     if plan.platform.value == "tpu-vm":
         return (f"alone: TPU VMs in {plan.zones[0]} (placement.orchestration: vms) are not nodes of a cluster, so "
                 "they get their own network and share nothing")
+    if plan.gpu_vm is not None:
+        return (f"alone: one GPU VM in {plan.gpu_vm.zone} (placement.orchestration: {plan.orchestration}) is not a "
+                "node of a cluster, so it gets its own network and shares nothing")
     return (f"alone: bare metal on the inventory's servers ({plan.region}) joins its own cluster, not a cloud one")

@@ -24,6 +24,8 @@ class Platform(str, Enum):
     tpu_vm = "tpu-vm"
     eks_gpu = "eks-gpu"
     baremetal_gpu = "baremetal-gpu"
+    gce_gpu_vm = "gce-gpu-vm"
+    ec2_gpu_vm = "ec2-gpu-vm"
 
 
 class PlanCloud(str, Enum):
@@ -100,6 +102,25 @@ class TpuVmSlice(Frozen):
     reserved: bool = False
     queued: bool = Field(default=False, description="Obtain capacity through a Cloud TPU queued resource.")
     data_disk_gb: int = Field(default=0, ge=0, description="Persistent data disk attached to the slice; 0 = none.")
+
+
+class GpuVmPlan(Frozen):
+    """One GPU VM for a single-node job without a cluster (gce-gpu-vm, ec2-gpu-vm): everything the component
+    builds, decided here (accelfit.planner.gpu_vms)."""
+
+    machine_type: str = Field(description="GCE machine type (GPUs bundled with a2/a3/g2) or EC2 instance type.")
+    accelerator: str
+    gpus: int = Field(ge=1)
+    zone: str
+    spot: bool = False
+    boot_disk_gb: int = Field(ge=50, description="Boot disk: the image, the environment, weights and data cache.")
+    boot_disk_type: str = Field(description="GCE disk type (pd-balanced, hyperdisk-balanced) or EBS volume type.")
+    image: str = Field(description="GCE: image family path projects/<project>/global/images/family/<family>; "
+                                   "EC2: resolve:ssm:<public parameter> naming the Deep Learning AMI.")
+    image_source: str = Field(description="Where the image name comes from (docs page), with its date.")
+    autostop_idle_minutes: int = Field(ge=5)
+    autostop_action: Literal["stop", "delete"] = "stop"
+    command: str | None = Field(default=None, description="What the startup script runs once (training.command).")
 
 
 class NetworkPlan(Frozen):
@@ -224,6 +245,7 @@ class Plan(Frozen):
     accelerator: PlanAccelerator
     node_pools: tuple[NodePool, ...] = ()
     tpu_vm_slices: tuple[TpuVmSlice, ...] = ()
+    gpu_vm: GpuVmPlan | None = Field(default=None, description="gce-gpu-vm / ec2-gpu-vm: the one VM.")
     baremetal_hosts: tuple[str, ...] = Field(default=(), description="Inventory server names used.")
     network: NetworkPlan = Field(default_factory=NetworkPlan)
     gke_release_channel: Literal["RAPID", "REGULAR", "STABLE"] = Field(
@@ -239,6 +261,15 @@ class Plan(Frozen):
     catalog_as_of: dt.date = Field(description="Newest price date the plan used.")
     catalog: str = Field(default="", description="Which catalog the plan used: the shipped snapshot, or the one "
                          "`accelfit catalog update` imported, with its date and source.")
+
+    @model_serializer(mode="wrap")
+    def _cluster_plans_as_before(self, handler: Any) -> Any:
+        """A plan without a GPU VM serializes as it did before GPU VMs existed: plan documents, previews and their
+        goldens stay byte for byte the same."""
+        data = handler(self)
+        if isinstance(data, dict) and self.gpu_vm is None:
+            data.pop("gpu_vm", None)
+        return data
 
     def to_json_dict(self) -> dict[str, Any]:
         """The `accelfit plan --json` document (design.md section 4 keys plus the full plan)."""

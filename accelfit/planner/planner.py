@@ -11,6 +11,7 @@ from accelfit.planner.build import estimate, network_plan, node_pools, plan_acce
 from accelfit.planner.candidates import offers_for
 from accelfit.planner.choose import alternatives, best_per_group, grouped_rejections, infeasible, rank_key
 from accelfit.planner.evaluate import Evaluation, evaluate
+from accelfit.planner.gpu_vms import VM_PLATFORMS, gpu_vm_plan, vm_reasons
 from accelfit.planner.limits import capacity_notes, nodes_per_pool, pool_sizes
 from accelfit.planner.missing_prices import missing_price_notes
 from accelfit.planner.model import Plan, PlanCloud, Platform
@@ -20,7 +21,7 @@ from accelfit.planner.options import RawRejection, Sized
 from accelfit.planner.team_efficiency import TeamEfficiency
 from accelfit.reports.durations import duration
 from accelfit.sizes import format_count
-from accelfit.spec import Inventory, WorkloadSpec
+from accelfit.spec import Inventory, Orchestration, WorkloadSpec
 
 
 @dataclass(frozen=True)
@@ -88,6 +89,10 @@ def plan(spec: WorkloadSpec, catalog: Catalog, environment: Environment | None =
     return build_plan(spec, environment, chosen, ranked, grouped, top)
 
 
+# Platforms with no cluster: the plan's `orchestration` is vms (placement.orchestration any resolves to one).
+VM_PLAN_PLATFORMS = ("tpu-vm", "gce-gpu-vm", "ec2-gpu-vm")
+
+
 def build_plan(spec: WorkloadSpec, environment: Environment, chosen: Sized, ranked: list[Sized],
                rejected: tuple, top: int) -> Plan:
     offer = chosen.offer
@@ -95,14 +100,31 @@ def build_plan(spec: WorkloadSpec, environment: Environment, chosen: Sized, rank
         workload=spec.name, kind=spec.kind.value, framework=spec.framework.value, environment=environment.name,
         option=chosen.option_id, platform=Platform(offer.platform), cloud=PlanCloud(offer.cloud),
         region=offer.region, zones=offer.zones, pricing=offer.pricing,
-        orchestration=spec.placement.orchestration.value, accelerator=plan_accelerator(chosen),
+        orchestration="vms" if offer.platform in VM_PLAN_PLATFORMS else "kubernetes",
+        accelerator=plan_accelerator(chosen),
         node_pools=node_pools(spec, chosen), tpu_vm_slices=tpu_vm_slices(spec, chosen),
+        gpu_vm=gpu_vm_plan(spec, offer) if offer.platform in VM_PLATFORMS.values() else None,
         baremetal_hosts=tuple(server.name for server in offer.servers[:chosen.units]),
         network=network_plan(spec, chosen), storage=storage_plan(spec, chosen),
         estimate=estimate(chosen, spec), reasons=reasons(spec, chosen, ranked, rejected),
         warnings=warnings(spec, chosen) + missing_price_notes(offer.pricing, rejected),
         alternatives=alternatives(chosen, ranked, top), rejected=rejected,
         catalog_as_of=offer.price.as_of if offer.price else _newest_date(ranked), catalog=offer.catalog)
+
+
+def orchestration_reasons(spec: WorkloadSpec, chosen: Sized, ranked: list[Sized]) -> list[str]:
+    """placement.orchestration any: why a VM or a cluster won, against the best of the other kind."""
+    if spec.placement.orchestration is not Orchestration.any:
+        return []
+    chosen_vm = chosen.offer.platform in VM_PLAN_PLATFORMS
+    others = [sized for sized in ranked if (sized.offer.platform in VM_PLAN_PLATFORMS) != chosen_vm]
+    kind, other_kind = ("no cluster (VMs)", "a cluster") if chosen_vm else ("a cluster", "VMs without a cluster")
+    if not others:
+        return [f"placement.orchestration any: {kind}, as no option on {other_kind} fits (see rejected)."]
+    best = min(others, key=lambda sized: sized.total_usd)
+    figure = "total_usd" if spec.training is not None else "monthly_usd"
+    return [f"placement.orchestration any: {kind} costs ${getattr(chosen, figure):,.2f} ({figure}) against "
+            f"${getattr(best, figure):,.2f} for the cheapest on {other_kind} ({best.offer.label})."]
 
 
 def _newest_date(ranked: list[Sized]):
@@ -127,6 +149,9 @@ def reasons(spec: WorkloadSpec, chosen: Sized, ranked: list[Sized], rejected: tu
                    f"{chosen.latency_p99_ms:,.0f} ms against a {target:g} ms target.")
         out.append(serving_margin(spec, chosen))
     out.extend(chosen.notes[2:] if spec.training is not None else chosen.notes[1:])
+    if offer.platform in VM_PLATFORMS.values():
+        out.extend(vm_reasons(spec, offer))
+    out.extend(orchestration_reasons(spec, chosen, ranked))
     out.append(region_reason(spec, offer.region, chosen.parts))
     out.extend(capacity_reasons(chosen))
     out.extend(pricing_reasons(spec, chosen, ranked))

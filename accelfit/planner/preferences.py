@@ -94,7 +94,7 @@ DAYS_PER_MONTH = 30.42
 
 # Tie-break order when two options score the same to the cent: owned hardware first (already paid for), then
 # managed TPU, then GPU clouds; then cloud, region, accelerator name and count, alphabetically/ascending.
-PLATFORM_ORDER = ("baremetal-gpu", "gke-tpu", "tpu-vm", "gke-gpu", "eks-gpu")
+PLATFORM_ORDER = ("baremetal-gpu", "gke-tpu", "tpu-vm", "gke-gpu", "eks-gpu", "gce-gpu-vm", "ec2-gpu-vm")
 
 # System node pools for cluster add-ons (not for workloads).
 SYSTEM_POOL_MACHINE = {"gcp": "e2-standard-4", "aws": "m6i.xlarge"}

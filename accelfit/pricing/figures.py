@@ -68,6 +68,34 @@ def accelerator_pool(item: str, hourly_at_max_usd: float, planned_hours_per_mont
     return Part(item, monthly, full, hourly_at_max_usd * run.accelerator_hours if run else None, note)
 
 
+def autostopped_vm(item: str, hourly_usd: float, run: RunWindow | None, idle_tail_hours: float,
+                   note: str = "") -> Part:
+    """A VM that stops (or deletes itself) after its accelerators have been idle `idle_tail_hours`: a training run
+    bills its start, its compute and the idle tail before autostop fires, in the month and in the run total. With
+    no run known it runs all month."""
+    full = hourly_usd * HOURS_PER_MONTH
+    if run is None:
+        return Part(item, full, full, None, note)
+    hours = run.accelerator_hours + idle_tail_hours
+    return Part(item, hourly_usd * min(hours, HOURS_PER_MONTH), full, hourly_usd * hours, note)
+
+
+def vm_part(item: str, hourly_usd: float, disk_hourly_usd: float, action: str, run: RunWindow | None,
+            tail_hours: float, committed_term_hours: float | None, note: str = "") -> Part:
+    """One GPU VM with its boot disk. Stop on idle: the stopped VM's disk still bills, all month. Delete on idle:
+    the disk goes with the VM and bills its hours. A commitment bills its whole term whether the VM runs or not."""
+    if committed_term_hours:
+        vm = accelerator_pool(item, hourly_usd, HOURS_PER_MONTH, run, committed_term_hours=committed_term_hours)
+    else:
+        vm = autostopped_vm(item, hourly_usd + (disk_hourly_usd if action == "delete" else 0.0), run, tail_hours)
+    if action == "delete" and not committed_term_hours:
+        return Part(item, vm.monthly_usd, vm.full_scale_monthly_usd, vm.run_usd, note)
+    disk = always_on(item, disk_hourly_usd, disk_hourly_usd, run)
+    run_usd = None if run is None else (vm.run_usd or 0.0) + (disk.run_usd or 0.0)
+    return Part(item, vm.monthly_usd + disk.monthly_usd, vm.full_scale_monthly_usd + disk.full_scale_monthly_usd,
+                run_usd, note)
+
+
 def per_month(item: str, monthly_usd: float, run: RunWindow | None, note: str = "") -> Part:
     """A part billed by the month (storage, egress): a run pays it for the share of a month it lasts."""
     return Part(item, monthly_usd, monthly_usd, monthly_usd * run.wall_hours / HOURS_PER_MONTH if run else None, note)

@@ -28,7 +28,7 @@ from typing import Any
 from accelfit.catalog.models import Catalog, Cloud, TpuSlice
 from accelfit.pricing.figures import (
     COMMITMENT_TERM_HOURS, HOURS_PER_MONTH, Part, RunWindow, accelerator_pool, always_on, figures, per_month,
-    serving_hours_per_month,
+    serving_hours_per_month, vm_part,
 )
 from accelfit.pricing.node_disks import EKS_ROOT_VOLUME_SERVICE, GKE_DEFAULT_DISK_TYPE, disk_hourly_usd
 from accelfit.pricing.onprem import onprem_unit_hourly_usd
@@ -140,6 +140,9 @@ class Priced:
     spot: bool = False
     system: bool = False  # a pool for cluster add-ons, not accelerators
     standby: bool = False  # a fleet workload's standby fallback pool (FALLBACK_RANK_LABEL above 0)
+    disk_hourly: float = 0.0  # a GPU VM's boot disk
+    idle_tail_hours: float = 0.0  # a GPU VM: how long it bills idle before autostop
+    autostop_action: str = ""  # a GPU VM: stop | delete ("" = no autostop: it runs all month)
 
 
 def _is_standby(labels: Any) -> bool:
@@ -191,6 +194,16 @@ class StackUsage:
 
     def part(self, resource: NeutralResource, priced: Priced, context: PricingContext) -> tuple[Part, str]:
         run = context.run
+        if priced.shape == "vm":
+            committed = None if priced.spot else COMMITMENT_TERM_HOURS.get(context.pricing)
+            if not priced.autostop_action:
+                return (accelerator_pool(resource.name, priced.hourly_max + priced.disk_hourly, HOURS_PER_MONTH, run),
+                        "a VM without autostop: all month")
+            return (vm_part(resource.name, priced.hourly_max, priced.disk_hourly, priced.autostop_action, run,
+                            priced.idle_tail_hours, committed),
+                    f"the run plus {priced.idle_tail_hours * 60:g} min idle until autostop "
+                    f"{priced.autostop_action}s it" + ("; its boot disk all month (kept while stopped)"
+                                                       if priced.autostop_action == "stop" else ""))
         if priced.shape == "per-month":
             return per_month(resource.name, priced.monthly, run), "billed by the month"
         if priced.shape == "always-on" or (priced.shape == "pool" and priced.system):
@@ -322,6 +335,43 @@ class _Pricer:
         hourly = found[0] * chips
         return Priced("slice", hourly, hourly, f"{chips} {generation} chips, {found[1]}, in {region}", spot=spot)
 
+    def gcp_gpu_vm(self, props: Mapping[str, Any]) -> Priced | None:
+        """A Compute Engine VM (gce-gpu-vm): its machine type, spot or not, its boot disk, and the autostop its
+        labels declare (components/gcp/gpu_vm.py sets them with the idle check it installs)."""
+        region = _region_of_location(props.get("zone")) or self.context.gcp_region
+        spot = str((props.get("scheduling") or {}).get("provisioningModel", "")).upper() == "SPOT"
+        found = self.compute_hourly(Cloud.gcp, str(props.get("machineType", "")), region, spot)
+        if found is None:
+            return None
+        params = ((props.get("bootDisk") or {}).get("initializeParams") or {})
+        disk_gb = _first(params.get("size"), 10)
+        disk_type = str(params.get("type") or GKE_DEFAULT_DISK_TYPE)
+        disk_rate = self.service(Cloud.gcp, disk_type, region)
+        return self._vm(found, disk_gb, disk_type, disk_rate, props.get("labels") or {}, spot, region)
+
+    def aws_gpu_vm(self, props: Mapping[str, Any]) -> Priced | None:
+        """An EC2 instance (ec2-gpu-vm): its type, spot market, root volume and the autostop its tags declare."""
+        region = self.context.aws_region
+        spot = str((props.get("instanceMarketOptions") or {}).get("marketType", "")) == "spot"
+        found = self.compute_hourly(Cloud.aws, str(props.get("instanceType", "")), region, spot)
+        if found is None:
+            return None
+        root = props.get("rootBlockDevice") or {}
+        disk_gb = _first(root.get("volumeSize"), 8)
+        disk_rate = self.service(Cloud.aws, EKS_ROOT_VOLUME_SERVICE, region)
+        return self._vm(found, disk_gb, str(root.get("volumeType") or "gp3"), disk_rate, props.get("tags") or {},
+                        spot, region)
+
+    @staticmethod
+    def _vm(found: tuple[float, str, bool], disk_gb: float, disk_type: str, disk_rate: float,
+            labels: Mapping[str, Any], spot: bool, region: str | None) -> Priced:
+        minutes = str(labels.get("autostop-idle-minutes", ""))
+        action = str(labels.get("autostop-action", "")) if minutes.isdigit() else ""
+        return Priced("vm", found[0], found[0],
+                      f"{found[1]} + {disk_gb:g} GB {disk_type} boot disk at ${disk_rate:g}/GiB-month, in {region}",
+                      spot=spot, disk_hourly=disk_hourly_usd(disk_gb, disk_rate),
+                      idle_tail_hours=int(minutes) / 60.0 if action else 0.0, autostop_action=action)
+
     def owned_server(self, props: Mapping[str, Any]) -> Priced | None:
         """A bare-metal node (the NodePatch that labels it) at its power cost; other node patches cost nothing."""
         labels = ((props.get("metadata") or {}).get("labels") or {})
@@ -357,6 +407,10 @@ def price_resource(resource: NeutralResource, pricer: _Pricer) -> Priced | None:
     kind = resource.type
     if kind == "gcp:container/nodePool:NodePool":
         return pricer.gcp_node_pool(props)
+    if kind == "gcp:compute/instance:Instance":
+        return pricer.gcp_gpu_vm(props)
+    if kind == "aws:ec2/instance:Instance":
+        return pricer.aws_gpu_vm(props)
     if kind == "gcp:tpu/v2Vm:V2Vm":
         shape = (pricer.tpu_from_config(props["acceleratorConfig"]) if props.get("acceleratorConfig")
                  else pricer.tpu_from_accelerator_type(str(props.get("acceleratorType", "v2-8"))))
@@ -443,6 +497,7 @@ PRICED_TYPES = frozenset({
     "aws:ec2/natGateway:NatGateway", "gcp:storage/bucket:Bucket", "aws:s3/bucket:Bucket",
     "gcp:filestore/instance:Instance", "gcp:compute/disk:Disk", "aws:eks/nodeGroup:NodeGroup",
     "aws:fsx/lustreFileSystem:LustreFileSystem", "kubernetes:core/v1:NodePatch",
+    "gcp:compute/instance:Instance", "aws:ec2/instance:Instance",
 })
 
 

@@ -28,3 +28,10 @@ def monthly_above_run_note(cost: Mapping[str, float | None], why: str) -> str | 
         return None
     return (f"monthly_usd ({usd(cost['monthly_usd'])}) is above the run total ({usd(run)}) because {why}; "
             "destroy the stack when the run ends to pay only the run total.")
+
+
+def gpu_vm_monthly_note(run: str, action: str) -> str:
+    """Why a GPU VM stack's month exceeds its run: what stays after autostop."""
+    kept = "the stopped VM's boot disk, " if action == "stop" else ""
+    return (f"{kept}the NAT and the bucket bill all month while the stack exists and the run lasts {run} (the VM "
+            "itself bills only until autostop)")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from accelfit.planner.fleet_model import FleetWorkload
 from accelfit.planner.model import Plan
-from accelfit.reports.cost_figures import figures_line, monthly_above_run_note
+from accelfit.reports.cost_figures import figures_line, gpu_vm_monthly_note, monthly_above_run_note
 from accelfit.reports.durations import duration, usd
 from accelfit.reports.fallback import FALLBACK_HEADERS, fallback_rows
 from accelfit.reports.table import render_markdown_table, render_table
@@ -54,6 +54,8 @@ def why_monthly_exceeds_run(plan: Plan) -> str:
     run = duration(plan.estimate.hours)
     if plan.platform.value == "tpu-vm":
         return f"TPU VMs bill every hour they exist while the run needs {run}"
+    if plan.gpu_vm is not None:
+        return gpu_vm_monthly_note(run, plan.gpu_vm.autostop_action)
     return (f"the always-on parts (control plane, NAT, system pool, storage) bill all month while the stack exists "
             f"and the run lasts {run}")
 

@@ -7,7 +7,7 @@ from collections import defaultdict
 from typing import Any
 
 from accelfit.preview.budgets import budget_text
-from accelfit.reports.cost_figures import figures_line, monthly_above_run_note
+from accelfit.reports.cost_figures import figures_line, gpu_vm_monthly_note, monthly_above_run_note
 from accelfit.reports.durations import duration, usd
 from accelfit.reports.table import render_markdown_table, render_table
 
@@ -84,6 +84,8 @@ def _summary(document: dict[str, Any]) -> list[str]:
            f"Cost: {figures_line(cost)}"]
     why = (f"TPU VMs bill every hour they exist while the run needs {duration(plan['estimate']['hours'])}"
            if plan["platform"] == "tpu-vm" else
+           gpu_vm_monthly_note(duration(plan["estimate"]["hours"]), plan["gpu_vm"]["autostop_action"])
+           if plan.get("gpu_vm") else
            "the always-on parts (control plane, NAT, system pool, storage) bill all month while the stack exists "
            f"and the run lasts {duration(plan['estimate']['hours'])}")
     note = monthly_above_run_note(cost, why)

@@ -3,14 +3,14 @@
 from accelfit.spec.inventory import Inventory, Server
 from accelfit.spec.loader import LoadedWorkload, load_inventory, load_workload, workload_from_document
 from accelfit.spec.models import (
-    Architecture, Attention, BudgetSpec, DataSpec, Deployment, Framework, InferenceSpec, Maturity, ModelSpec, Orchestration, PlacementCloud,
+    Architecture, Attention, AutostopAction, BudgetSpec, DataSpec, Deployment, Framework, InferenceSpec, Maturity, ModelSpec, Orchestration, PlacementCloud,
     PlacementSpec, Portability, Precision, Pricing, Traffic, TrainingMethod, TrainingSpec, WorkloadKind,
     WorkloadSpec,
 )
 
 __all__ = [
     "Architecture", "Attention", "BudgetSpec", "DataSpec", "Deployment", "Framework", "InferenceSpec", "Inventory", "LoadedWorkload", "Maturity",
-    "ModelSpec", "Orchestration", "PlacementCloud", "PlacementSpec", "Portability", "Precision", "Pricing", "Server",
+    "AutostopAction", "ModelSpec", "Orchestration", "PlacementCloud", "PlacementSpec", "Portability", "Precision", "Pricing", "Server",
     "Traffic", "TrainingMethod", "TrainingSpec", "WorkloadKind", "WorkloadSpec", "load_inventory", "load_workload",
     "workload_from_document",
 ]

@@ -110,6 +110,12 @@ class Deployment(str, Enum):
 class Orchestration(str, Enum):
     kubernetes = "kubernetes"
     vms = "vms"
+    any = "any"  # whichever is cheaper for the job: a cluster, or (single-node training) one VM
+
+
+class AutostopAction(str, Enum):
+    stop = "stop"  # the VM stops: its boot disk stays (and bills), the next `pulumi up` or a start resumes it
+    delete = "delete"  # the VM deletes itself: nothing bills after the run but the bucket
 
 
 class Architecture(str, Enum):
@@ -222,6 +228,19 @@ class TrainingSpec(StrictModel):
                                         description="Plan the run to finish this share of the deadline early (room "
                                                     "for a slow start, a bad node, a rerun).")
     method: TrainingMethod = Field(default=TrainingMethod.full, description="full, or lora (fine-tuning only).")
+    command: str | None = Field(
+        default=None, min_length=1, max_length=4096,
+        description="GPU VMs (placement.orchestration: vms or any): the shell command the VM's startup script runs "
+                    "once, as root, in the image's environment (e.g. `cd /opt/job && torchrun train.py`); one line. "
+                    "Without it the VM boots idle and autostop stops it after placement.autostop_idle_minutes.")
+
+    @field_validator("command", mode="after")
+    @classmethod
+    def _one_line(cls, command: str | None) -> str | None:
+        if command is not None and (not command.strip() or any(char in command for char in "\n\r\x00")):
+            raise ValueError("command must be one non-empty line without NUL characters; put a longer job in a "
+                             "script in the image or the bucket and call that")
+        return command
 
 
 class InferenceSpec(StrictModel):
@@ -271,7 +290,15 @@ class PlacementSpec(StrictModel):
     inventory: str | None = Field(default=None, min_length=1, max_length=1024,
                                   description="Path to a bare-metal inventory, relative to the file naming it.")
     orchestration: Orchestration = Field(default=Orchestration.kubernetes,
-                                         description="kubernetes, or vms (TPU VMs / plain instances, no cluster).")
+                                         description="kubernetes; vms (TPU VMs, or one GPU VM for a single-node "
+                                                     "training job, no cluster); or any (whichever is cheaper).")
+    autostop_idle_minutes: WholeNumber = Field(
+        default=30, ge=5, le=10080,
+        description="GPU VMs: stop (or delete, autostop_action) the VM after its GPUs have been idle this many "
+                    "minutes (an on-host check of nvidia-smi every minute); the plan prices this idle tail.")
+    autostop_action: AutostopAction = Field(
+        default=AutostopAction.stop,
+        description="GPU VMs: stop (keep the boot disk, restart later) or delete (nothing left running) on idle.")
     accelerators: tuple[Annotated[str, Field(max_length=64)], ...] = Field(
         default=(), max_length=100, description="Accelerator allow-list (canonical names or aliases); empty = any.")
 

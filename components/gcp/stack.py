@@ -52,6 +52,7 @@ class GcpStack:
     tpu_vms: list[TpuVmSlice] = field(default_factory=list)
     tpu_queued: TpuQueuedSlices | None = None
     filestore: SharedFilestore | None = None
+    gpu_vm: object | None = None  # components.gcp.gpu_vm.GceGpuVm (gce-gpu-vm plans)
 
 
 def resolve_project(project: str | None) -> str:
@@ -95,7 +96,8 @@ def _is_cidr(text: str) -> bool:
 
 def project_features(plan: Plan) -> set[str]:
     """What the stack creates, in the terms of rules.project_services' `needed_for`."""
-    features = {"network", "gke" if plan.orchestration == "kubernetes" else "tpu-vm"}
+    features = {"network", "gke" if plan.orchestration == "kubernetes" else
+                ("gpu-vm" if plan.gpu_vm is not None else "tpu-vm")}
     if plan.storage.shared_filesystem == "filestore":
         features.add("filestore")
     return features
@@ -118,7 +120,17 @@ def build_stack(plan: Plan, ownership: Ownership, *, catalog: Catalog | None = N
     labels = ownership.gcp_labels()
     shared = build_shared(plan.workload, plan, project_features(plan), project, labels, plan.environment)
     parts = WorkloadParts()
-    _build_tpu_vms(parts, plan, project, shared.network, shared.service_account, labels, shared.on_services)
+    if plan.gpu_vm is not None:
+        from components.gcp.gpu_vm import GceGpuVm, GceGpuVmArgs
+
+        vm = plan.gpu_vm
+        parts.gpu_vm = GceGpuVm(f"{plan.workload}-gpu", GceGpuVmArgs(
+            project=project, zone=vm.zone, machine_type=vm.machine_type, image=vm.image,
+            boot_disk_gb=vm.boot_disk_gb, boot_disk_type=vm.boot_disk_type, subnetwork=shared.network.subnet.id,
+            service_account=shared.service_account.email, autostop_idle_minutes=vm.autostop_idle_minutes,
+            autostop_action=vm.autostop_action, spot=vm.spot, command=vm.command, labels=labels), shared.on_services)
+    else:
+        _build_tpu_vms(parts, plan, project, shared.network, shared.service_account, labels, shared.on_services)
     return build_workload_storage(parts, plan, project, shared, labels, shared.on_services, namespaces=())
 
 
@@ -227,7 +239,7 @@ def build_workload_storage(parts: WorkloadParts, plan: Plan, project: str, share
     return GcpStack(services=shared.services, network=network, service_account=account, bucket=bucket,
                     filestore=filestore, workload_identity=identity, cluster=parts.cluster,
                     gpu_pools=parts.gpu_pools, tpu_pools=parts.tpu_pools, tpu_vms=parts.tpu_vms,
-                    tpu_queued=parts.tpu_queued)
+                    tpu_queued=parts.tpu_queued, gpu_vm=parts.gpu_vm)
 
 
 def workload_namespaces(plan: Plan) -> tuple[str, ...]:
@@ -242,6 +254,7 @@ class WorkloadParts:
     tpu_pools: list[TpuNodePool] = field(default_factory=list)
     tpu_vms: list[TpuVmSlice] = field(default_factory=list)
     tpu_queued: TpuQueuedSlices | None = None
+    gpu_vm: object | None = None
 
 
 def _build_tpu_vms(parts: WorkloadParts, plan: Plan, project: str, network: Network, account: NodeServiceAccount,

@@ -31,6 +31,8 @@ SECURITY_GROUP = "aws:ec2/securityGroup:SecurityGroup"
 SECURITY_GROUP_RULE = "aws:ec2/securityGroupRule:SecurityGroupRule"
 INGRESS_RULE = "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule"
 EBS_VOLUME = "aws:ebs/volume:Volume"
+GCE_INSTANCE = "gcp:compute/instance:Instance"  # gce-gpu-vm (components/gcp/gpu_vm.py)
+EC2_INSTANCE = "aws:ec2/instance:Instance"  # ec2-gpu-vm (components/aws/gpu_vm.py)
 WORLD = ("0.0.0.0/0", "::/0")
 
 
@@ -53,6 +55,15 @@ def check_no_public_ips(view: ResourceView, settings: Settings) -> list[str]:
             if truthy(get(spec, "node.networkConfig.enableExternalIps")):
                 return [f"{view.label} asks for external IPs on slice {get(spec, 'nodeId', '?')}; allowed: false. "
                         "Fix: set node.networkConfig.enableExternalIps: false."]
+    if view.type == GCE_INSTANCE:
+        for index, interface in enumerate(items(get(props, "networkInterfaces"))):
+            if items(get(interface, "accessConfigs")) or items(get(interface, "ipv6AccessConfigs")):
+                return [f"{view.label} gives network interface {index} an external IP (accessConfigs is set); "
+                        "allowed: none. Fix: drop accessConfigs; reach the VM through IAP (gcloud compute ssh "
+                        "--tunnel-through-iap) and let Cloud NAT carry its egress."]
+    if view.type == EC2_INSTANCE and truthy(get(props, "associatePublicIpAddress")):
+        return [f"{view.label} associates a public IP (associatePublicIpAddress is true); allowed: none. Fix: set "
+                "associatePublicIpAddress: false, launch into a private subnet and use SSM Session Manager."]
     if view.type == LAUNCH_TEMPLATE:
         for interface in items(get(props, "networkInterfaces")):
             if truthy(get(interface, "associatePublicIpAddress")):
@@ -171,7 +182,7 @@ IMDS_OPTIONS = {
 
 
 def check_imdsv2(view: ResourceView, settings: Settings) -> list[str]:
-    if view.type != LAUNCH_TEMPLATE:
+    if view.type not in (LAUNCH_TEMPLATE, EC2_INSTANCE):
         return []
     tokens = get(view.props, "metadataOptions.httpTokens", "optional (unset)")
     if tokens != "required":
@@ -186,7 +197,7 @@ def check_imdsv2(view: ResourceView, settings: Settings) -> list[str]:
 
 
 def imdsv2_policy(enforcement_level: EnforcementLevel | None = None) -> ResourceValidationPolicy:
-    return resource_policy("imdsv2-required", "EC2 launch templates require IMDSv2.", check_imdsv2, IMDS_OPTIONS,
+    return resource_policy("imdsv2-required", "EC2 launch templates and instances require IMDSv2.", check_imdsv2, IMDS_OPTIONS,
                            enforcement_level)
 
 
@@ -278,6 +289,16 @@ def check_encryption(view: ResourceView, settings: Settings) -> list[str]:
         if plain_disks:
             return [f"{view.label} has unencrypted EBS volumes ({', '.join(plain_disks)}: encrypted is not true); "
                     "allowed: encrypted only. Fix: set ebs.encrypted: \"true\" on every block device mapping."]
+    if view.type == EC2_INSTANCE:
+        plain = [name for name, volume in [("rootBlockDevice", get(props, "rootBlockDevice"))]
+                 + [(f"ebsBlockDevices[{index}]", device)
+                    for index, device in enumerate(items(get(props, "ebsBlockDevices")))]
+                 if volume and not truthy(get(volume, "encrypted"))]
+        if not get(props, "rootBlockDevice"):
+            plain.insert(0, "rootBlockDevice (unset, so the AMI's default)")
+        if plain:
+            return [f"{view.label} has unencrypted EBS volumes ({', '.join(plain)}); allowed: encrypted only. Fix: "
+                    "set rootBlockDevice.encrypted: true (and encrypted on every ebsBlockDevices entry)."]
     if view.type == EBS_VOLUME and not truthy(get(props, "encrypted")):
         return [f"{view.label} is unencrypted; allowed: encrypted. Fix: set encrypted: true."]
     if view.type == S3_ENCRYPTION:

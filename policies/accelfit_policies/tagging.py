@@ -33,6 +33,7 @@ AWS_TAGGED = frozenset({
     "aws:eks/podIdentityAssociation:PodIdentityAssociation", "aws:eks/accessEntry:AccessEntry",
     "aws:s3/bucket:Bucket", "aws:fsx/lustreFileSystem:LustreFileSystem",
     "aws:fsx/dataRepositoryAssociation:DataRepositoryAssociation", "aws:iam/role:Role", "aws:kms/key:Key",
+    "aws:iam/instanceProfile:InstanceProfile",
 })
 
 OWNERSHIP_KEYS = ["team", "cost-center", "environment", "workload"]

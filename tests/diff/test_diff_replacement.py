@@ -30,6 +30,11 @@ POOL = "gcp:container/nodePool:NodePool"
     ("gcp:compute/routerNat:RouterNat", "name", True),
     ("gcp:compute/routerNat:RouterNat", "logConfig.filter", False),
     ("aws:eks/cluster:Cluster", "accessConfig.authenticationMode", False),  # EKS moves it forward in place
+    ("gcp:compute/instance:Instance", "bootDisk.initializeParams.image", True),  # a GPU VM's image: a new VM
+    ("gcp:compute/instance:Instance", "machineType", False),  # stopped and started, not replaced
+    ("gcp:compute/instance:Instance", "metadata.startup-script", False),
+    ("aws:ec2/instance:Instance", "subnetId", True),
+    ("aws:ec2/instance:Instance", "userData", False),
     ("kubernetes:helm.sh/v3:Release", "version", False),  # a type with no rows
 ])
 def test_replacement_reason(type_token, path, replaces):

@@ -93,3 +93,37 @@ def test_encryption_passes_and_fails():
     assert "/dev/xvda" in message
     no_secrets = edit(aws("llm-pretrain-cluster-eks"), lambda p: p.pop("encryptionConfig"))
     assert violations(security.encryption_policy(), resource_args(no_secrets))
+
+
+def _gpu_vm(stack: str, name: str):
+    from policy_resources import golden_named
+
+    return golden_named(stack, name)
+
+
+def test_gpu_vms_as_built_pass_public_ip_imds_and_encryption_rules():
+    gce = _gpu_vm("example-gcp-lora-vm", "lora-ft-gpu-vm")
+    ec2 = _gpu_vm("example-aws-lora-vm", "lora-ft-gpu-vm")
+    for policy in (security.no_public_ips_policy(), security.imdsv2_policy(), security.encryption_policy()):
+        assert violations(policy, resource_args(gce)) == []
+        assert violations(policy, resource_args(ec2)) == []
+
+
+def test_gce_vm_with_an_external_ip_fails():
+    vm = edit(_gpu_vm("example-gcp-lora-vm", "lora-ft-gpu-vm"),
+              lambda p: p["networkInterfaces"][0].update(accessConfigs=[{"networkTier": "PREMIUM"}]))
+    [message] = violations(security.no_public_ips_policy(), resource_args(vm))
+    assert "lora-ft-gpu-vm" in message and "accessConfigs" in message and "IAP" in message
+
+
+def test_ec2_vm_with_a_public_ip_imdsv1_or_plain_root_volume_fails():
+    base = _gpu_vm("example-aws-lora-vm", "lora-ft-gpu-vm")
+    public = edit(base, lambda p: p.update(associatePublicIpAddress=True))
+    imdsv1 = edit(base, lambda p: p["metadataOptions"].update(httpTokens="optional"))
+    plain = edit(base, lambda p: p["rootBlockDevice"].update(encrypted=False))
+    [public_message] = violations(security.no_public_ips_policy(), resource_args(public))
+    [imds_message] = violations(security.imdsv2_policy(), resource_args(imdsv1))
+    [plain_message] = violations(security.encryption_policy(), resource_args(plain))
+    assert "associatePublicIpAddress" in public_message and "Session Manager" in public_message
+    assert "httpTokens is optional" in imds_message
+    assert "rootBlockDevice" in plain_message

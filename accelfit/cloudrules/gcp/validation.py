@@ -21,7 +21,7 @@ from accelfit.cloudrules.gcp.retention import retention_problem
 from accelfit.cloudrules.gcp.rules import gcp_rules
 
 FILE = "plan"
-GCP_PLATFORMS = ("gke-gpu", "gke-tpu", "tpu-vm")
+GCP_PLATFORMS = ("gke-gpu", "gke-tpu", "tpu-vm", "gce-gpu-vm")
 
 # GKE GPU sharing limits. https://cloud.google.com/kubernetes-engine/docs/concepts/timesharing-gpus
 # and https://cloud.google.com/kubernetes-engine/docs/how-to/nvidia-mps-gpus
@@ -36,7 +36,8 @@ def region_of(zone: str) -> str:
 def plan_problems(plan: Plan, catalog: Catalog) -> list[Problem]:
     problems: list[Problem] = []
     if _value(plan.cloud) != "gcp" or _value(plan.platform) not in GCP_PLATFORMS:
-        problems.append(problem(FILE, "platform", "the GCP components build only gke-gpu, gke-tpu and tpu-vm plans",
+        problems.append(problem(FILE, "platform",
+                                "the GCP components build only gke-gpu, gke-tpu, tpu-vm and gce-gpu-vm plans",
                                 "build this plan with the components of its cloud", _value(plan.platform)))
         return problems
     problems += _zone_problems("zones", plan.zones, plan.region)
@@ -45,9 +46,26 @@ def plan_problems(plan: Plan, catalog: Catalog) -> list[Problem]:
     problems += _storage_problems(plan)
     if _value(plan.platform) == "tpu-vm":
         problems += _tpu_vm_problems(plan, catalog)
+    elif _value(plan.platform) == "gce-gpu-vm":
+        problems += _gpu_vm_problems(plan, catalog)
     else:
         problems += _cluster_problems(plan, catalog)
     return problems
+
+
+def _gpu_vm_problems(plan: Plan, catalog: Catalog) -> list[Problem]:
+    """A GPU VM plan: its VM, in a zone of the plan's region that offers the machine type (gpu_availability.yaml)."""
+    vm = plan.gpu_vm
+    if vm is None:
+        return [problem(FILE, "gpu_vm", "a gce-gpu-vm plan needs its VM", "plan the spec again")]
+    found = list(_zone_problems("gpu_vm.zone", (vm.zone,), plan.region))
+    from accelfit.catalog.models import Cloud
+
+    offered = catalog.offered_zones(Cloud.gcp, vm.machine_type, plan.region)
+    if offered and vm.zone not in offered:
+        found.append(problem(FILE, "gpu_vm.zone", f"{vm.machine_type} is not offered in {vm.zone}",
+                             f"use one of {', '.join(sorted(offered))}", vm.zone))
+    return found
 
 
 def _layout(plan: Plan):

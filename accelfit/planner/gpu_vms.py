@@ -1,0 +1,128 @@
+"""GPU VMs without a cluster (design.md section 4: `gce-gpu-vm`, `ec2-gpu-vm`): which jobs may run on one, what
+the VM is (image, boot disk, spot, autostop) and what it costs as planned: the run, then the idle tail until
+autostop fires, the boot disk, and no cluster fee or system pool. Pure; the data is gpu_vms.yaml."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+import yaml
+
+from accelfit.catalog.models import Catalog
+from accelfit.planner.model import GpuVmPlan
+from accelfit.planner.options import Offer
+from accelfit.pricing.figures import COMMITMENT_TERM_HOURS, Part, RunWindow, vm_part
+from accelfit.pricing.node_disks import EKS_ROOT_VOLUME_SERVICE, disk_hourly_usd, gke_boot_disk_type
+from accelfit.reports.durations import duration
+from accelfit.spec import Orchestration, WorkloadSpec
+
+DATA = Path(__file__).parent / "data" / "gpu_vms.yaml"
+VM_PLATFORMS = {"gcp": "gce-gpu-vm", "aws": "ec2-gpu-vm"}
+CLUSTER_PLATFORMS = {"gcp": "gke-gpu", "aws": "eks-gpu"}
+SINGLE_NODE = "single-node"  # the rejection rule for a job one VM cannot hold or finish in time
+
+
+@lru_cache(maxsize=1)
+def gpu_vm_data() -> dict:
+    return yaml.safe_load(DATA.read_text(encoding="utf-8"))
+
+
+def gpu_platforms(spec: WorkloadSpec, cloud: str) -> tuple[str, ...]:
+    """The platforms a cloud GPU may be offered on under placement.orchestration."""
+    orchestration = spec.placement.orchestration
+    out = []
+    if orchestration in (Orchestration.kubernetes, Orchestration.any):
+        out.append(CLUSTER_PLATFORMS[cloud])
+    if orchestration in (Orchestration.vms, Orchestration.any):
+        out.append(VM_PLATFORMS[cloud])
+    return tuple(out)
+
+
+def vm_rejection(spec: WorkloadSpec) -> tuple[str, str] | None:
+    """(rule, reason) when the workload cannot run on one GPU VM whatever its size."""
+    if spec.inference is not None:
+        return ("vm-serving", "GPU VMs run training and fine-tuning jobs that end; serving needs the model server, "
+                              "autoscaler and route accelfit builds on Kubernetes: set placement.orchestration: "
+                              "kubernetes (or any)")
+    return None
+
+
+def single_node_reason(machine: str, reason: str) -> str:
+    return (f"one {machine} VM is not enough ({reason}); a GPU VM runs a single-node job, so a job that needs "
+            "several nodes stays on Kubernetes: set placement.orchestration: kubernetes (or any)")
+
+
+def idle_tail_hours(spec: WorkloadSpec) -> float:
+    """How long the VM bills after the job ends, before the idle check stops it."""
+    return spec.placement.autostop_idle_minutes / 60.0
+
+
+def boot_disk(catalog: Catalog, offer: Offer) -> tuple[str, str, float]:
+    """(disk type the component sets, priced service, hourly USD) of the VM's boot disk."""
+    size = gpu_vm_data()["boot_disk_gb"]
+    if offer.cloud == "aws":
+        kind, service = gpu_vm_data()["aws"]["root_volume_type"], EKS_ROOT_VOLUME_SERVICE
+    else:
+        kind = service = gke_boot_disk_type(offer.instance.family if offer.instance else "")
+    found = catalog.service_price(offer.cloud, service, offer.region)
+    return kind, service, disk_hourly_usd(size, found.usd if found else 0.0)
+
+
+def vm_parts(spec: WorkloadSpec, catalog: Catalog, offer: Offer, run: RunWindow | None) -> tuple[Part, ...]:
+    """The VM and its boot disk (accelfit.pricing.resources prices the built instance the same way)."""
+    _, _, disk_hourly = boot_disk(catalog, offer)
+    tail = idle_tail_hours(spec)
+    action = spec.placement.autostop_action.value
+    ran = (f"the {duration(run.compute_hours)} run, {run.start_hours:g} h of boot and {tail * 60:g} min idle "
+           f"until autostop {action}s it" if run else "all month")
+    term = COMMITMENT_TERM_HOURS.get(offer.pricing)
+    kind = boot_disk_type_only(offer)[0]
+    kept = "kept while the VM is stopped" if action == "stop" else "deleted with it"
+    note = (f"1 × {offer.machine} ({offer.pricing}) for {ran}, with its {gpu_vm_data()['boot_disk_gb']} GB {kind} "
+            f"boot disk ({kept})" + (f"; {offer.pricing} bills the whole term" if term else ""))
+    return (vm_part("compute", offer.unit_hourly_usd, disk_hourly, action, run, tail, term, note),)
+
+
+def gpu_vm_plan(spec: WorkloadSpec, offer: Offer) -> GpuVmPlan:
+    data = gpu_vm_data()
+    kind, _, _ = boot_disk_type_only(offer)
+    if offer.cloud == "aws":
+        image = f"resolve:ssm:{data['aws']['ssm_parameter']}"
+        source = data["aws"]["image_source"]
+    else:
+        image = f"projects/{data['gcp']['image_project']}/global/images/family/{data['gcp']['image_family']}"
+        source = data["gcp"]["image_source"]
+    return GpuVmPlan(machine_type=offer.machine, accelerator=offer.accelerator.name,
+                     gpus=offer.devices_per_unit, zone=offer.zones[0], spot=offer.pricing == "spot",
+                     boot_disk_gb=data["boot_disk_gb"], boot_disk_type=kind, image=image,
+                     image_source=" ".join(str(source).split()) + f" (as of {data['as_of']})",
+                     autostop_idle_minutes=spec.placement.autostop_idle_minutes,
+                     autostop_action=spec.placement.autostop_action.value,
+                     command=spec.training.command if spec.training is not None else None)
+
+
+def boot_disk_type_only(offer: Offer) -> tuple[str, str, float]:
+    if offer.cloud == "aws":
+        return gpu_vm_data()["aws"]["root_volume_type"], EKS_ROOT_VOLUME_SERVICE, 0.0
+    kind = gke_boot_disk_type(offer.instance.family if offer.instance else "")
+    return kind, kind, 0.0
+
+
+def vm_reasons(spec: WorkloadSpec, offer: Offer) -> tuple[str, ...]:
+    """What the plan says about a GPU VM: autostop, access, spot."""
+    minutes = spec.placement.autostop_idle_minutes
+    action = spec.placement.autostop_action.value
+    access = ("IAP TCP forwarding (`gcloud compute ssh --tunnel-through-iap`)" if offer.cloud == "gcp"
+              else "SSM Session Manager (`aws ssm start-session`)")
+    out = [f"One VM, no cluster: no control-plane fee and no system pool. Autostop: an on-host check of nvidia-smi "
+           f"every minute {action}s the VM after {minutes} min with idle GPUs; the plan prices that idle tail. "
+           f"No public IP: reach it through {access}."]
+    if offer.pricing == "spot":
+        out.append("Spot: the cloud may reclaim the VM at any time; it "
+                   + ("stops (keeping its disk)" if action == "stop" else "is deleted")
+                   + ", so the command must resume from its last checkpoint in the bucket.")
+    if spec.training is not None and spec.training.command is None:
+        out.append("No training.command: the VM boots idle (ready for you to log in) and autostop stops it after "
+                   f"{minutes} min.")
+    return tuple(out)
