@@ -116,9 +116,16 @@ def _whole(resource: Resource, action: str, component: str) -> ResourceDiff:
                         after_usd=resource.monthly_usd if added else 0.0, protect=resource.protect)
 
 
+def _ignored(path: str, ignore_changes: tuple[str, ...]) -> bool:
+    """Under an ignoreChanges path: the engine keeps the state's value, so the input neither updates nor replaces
+    the resource (https://www.pulumi.com/docs/iac/concepts/options/ignorechanges/)."""
+    return any(path == ignored or path.startswith((f"{ignored}.", f"{ignored}[")) for ignored in ignore_changes)
+
+
 def _changed(old: Resource, new: Resource, component: str) -> ResourceDiff | None:
     changes = tuple(InputChange(path=path, old=before, new=after, replaces_because=replacement_reason(new.type, path))
-                    for path, before, after in changed_paths(old.inputs, new.inputs))
+                    for path, before, after in changed_paths(old.inputs, new.inputs)
+                    if not _ignored(path, new.ignore_changes))
     cost_moved = round(new.monthly_usd - old.monthly_usd, 2) != 0
     if not changes and not cost_moved and old.protect == new.protect:
         return None

@@ -37,6 +37,7 @@ class Resource:
     protect: bool
     monthly_usd: float
     workload: str | None = None  # a fleet's: the workload it belongs to (`<cluster>-shared` for shared items)
+    ignore_changes: tuple[str, ...] = ()  # input paths the engine keeps from the state on an update
 
 
 @dataclass(frozen=True)
@@ -220,7 +221,9 @@ def _resource(reader: _Reader, item: Any, index: int) -> Resource | None:
         inputs=reader.get(item, "inputs", path, (Mapping,), default={}),
         protect=reader.get(item, "protect", path, (bool,), required=False, default=False),
         monthly_usd=float(reader.get(item, "monthly_usd", path, (int, float), default=0.0)),
-        workload=reader.get(item, "workload", path, (str,), required=False))
+        workload=reader.get(item, "workload", path, (str,), required=False),
+        ignore_changes=tuple(str(entry) for entry in reader.get(item, "ignore_changes", path, (list,),
+                                                                required=False, default=[]) or ()))
 
 
 def _violation(reader: _Reader, item: Any, index: int) -> Violation | None:

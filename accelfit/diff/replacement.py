@@ -112,6 +112,15 @@ REPLACEMENT_RULES: Mapping[str, tuple[ReplacementRule, ...]] = {
         ("tier", "a Filestore instance's tier is fixed at creation; a new instance means copying the data"),
         ("location", "a Filestore instance cannot move"),
         ("networks", "a Filestore instance's network is fixed at creation"),
+        ("name", "the Filestore instance's name is its identity; a new instance means copying the data"),
+    ),
+    # Names are identities in the Compute API: a new name is a new resource (Terraform google provider: name
+    # "Changing this forces a new resource to be created" on each of these).
+    "gcp:compute/firewall:Firewall": _rules(("name", "the firewall rule's name is its identity"),),
+    "gcp:compute/router:Router": _rules(("name", "the Cloud Router's name is its identity"),),
+    "gcp:compute/routerNat:RouterNat": _rules(
+        ("name", "the Cloud NAT's name is its identity"),
+        ("router", "a Cloud NAT cannot move to another router"),
     ),
     "aws:eks/nodeGroup:NodeGroup": _rules(
         ("instanceTypes", "EKS cannot change a managed node group's instance types; it is replaced"),
@@ -128,6 +137,9 @@ REPLACEMENT_RULES: Mapping[str, tuple[ReplacementRule, ...]] = {
         ("name", "the cluster's name is its identity"),
         ("roleArn", "an EKS cluster's IAM role is fixed at creation"),
         ("kubernetesNetworkConfig", "service IP ranges are fixed when the cluster is created"),
+        ("accessConfig.bootstrapClusterCreatorAdminPermissions",
+         "the creator's bootstrap admin entry is chosen at creation; the provider replaces the cluster when the flag "
+         "changes (pulumi/pulumi-aws issue 3997)"),
     ),
     "aws:s3/bucket:Bucket": _rules(
         ("bucket", "bucket names are global identities"),

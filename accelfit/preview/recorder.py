@@ -37,6 +37,10 @@ class RecordedResource:
         "doc": "URNs the engine waits for: depends_on and every resource whose outputs flow into an input."})
     input_dependencies: dict[str, tuple[str, ...]] = field(default_factory=dict, metadata={
         "doc": "Input name -> URNs whose outputs flow into it (the SDK's property dependencies)."})
+    aliases: tuple[str, ...] = field(default=(), metadata={"doc": "URNs the resource had before (its aliases)."})
+    ignore_changes: tuple[str, ...] = field(
+        default=(), metadata={"doc": "Input paths the engine keeps from the state on an update (ignoreChanges)."})
+    delete_before_replace: bool = False
 
     @property
     def provider_urn(self) -> str | None:
@@ -175,8 +179,25 @@ class _RecordingMonitor(MockMonitor):
                 inputs=inputs, protect=bool(request.protect), provider=request.provider,
                 dependencies=tuple(engine_urn(dependency) for dependency in request.dependencies),
                 input_dependencies={key: tuple(engine_urn(urn) for urn in deps.urns)
-                                    for key, deps in request.propertyDependencies.items() if deps.urns}))
+                                    for key, deps in request.propertyDependencies.items() if deps.urns},
+                aliases=self._alias_urns(request), ignore_changes=tuple(request.ignoreChanges),
+                delete_before_replace=bool(request.deleteBeforeReplace)))
         return response
+
+    def _alias_urns(self, request) -> tuple[str, ...]:
+        """Each alias as the URN it names: a spec's missing name, type or parent are the resource's own (the
+        engine's rule; pulumi/runtime/resource.py create_alias_spec)."""
+        urns = [engine_urn(urn) for urn in request.aliasURNs]
+        for alias in request.aliases:
+            if alias.WhichOneof("alias") == "urn":
+                urns.append(engine_urn(alias.urn))
+                continue
+            spec = alias.spec
+            which = spec.WhichOneof("parent")
+            parent = "" if which == "noParent" and spec.noParent else (
+                spec.parentUrn if which == "parentUrn" else request.parent)
+            urns.append(engine_urn(self.make_urn(parent, spec.type or request.type, spec.name or request.name)))
+        return tuple(urns)
 
 
 @contextlib.contextmanager

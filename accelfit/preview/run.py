@@ -187,6 +187,9 @@ def _resource_rows(recorded: list[Any], by_urn: dict[str, Any], owners: dict[str
                "run_usd": cost.run_usd if cost else None, "cost_basis": cost.basis if cost else None}
         if owners is not None:
             row["workload"] = owners.get(r.urn) or None
+        if r.ignore_changes:
+            # Inputs the engine keeps from the state on an update: `accelfit diff` must not call them changes.
+            row["ignore_changes"] = list(r.ignore_changes)
         rows.append(row)
     return sorted(rows, key=lambda item: item["urn"])
 

@@ -28,6 +28,20 @@ _COMPONENT = "EksCluster"
 LOG_TYPES = ("api", "audit", "authenticator", "controllerManager", "scheduler")
 # https://docs.aws.amazon.com/eks/latest/userguide/access-policies.html
 ADMIN_ACCESS_POLICY = "AmazonEKSClusterAdminPolicy"
+BOOTSTRAP_FLAG_PATH = "accessConfig.bootstrapClusterCreatorAdminPermissions"
+
+
+def bootstrap_creator_admin(access: ClusterAccess) -> bool:
+    """Whether EKS itself makes an admin access entry for the principal that creates the cluster.
+
+    Off when the stack names its admins: the deploy role that runs `pulumi up` is one of them, and EKS answers
+    the second entry for it with 409 ResourceInUseException (terraform-aws-modules/terraform-aws-eks issues 3293
+    and 2968; https://docs.aws.amazon.com/eks/latest/userguide/creating-access-entries.html). terraform-aws-eks
+    (main.tf, v20 and later) hard-codes the flag to false and grants the creator through an access entry of its
+    own (`enable_cluster_creator_admin_permissions`); here the listed principals are those entries. With no
+    principal listed, EKS's own entry is the only way the creator can apply the Kubernetes layer, so it stays on
+    (nothing else creates an entry then)."""
+    return not access.admin_principal_arns
 
 
 @dataclass(frozen=True)
@@ -84,8 +98,9 @@ class EksCluster(pulumi.ComponentResource):
                 subnet_ids=list(args.subnet_ids), endpoint_private_access=True,
                 endpoint_public_access=public,
                 public_access_cidrs=list(args.access.public_access_cidrs) if public else None),
-            access_config=aws.eks.ClusterAccessConfigArgs(authentication_mode="API",
-                                                          bootstrap_cluster_creator_admin_permissions=True),
+            access_config=aws.eks.ClusterAccessConfigArgs(
+                authentication_mode="API",
+                bootstrap_cluster_creator_admin_permissions=bootstrap_creator_admin(args.access)),
             enabled_cluster_log_types=list(LOG_TYPES),
             encryption_config=aws.eks.ClusterEncryptionConfigArgs(
                 resources=["secrets"], provider=aws.eks.ClusterEncryptionConfigProviderArgs(key_arn=key.arn)),
@@ -96,7 +111,11 @@ class EksCluster(pulumi.ComponentResource):
             upgrade_policy=aws.eks.ClusterUpgradePolicyArgs(support_type="STANDARD"),
             deletion_protection=args.deletion_protection,
             region=args.region, tags=tags,
-            opts=pulumi.ResourceOptions(parent=self, depends_on=[key_use]))
+            # The bootstrap flag only acts at creation and changing it replaces the cluster (pulumi/pulumi-aws
+            # issue 3997, hashicorp/terraform-provider-aws issue 35824): a cluster an earlier release created
+            # with it on keeps it (see CHANGELOG.md 0.2.0 for the access entry such a stack may already have).
+            opts=pulumi.ResourceOptions(parent=self, depends_on=[key_use],
+                                        ignore_changes=[BOOTSTRAP_FLAG_PATH]))
 
         # The control-plane interfaces carry the cluster security group, which admits only its members; runners
         # inside the VPC (private mode) need 443 to it

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import pulumi
 import pulumi_kubernetes as k8s
 
+from accelfit.errors import InputError, problem
 from accelfit.planner.model import Plan
 from accelfit.planner.software import baremetal_gpu_driver
 from accelfit.spec.inventory import Inventory
@@ -40,14 +41,21 @@ class BaremetalCluster(pulumi.ComponentResource):
     def __init__(self, name: str, args: BaremetalClusterArgs, opts: pulumi.ResourceOptions | None = None):
         plan = args.plan
         inventory = check_plan(plan, args.inventory, args.inventory_source)
-        super().__init__("accelfit:baremetal:BaremetalCluster", name, None, opts)
-        child = pulumi.ResourceOptions(parent=self)
         [pool] = [pool for pool in plan.node_pools if pool.role == "gpu"]
         taints = tuple((taint.key, taint.value, taint.effect) for taint in pool.taints)
         chosen = set(plan.baremetal_hosts)
         servers = tuple(server for server in inventory.servers if server.name in chosen)
         gpu_taint = next((taint for taint in taints if taint[0] == "nvidia.com/gpu"),
                          ("nvidia.com/gpu", "present", "NoSchedule"))
+        # The join registers the node with this one taint and nothing patches taints later (membership.py), so a
+        # plan that asked for others would lose them silently: refuse it.
+        if set(taints) - {gpu_taint}:
+            raise InputError([problem(args.inventory_source, "node_pools.taints",
+                                      "bare-metal nodes are registered with the GPU taint only",
+                                      "leave the pool's taints to the planner (nvidia.com/gpu)",
+                                      [list(taint) for taint in taints])])
+        super().__init__("accelfit:baremetal:BaremetalCluster", name, None, opts)
+        child = pulumi.ResourceOptions(parent=self)
 
         self.kubeconfig = args.access.kubeconfig
         self.provider = k8s.Provider(child_name(name, "provider"), kubeconfig=args.access.kubeconfig,
@@ -61,7 +69,7 @@ class BaremetalCluster(pulumi.ComponentResource):
             ssh_private_key=args.access.ssh_private_key, join_token=args.access.join_token,
             join_after=(token,)), opts=child)
         self.membership = NodeMembership(child_name(name, "nodes"), NodeMembershipArgs(
-            servers=servers, site=inventory.site, pool=pool.name, pool_labels=dict(pool.labels), taints=taints,
+            servers=servers, site=inventory.site, pool=pool.name, pool_labels=dict(pool.labels),
             provider=self.provider, joined=self.hosts.joined), opts=child)
         self.register_outputs({"site": inventory.site, "hosts": [server.name for server in servers],
                                "driver_version": pool.driver_version})

@@ -1,5 +1,12 @@
-"""NodeMembership: each joined server's node labelled (GPU model and count, rack, site, pool) and tainted
-through the Kubernetes API, with server-side apply patches that own only these fields."""
+"""NodeMembership: each joined server's node labelled (GPU model and count, rack, site, pool) through the
+Kubernetes API, with server-side apply patches that own only these labels.
+
+The patch sets no taints. `spec.taints` is an atomic list: right after the join the node-lifecycle controller has
+added `node.kubernetes.io/not-ready` to it, so a patch that also owns the list conflicts (409) and its labels,
+which the Kueue flavor selects, are never set. The GPU taint is registered by the join itself (kubeadm
+JoinConfiguration `nodeRegistration.taints`, templates/join.sh.tmpl; "the taints the Node API object should be
+registered with": https://kubernetes.io/docs/reference/config-api/kubeadm-config.v1beta4/#kubeadm-k8s-io-v1beta4-NodeRegistrationOptions),
+so no pod lands on the node untainted."""
 
 from __future__ import annotations
 
@@ -19,7 +26,6 @@ class NodeMembershipArgs:
     site: str
     pool: str
     pool_labels: Mapping[str, str] = field(metadata={"doc": "The plan's labels for the pool's nodes."})
-    taints: tuple[tuple[str, str, str], ...] = field(metadata={"doc": "(key, value, effect) from the plan."})
     provider: k8s.Provider
     joined: Mapping[str, pulumi.Resource] = field(
         default_factory=dict, metadata={"doc": "Server name -> what makes its node exist (the join command)."})
@@ -46,14 +52,12 @@ def node_labels(server: Server, site: str, pool: str, pool_labels: Mapping[str, 
 class NodeMembership(pulumi.ComponentResource):
     def __init__(self, name: str, args: NodeMembershipArgs, opts: pulumi.ResourceOptions | None = None):
         super().__init__("accelfit:baremetal:NodeMembership", name, None, opts)
-        taints = [k8s.core.v1.TaintPatchArgs(key=key, value=value, effect=effect) for key, value, effect in args.taints]
         for server in args.servers:
             joined = args.joined.get(server.name)
             k8s.core.v1.NodePatch(
                 child_name(name, server.name),
                 metadata=k8s.meta.v1.ObjectMetaPatchArgs(
                     name=server.name, labels=node_labels(server, args.site, args.pool, args.pool_labels)),
-                spec=k8s.core.v1.NodeSpecPatchArgs(taints=taints),
                 opts=pulumi.ResourceOptions(parent=self, provider=args.provider,
                                             depends_on=[joined] if joined is not None else []))
         self.register_outputs({"nodes": [server.name for server in args.servers]})

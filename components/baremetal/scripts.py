@@ -71,7 +71,8 @@ def host_scripts(server: Server, driver_version: str, toolkit_version: str, join
     return {
         "preflight": render("preflight", {**node, "gpu_count": server.gpu_count, "gpu_model": server.gpu_model,
                                           "min_free_gib": MIN_FREE_GIB, "supported_os": supported_os(),
-                                          "fabric": fabric(server)}),
+                                          "fabric": fabric(server),
+                                          "preflight_packages": words(packages["preflight"])}),
         "repositories": render("repositories", {
             **node, "supported_os": supported_os(), "prerequisites": words(packages["prerequisites"]),
             **_repository_values("cuda", "cuda"), **_repository_values("toolkit", "container_toolkit")}),

@@ -9,7 +9,7 @@ from pulumi_gcp import filestore
 
 from accelfit.errors import InputError, problem
 from accelfit.planner.filestore_capacity import capacity_fix, capacity_problem
-from accelfit.cloudrules.gcp.names import fitted_name
+from accelfit.cloudrules.gcp.names import KEEP_EXISTING_NAME, fitted_name
 
 # Tiers that are regional take a region as their location; the others a zone.
 # https://cloud.google.com/filestore/docs/service-tiers
@@ -47,6 +47,7 @@ class SharedFilestore(pulumi.ComponentResource):
             networks=[filestore.InstanceNetworkArgs(network=args.network, modes=["MODE_IPV4"],
                                                     connect_mode="DIRECT_PEERING")],
             deletion_protection_enabled=args.protect, labels=args.labels,
-            opts=pulumi.ResourceOptions(parent=self, protect=args.protect))
+            # A name an earlier release's auto-naming gave stays (names.KEEP_EXISTING_NAME).
+            opts=pulumi.ResourceOptions(parent=self, protect=args.protect, ignore_changes=list(KEEP_EXISTING_NAME)))
 
         self.register_outputs({"instance_name": self.instance.name, "share": args.share_name})

@@ -13,7 +13,7 @@ from pulumi_gcp import compute, container
 
 from accelfit.errors import InputError, problem
 from components.gcp import pool_parts
-from accelfit.cloudrules.gcp.names import fitted_name
+from accelfit.cloudrules.gcp.names import KEEP_EXISTING_NAME, fitted_name
 from components.kubernetes.access import gke_dns_kubeconfig, gke_kubeconfig
 from components.gcp.network import PODS_RANGE_NAME, SERVICES_RANGE_NAME
 from accelfit.cloudrules.gcp.node_settings import node_labels
@@ -106,7 +106,9 @@ class GkeCluster(pulumi.ComponentResource):
     def __init__(self, name: str, args: GkeClusterArgs, opts: pulumi.ResourceOptions | None = None):
         validate_cluster_args(name, args)
         super().__init__("accelfit:gcp:GkeCluster", name, None, opts)
-        named = pulumi.ResourceOptions(parent=self, delete_before_replace=True)
+        # A name an earlier release's auto-naming gave stays (names.KEEP_EXISTING_NAME).
+        named = pulumi.ResourceOptions(parent=self, delete_before_replace=True,
+                                       ignore_changes=list(KEEP_EXISTING_NAME))
         self.cluster = container.Cluster(
             f"{name}-cluster", name=fitted_name("container_cluster", name), location=args.region,
             project=args.project, network=args.network, subnetwork=args.subnetwork,
@@ -157,15 +159,15 @@ class GkeCluster(pulumi.ComponentResource):
         pool = args.system_pool
         self.system_pool = container.NodePool(
             f"{name}-system", name=fitted_name("container_node_pool", f"{name}-system"),
-            cluster=self.cluster.id, location=args.region, node_locations=list(pool.zones),
-            initial_node_count=pool_parts.initial_per_zone(pool.initial_nodes, pool.zones),
+            cluster=self.cluster.id, location=args.region, **pool_parts.starting(pool.initial_nodes, pool.zones),
             autoscaling=pool_parts.autoscaling(pool.min_nodes, pool.max_nodes, spot=False),
             management=pool_parts.management(), network_config=pool_parts.private_nodes(),
             node_config=container.NodePoolNodeConfigArgs(
                 machine_type=pool.machine_type, disk_size_gb=pool.disk_size_gb,
                 labels=node_labels("system", pool.labels), resource_labels=args.labels,
                 **pool_parts.secure_node_basics(args.service_account)),
-            opts=named)
+            opts=pulumi.ResourceOptions.merge(named, pulumi.ResourceOptions(
+                ignore_changes=pool_parts.POOL_IGNORE_CHANGES)))
 
         # The Kubernetes layer connects through the DNS endpoint when it is on (it works from any network, e.g.
         # CI runners outside the authorized CIDRs), else through the IP endpoint with the cluster CA.

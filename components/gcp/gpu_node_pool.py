@@ -13,7 +13,7 @@ from pulumi_gcp import container
 
 from accelfit.errors import InputError, problem
 from components.gcp import pool_parts
-from accelfit.cloudrules.gcp.names import fitted_name
+from accelfit.cloudrules.gcp.names import KEEP_EXISTING_NAME, fitted_name
 from accelfit.cloudrules.gcp.rules import gcp_rules
 from accelfit.cloudrules.gcp.node_settings import GPU_TAINT, driver_installation, node_labels, with_required_taint
 
@@ -173,8 +173,7 @@ class GpuNodePool(pulumi.ComponentResource):
 
         self.node_pool = container.NodePool(
             f"{name}-pool", name=fitted_name("container_node_pool", name), cluster=args.cluster,
-            location=args.location, node_locations=list(args.zones),
-            initial_node_count=pool_parts.initial_per_zone(args.initial_nodes, args.zones),
+            location=args.location, **pool_parts.starting(args.initial_nodes, args.zones),
             autoscaling=pool_parts.autoscaling(args.min_nodes, args.max_nodes, args.spot or args.flex_start),
             # Multi-node training wants nodes close together (low latency between them).
             # https://cloud.google.com/kubernetes-engine/docs/how-to/compact-placement
@@ -186,7 +185,8 @@ class GpuNodePool(pulumi.ComponentResource):
             # Flex-start nodes are not repaired in place (xpk: --no-enable-autorepair).
             management=pool_parts.management(auto_repair=not args.flex_start),
             network_config=network_config, node_config=node_config,
-            opts=pulumi.ResourceOptions(parent=self, delete_before_replace=True))
+            opts=pulumi.ResourceOptions(parent=self, delete_before_replace=True,
+                                        ignore_changes=[*KEEP_EXISTING_NAME, *pool_parts.POOL_IGNORE_CHANGES]))
 
         self.pool_name = self.node_pool.name
         self.register_outputs({"pool_name": self.node_pool.name})

@@ -12,7 +12,7 @@ import pulumi
 from pulumi_gcp import compute
 
 from accelfit.errors import InputError, problem
-from accelfit.cloudrules.gcp.names import fitted_name
+from accelfit.cloudrules.gcp.names import KEEP_EXISTING_NAME, fitted_name
 from accelfit.cloudrules.gcp.node_settings import gvnic_subnet_cidr, rdma_subnet_cidr
 from accelfit.cloudrules.gcp.rules import GpuDirectLayout
 
@@ -61,8 +61,10 @@ class Network(pulumi.ComponentResource):
     def __init__(self, name: str, args: NetworkArgs, opts: pulumi.ResourceOptions | None = None):
         validate_network_args(name, args)
         super().__init__("accelfit:gcp:Network", name, None, opts)
-        # Explicit names replace in place: delete before create, or the new one would clash with the old.
-        named = pulumi.ResourceOptions(parent=self, delete_before_replace=True)
+        # Explicit names replace in place: delete before create, or the new one would clash with the old. A name
+        # an earlier release's auto-naming gave stays (names.KEEP_EXISTING_NAME).
+        named = pulumi.ResourceOptions(parent=self, delete_before_replace=True,
+                                       ignore_changes=list(KEEP_EXISTING_NAME))
 
         self.network = compute.Network(f"{name}-vpc", name=fitted_name("compute_network", f"{name}-vpc"),
                                        auto_create_subnetworks=False, routing_mode="REGIONAL", opts=named)

@@ -11,7 +11,7 @@ from pulumi_gcp import container
 from accelfit.cloudrules.gcp.node_settings import (
     autoscaling_location_policy,
     gke_taint_effect,
-    per_zone_count,
+    starting_zones,
     reservation_affinity,
 )
 
@@ -37,8 +37,18 @@ def autoscaling(min_nodes: int, max_nodes: int, spot: bool) -> container.NodePoo
                                              location_policy=autoscaling_location_policy(spot))
 
 
-def initial_per_zone(initial_nodes: int, zones: Sequence[str]) -> int:
-    return per_zone_count(initial_nodes, len(zones))
+def starting(initial_nodes: int, zones: Sequence[str]) -> dict:
+    """node_locations and the per-zone initial_node_count that start the plan's total (node_settings.starting_zones).
+    """
+    locations, per_zone = starting_zones(initial_nodes, zones)
+    return {"node_locations": list(locations), "initial_node_count": per_zone}
+
+
+# initialNodeCount forces a new node pool when it changes, and GKE may report another value once the pool has been
+# resized; the provider's own advice is to ignore later changes to it (pulumi_gcp NodePool.initialNodeCount:
+# "you can use a lifecycle block to ignore subsequent changes to this field"). It only matters at creation: an
+# existing pool keeps its nodes and its autoscaling bounds govern from then on.
+POOL_IGNORE_CHANGES = ["initialNodeCount"]
 
 
 def secure_node_basics(service_account: pulumi.Input[str]) -> dict:

@@ -234,7 +234,8 @@ def build_workload_storage(parts: WorkloadParts, plan: Plan, project: str, share
         identity = WorkloadIdentity(f"{name}-workload", WorkloadIdentityArgs(
             project=project, bucket=bucket.bucket_name, namespaces=namespaces,
             kubernetes_service_account=plan.workload,
-            display_name=f"accelfit {name} workload ({plan.environment})"), opts)
+            display_name=f"accelfit {name} workload ({plan.environment})",
+            identity_pool_ready=(parts.cluster.cluster,)), opts)
     return GcpStack(services=shared.services, network=network, service_account=account, bucket=bucket,
                     filestore=filestore, workload_identity=identity, cluster=parts.cluster,
                     gpu_pools=parts.gpu_pools, tpu_pools=parts.tpu_pools, tpu_vms=parts.tpu_vms,

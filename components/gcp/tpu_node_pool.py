@@ -28,7 +28,7 @@ from accelfit.catalog import load_catalog
 from accelfit.errors import InputError, problem
 from components.gcp import pool_parts
 from accelfit.cloudrules.gcp import tpu_rules
-from accelfit.cloudrules.gcp.names import fitted_name
+from accelfit.cloudrules.gcp.names import KEEP_EXISTING_NAME, fitted_name
 from accelfit.cloudrules.gcp.node_settings import TPU_TAINT, node_labels, topology_chips, with_required_taint
 
 SLICE_LABEL = "accelfit.io/tpu-slice"
@@ -159,7 +159,8 @@ class TpuNodePool(pulumi.ComponentResource):
                 strategy="SURGE", max_surge=UPGRADE_MAX_SURGE, max_unavailable=UPGRADE_MAX_UNAVAILABLE),
             network_config=pool_parts.private_nodes(), node_config=node_config,
             # An explicit name (GKE caps node-pool names at 40) replaces by deleting first.
-            opts=pulumi.ResourceOptions(parent=self, delete_before_replace=True))
+            opts=pulumi.ResourceOptions(parent=self, delete_before_replace=True,
+                                        ignore_changes=[*KEEP_EXISTING_NAME, *pool_parts.POOL_IGNORE_CHANGES]))
 
         self.pool_name = self.node_pool.name
         self.register_outputs({"pool_name": self.node_pool.name})

@@ -46,6 +46,11 @@ class WorkloadIdentityArgs:
     namespaces: tuple[str, ...]
     kubernetes_service_account: str
     display_name: str
+    identity_pool_ready: Sequence[pulumi.Resource] = ()
+    """What creates the project's identity pool `PROJECT.svc.id.goog`: a cluster with Workload Identity on. GKE
+    creates the pool with the first such cluster, and until then IAM refuses a binding that names a member of it
+    ("Error 400: Identity Pool does not exist"; terraform-google-modules/terraform-google-kubernetes-engine issue
+    916, googleforgames/global-multiplayer-demo issue 39, whose fix is a dependency on the cluster)."""
 
 
 def validate_workload_identity_args(name: str, args: WorkloadIdentityArgs) -> None:
@@ -78,7 +83,7 @@ class WorkloadIdentity(pulumi.ComponentResource):
             serviceaccount.IAMMember(
                 f"{name}-wi-{namespace}", service_account_id=self.account.name, role=WORKLOAD_IDENTITY_USER,
                 member=workload_identity_member(args.project, namespace, args.kubernetes_service_account),
-                opts=child)
+                opts=pulumi.ResourceOptions(parent=self, depends_on=list(args.identity_pool_ready)))
         self.kubernetes_service_account = args.kubernetes_service_account
         self.namespaces = args.namespaces
         self.register_outputs({"email": self.email, "kubernetes_service_account": args.kubernetes_service_account,

@@ -14,6 +14,12 @@ from accelfit.spec.inventory import Inventory
 from components.kubernetes.queues import NodeCapacity
 
 
+# "Amazon EC2 instances with the EFA driver installed pre-allocate 5128 2MiB Huge Pages, which you can request as
+# resources to consume in your job specifications" (https://docs.aws.amazon.com/eks/latest/userguide/node-efa.html;
+# aws-efa-installer's efa_test.sh checks for the same 5128). In MiB per node.
+EFA_HUGEPAGES_2MI_PER_NODE = 5128 * 2
+
+
 def cloud_capacities(plan: Plan, catalog: Catalog) -> dict[str, NodeCapacity]:
     found: dict[str, NodeCapacity] = {}
     problems = []
@@ -30,7 +36,9 @@ def cloud_capacities(plan: Plan, catalog: Catalog) -> dict[str, NodeCapacity]:
         found[pool.name] = NodeCapacity(accelerators=pool.accelerators_per_node * pool.max_nodes,
                                         cpus=cpus * pool.max_nodes, memory_gib=int(memory_gib * pool.max_nodes),
                                         ephemeral_storage_gib=_scratch_gib(pool) * pool.max_nodes,
-                                        efa=pool.efa_interfaces * pool.max_nodes)
+                                        efa=pool.efa_interfaces * pool.max_nodes,
+                                        hugepages_2mi_mib=(EFA_HUGEPAGES_2MI_PER_NODE * pool.max_nodes
+                                                           if pool.efa_interfaces else 0))
     if problems:
         raise InputError(problems)
     return found

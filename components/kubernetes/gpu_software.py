@@ -1,6 +1,7 @@
 """What NVIDIA software each platform needs in the cluster, and the Helm values that install it. Pure data.
 
-- Bare metal: nothing comes with the hosts but what accelfit installs, so the GPU Operator runs the lot.
+- Bare metal: host preparation installs the pinned driver and toolkit on every host; the GPU Operator runs the
+  rest (device plugin, DCGM exporter, feature discovery) with its driver and toolkit off.
 - EKS (AL2023 NVIDIA AMI): the image ships the driver and the container toolkit and configures containerd for
   them (https://docs.aws.amazon.com/eks/latest/userguide/ml-eks-optimized-ami.html), but not the device plugin:
   the operator runs with driver and toolkit off, device plugin and DCGM exporter on.
@@ -42,11 +43,13 @@ def gpu_software(plan: Plan) -> GpuSoftware | None:
         return None
     platform = plan.platform.value
     if platform == "baremetal-gpu":
-        # Host preparation installs driver and toolkit at the pinned versions before the node joins. The
-        # operator's driver stays on at the same pinned version: it recognises a pre-installed driver and leaves
-        # that node alone, and drives any GPU node that joins without host preparation to the same version.
-        # Its toolkit stays off: containerd on the hosts is already configured by the pinned host toolkit.
-        return GpuSoftware(platform, operator=True, driver=True, driver_version=pools[0].driver_version,
+        # Host preparation installs the pinned R580 driver and the toolkit on every host before it joins (no
+        # node joins without it: the join step runs after them). NVIDIA's install guide: "Set this value to
+        # false when using the Operator on systems with pre-installed drivers" (driver.enabled,
+        # https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/getting-started.html#chart-customization-options),
+        # rather than leaving the driver container to detect the host's driver. Its toolkit stays off too:
+        # containerd on the hosts is already configured by the pinned host toolkit.
+        return GpuSoftware(platform, operator=True, driver=False, driver_version=None,
                            toolkit=False, device_plugin=True, monitoring="prometheus-operator")
     if platform == "eks-gpu":
         return GpuSoftware(platform, operator=True, driver=False, driver_version=None, toolkit=False,
@@ -107,7 +110,14 @@ def gke_dcgm_exporter_values() -> dict[str, Any]:
         "tolerations": [GPU_TOLERATION],
         "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
             {"matchExpressions": [{"key": "cloud.google.com/gke-accelerator", "operator": "Exists"}]}]}}},
-        "securityContext": {"privileged": True, "runAsNonRoot": False, "runAsUser": 0},
+        # Helm merges this map into the chart's default securityContext, which sets allowPrivilegeEscalation:
+        # false (NVIDIA/dcgm-exporter deployment/values.yaml, chart 4.8.2 @691c9276); the API server refuses
+        # privileged: true with it ("cannot set `allowPrivilegeEscalation` to false and `privileged` to true",
+        # kubernetes/kubernetes pkg/apis/core/validation/validation.go ValidateSecurityContext), so it is set to
+        # what a privileged container has anyway. The chart's capabilities (drop ALL, add SYS_ADMIN) are harmless
+        # next to privileged: the runtime grants a privileged container every capability.
+        "securityContext": {"privileged": True, "allowPrivilegeEscalation": True, "runAsNonRoot": False,
+                            "runAsUser": 0},
         "extraHostVolumes": [{"name": "nvidia-install-dir-host", "hostPath": GKE_NVIDIA_HOST_DIR}],
         "extraVolumeMounts": [CHART_METRICS_MOUNT,
                               {"name": "nvidia-install-dir-host", "mountPath": "/usr/local/nvidia", "readOnly": True}],

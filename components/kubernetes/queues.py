@@ -27,6 +27,9 @@ RESOURCE_OF_KIND = {"gpu": "nvidia.com/gpu", "tpu": "google.com/tpu"}
 # (ephemeral-storage, on the NVMe RAID) and, on EKS, for EFA devices, so both are covered.
 EPHEMERAL_STORAGE = "ephemeral-storage"
 EFA_RESOURCE = "vpc.amazonaws.com/efa"
+# EFA jobs also ask for 2 MiB huge pages (AWS's EFA pod example requests hugepages-2Mi: 5120Mi,
+# https://docs.aws.amazon.com/eks/latest/userguide/node-efa.html), so EFA queues cover them too.
+HUGEPAGES_2MI = "hugepages-2Mi"
 TIER_ORDER = ("reservation", "on-demand", "spot")
 # Namespaces carrying this label (value: the ClusterQueue's name) may submit to the ClusterQueue.
 QUEUE_NAMESPACE_LABEL = "accelfit.io/cluster-queue"
@@ -47,6 +50,8 @@ class NodeCapacity:
     memory_gib: int
     ephemeral_storage_gib: int = 0
     efa: int = 0
+    hugepages_2mi_mib: int = 0
+    """2 MiB huge pages the nodes pre-allocate, in MiB (EFA nodes: capacity.EFA_HUGEPAGES_2MI_PER_NODE)."""
 
 
 @dataclass(frozen=True)
@@ -111,9 +116,9 @@ def fallback_order(flavors: list[FlavorPlan], preferred_kind: str) -> list[Flavo
 
 def covered_resources(flavors: list[FlavorPlan]) -> list[str]:
     """cpu, memory and ephemeral-storage (any pod may ask for them), each accelerator resource the flavors offer,
-    and EFA when a flavor has EFA devices."""
+    and EFA with the 2 MiB huge pages EFA jobs request when a flavor has EFA devices."""
     accelerators = sorted({flavor.resource for flavor in flavors})
-    efa = [EFA_RESOURCE] if any(flavor.capacity.efa for flavor in flavors) else []
+    efa = [EFA_RESOURCE, HUGEPAGES_2MI] if any(flavor.capacity.efa for flavor in flavors) else []
     return ["cpu", "memory", EPHEMERAL_STORAGE, *accelerators, *efa]
 
 
@@ -121,7 +126,8 @@ def flavor_quota(flavor: FlavorPlan, resource: str) -> str:
     """The nominal quota of one resource in one flavor; 0 for an accelerator the flavor does not have."""
     capacity = flavor.capacity
     amounts = {"cpu": str(capacity.cpus), "memory": f"{capacity.memory_gib}Gi",
-               EPHEMERAL_STORAGE: f"{capacity.ephemeral_storage_gib}Gi", EFA_RESOURCE: str(capacity.efa)}
+               EPHEMERAL_STORAGE: f"{capacity.ephemeral_storage_gib}Gi", EFA_RESOURCE: str(capacity.efa),
+               HUGEPAGES_2MI: f"{capacity.hugepages_2mi_mib}Mi"}
     if resource in amounts:
         return amounts[resource]
     return str(capacity.accelerators if resource == flavor.resource else 0)

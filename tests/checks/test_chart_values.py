@@ -169,26 +169,11 @@ def test_every_pinned_chart_has_its_defaults_and_object_sites_at_the_pinned_vers
 
 # --- every shipped stack ---
 
-ITEM_2 = "issue #24 item 2: dcgm-exporter's privileged securityContext keeps the chart's allowPrivilegeEscalation: " \
-         "false (fixed on branch cloud-fixes-24)"
-# Once the fix lands these pass (strict xfail fails the suite): empty the list.
-ITEM_2_STACKS = ["example-gcp-fleet", "example-gcp-gke-h100-training", "example-gcp-l4-inference"]
-
-
-def _is_item_2(problem) -> bool:
-    return problem.chart.startswith("dcgm-exporter ") and "`privileged` to true" in problem.problem
-
-
 @pytest.mark.parametrize("stack", STACKS)
 def test_every_stack_release_is_valid_over_its_chart_defaults(stack):
-    problems = [p for p in values_problems(stack_document(stack)["resources"]) if not _is_item_2(p)]
-    assert problems == [], "\n".join(map(str, problems))
-
-
-@pytest.mark.parametrize("stack", [pytest.param(stack, marks=pytest.mark.xfail(strict=True, reason=ITEM_2))
-                                   for stack in ITEM_2_STACKS])
-def test_known_dcgm_exporter_breach_is_fixed(stack):
-    problems = [p for p in values_problems(stack_document(stack)["resources"]) if _is_item_2(p)]
+    # Includes issue #24 item 2 (dcgm-exporter's privileged securityContext over the chart's
+    # allowPrivilegeEscalation: false), fixed in components/kubernetes/gpu_software.py.
+    problems = values_problems(stack_document(stack)["resources"])
     assert problems == [], "\n".join(map(str, problems))
 
 
@@ -209,9 +194,3 @@ def test_every_stack_release_fragment_matches_the_kubernetes_schema(stack):
                 problems += [f"{row['name']}: values.{path}: {text}" for minor in minors
                              for text in definition_problems(definition, value, minor)]
     assert problems == [], "\n".join(problems)
-
-
-def test_the_known_breach_is_listed_exactly():
-    having = sorted(stack for stack in STACKS
-                    if any(_is_item_2(p) for p in values_problems(stack_document(stack)["resources"])))
-    assert having in (sorted(ITEM_2_STACKS), [])

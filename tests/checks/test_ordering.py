@@ -170,33 +170,17 @@ def test_the_preview_document_records_dependencies_and_providers():
 
 # --- every shipped stack ---
 
-# Breaches issue #24 names and another branch fixes: kept out of the every-stack test and expected to fail below
-# (strict: once the fix lands these pass, the suite says so, and the marks go: delete the item's KNOWN_IN entry).
-KNOWN = {
-    "item 1": lambda b: b.rule == "workload-identity-pool",
-    "item 4": lambda b: b.rule == "nodes-before-node-patches" and "spec.taints" in b.problem,
-}
-KNOWN_IN = {"item 1": ["dev", "example-gcp-fleet", "example-gcp-gke-h100-training", "example-gcp-l4-inference",
-                       "prod", "staging"],
-            "item 4": ["example-onprem-h100"]}
-KNOWN_REASON = {"item 1": "issue #24 item 1: Workload Identity bindings are not ordered after the cluster that "
-                          "creates the identity pool (fixed on branch cloud-fixes-24)",
-                "item 4": "issue #24 item 4: the bare-metal NodePatch sets spec.taints right after the join "
-                          "(fixed on branch cloud-fixes-24)"}
+# Breaches issue #24 named (item 1: Workload Identity bindings before the identity pool; item 4: the bare-metal
+# NodePatch owning spec.taints) are fixed, so every stack meets every rule. A breach found later goes here as
+# {name: predicate} with the stacks it is known in (KNOWN_IN), excluded above until it is fixed.
+KNOWN: dict = {}
+KNOWN_IN: dict = {}
 
 
 @pytest.mark.parametrize("stack", STACKS)
 def test_every_stack_meets_the_ordering_rules(stack):
     breaches = [b for b in ordering_breaches(stack_document(stack)["resources"])
                 if not any(known(b) for known in KNOWN.values())]
-    assert breaches == [], "\n".join(map(str, breaches))
-
-
-@pytest.mark.parametrize("item,stack", [
-    pytest.param(item, stack, marks=pytest.mark.xfail(strict=True, reason=KNOWN_REASON[item]))
-    for item, stacks in KNOWN_IN.items() for stack in stacks])
-def test_known_ordering_breach_is_fixed(item, stack):
-    breaches = [b for b in ordering_breaches(stack_document(stack)["resources"]) if KNOWN[item](b)]
     assert breaches == [], "\n".join(map(str, breaches))
 
 

@@ -47,6 +47,20 @@ def test_replacement_forcing_inputs_make_a_replace(make_document, make_resource,
     assert resource.replace_reasons
 
 
+def test_an_input_the_resource_ignores_neither_updates_nor_replaces_it(make_document, make_resource):
+    """ignoreChanges keeps the state's value: a pool's new initial count (which would force a new pool) and an
+    earlier release's auto-name next to today's fitted name are no change at all."""
+    base = make_document([make_resource("pool", inputs={"initialNodeCount": 3, "nodeLocations": ["a", "b", "c"]})])
+    row = make_resource("pool", inputs={"initialNodeCount": 4, "name": "chat-serve-gpu",
+                                        "nodeLocations": ["a", "b"]})
+    row["ignore_changes"] = ["initialNodeCount", "name"]
+    [resource] = _diff(base, make_document([row])).resources
+    assert resource.action == "change"
+    assert [change.path for change in resource.changes] == ["nodeLocations"]
+    del row["ignore_changes"]
+    assert _diff(base, make_document([row])).resources[0].action == "replace"
+
+
 def test_an_input_that_only_forces_replacement_on_another_type_is_an_update(make_document, make_resource):
     # `location` replaces a bucket; a router's field of the same name is not in the table.
     base = make_document([make_resource("r", type="gcp:compute/router:Router", inputs={"location": "a"})])

@@ -25,6 +25,11 @@ POOL = "gcp:container/nodePool:NodePool"
     ("aws:eks/nodeGroup:NodeGroup", "instanceTypes", True),
     ("aws:eks/nodeGroup:NodeGroup", "amiType", True),
     ("aws:eks/nodeGroup:NodeGroup", "scalingConfig.maxSize", False),
+    ("aws:eks/cluster:Cluster", "accessConfig.bootstrapClusterCreatorAdminPermissions", True),
+    ("gcp:filestore/instance:Instance", "name", True),
+    ("gcp:compute/routerNat:RouterNat", "name", True),
+    ("gcp:compute/routerNat:RouterNat", "logConfig.filter", False),
+    ("aws:eks/cluster:Cluster", "accessConfig.authenticationMode", False),  # EKS moves it forward in place
     ("gcp:compute/instance:Instance", "bootDisk.initializeParams.image", True),  # a GPU VM's image: a new VM
     ("gcp:compute/instance:Instance", "machineType", False),  # stopped and started, not replaced
     ("gcp:compute/instance:Instance", "metadata.startup-script", False),

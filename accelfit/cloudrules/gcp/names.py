@@ -15,6 +15,16 @@ import re
 from accelfit.errors import Problem, problem
 from accelfit.cloudrules.gcp.rules import NameKind, gcp_rules
 
+# Earlier releases (before the fitted names above) let Pulumi auto-name these resources ("<logical>-<7 random>"),
+# and a changed `name` replaces a GCP resource: on a stack those releases created, the next `pulumi up` would
+# delete and rebuild the cluster, its pools, network and Filestore (and fail on prod, where the cluster's deletion
+# protection refuses). Aliases do not help, they map URNs, not inputs. `ignore_changes` on the name keeps the
+# name the state holds while every new stack gets the fitted name: "Ignored properties will still be used from
+# the program when there is no previous value in the state, most importantly when creating the resource"
+# (https://www.pulumi.com/docs/iac/concepts/options/ignorechanges/), and an ignored input "cannot trigger
+# replacements" (pulumi/pulumi PR 2657, which added the option). CHANGELOG.md 0.2.0 says so for users.
+KEEP_EXISTING_NAME = ("name",)
+
 # RFC 1035 label: a lowercase letter first, then lowercase letters, digits and hyphens, no hyphen last.
 _RFC1035 = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
 HASH_LENGTH = 6

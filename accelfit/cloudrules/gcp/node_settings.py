@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import ipaddress
-import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 
 ROLE_LABEL = "accelfit.io/role"
 GPU_TAINT = ("nvidia.com/gpu", "present", "NoSchedule")
@@ -68,10 +67,19 @@ def reservation_affinity(reservation: str | None, spot: bool) -> tuple[str, str 
     return "ANY_RESERVATION", None, []
 
 
-def per_zone_count(total: int, zones: int) -> int:
-    """GKE's initial_node_count is per zone; the plan counts nodes per pool. Round up so the pool starts with
-    at least the planned count. https://cloud.google.com/kubernetes-engine/docs/concepts/node-pools"""
-    return math.ceil(total / max(zones, 1))
+def starting_zones(total: int, zones: Sequence[str]) -> tuple[tuple[str, ...], int]:
+    """(node_locations, initial_node_count) that start exactly the plan's `total` nodes.
+
+    GKE's initial_node_count is per zone: "In regional or multi-zonal clusters, this is the number of nodes per
+    zone" (pulumi_gcp NodePool.initialNodeCount; https://cloud.google.com/kubernetes-engine/docs/concepts/node-pools),
+    so rounding the count up per zone starts more nodes than the plan prices (1 system node over 3 zones starts 3;
+    8 L4 nodes over 3 zones start 9, and the add-on pods on them then block scale-down). The pool spans as many of
+    the plan's zones, in order, as divide `total` evenly: 1 node in 1 zone, 8 in 2 zones of 4, 9 in 3 of 3. A pool
+    that starts empty keeps every zone."""
+    if total <= 0 or not zones:
+        return tuple(zones), 0
+    spans = max(count for count in range(1, len(zones) + 1) if total % count == 0)
+    return tuple(zones[:spans]), total // spans
 
 
 def autoscaling_location_policy(spot: bool) -> str:

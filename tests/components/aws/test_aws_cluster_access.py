@@ -74,3 +74,26 @@ def test_unconfigured_access_creates_nothing(catalog):
     plan = h100_training_plan()
     with pytest.raises(InputError):
         record(lambda: aws_components.build(plan, ownership_for(plan), catalog))
+
+
+def test_listed_admins_turn_off_the_creator_bootstrap_entry_so_the_deploy_role_gets_one_entry(catalog):
+    # EKS's bootstrap entry for the creator (the deploy role) plus ours for the same role: 409
+    # ResourceInUseException on CreateAccessEntry (terraform-aws-eks issues 3293, 2968).
+    plan = h100_training_plan()
+    recording = record(lambda: aws_components.build(plan, ownership_for(plan), catalog, ACCESS))
+    (cluster,) = recording.of_type("aws:eks/cluster:Cluster")
+    assert cluster.inputs["accessConfig"] == {"authenticationMode": "API",
+                                              "bootstrapClusterCreatorAdminPermissions": False}
+    # An existing cluster keeps its flag: changing it replaces the cluster.
+    assert "accessConfig.bootstrapClusterCreatorAdminPermissions" in cluster.ignore_changes
+    assert [entry.inputs["principalArn"] for entry in recording.of_type("aws:eks/accessEntry:AccessEntry")] == [
+        "arn:aws:iam::111122223333:role/accelfit-deploy"]
+
+
+def test_without_listed_admins_eks_keeps_the_creator_entry_and_none_is_added(catalog):
+    plan = h100_training_plan()
+    access = ClusterAccess(endpoint_access="public", public_access_cidrs=("203.0.113.0/24",))
+    recording = record(lambda: aws_components.build(plan, ownership_for(plan), catalog, access))
+    (cluster,) = recording.of_type("aws:eks/cluster:Cluster")
+    assert cluster.inputs["accessConfig"]["bootstrapClusterCreatorAdminPermissions"] is True
+    assert recording.of_type("aws:eks/accessEntry:AccessEntry") == []

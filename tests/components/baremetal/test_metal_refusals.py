@@ -78,3 +78,18 @@ def test_site_must_match_the_plan():
     plan = metal_stack.plan_for(inventory).model_copy(update={"region": "other-site"})
     recording, error = metal_stack.record_build(plan, inventory)
     assert recording.resources == [] and error.problems[0].field == "site"
+
+
+def test_a_taint_the_join_would_not_register_is_refused():
+    """Nodes get their taints only from the join (the node patch sets labels alone), so a pool taint beyond the
+    GPU one would be silently lost."""
+    from accelfit.planner.model import Taint
+
+    inventory = metal_stack.make_inventory(2)
+    plan = metal_stack.plan_for(inventory)
+    pools = tuple(pool.model_copy(update={"taints": (*pool.taints, Taint(key="team", value="a",
+                                                                          effect="NoSchedule"))})
+                  if pool.role == "gpu" else pool for pool in plan.node_pools)
+    recording, error = metal_stack.record_build(plan.model_copy(update={"node_pools": pools}), inventory)
+    assert recording.resources == []
+    assert error.problems[0].field == "node_pools.taints"

@@ -225,3 +225,13 @@ def test_long_fleet_and_workload_names_fit_every_gke_name_limit():
             assert 6 <= len(item.inputs["accountId"]) <= limits["iam_service_account_id"], item.inputs["accountId"]
     pools = [item.inputs["name"] for item in recording.resources if item.type == "gcp:container/nodePool:NodePool"]
     assert len(pools) == len(set(pools)) == 5 and checked > 10
+
+
+def test_every_workloads_workload_identity_bindings_wait_for_the_shared_cluster(gke):
+    # The identity pool PROJECT.svc.id.goog exists once the Workload Identity cluster does (issue 24, item 1).
+    [cluster] = of_type(gke, "gcp:container/cluster:Cluster")
+    bindings = [item for item in of_type(gke, "gcp:serviceaccount/iAMMember:IAMMember")
+                if ".svc.id.goog[" in item.inputs["member"]]
+    assert len(bindings) >= 2
+    for binding in bindings:
+        assert cluster.urn in binding.dependencies, binding.name

@@ -31,10 +31,11 @@ def l4():
     return recording
 
 
-def test_control_plane_reaches_the_kueue_webhook_on_9443_from_its_range_only(h100):
+def test_control_plane_reaches_the_kueue_webhook_and_visibility_api_from_its_range_only(h100):
     rule = h100.named("llm-train-gke-allow-webhooks").inputs
     assert rule["sourceRanges"] == ["172.16.0.0/28"]  # the plan's master_cidr
-    assert rule["allows"] == [{"protocol": "tcp", "ports": ["9443"]}]
+    # 9443: admission webhooks; 8082: Kueue 0.19.2's visibility APIService (kubernetes-sigs/kueue issue 5150).
+    assert rule["allows"] == [{"protocol": "tcp", "ports": ["8082", "9443"]}]
     assert rule["targetServiceAccounts"] == ["llm-train-nodes@mock.iam.gserviceaccount.com"]
     assert rule["network"] == "llm-train-net-vpc-id"
 

@@ -34,9 +34,13 @@ def test_reservation_affinity(reservation, spot, kind):
     assert ns.reservation_affinity(reservation, spot)[0] == kind
 
 
-@pytest.mark.parametrize("total, zones, per_zone", [(4, 1, 4), (3, 3, 1), (4, 3, 2), (0, 2, 0)])
-def test_per_zone_count(total, zones, per_zone):
-    assert ns.per_zone_count(total, zones) == per_zone
+@pytest.mark.parametrize("total, zones, spans, per_zone", [
+    (4, 1, 1, 4), (3, 3, 3, 1), (4, 3, 2, 2), (0, 2, 2, 0), (1, 3, 1, 1), (8, 3, 2, 4), (9, 3, 3, 3), (7, 3, 1, 7)])
+def test_starting_zones_start_exactly_the_planned_total(total, zones, spans, per_zone):
+    names = tuple(f"us-central1-{letter}" for letter in "abc"[:zones])
+    locations, count = ns.starting_zones(total, names)
+    assert (locations, count) == (names[:spans], per_zone)
+    assert count * len(locations) == total  # GKE's initial_node_count is per zone
 
 
 def test_gvnic_and_rdma_subnets():

@@ -68,12 +68,34 @@ def test_mixed_queue_offers_each_flavor_only_its_accelerator():
 def test_queue_covers_scratch_and_efa_when_a_pool_has_efa():
     plan = make_plan("gpu", make_pool("gpu", "gpu"))
     [flavor] = flavor_plans(plan, {"gpu": NodeCapacity(accelerators=16, cpus=384, memory_gib=4096,
-                                                       ephemeral_storage_gib=61440, efa=64)})
+                                                       ephemeral_storage_gib=61440, efa=64,
+                                                       hugepages_2mi_mib=20512)})
     [group] = cluster_queue_spec("w", [flavor])["resourceGroups"]
+    # AWS's EFA pod example requests hugepages-2Mi as well; a resource no queue covers is never admitted.
     assert group["coveredResources"] == ["cpu", "memory", "ephemeral-storage", "nvidia.com/gpu",
-                                         "vpc.amazonaws.com/efa"]
+                                         "vpc.amazonaws.com/efa", "hugepages-2Mi"]
     quotas = {row["name"]: row["nominalQuota"] for row in group["flavors"][0]["resources"]}
     assert quotas["ephemeral-storage"] == "61440Gi" and quotas["vpc.amazonaws.com/efa"] == "64"
+    assert quotas["hugepages-2Mi"] == "20512Mi"
+
+
+def test_efa_pools_quota_the_huge_pages_their_nodes_pre_allocate():
+    """EKS user guide (node-efa): instances with the EFA driver pre-allocate 5128 2 MiB pages; a 2-node p5 pool
+    admits two of AWS's example pods (hugepages-2Mi: 5120Mi each) per node."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parents[1] / "aws"))
+    import aws_plans
+    from accelfit.catalog import load_catalog
+    from components.kubernetes.capacity import cloud_capacities
+
+    plan = aws_plans.h100_training_plan()
+    [pool] = [pool for pool in plan.node_pools if pool.role == "gpu"]
+    assert pool.efa_interfaces
+    capacity = cloud_capacities(plan, load_catalog())[pool.name]
+    assert capacity.hugepages_2mi_mib == 5128 * 2 * pool.max_nodes
+    assert capacity.hugepages_2mi_mib >= 5120 * pool.max_nodes
 
 
 def test_flavor_selects_its_pool_and_tolerates_its_taint_but_not_the_rewritten_role_label():

@@ -9,6 +9,8 @@ EXPECTED_GPUS=8
 GPU_MODEL=h100-80gb
 MIN_FREE_GIB=50
 SUPPORTED_OS='ubuntu-22.04=ubuntu2204 ubuntu-24.04=ubuntu2404 debian-12=debian12'
+# What preflight itself runs (lspci), from the OS archive: a minimal server image may lack it.
+PREFLIGHT_PACKAGES=pciutils
 # none | nvswitch | nvlink5 from the inventory's form_factor, or detect.
 FABRIC=nvswitch
 FABRIC_FILE=/etc/accelfit/gpu-fabric
@@ -36,10 +38,77 @@ case "${dpkg_arch}" in
   arm64) cuda_arch=sbsa ;;
   *) fail "unsupported architecture ${dpkg_arch}; NVIDIA's repositories serve amd64 and arm64" ;;
 esac
+export DEBIAN_FRONTEND=noninteractive
+apt_updated=no
+
+apt_update_once() {
+  if [ "${apt_updated}" = no ]; then
+    apt-get update -q
+    apt_updated=yes
+  fi
+}
+
+# install_pinned PREFIX PACKAGE...: install each PACKAGE at the newest apt version starting with PREFIX and hold it
+# there: "580.178.04-" is one exact upstream build (580.178.04-1 or 580.178.04-0ubuntu1, whatever the repository
+# publishes), "1.35." a Kubernetes minor. Packages already at a matching version are left alone. A version the
+# configured repositories do not publish stops the step with the package, the version and what is published,
+# instead of installing something else.
+install_pinned() {
+  local want=$1 package installed found
+  shift
+  for package in "$@"; do
+    # shellcheck disable=SC2016  # ${Version} is dpkg-query's field name, not a shell expansion
+    installed=$(dpkg-query -W -f '${Version}' "${package}" 2>/dev/null || true)
+    case "${installed}" in
+      "${want}"*) continue ;;
+    esac
+    apt_update_once
+    found=$(apt-cache madison "${package}" | awk -v want="${want}" 'index($3, want) == 1 { print $3; exit }')
+    [ -n "${found}" ] || fail "no ${package} ${want} in the configured apt sources (published: $(apt-cache madison "${package}" | awk '{ print $3 }' | head -n 5 | tr '\n' ' ')); pin a version the repository publishes (apt-cache madison ${package}) and run pulumi up again"
+    apt-get install -y -q --no-install-recommends --allow-downgrades --allow-change-held-packages "${package}=${found}"
+    apt-mark hold "${package}" >/dev/null
+  done
+}
+
+# install_latest PACKAGE...: packages with their own release line (OS tools, NVLSM), installed when missing and
+# left to the OS's own updates.
+install_latest() {
+  local package
+  for package in "$@"; do
+    # shellcheck disable=SC2016  # ${Status} is dpkg-query's field name
+    if dpkg-query -W -f '${Status}' "${package}" 2>/dev/null | grep -q "install ok installed"; then
+      continue
+    fi
+    apt_update_once
+    apt-get install -y -q --no-install-recommends "${package}" || fail "cannot install ${package} from the configured apt sources"
+  done
+}
+
+# add_repository NAME KEY_URL FINGERPRINT KEYRING LIST SOURCE_LINE: trust a repository's signing key only when
+# its fingerprint is the recorded one, then add the repository signed by that key alone. Idempotent.
+add_repository() {
+  local name=$1 key_url=$2 fingerprint=$3 keyring=$4 list=$5 line=$6 key found
+  if [ -s "${keyring}" ] && [ -f "${list}" ] && [ "$(cat "${list}")" = "${line}" ]; then
+    return 0
+  fi
+  key=$(mktemp)
+  curl -fsSL --retry 3 "${key_url}" -o "${key}" || fail "cannot download the ${name} signing key from ${key_url}"
+  found=$(gpg --batch --with-colons --show-keys "${key}" 2>/dev/null | awk -F: '$1 == "fpr" { print $10; exit }')
+  [ "${found}" = "${fingerprint}" ] || fail "the ${name} signing key at ${key_url} has fingerprint '${found}', expected ${fingerprint}; refusing to trust it"
+  install -d -m 0755 "$(dirname "${keyring}")"
+  gpg --batch --yes --dearmor -o "${keyring}" "${key}"
+  chmod 0644 "${keyring}"
+  rm -f "${key}"
+  printf '%s\n' "${line}" >"${list}"
+  apt_updated=no
+}
+
+read -ra preflight_packages <<<"${PREFLIGHT_PACKAGES}"
+install_latest "${preflight_packages[@]}"
 
 # GPUs on the PCI bus (vendor 10de, class 0300 VGA or 0302 3D controller; NVSwitches are bridges and do not
 # count). This works before any driver is installed.
-command -v lspci >/dev/null 2>&1 || fail "lspci not found; install pciutils"
+command -v lspci >/dev/null 2>&1 || fail "lspci not found after installing ${PREFLIGHT_PACKAGES}"
 pci_gpus=$(lspci -n -d 10de: | awk '$2 == "0300:" || $2 == "0302:"' | wc -l)
 if [ "${pci_gpus}" -ne "${EXPECTED_GPUS}" ]; then
   fail "the inventory says ${EXPECTED_GPUS} x ${GPU_MODEL} but ${pci_gpus} NVIDIA GPUs are on the PCI bus; fix gpu_count in the inventory or reseat the missing GPUs"
