@@ -390,3 +390,10 @@ def test_the_real_pull_request_preview_posts_and_keeps_its_plan(preview):
     assert step["with"]["comment-on-pr"] is True and step["with"]["edit-pr-comment"] is True
     assert job["permissions"]["pull-requests"] == "write"
     assert _step(job, "actions/upload-artifact")["with"]["path"] == step["with"]["plan"]
+
+
+def test_the_test_job_fetches_the_history_the_upgrade_test_reads():
+    # tests/upgrade records every stack at the previous release, read from git history: a depth-1 checkout lacks it.
+    steps = _load("test.yml")["jobs"]["test"]["steps"]
+    checkout = next(step for step in steps if str(step.get("uses", "")).startswith("actions/checkout@"))
+    assert checkout["with"]["fetch-depth"] == 0
