@@ -81,14 +81,18 @@ class GcpReader:
         except self.exceptions.Forbidden as error:
             observed["unchecked"].append(Unchecked(check=check, reason=f"permission denied ({_first_line(error)})",
                                                    fix=f"grant {ROLE[api]} on project {self.project}"))
+        except self.exceptions.GoogleAPICallError as error:
+            observed["unchecked"].append(Unchecked(check=check, reason=_first_line(error)))
 
     def read(self, needs: Needs) -> Observed:
         observed: dict[str, Any] = {"quotas": {}, "zones": {}, "reservations": {}, "services": {}, "unchecked": []}
         for region in sorted({n.region for n in needs.quotas if not n.zone}):
             self._guard(observed, f"quota of region {region} (compute regions.get)", "compute",
                         lambda region=region: self._region(observed, region))
-        missing = [n for n in needs.quotas if not n.zone and quota_key(n.region, n.metric) not in observed["quotas"]
-                   and n.quota_id]
+        # Only for regions regions.get answered: a metric it leaves out (newer GPU families) is read from Cloud Quotas.
+        answered = {key.split("/")[0] for key in observed["quotas"]}
+        missing = [n for n in needs.quotas if not n.zone and n.region in answered and n.quota_id
+                   and quota_key(n.region, n.metric) not in observed["quotas"]]
         if missing:
             self._guard(observed, "quota of GPU families (Cloud Quotas, compute.googleapis.com)", "quotas",
                         lambda: self._quota_infos(observed, "compute.googleapis.com", missing, by_zone=False))
