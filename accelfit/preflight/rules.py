@@ -74,6 +74,7 @@ def aws_quota(instance_type: str, spot: bool) -> tuple[str, str] | None:
     side = aws["spot" if spot else "on_demand"]
     if letters in side:
         return tuple(side[letters])  # type: ignore[return-value]
-    if letters[0] in aws["standard_families"] and letters[0] not in ("p", "g"):
+    # The whole family prefix must be a standard family: trn1, inf2, dl1 and hpc7 have quotas of their own.
+    if letters in aws["standard_families"]:
         return tuple(side["standard"])  # type: ignore[return-value]
     return None
