@@ -17,16 +17,18 @@ from accelfit.preflight.model import (Finding, Needs, Observed, QuotaNeed, Quota
 
 def compare(needs: Needs, observed: Observed, cloud: str) -> Report:
     findings: list[Finding] = []
+    # Standard-quota amounts by (region, zone, metric): a spot need that falls back to the standard quota shares it.
+    standard = {(n.region, n.zone, n.metric): n.amount for n in needs.quotas}
     for need in needs.quotas:
-        findings.append(_quota(need, observed, needs.project))
+        findings.append(_quota(need, observed, needs.project, standard))
     for zone_need in needs.zones:
         offered = observed.zones.get(zone_key(zone_need.zone, zone_need.machine_type))
-        subject = f"{zone_need.machine_type} in {zone_need.zone}"
+        subject = zone_need.machine_type + (f" with {zone_need.accelerator_type}" if zone_need.accelerator_type else "")
         if offered is None:
-            findings.append(Finding(kind="zone", status="unchecked", subject=subject, region=zone_need.region,
+            findings.append(Finding(kind="zone", status="unchecked", subject=subject, region=zone_need.zone,
                                     detail="no answer for this zone", steps=zone_need.pools))
         elif not offered:
-            findings.append(Finding(kind="zone", status="short", subject=subject, region=zone_need.region,
+            findings.append(Finding(kind="zone", status="short", subject=subject, region=zone_need.zone,
                                     detail=f"{zone_need.zone} does not offer {zone_need.machine_type}"
                                            + (f" with {zone_need.accelerator_type}" if zone_need.accelerator_type
                                               else ""),
@@ -34,7 +36,7 @@ def compare(needs: Needs, observed: Observed, cloud: str) -> Report:
                                             "update` then `accelfit lock --fresh --stack " + needs.stack + "`)",
                                     steps=zone_need.pools))
         else:
-            findings.append(Finding(kind="zone", status="ok", subject=subject, region=zone_need.region,
+            findings.append(Finding(kind="zone", status="ok", subject=subject, region=zone_need.zone,
                                     steps=zone_need.pools))
     for res in needs.reservations:
         reading = observed.reservations.get(reservation_key(res.zone, res.name))
@@ -94,7 +96,7 @@ def _reading(need: QuotaNeed, observed: Observed, metric: str) -> QuotaReading |
     return reading
 
 
-def _quota(need: QuotaNeed, observed: Observed, project: str) -> Finding:
+def _quota(need: QuotaNeed, observed: Observed, project: str, standard_needs: dict) -> Finding:
     subject = f"{need.metric} ({need.label})"
     where = need.zone or need.region
     steps = tuple(step for step, _ in need.by_step)
@@ -103,21 +105,21 @@ def _quota(need: QuotaNeed, observed: Observed, project: str) -> Finding:
         return Finding(kind="quota", status="unchecked", subject=subject, region=where, needed=need.amount,
                        detail="no answer", steps=steps)
     used = reading.usage or 0.0
+    wanted = int(used + need.amount)
     fits = need.amount <= reading.limit - used
     detail = f"read from {reading.source}" + ("" if reading.usage is not None else "; usage not reported (0 assumed)")
     if not fits and need.standard_metric and reading.limit == 0:
-        # No preemptible quota at all: Compute Engine charges the spot VMs to the standard quota.
+        # No preemptible quota at all: Compute Engine charges the spot VMs to the standard quota, which the stack's
+        # on-demand pools of the same kind draw on too.
         standard = observed.quotas.get(quota_key(need.region, need.standard_metric, need.zone))
         if standard is not None:
-            used = standard.usage or 0.0
-            fits = need.amount <= standard.limit - used
-            detail = (f"no preemptible quota, so spot VMs use {need.standard_metric}: "
-                      f"{standard.limit:g} limit, {used:g} in use")
-            reading = standard
+            shared = standard_needs.get((need.region, need.zone, need.standard_metric), 0)
+            fits = need.amount + shared <= standard.limit - (standard.usage or 0.0)
+            detail = (f"no preemptible quota, so spot VMs use {need.standard_metric}: {standard.limit:g} limit, "
+                      f"{standard.usage or 0:g} in use, {shared} of it needed by on-demand pools")
     if fits:
         return Finding(kind="quota", status="ok", subject=subject, region=where, needed=need.amount,
                        limit=reading.limit, in_use=reading.usage, detail=detail, steps=steps)
-    wanted = int(used + need.amount)
     return Finding(kind="quota", status="short", subject=subject, region=where, needed=need.amount,
                    limit=reading.limit, in_use=reading.usage, detail=detail, request=_request(need, project, wanted),
                    steps=steps)

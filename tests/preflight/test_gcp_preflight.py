@@ -71,12 +71,21 @@ def test_no_preemptible_quota_means_spot_uses_the_standard_quota(google, capsys)
     assert "no preemptible quota, so spot VMs use NVIDIA_L4_GPUS" in out
 
 
+def test_spot_on_the_standard_quota_shares_it_with_the_on_demand_pools(google, capsys):
+    # 24 on-demand L4 + 24 spot L4 (no preemptible quota) = 48 from NVIDIA_L4_GPUS: 40 is not enough.
+    google(routes({**ENOUGH, "PREEMPTIBLE_NVIDIA_L4_GPUS": (0, 0), "NVIDIA_L4_GPUS": (40, 0)}))
+    code, out, _ = run(capsys)
+    assert code == 1
+    assert "chat-serve step 2 (gpu-fb2): short of PREEMPTIBLE_NVIDIA_L4_GPUS" in out
+    assert "chat-serve step 1 (gpu): fits" in out
+
+
 def test_zone_that_does_not_offer_the_machine_is_a_shortfall(google, capsys):
     google(routes(**{compute(r"zones/us-central1-a/machineTypes/ct5lp-hightpu-8t"):
                      [error(404, "NOT_FOUND", "The resource was not found")]}))
     code, out, _ = run(capsys)
     assert code == 1
-    assert "zone ct5lp-hightpu-8t in us-central1-a in us-central1 (us-central1-a does not offer ct5lp-hightpu-8t)" in out
+    assert "zone ct5lp-hightpu-8t in us-central1-a (us-central1-a does not offer ct5lp-hightpu-8t)" in out
 
 
 def test_disabled_api_names_the_command_that_enables_it(google, capsys):
