@@ -179,3 +179,16 @@ def test_missing_credentials_exit_2_with_how_to_log_in(monkeypatch, tmp_path, ca
 def test_unknown_stack_is_bad_input(capsys):
     code = main(["preflight", "--stack", "no-such-stack"])
     assert code == 2
+
+
+def test_the_readme_example_is_what_the_command_prints(google, capsys):
+    from pathlib import Path
+
+    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+    block = readme.split("$ .venv/bin/accelfit preflight --stack example-gcp-fleet\n", 1)[1].split("```", 1)[0]
+    google(routes({**ENOUGH, "NVIDIA_L4_GPUS": (16, 4), "PREEMPTIBLE_NVIDIA_L4_GPUS": (0, 0)}))
+    code, out, _ = run(capsys)
+    assert code == 1
+    printed = out.splitlines()
+    assert [line for line in block.splitlines() if line.strip() != "..."] == [
+        line for line in printed if line in block.splitlines()]
