@@ -1,5 +1,8 @@
-"""components.build(plan): hand a finished plan to the components of its platform, then put the Kubernetes layer
-(GPU software, Kueue routing with fallback, DCGM telemetry) on the cluster that was built.
+"""Build a stack's plan: `build_fleet(fleet)` is the one entry the program calls, for both forms of a stack. Each
+shared cluster is built once with every member's pools (`build_shared_cluster`); each workload placed alone (the
+single form's workload in its own cluster, TPU VMs, bare metal) is built by `build(plan)`: the components of its
+platform, then the Kubernetes layer (GPU software, Kueue routing with the fallback chain, DCGM telemetry) on the
+cluster that was built. Everything is checked before the first resource is created.
 
 Each cloud's package is imported only when its plan is built, so a GCP stack never imports pulumi_aws and an
 AWS stack never imports pulumi_gcp.
@@ -144,10 +147,13 @@ def fleet_cluster_builds(fleet: Any, ownership: Ownership) -> list[SharedCluster
 
 
 def build_fleet(fleet: Any, ownership: Ownership, catalog: Catalog,
-                inventories: dict[str, tuple[Inventory | None, str]] | None = None) -> FleetBuilt:
-    """A fleet plan's resources: one shared cluster per SharedCluster (each checked whole before it creates
-    anything; all of them checked before the first creates anything), and each workload placed alone built as a
-    single stack. `ownership` is the stack's; each workload's resources carry its own name."""
+                inventories: dict[str, tuple[Inventory | None, str]] | None = None, *,
+                single: bool = False) -> FleetBuilt:
+    """A stack's resources, whichever its form: one shared cluster per SharedCluster (each checked whole before it
+    creates anything; all of them checked before the first creates anything), and each workload placed alone (the
+    single form's workload, TPU VMs, bare metal) built as a stack of its own. `ownership` is the stack's; each
+    workload's resources carry its own name. `single`: the single form, whose problems name the plan's fields
+    without a `workloads[i].` prefix (its stack file has no workload list)."""
     from components.kubernetes.build import plan_shared_layer
 
     inventories = inventories or {}
@@ -157,9 +163,9 @@ def build_fleet(fleet: Any, ownership: Ownership, catalog: Catalog,
         problems += shared_cluster_check(cluster, catalog)
     for index, member in enumerate(fleet.workloads):
         if member.cluster is None:
-            problems += [dataclasses.replace(item, field=f"workloads[{index}].{item.field}".rstrip("."))
-                         for item in alone_problems(member.plan, catalog, *inventories.get(member.name,
-                                                                                            (None, "inventory")))]
+            found = alone_problems(member.plan, catalog, *inventories.get(member.name, (None, "inventory")))
+            problems += found if single else [
+                dataclasses.replace(item, field=f"workloads[{index}].{item.field}".rstrip(".")) for item in found]
     _raise_if_any(problems)
     # Every cluster's Kubernetes layer is planned (and checked) before the first cluster creates anything too.
     layers = {cluster.name: plan_shared_layer(cluster, catalog) for cluster in builds}
@@ -181,11 +187,11 @@ def alone_problems(plan: Plan, catalog: Catalog, inventory: Inventory | None, so
 
     try:
         if plan.cloud.value == "gcp":
-            from components.gcp.validation import plan_problems
+            from accelfit.cloudrules.gcp.validation import plan_problems
 
             found = plan_problems(plan, catalog)
         elif plan.cloud.value == "aws":
-            from components.aws.plan_checks import validate_eks_plan
+            from accelfit.cloudrules.aws.plan_checks import validate_eks_plan
 
             found = validate_eks_plan(plan, catalog)
         else:

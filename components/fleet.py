@@ -15,20 +15,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from accelfit.errors import Problem, problem
+from accelfit.planner.fleet_model import shared_marker
 from accelfit.planner.model import NetworkPlan, NodePool, Plan
 from components.common import Ownership
 
 FILE = "plan"
-SHARED_SUFFIX = "shared"
-# Type tokens of the components that group a fleet's resources: the preview attributes every resource to the
-# workload (or to the shared cluster) it sits under.
-WORKLOAD_COMPONENT = "accelfit:fleet:Workload"
-SHARED_COMPONENT = "accelfit:fleet:SharedCluster"
-
-
-def shared_marker(fleet: str) -> str:
-    """The `workload` label/tag value of the shared resources (FLEET-CONTRACT: `<fleet>-shared`)."""
-    return f"{fleet}-{SHARED_SUFFIX}"
 
 
 @dataclass(frozen=True)

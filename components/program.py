@@ -1,5 +1,7 @@
-"""The Pulumi program: stack config -> workload spec -> plan (locked selection respected) -> components.
+"""The Pulumi program: stack config -> the stack's workloads -> their plans (locks respected), placed -> components.
 
+There is one way through, for both forms of a stack: `accelfit:workload` is a fleet of one, `accelfit:workloads`
+a fleet; both are planned by `accelfit.planner.plan_fleet` and built by `components.build.build_fleet`.
 `__main__.py` calls `run()`; `accelfit preview` calls it too, under mocks, so both build exactly the same thing.
 """
 
@@ -7,36 +9,39 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pulumi
 
-from accelfit.calibration.store import load_team_efficiency
 from accelfit.catalog import load_catalog
-from accelfit.planner import Environment, Plan
 from accelfit.errors import InputError, problem
-from accelfit.planner.lock import LOCKED_ENV, TRUE_WORDS, LockStatus, plan_with_lock
-from accelfit.policy_config import plan_constraints
-from accelfit.spec import WorkloadSpec
-from accelfit.spec.loader import WORKLOAD_KEY, with_inventory
-from accelfit.stackfile import (
-    known_project_keys, read_project, read_selection, secret_named, stack_path, unknown_key_problems,
-)
-from accelfit.validation import validate
-from components.build import build
+from accelfit.planner import FleetPlan, Plan, plan_fleet
+from accelfit.planner.lock import LOCKED_ENV, TRUE_WORDS, LockStatus
+from accelfit.policy_config import stack_environment
+from accelfit.stackfile import known_project_keys, load_stack_file, read_project, secret_named, stack_path, \
+    unknown_key_problems
+from components.build import build_fleet
 from components.common import Ownership
 
 
 @dataclass(frozen=True)
 class ProgramResult:
-    plan: Plan | None
-    lock: LockStatus | None
-    fleet: Any = None
-    """The FleetPlan of a fleet stack (`accelfit:workloads`); then `plan` and `lock` are None."""
-    locks: Mapping[str, LockStatus] = field(default_factory=dict)
-    """A fleet's lock status per workload."""
+    fleet: FleetPlan
+    """The stack's plan: every workload's plan, placement, fallback chain and cost (a fleet of one, single form)."""
+    locks: Mapping[str, LockStatus]
+    """Lock status per workload."""
+    single: bool = False
+    """The single form (`accelfit:workload`): reports show its one workload's plan and lock."""
+
+    @property
+    def plan(self) -> Plan | None:
+        """The single form's plan (its fleet's one workload); None for a fleet stack."""
+        return self.fleet.workloads[0].shown_plan() if self.single else None
+
+    @property
+    def lock(self) -> LockStatus | None:
+        return self.locks[self.fleet.workloads[0].name] if self.single else None
 
 
 def run(project_dir: Path | None = None) -> ProgramResult:
@@ -64,31 +69,7 @@ def _run(project_dir: Path, stack: str, source: Path) -> ProgramResult:
             raise InputError([problem(str(source), f"config.{key}", "a secret is set in plain text, which prod "
                                       "refuses", f"run `pulumi config set --secret {key} ...`")])
         pulumi.log.warn(f"{key} is set in plain text; encrypt it: pulumi config set --secret {key} ...")
-    if config.get_object("workloads") is not None:
-        return _run_fleet(project_dir, stack, source, config, environment)
-    prefix = f"config.{WORKLOAD_KEY}"
-    spec = validate(WorkloadSpec, config.require_object("workload"), str(source), prefix)
-    loaded = with_inventory(spec, source, prefix)
-    raw_selection = config.get_object("selection")
-    selection = read_selection(raw_selection, str(source), f"config.{project}:selection") \
-        if raw_selection is not None else None
-    catalog = load_catalog()
-    require_lock = lock_required(config)
-    # The environment's policy configuration constrains the plan, so it never chooses what the policies flag.
-    constraints = plan_constraints(project_dir, environment, catalog)
-    plan, lock = plan_with_lock(spec, catalog, Environment(environment, loaded.inventory, load_team_efficiency(),
-                                                           constraints), selection, require_lock=require_lock,
-                              stack=stack)
-    if lock.state == "stale":
-        pulumi.log.warn(lock.message)
-    ownership = Ownership(team=config.require("team"), cost_center=config.require("costCenter"),
-                          environment=environment, workload=spec.name)
-    build(plan, ownership, catalog, inventory=loaded.inventory,
-          inventory_source=str(loaded.inventory_path) if loaded.inventory_path else "inventory")
-    pulumi.export("plan", {"option": plan.option, "platform": plan.platform.value, "region": plan.region,
-                           "accelerator": plan.accelerator.name, "count": plan.accelerator.count,
-                           "monthly_usd": plan.estimate.monthly_usd, "total_usd": plan.estimate.total_usd})
-    return ProgramResult(plan=plan, lock=lock)
+    return _run_stack(project_dir, stack, source, config, environment)
 
 
 def lock_required(config: pulumi.Config) -> bool:
@@ -97,21 +78,17 @@ def lock_required(config: pulumi.Config) -> bool:
     return bool(config.get_bool("requireLock")) or os.environ.get(LOCKED_ENV, "").lower() in TRUE_WORDS
 
 
-def _run_fleet(project_dir: Path, stack_name: str, source: Path, config: pulumi.Config,
+def _run_stack(project_dir: Path, stack_name: str, source: Path, config: pulumi.Config,
                environment: str) -> ProgramResult:
-    """The fleet form: every workload planned (its own lock), the fleet placed (shared clusters), then built: each
-    shared cluster once with each workload's pools, and the workloads placed alone on their own."""
-    from accelfit.planner import plan_fleet
-    from accelfit.policy_config import stack_environment
-    from accelfit.stackfile import load_stack_file
-    from components.build import build_fleet
-
+    """Every workload planned (its own lock), placed (shared clusters in the fleet form; the single form's
+    workload in a cluster of its own), then built: each shared cluster once with each workload's pools, and each
+    workload placed alone (the single form's, TPU VMs, bare metal) as a stack of its own."""
     stack = load_stack_file(source, stack_name, project_dir)
     catalog = load_catalog()
-    require_lock = lock_required(config)
+    # The environment's policy configuration constrains each plan, so it never chooses what the policies flag.
     environments = [stack_environment(stack, catalog, loaded) for loaded in stack.workloads]
     fleet, locks = plan_fleet(stack.specs, catalog, environments, stack.selections, fleet_name=stack.fleet,
-                              require_lock=require_lock, stack=stack_name)
+                              require_lock=lock_required(config), stack=stack_name)
     for lock in locks.values():
         if lock.state == "stale":
             pulumi.log.warn(lock.message)
@@ -119,7 +96,13 @@ def _run_fleet(project_dir: Path, stack_name: str, source: Path, config: pulumi.
                           environment=environment, workload=fleet.name)
     build_fleet(fleet, ownership, catalog, {loaded.spec.name: (loaded.inventory, str(loaded.inventory_path)
                                                                if loaded.inventory_path else "inventory")
-                                            for loaded in stack.workloads})
+                                            for loaded in stack.workloads}, single=not stack.is_fleet)
+    if not stack.is_fleet:
+        plan = fleet.workloads[0].shown_plan()
+        pulumi.export("plan", {"option": plan.option, "platform": plan.platform.value, "region": plan.region,
+                               "accelerator": plan.accelerator.name, "count": plan.accelerator.count,
+                               "monthly_usd": plan.estimate.monthly_usd, "total_usd": plan.estimate.total_usd})
+        return ProgramResult(fleet=fleet, locks=locks, single=True)
     pulumi.export("fleet", {"name": fleet.name, "clusters": [cluster.name for cluster in fleet.clusters],
                             "monthly_usd": fleet.monthly_usd, "full_scale_monthly_usd": fleet.full_scale_monthly_usd,
                             "run_total_usd": fleet.run_total_usd, "saves_monthly_usd": fleet.saves_monthly_usd})
@@ -128,7 +111,7 @@ def _run_fleet(project_dir: Path, stack_name: str, source: Path, config: pulumi.
         "accelerator": member.plan.accelerator.name, "count": member.plan.accelerator.count,
         "cluster": member.cluster, "monthly_usd": member.monthly_usd, "run_total_usd": member.run_total_usd}
         for member in fleet.workloads})
-    return ProgramResult(plan=None, lock=None, fleet=fleet, locks=locks)
+    return ProgramResult(fleet=fleet, locks=locks)
 
 
 __all__ = ["ProgramResult", "run"]

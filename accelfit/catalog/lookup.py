@@ -9,10 +9,10 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 
-from accelfit.catalog.models import (
+from accelfit.catalog.rows import (
     Accelerator,
     Availability,
-    Catalog,
+    CatalogRows,
     Cloud,
     EfficiencyFigure,
     InstanceType,
@@ -45,7 +45,7 @@ class CatalogIndex:
     availability_by_sku: dict[tuple[Cloud, str], tuple[Availability, ...]]
 
     @classmethod
-    def build(cls, catalog: Catalog) -> CatalogIndex:
+    def build(cls, catalog: CatalogRows) -> CatalogIndex:
         by_alias: dict[str, Accelerator] = {}
         for row in catalog.accelerators:
             for alias in (row.name, *row.aliases):

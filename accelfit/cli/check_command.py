@@ -53,8 +53,8 @@ def check(ctx: click.Context, file: Path) -> None:
 
 def _check_stack(ctx: click.Context, file: Path, name: str | None) -> None:
     from accelfit.catalog import load_catalog
+    from accelfit.cli.fleet_stack import plan_stack_fleet, single_view
     from accelfit.planner import NoFeasiblePlan
-    from accelfit.planner.lock import plan_with_lock
     from accelfit.stackfile import find_project_dir, load_stack_file, plan_requirement_problems
 
     if name is None:
@@ -67,10 +67,7 @@ def _check_stack(ctx: click.Context, file: Path, name: str | None) -> None:
         _check_fleet(ctx, file, stack)
         return
     try:
-        from accelfit.policy_config import stack_environment
-
-        catalog = load_catalog()
-        plan, lock = plan_with_lock(stack.spec, catalog, stack_environment(stack, catalog), stack.selection)
+        plan, lock = single_view(*plan_stack_fleet(stack, load_catalog()))
     except NoFeasiblePlan as failure:
         click.echo(f"no feasible plan for {file}: {failure.message}", err=True)
         ctx.exit(EXIT_POLICY_OR_INFEASIBLE)

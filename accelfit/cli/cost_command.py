@@ -29,13 +29,12 @@ def cost(preview_file: Path, stack_name: str, as_json: bool, markdown: bool) -> 
     if stack.is_fleet:
         _fleet_cost(stack, catalog, preview_file, as_json, markdown)
         return
-    from accelfit.planner.lock import plan_with_lock
-    from accelfit.policy_config import stack_environment
+    from accelfit.cli.fleet_stack import plan_stack_fleet, single_view
     from accelfit.preview.run import pricing_context
     from accelfit.pricing import price_resources
     from accelfit.pricing.pulumi_preview import load_preview
 
-    plan, _ = plan_with_lock(stack.spec, catalog, stack_environment(stack, catalog), stack.selection)
+    plan, _ = single_view(*plan_stack_fleet(stack, catalog))
     report = price_resources(load_preview(preview_file), catalog, pricing_context(stack, plan))
     if as_json:
         click.echo(json.dumps({"stack": stack.name, **report.figures_json(), "assumptions": list(report.assumptions),

@@ -18,7 +18,8 @@ def lock(ctx: click.Context, stack_name: str, fresh: bool) -> None:
     from accelfit.catalog import load_catalog
     from accelfit.lockfile import write_selection
     from accelfit.planner import NoFeasiblePlan
-    from accelfit.planner.lock import Selection, plan_with_lock
+    from accelfit.cli.fleet_stack import plan_stack_fleet, single_view
+    from accelfit.planner.lock import Selection
     from accelfit.stackfile import load_stack
 
     stack = load_stack(stack_name)
@@ -26,11 +27,8 @@ def lock(ctx: click.Context, stack_name: str, fresh: bool) -> None:
         _lock_fleet(ctx, stack, fresh)
         return
     current = None if fresh else stack.selection
-    from accelfit.policy_config import stack_environment
-
-    catalog = load_catalog()
     try:
-        plan, status = plan_with_lock(stack.spec, catalog, stack_environment(stack, catalog), current)
+        plan, status = single_view(*plan_stack_fleet(stack, load_catalog(), fresh=fresh))
     except NoFeasiblePlan as failure:
         click.echo(f"no feasible plan: {failure.message}", err=True)
         ctx.exit(EXIT_POLICY_OR_INFEASIBLE)

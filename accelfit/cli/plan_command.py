@@ -62,13 +62,16 @@ def plan(ctx: click.Context, spec_file: Path | None, stack_name: str | None, as_
             constraints = plan_constraints(find_project_dir(), environment_name, catalog)
         environment = Environment(name=environment_name, inventory=loaded.inventory,
                                   efficiency=load_team_efficiency(), constraints=constraints)
-    lock = None
+    lock = member = None
     try:
         if stack_name:
-            # A stack's plan is what its program builds: the locked selection while it still meets the spec.
-            from accelfit.planner.lock import plan_with_lock
+            # A stack's plan is what its program builds (a fleet of one): the locked selection while it still
+            # meets the spec.
+            from accelfit.cli.fleet_stack import plan_stack_fleet, single_view
 
-            result, lock = plan_with_lock(loaded.spec, catalog, environment, stack.selection, top=max(top, 8))
+            fleet, locks = plan_stack_fleet(stack, catalog, top=max(top, 8))
+            result, lock = single_view(fleet, locks)
+            member = fleet.workloads[0]
         else:
             result = make_plan(loaded.spec, catalog, environment, top=max(top, 8))
     except NoFeasiblePlan as failure:
@@ -87,15 +90,20 @@ def plan(ctx: click.Context, spec_file: Path | None, stack_name: str | None, as_
         document = result.to_json_dict()
         if lock is not None:
             document["lock"] = lock.to_json_dict()
+        if member is not None:  # a stack's plan: its fallback chain too (additive keys)
+            document["fallback"] = [step.model_dump(mode="json") for step in member.fallback]
+            document["fallback_omitted"] = list(member.fallback_omitted)
         click.echo(json.dumps(document, indent=2, sort_keys=True))
     elif markdown:
         from accelfit.reports.plan_report import render_markdown
 
-        click.echo(render_markdown(result, top=top, stack=stack_name, lock=lock.message if lock else None))
+        click.echo(render_markdown(result, top=top, stack=stack_name, lock=lock.message if lock else None,
+                                   member=member))
     else:
         from accelfit.reports.plan_report import render_text
 
-        click.echo(render_text(result, top=top, stack=stack_name, lock=lock.message if lock else None))
+        click.echo(render_text(result, top=top, stack=stack_name, lock=lock.message if lock else None,
+                               member=member))
 
 
 def _plan_fleet(ctx: click.Context, stack, as_json: bool, markdown: bool, top: int, chart: Path | None) -> None:

@@ -1,4 +1,9 @@
-"""The planner: workload spec + catalog + environment -> an explained, costed Plan. Pure: no Pulumi, no I/O."""
+"""The planner: workload spec + catalog + environment -> an explained, costed Plan. Pure: no Pulumi, no I/O.
+
+`plan` answers one spec (`accelfit plan SPEC`); `plan_fleet` plans a stack, whichever its form: each workload's
+plan (its lock respected), its placement, its fallback chain with standby pools, and the cost per workload and for
+the stack. A single-workload stack is a fleet of one; the Pulumi program and the CLI go through `plan_fleet` for
+every stack. The cost model (`costing.py`, over `accelfit.pricing.figures`) is a leaf the sizing calls."""
 
 from accelfit.planner.choose import NoFeasiblePlan
 from accelfit.planner.model import (

@@ -7,7 +7,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from accelfit.catalog.models import Catalog, Cloud, region_of_zone
-from accelfit.planner.costing import onprem_unit_hourly_usd
+from accelfit.pricing.onprem import onprem_unit_hourly_usd
 from accelfit.planner.eligibility import hard_rejection
 from accelfit.planner.limits import max_cluster_nodes
 from accelfit.planner.options import Offer, RawRejection

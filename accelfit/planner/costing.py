@@ -245,13 +245,6 @@ def nat_part(catalog: Catalog, cloud: str, region: str, gateways: int, run: RunW
                                            "traffic uses private access/endpoints, not NAT")
 
 
-def cost_lines(parts: tuple[Part, ...]) -> tuple[CostLine, ...]:
-    return tuple(CostLine(item=part.item, monthly_usd=part.monthly_usd,
-                          full_scale_monthly_usd=part.full_scale_monthly_usd,
-                          total_usd=part.run_usd if part.run_usd is not None else part.monthly_usd, note=part.note)
-                 for part in parts)
-
-
 def plan_figures(spec: WorkloadSpec, parts: tuple[Part, ...]) -> CostFigures:
     return figures(parts, training=spec.training is not None)
 
@@ -273,10 +266,3 @@ def cost_assumptions(spec: WorkloadSpec, offer: Offer, run_hours: float) -> tupl
     if offer.platform == "baremetal-gpu":
         out.append("Owned servers are charged at their power cost only (sunk hardware).")
     return tuple(out)
-
-
-def onprem_unit_hourly_usd(offer_gpu_power_w: float | None, gpus_per_server: int) -> float:
-    """Marginal hourly cost of an owned server: its power, at the stated electricity price and PUE."""
-    board_w = offer_gpu_power_w or 700.0
-    kilowatts = board_w * gpus_per_server * pref.ONPREM_HOST_POWER_FACTOR / 1000.0
-    return kilowatts * pref.ONPREM_PUE * pref.ONPREM_USD_PER_KWH

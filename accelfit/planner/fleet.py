@@ -1,9 +1,11 @@
-"""A fleet: several workloads in one stack (`accelfit:workloads`), each planned on its own, then placed together.
+"""A stack's plan: its workloads (`accelfit:workloads`, or `accelfit:workload`: a fleet of one), each planned on
+its own, then placed together. Every stack goes this one way; the single form is the fleet of one, shown as its
+workload's plan.
 
-Each workload gets its own plan (its choice, reasons, alternatives and lock, exactly as a single stack would get
-it); then workloads whose plans run on Kubernetes in the same cloud and region share one cluster (control plane,
-network + NAT, system pool), each with its own node pools; each workload gets a fallback chain with standby pools
-where the shared cluster can hold them. Cost figures are per workload (its own resources plus an even share of
+Each workload gets its own plan (its choice, reasons, alternatives and lock); then, in the fleet form, workloads
+whose plans run on Kubernetes in the same cloud and region share one cluster (control plane, network + NAT, system
+pool), each with its own node pools, and the single form's workload runs in a cluster of its own named after it;
+each workload gets a fallback chain, with standby pools where a shared cluster can hold them. Cost figures are per workload (its own resources plus an even share of
 its cluster's shared items) and for the fleet (shared items counted once). Pure: no Pulumi, no I/O.
 """
 
@@ -17,9 +19,9 @@ from accelfit.planner.constraints import PolicyConstraints
 from accelfit.planner.eligibility import hard_rejection
 from accelfit.planner.fleet_costs import cluster_costs, fleet_figures, is_training, workload_figures
 from accelfit.planner.fleet_fallback import Chain, fallback_chain
-from accelfit.planner.fleet_limits import check_planned_accelerators, fit_standby
+from accelfit.planner.fleet_limits import check_planned_accelerators, fit_standby, without_standby
 from accelfit.planner.fleet_model import FallbackStep, FleetPlan, FleetWorkload, SharedCluster
-from accelfit.planner.fleet_placement import Placement, place
+from accelfit.planner.fleet_placement import Placement, place, place_own
 from accelfit.planner.lock import LockRequired, LockStatus, Selection, plan_with_lock
 from accelfit.planner.limits import pods_cidr_for
 from accelfit.planner.model import NetworkPlan, Plan
@@ -28,12 +30,17 @@ from accelfit.spec import WorkloadSpec
 
 
 def plan_fleet(specs: Sequence[WorkloadSpec], catalog: Catalog, environment: Environment | Sequence[Environment],
-               selections: Mapping[str, Selection] | None, *, fleet_name: str, require_lock: bool = False,
+               selections: Mapping[str, Selection] | None, *, fleet_name: str | None, require_lock: bool = False,
                top: int = 8, stack: str = "ENV") -> tuple[FleetPlan, Mapping[str, LockStatus]]:
     """Plan each workload (its lock respected, as `plan_with_lock`), place the fleet, chain its fallbacks, price it.
 
-    `environment` is one Environment for all, or one per spec (a workload's own bare-metal inventory). Raises what
-    `plan_with_lock` raises (NoFeasiblePlan, LockRequired) for the first workload that has no plan."""
+    `fleet_name` None is the single form (`accelfit:workload`): one spec, in a cluster of its own named after it (as
+    every single stack has been built), and the fleet is named after the workload. `environment` is one
+    Environment for all, or one per spec (a workload's own bare-metal inventory). Raises what `plan_with_lock`
+    raises (NoFeasiblePlan, LockRequired) for the first workload that has no plan."""
+    single = fleet_name is None
+    if single and len(specs) != 1:
+        raise ValueError("the single form plans exactly one workload")
     environments = ([environment] * len(specs) if isinstance(environment, Environment) else list(environment))
     selections = selections or {}
     plans: list[Plan] = []
@@ -45,9 +52,13 @@ def plan_fleet(specs: Sequence[WorkloadSpec], catalog: Catalog, environment: Env
             plan, lock = plan_with_lock(spec, catalog, env, selections.get(spec.name), top=top,
                                         require_lock=require_lock, found=found, stack=stack)
         except NoFeasiblePlan as failure:
+            if single:
+                raise
             raise NoFeasiblePlan(failure.binding, f"workload {spec.name}: {failure.message}",
                                  failure.rejected) from None
         except LockRequired as failure:
+            if single:
+                raise
             raise LockRequired(f"workload {spec.name}: {failure.message}") from None
         plans.append(plan)
         searches.append(found)
@@ -55,7 +66,8 @@ def plan_fleet(specs: Sequence[WorkloadSpec], catalog: Catalog, environment: Env
     names = [spec.name for spec in specs]
     constraints = environments[0].constraints if environments else None
     check_planned_accelerators(names, plans, constraints)
-    placement = place(plans, fleet_name)
+    fleet_name = fleet_name or specs[0].name
+    placement = place_own(plans) if single else place(plans, fleet_name)
     clusters = cluster_costs(placement, plans, catalog)
     chains = []
     for index, (spec, env, plan, found) in enumerate(zip(specs, environments, plans, searches, strict=True)):
@@ -63,12 +75,14 @@ def plan_fleet(specs: Sequence[WorkloadSpec], catalog: Catalog, environment: Env
         member_indexes = placement.members_of(cluster)
         trainers = sum(1 for member in member_indexes if is_training(plans[member]))
         chains.append(fallback_chain(spec, catalog, env, plan, found, clusters.get(cluster) if cluster else None,
-                                     len(member_indexes), trainers))
+                                     len(member_indexes), trainers, own_cluster=single))
     # The fleet at full scale without standby pools: what the standby steps are admitted against.
     unlimited = _members(specs, plans, chains, placement, clusters, catalog)
     standby = sum(chain.standby_full_scale_monthly_usd for chain in chains)
     planned_full_scale = fleet_figures(unlimited, list(clusters.values()))["full_scale_monthly_usd"] - standby
     chains = fit_standby(plans, chains, constraints, planned_full_scale or 0.0)
+    if single:
+        chains = [within_own_network(plan, chain) for plan, chain in zip(plans, chains, strict=True)]
     members = _members(specs, plans, chains, placement, clusters, catalog)
     shared_clusters = tuple(with_standby_pools(clusters[name], members) for name in placement.cluster_names)
     figures = fleet_figures(members, shared_clusters)
@@ -116,6 +130,19 @@ def eligible_in_cluster(spec: WorkloadSpec, member: FleetWorkload, members: Sequ
              for pool in member_of.plan.node_pools if pool.accelerator}
     return tuple(sorted({name for name, platform in pools
                          if hard_rejection(spec, catalog.accelerator(name), platform) is None}))
+
+
+def within_own_network(plan: Plan, chain: Chain) -> Chain:
+    """The single form's standby pools only while its cluster's pods range holds every node they can add: the range
+    is fixed when a GKE cluster is created, so widening it would replace a running cluster."""
+    if plan.cloud.value != "gcp" or not chain.standby_pools:
+        return chain
+    nodes = sum(pool.max_nodes for pool in (*plan.node_pools, *chain.standby_pools) if pool.role != "system")
+    if pods_cidr_for(nodes, plan.network.pods_cidr) == plan.network.pods_cidr:
+        return chain
+    return without_standby(chain, {rank: f"its pools would outgrow cluster {plan.workload}'s pods range "
+                                   f"{plan.network.pods_cidr}, which cannot change under a running cluster"
+                                   for rank, _ in chain.standby_full_scale_by_rank})
 
 
 def with_standby_pools(cluster: SharedCluster, members: Sequence[FleetWorkload]) -> SharedCluster:

@@ -12,7 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from accelfit.catalog.models import Catalog
-from accelfit.planner.costing import cluster_parts, cost_lines, nat_part
+from accelfit.planner.costing import cluster_parts, nat_part
+from accelfit.planner.options import cost_lines
 from accelfit.planner.fleet_model import FleetWorkload, SharedCluster
 from accelfit.planner.fleet_placement import CLUSTER_PLATFORMS, Placement
 from accelfit.planner.model import CostLine, Plan, PlanCloud

@@ -6,7 +6,8 @@ spot (only tiers the catalog prices for that type in that region, since the avai
 type there; a tier the environment's policy configuration forbids is left out and says so); then the next-best
 eligible accelerator from the workload's own planner search (GPU <-> TPU only where the workload is eligible for
 both, by the planner's own rules: framework penalties, portability, custom kernels). A step buildable in the
-workload's cluster (same cloud and region, a node-pool platform) gets a standby pool built by the planner's own
+workload's cluster (a shared cluster, or in the single form the workload's own: same cloud and region, a node-pool
+platform, the cluster's network layout) gets a standby pool built by the planner's own
 pool builder (`accelfit.planner.build.node_pools`: zones from availability data, the TPU multi-host 0-or-all rule,
 pool-size limits), scaled from 0; other steps are listed only, with why.
 """
@@ -58,6 +59,11 @@ class _Context:
     cluster: SharedCluster | None
     members: int
     trainers: int
+    own_cluster: bool = False  # the single form: the workload's own cluster (no SharedCluster) holds its standby pools
+
+    @property
+    def cluster_name(self) -> str:
+        return self.cluster.name if self.cluster is not None else self.plan.workload
 
     @property
     def training(self) -> bool:
@@ -66,24 +72,24 @@ class _Context:
     def buildable(self, sized: Sized) -> str | None:
         """None when the step can have a standby pool in the workload's cluster, else why not."""
         offer = sized.offer
-        if self.cluster is None:
+        if self.cluster is None and not self.own_cluster:
             return (f"{self.plan.platform.value} has no cluster to hold a standby pool; switch by re-planning "
                     f"(accelfit lock --fresh) if the planned capacity is not there")
         if offer.platform not in CLUSTER_PLATFORMS or (offer.cloud, offer.region) != (self.plan.cloud.value,
                                                                                        self.plan.region):
-            return (f"runs as {offer.platform} in {offer.cloud} {offer.region}, outside cluster {self.cluster.name} "
+            return (f"runs as {offer.platform} in {offer.cloud} {offer.region}, outside cluster {self.cluster_name} "
                     f"({self.plan.cloud.value} {self.plan.region}); it would need a cluster of its own")
         needed = network_plan(self.spec, sized)
-        have = self.cluster.network
+        have = self.cluster.network if self.cluster is not None else self.plan.network
         if (needed.extra_networks, needed.efa) != (have.extra_networks, have.efa):
             return (f"its {sized.units}-node run needs {describe_layout((needed.extra_networks, needed.efa))}, and "
-                    f"cluster {self.cluster.name} is built with {describe_layout((have.extra_networks, have.efa))}")
+                    f"cluster {self.cluster_name} is built with {describe_layout((have.extra_networks, have.efa))}")
         return None
 
     def cost(self, sized: Sized, in_cluster: bool) -> tuple[float, float]:
         """(monthly, total) of the workload on this step: in the cluster, its own lines plus its share of the
-        shared items; elsewhere, the option's own single-stack figures."""
-        if not in_cluster:
+        shared items; in its own cluster or elsewhere, the option's own single-stack figures."""
+        if not in_cluster or self.cluster is None:
             return round(sized.monthly_usd, 2), round(sized.total_usd, 2)
         figures = figures_of(own_lines(sized.breakdown, True), self.training, self.cluster, self.members,
                              self.trainers)
@@ -92,8 +98,10 @@ class _Context:
 
 
 def fallback_chain(spec: WorkloadSpec, catalog: Catalog, environment: Environment, plan: Plan, found: Search,
-                   cluster: SharedCluster | None, members: int, trainers: int) -> Chain:
-    context = _Context(spec, catalog, environment, plan, cluster, max(members, 1), trainers)
+                   cluster: SharedCluster | None, members: int, trainers: int, *, own_cluster: bool = False) -> Chain:
+    """`own_cluster`: the workload runs in a cluster of its own (the single form), which holds its standby pools."""
+    context = _Context(spec, catalog, environment, plan, cluster, max(members, 1), trainers,
+                       own_cluster=own_cluster and cluster is None and plan.platform.value in CLUSTER_PLATFORMS)
     planned = _planned_offer(context, found)
     steps: list[FallbackStep] = []
     omitted: list[str] = []

@@ -100,10 +100,10 @@ def fit_standby(plans: Sequence[Plan], chains: Sequence[Chain], constraints: Pol
                 why = room.why_not(pools, costs[index].get(rank, 0.0))
                 if why is not None:
                     dropped[index][rank] = why
-    return [_without(chain, left_out) if left_out else chain for chain, left_out in zip(chains, dropped, strict=True)]
+    return [without_standby(chain, left_out) if left_out else chain for chain, left_out in zip(chains, dropped, strict=True)]
 
 
-def _without(chain: Chain, left_out: dict[int, str]) -> Chain:
+def without_standby(chain: Chain, left_out: dict[int, str]) -> Chain:
     steps = tuple(step.model_copy(update={
         "pool": None, "note": f"{step.note.split('; standby pools ')[0]}; listed only: {left_out[step.rank]}"})
         if step.rank in left_out else step for step in chain.steps)

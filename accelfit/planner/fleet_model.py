@@ -8,6 +8,19 @@ from pydantic import Field
 
 from accelfit.planner.model import CostLine, Frozen, NetworkPlan, NodePool, Plan, PlanCloud
 
+SHARED_SUFFIX = "shared"
+# Type tokens of the components that group a shared cluster's resources: the components build them, the preview
+# attributes every resource to the workload (or to the shared cluster) it sits under. Names, not code: the core
+# holds them so the preview reads them without importing components/.
+WORKLOAD_COMPONENT = "accelfit:fleet:Workload"
+SHARED_COMPONENT = "accelfit:fleet:SharedCluster"
+
+
+def shared_marker(cluster: str) -> str:
+    """The `workload` label/tag value of a shared cluster's shared resources (`<cluster>-shared`)."""
+    return f"{cluster}-{SHARED_SUFFIX}"
+
+
 class FallbackStep(Frozen):
     """One step of a workload's fallback chain: where its jobs go when the steps before it have no capacity."""
 
@@ -70,6 +83,22 @@ class FleetWorkload(Frozen):
     standby_full_scale_monthly_usd: float = Field(default=0.0, description="Its standby pools at their maximum all "
                                                   "month (in full_scale_monthly_usd; nothing as planned: they scale "
                                                   "from 0).")
+
+    def shown_plan(self) -> Plan:
+        """Its plan as a stack of one workload shows it (`plan --json`, the preview's `plan`): the estimate's
+        full-scale figure counts the standby pools the stack builds, as a `standby` cost line (nothing as planned
+        and in the run total: they scale from 0 and run only when the steps before them have no capacity)."""
+        if not self.standby_full_scale_monthly_usd:
+            return self.plan
+        estimate = self.plan.estimate
+        pools = [pool.name for pool in self.plan.node_pools if pool.fallback_rank]
+        line = CostLine(item="standby", monthly_usd=0.0, full_scale_monthly_usd=self.standby_full_scale_monthly_usd,
+                        total_usd=0.0, note=f"standby fallback pools {', '.join(pools)}: 0 nodes as planned, "
+                        "each at its maximum all month at full scale")
+        return self.plan.model_copy(update={"estimate": estimate.model_copy(update={
+            "breakdown": (*estimate.breakdown, line),
+            "full_scale_monthly_usd": round(estimate.full_scale_monthly_usd + self.standby_full_scale_monthly_usd,
+                                            2)})})
 
 
 class FleetPlan(Frozen):

@@ -83,6 +83,18 @@ def place(plans: list[Plan], fleet: str) -> Placement:
     return placement
 
 
+def place_own(plans: list[Plan]) -> Placement:
+    """The single form: the workload in a cluster of its own, named after it (no shared cluster)."""
+    placement = Placement()
+    for plan in plans:
+        if plan.platform.value in CLUSTER_PLATFORMS:
+            placement.why.append(f"its own cluster {plan.workload} ({CLUSTER_PLATFORMS[plan.platform.value].upper()} "
+                                 f"in {plan.cloud.value} {plan.region}): the stack holds this one workload")
+        else:
+            placement.why.append(_alone_reason(plan))
+    return placement
+
+
 def _alone_reason(plan: Plan) -> str:
     if plan.platform.value == "tpu-vm":
         return (f"alone: TPU VMs in {plan.zones[0]} (placement.orchestration: vms) are not nodes of a cluster, so "

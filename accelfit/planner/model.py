@@ -125,7 +125,8 @@ class StoragePlan(Frozen):
 
 
 class CostLine(Frozen):
-    item: str = Field(description="compute, system, cluster, nat, storage, filesystem, egress")
+    item: str = Field(description="compute, system, cluster, nat, storage, filesystem, egress, standby (the "
+                      "fallback chain's standby pools: full scale only)")
     monthly_usd: float = Field(description="Per month as planned (see Estimate.monthly_usd).")
     full_scale_monthly_usd: float = Field(description="Per month at its maximum size all month.")
     total_usd: float = Field(description="Training: its share of the run total; inference: per month.")

@@ -81,8 +81,6 @@ class Sized:
     def breakdown(self) -> tuple[CostLine, ...]:
         """The cost lines of `parts`. Built on first use: the planner sizes every offer in every region but shows
         the lines of a few, and building them for all was a fifth of plan() over a full imported catalog."""
-        from accelfit.planner.costing import cost_lines  # costing imports this module
-
         return cost_lines(self.parts)
 
     @property
@@ -95,3 +93,10 @@ class Sized:
         offer = self.offer
         return "/".join((offer.platform, offer.cloud, offer.region, offer.accelerator.name, offer.machine,
                          f"x{self.units}", offer.pricing))
+
+
+def cost_lines(parts: tuple[Part, ...]) -> tuple[CostLine, ...]:
+    return tuple(CostLine(item=part.item, monthly_usd=part.monthly_usd,
+                          full_scale_monthly_usd=part.full_scale_monthly_usd,
+                          total_usd=part.run_usd if part.run_usd is not None else part.monthly_usd, note=part.note)
+                 for part in parts)

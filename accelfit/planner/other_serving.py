@@ -16,6 +16,7 @@ from accelfit.planner import preferences as pref
 from accelfit.planner.memory import GIB
 from accelfit.planner.options import Offer
 from accelfit.planner.serving import serving_peak_flops
+from accelfit.planner.sizes import InferenceSize, Unfit, latency_budget_ms
 from accelfit.planner.training_efficiency import other_model
 from accelfit.spec import Traffic, WorkloadSpec
 
@@ -31,8 +32,6 @@ def p99_ms(spec: WorkloadSpec, offer: Offer, group: int, batch: int) -> float:
 
 
 def size_other_inference(spec: WorkloadSpec, offer: Offer):
-    from accelfit.planner.sizing import InferenceSize, Unfit, latency_budget_ms
-
     inference, accelerator = spec.inference, offer.accelerator
     usable = accelerator.memory_gib * pref.USABLE_MEMORY_FRACTION
     group = max(1, math.ceil(spec.model.memory_gib / usable))

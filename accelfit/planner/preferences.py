@@ -90,11 +90,7 @@ SHARED_FILESYSTEM_MIN_DATASET_TB = 1.0
 HOURS_PER_MONTH = 730.0
 DAYS_PER_MONTH = 30.42
 
-# --- Owned (bare-metal) hardware -----------------------------------------------------------------------------------
-# Owned servers are a sunk cost; the marginal cost the planner charges is power. Stated in every bare-metal plan.
-ONPREM_USD_PER_KWH = 0.12
-ONPREM_PUE = 1.4
-ONPREM_HOST_POWER_FACTOR = 1.5  # CPUs, memory, NICs and fans on top of the GPUs' board power
+# Owned (bare-metal) hardware: its marginal cost, power, is accelfit.pricing.onprem's.
 
 # Tie-break order when two options score the same to the cent: owned hardware first (already paid for), then
 # managed TPU, then GPU clouds; then cloud, region, accelerator name and count, alphabetically/ascending.

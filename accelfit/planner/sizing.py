@@ -19,50 +19,11 @@ from accelfit.planner.lengths import request_lengths
 from accelfit.planner.options import Offer
 from accelfit.planner.serving import Efficiency, ReplicaModel
 from accelfit.planner.serving_data import efficiency_for, engine_limits, tensor_parallel_link
+from accelfit.planner.other_serving import size_other_inference
+# The sizes and the refusal are sizing's answers; importers name them from here or from sizes.py alike.
+from accelfit.planner.sizes import InferenceSize, TrainingSize, Unfit, latency_budget_ms  # noqa: F401
 from accelfit.planner.training_efficiency import moe_factor, other_model, precision_speedup
 from accelfit.spec import Architecture, Precision, TrainingMethod, Traffic, WorkloadSpec
-
-
-class Unfit(Exception):
-    """The offer cannot meet the workload at any count it allows; `rule` groups it, `best` is how close it got."""
-
-    def __init__(self, rule: str, reason: str, best: float | None = None):
-        super().__init__(reason)
-        self.rule = rule
-        self.reason = reason
-        self.best = best
-
-
-@dataclass(frozen=True)
-class TrainingSize:
-    units: int
-    devices: int
-    hours: float
-    mfu: float
-    memory_per_device_gib: float
-    tokens_per_second: float
-    tensor_parallel: int = 1
-    recompute_fraction: float = 0.0
-    activation_gib: float = 0.0
-    state_gib: float = 0.0
-
-
-@dataclass(frozen=True)
-class InferenceSize:
-    units: int
-    devices: int
-    replicas: int
-    devices_per_replica: int
-    batch: int
-    latency_p99_ms: float
-    memory_per_device_gib: float
-    tokens_per_second: float
-    lengths: str = ""
-    requests_per_replica: float = 0.0
-    tensor_parallel_link: str = ""
-    tensor_parallel: int = 1
-    pipeline_parallel: int = 1
-    notes: tuple[str, ...] = ()
 
 
 LOW_PRECISION = (Precision.fp8, Precision.fp4)
@@ -257,11 +218,6 @@ def replica_model(spec: WorkloadSpec, accelerator: Accelerator,
                         chips_per_node=chips, node_network_gbps=network)
 
 
-def latency_budget_ms(spec: WorkloadSpec) -> float:
-    """The p99 the plan sizes to: the target less its headroom (inference.headroom_pct)."""
-    return spec.inference.latency_p99_ms * (1.0 - spec.inference.headroom_pct / 100.0)
-
-
 @dataclass(frozen=True)
 class ReplicaChoice:
     group: int
@@ -319,9 +275,7 @@ def size_inference(spec: WorkloadSpec, offer: Offer, efficiency: Efficiency | No
     inference = spec.inference
     accelerator = offer.accelerator
     if spec.model.architecture is Architecture.other:
-        from accelfit.planner.other_serving import size_other_inference  # the non-transformer serving model
-
-        return size_other_inference(spec, offer)
+        return size_other_inference(spec, offer)  # the non-transformer serving model
     model = replica_model(spec, accelerator, efficiency, offer)
     if offer.tpu_slice is not None and offer.tpu_slice.hosts > 1:
         # A multi-host slice serves only a model that one host cannot hold (then tensor parallel over the slice's

@@ -17,7 +17,7 @@ from accelfit.catalog.models import Catalog
 from accelfit.pricing import NeutralResource, PricingContext, price_resources
 from accelfit.pricing.figures import CostFigures
 from accelfit.pricing.resources import CostReport, ResourceCost
-from components.fleet import SHARED_COMPONENT, WORKLOAD_COMPONENT, shared_marker
+from accelfit.planner.fleet_model import SHARED_COMPONENT, WORKLOAD_COMPONENT, shared_marker
 
 WORKLOAD_LABEL = "accelfit.io/workload"
 

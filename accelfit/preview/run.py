@@ -115,7 +115,7 @@ def _preview_stack(name: str, project_dir: Path | None, *, locked: bool) -> Prev
                                   "give each resource its own name", sorted(set(recording.duplicate_urns)))])
     result = outcome["result"]
     timings.program_s = time.perf_counter() - started
-    if result.fleet is not None:
+    if not result.single:
         return _fleet_preview(stack, recording, result, unset, timings)
 
     started = time.perf_counter()

@@ -31,6 +31,7 @@ from accelfit.pricing.figures import (
     serving_hours_per_month,
 )
 from accelfit.pricing.node_disks import EKS_ROOT_VOLUME_SERVICE, GKE_DEFAULT_DISK_TYPE, disk_hourly_usd
+from accelfit.pricing.onprem import onprem_unit_hourly_usd
 
 GIB_PER_TB = 1e12 / 2.0**30
 AUTOSCALER_CHARTS = ("cluster-autoscaler", "karpenter")
@@ -323,8 +324,6 @@ class _Pricer:
 
     def owned_server(self, props: Mapping[str, Any]) -> Priced | None:
         """A bare-metal node (the NodePatch that labels it) at its power cost; other node patches cost nothing."""
-        from accelfit.planner.costing import onprem_unit_hourly_usd  # the planner's power model, imported late
-
         labels = ((props.get("metadata") or {}).get("labels") or {})
         model, count = labels.get("accelfit.io/gpu-model"), labels.get("accelfit.io/gpu-count")
         if not model or not str(count or "").isdigit():

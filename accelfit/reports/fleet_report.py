@@ -10,10 +10,10 @@ from accelfit.planner.fleet_model import FleetPlan, FleetWorkload, SharedCluster
 from accelfit.planner.lock import LockStatus
 from accelfit.reports.cost_figures import figures_line
 from accelfit.reports.durations import usd
+from accelfit.reports.fallback import FALLBACK_HEADERS, fallback_rows
 from accelfit.reports.plan_report import ALT_HEADERS, alternative_rows, chosen_line, estimate_line
 from accelfit.reports.table import render_markdown_table, render_table
 
-FALLBACK_HEADERS = ["rank", "accelerator", "count", "pricing", "pool", "monthly", "total", "option", "note"]
 CLUSTER_HEADERS = ["cluster", "where", "workloads", "shared monthly", "saves monthly", "shared"]
 
 
@@ -31,12 +31,6 @@ def fleet_json(fleet: FleetPlan, locks: Mapping[str, LockStatus]) -> dict[str, A
 def _figures(item: FleetWorkload | FleetPlan) -> dict[str, float | None]:
     return {"monthly_usd": item.monthly_usd, "full_scale_monthly_usd": item.full_scale_monthly_usd,
             "run_total_usd": item.run_total_usd}
-
-
-def _fallback_rows(member: FleetWorkload) -> list[list[object]]:
-    return [[step.rank, step.accelerator, step.count, step.pricing,
-             step.pool or ("(listed only)" if step.rank > 1 else f"({member.plan.platform.value})"),
-             usd(step.monthly_usd), usd(step.total_usd), step.option, step.note] for step in member.fallback]
 
 
 def _cluster_rows(fleet: FleetPlan) -> list[list[object]]:
@@ -80,7 +74,7 @@ def render_text(fleet: FleetPlan, locks: Mapping[str, LockStatus], top: int = 5,
         out += [f"  - {reason}" for reason in plan.reasons]
         if plan.warnings:
             out += ["", "Warnings:"] + [f"  ! {warning}" for warning in plan.warnings]
-        out += ["", "Fallback chain:", render_table(FALLBACK_HEADERS, _fallback_rows(member))]
+        out += ["", "Fallback chain:", render_table(FALLBACK_HEADERS, fallback_rows(member))]
         out += [f"  left out: {reason}" for reason in member.fallback_omitted]
         if plan.alternatives:
             out += ["", f"Alternatives (top {min(top, len(plan.alternatives))}):",
@@ -108,7 +102,7 @@ def render_markdown(fleet: FleetPlan, locks: Mapping[str, LockStatus], top: int 
         out += [f"- {reason}" for reason in plan.reasons]
         if plan.warnings:
             out += ["", "**Warnings**", ""] + [f"- ⚠️ {warning}" for warning in plan.warnings]
-        out += ["", "**Fallback chain**", "", render_markdown_table(FALLBACK_HEADERS, _fallback_rows(member))]
+        out += ["", "**Fallback chain**", "", render_markdown_table(FALLBACK_HEADERS, fallback_rows(member))]
         if member.fallback_omitted:
             out += [""] + [f"- left out: {reason}" for reason in member.fallback_omitted]
         if plan.alternatives:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from accelfit.planner.fleet_model import FleetWorkload
 from accelfit.planner.model import Plan
 from accelfit.reports.cost_figures import figures_line, monthly_above_run_note
 from accelfit.reports.durations import duration, usd
+from accelfit.reports.fallback import FALLBACK_HEADERS, fallback_rows
 from accelfit.reports.table import render_markdown_table, render_table
 
 
@@ -88,7 +90,24 @@ def _catalog_note(plan: Plan) -> str:
     return f"; catalog: {plan.catalog}" if plan.catalog else ""
 
 
-def render_text(plan: Plan, top: int = 5, stack: str | None = None, lock: str | None = None) -> str:
+def _fallback_text(member: FleetWorkload | None) -> list[str]:
+    if member is None:
+        return []
+    return (["", "Fallback chain:", render_table(FALLBACK_HEADERS, fallback_rows(member))]
+            + [f"  left out: {reason}" for reason in member.fallback_omitted])
+
+
+def _fallback_markdown(member: FleetWorkload | None) -> list[str]:
+    if member is None:
+        return []
+    return (["", "**Fallback chain**", "", render_markdown_table(FALLBACK_HEADERS, fallback_rows(member))]
+            + ([""] + [f"- left out: {reason}" for reason in member.fallback_omitted]
+               if member.fallback_omitted else []))
+
+
+def render_text(plan: Plan, top: int = 5, stack: str | None = None, lock: str | None = None,
+                member: FleetWorkload | None = None) -> str:
+    """`member`: the stack's fleet of one, whose fallback chain the report shows (a spec file's plan has none)."""
     title = f"Plan for {plan.workload} ({plan.kind}, {plan.framework})" + (f", stack {stack}" if stack else "")
     out = [title, "=" * len(title),
            f"Chosen:   {chosen_line(plan)}",
@@ -97,6 +116,7 @@ def render_text(plan: Plan, top: int = 5, stack: str | None = None, lock: str | 
            *([f"Lock:     {lock}"] if lock else []),
            "", render_table(_cost_headers(plan), _cost_rows(plan)), "", "Why:"]
     out += [f"  - {reason}" for reason in plan.reasons]
+    out += _fallback_text(member)
     if plan.warnings:
         out += ["", "Warnings:"] + [f"  ! {warning}" for warning in plan.warnings]
     if plan.alternatives:
@@ -107,12 +127,14 @@ def render_text(plan: Plan, top: int = 5, stack: str | None = None, lock: str | 
     return "\n".join(out)
 
 
-def render_markdown(plan: Plan, top: int = 5, stack: str | None = None, lock: str | None = None) -> str:
+def render_markdown(plan: Plan, top: int = 5, stack: str | None = None, lock: str | None = None,
+                    member: FleetWorkload | None = None) -> str:
     out = [f"### Plan for `{plan.workload}` ({plan.kind}, {plan.framework})" + (f" — stack `{stack}`" if stack else ""),
            "", f"**Chosen:** {chosen_line(plan)}  ", f"**Estimate:** {estimate_line(plan)}  ",
            "**Cost:** " + "  \n".join(cost_summary(plan)) + (f"  \n**Lock:** {lock}" if lock else ""),
            "", render_markdown_table(_cost_headers(plan), _cost_rows(plan)), "", "**Why**", ""]
     out += [f"- {reason}" for reason in plan.reasons]
+    out += _fallback_markdown(member)
     if plan.warnings:
         out += ["", "**Warnings**", ""] + [f"- ⚠️ {warning}" for warning in plan.warnings]
     if plan.alternatives:

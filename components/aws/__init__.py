@@ -20,6 +20,7 @@ By hand, in your own program (every argument is checked before anything is creat
 from __future__ import annotations
 
 from accelfit.catalog import Catalog, load_catalog
+from accelfit.cloudrules.aws.plan_checks import validate_eks_plan
 from accelfit.errors import InputError
 from accelfit.planner.model import Plan
 from components.aws.cluster_access import ClusterAccess, read_cluster_access
@@ -29,7 +30,6 @@ from components.aws.eks_roles import EksRoles, EksRolesArgs
 from components.aws.lustre import LustreFileSystem, LustreFileSystemArgs
 from components.aws.network import AwsNetwork, AwsNetworkArgs
 from components.aws.node_group import ManagedNodeGroup, ManagedNodeGroupArgs, NodeTaint
-from components.aws.plan_checks import validate_eks_plan
 from components.aws.stack import EksGpuStack, EksGpuStackArgs
 from components.aws.workload_identity import WorkloadIdentity, WorkloadIdentityArgs
 from components.aws.zone_offerings import account_zone_ids, zone_offering_problems

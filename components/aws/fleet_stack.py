@@ -20,17 +20,17 @@ import pulumi_aws as aws
 from accelfit.catalog import Catalog
 from accelfit.errors import InputError, Problem, problem
 from accelfit.planner.model import Plan
-from components.aws.addressing import subnet_layout
+from accelfit.cloudrules.aws.addressing import subnet_layout
 from components.aws.cluster_access import ClusterAccess, read_cluster_access
 from components.aws.data_bucket import DataBucket
 from components.aws.eks_cluster import EksCluster, EksClusterArgs
 from components.aws.eks_roles import EksRoles, EksRolesArgs
-from components.aws.eks_versions import eks_version
+from accelfit.cloudrules.aws.eks_versions import eks_version
 from components.aws.iam_documents import cluster_autoscaler_policy
 from components.aws.lustre import LustreFileSystem
 from components.aws.network import AwsNetwork, AwsNetworkArgs
 from components.aws.node_group import ManagedNodeGroup
-from components.aws.plan_checks import validate_eks_plan
+from accelfit.cloudrules.aws.plan_checks import validate_eks_plan
 from components.aws.pod_identity_role import PodIdentityRole, PodIdentityRoleArgs
 from components.aws.stack import (
     AUTOSCALER_NAMESPACE, AUTOSCALER_SERVICE_ACCOUNT, FSX_CSI_ADDON, PROTECTED_ENVIRONMENTS,
@@ -41,7 +41,7 @@ from components.aws.zone_offerings import account_zone_ids, zone_offering_proble
 from components.common import child_name
 from components.fleet import FILE, SharedClusterBuild, accelerator_pools, cluster_problems, prefixed
 from components.fleet_groups import SharedClusterGroup, WorkloadGroup
-from components.fleet_rules import pool_count_problems
+from accelfit.cloudrules.shared_cluster import pool_count_problems
 
 
 def cluster_zones(plans: tuple[Plan, ...]) -> tuple[str, ...]:

@@ -18,7 +18,7 @@ import pulumi_aws as aws
 
 from accelfit.errors import Problem
 from components.aws.checks import args_problem, raise_if_any
-from components.aws.fsx_sizes import PERSISTENT_2_THROUGHPUTS, nearest_valid_capacity_gib, valid_capacity_gib
+from accelfit.cloudrules.aws.fsx_sizes import PERSISTENT_2_THROUGHPUTS, nearest_valid_capacity_gib, valid_capacity_gib
 from components.common import child_name
 
 _COMPONENT = "LustreFileSystem"

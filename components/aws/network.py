@@ -16,7 +16,7 @@ import pulumi
 import pulumi_aws as aws
 
 from accelfit.errors import Problem
-from components.aws.addressing import MIN_ZONES, s3_gateway_service, subnet_layout
+from accelfit.cloudrules.aws.addressing import MIN_ZONES, s3_gateway_service, subnet_layout
 from components.aws.checks import args_problem, raise_if_any
 from components.common import child_name
 

@@ -27,8 +27,8 @@ import pulumi_aws as aws
 
 from accelfit.errors import Problem
 from components.aws.checks import args_problem, raise_if_any
-from components.aws.efa import efa_interfaces
-from components.aws.instance_rules import capacity_block_findings, efa_findings, efa_layouts
+from accelfit.cloudrules.aws.efa import efa_interfaces
+from accelfit.cloudrules.aws.instance_rules import capacity_block_findings, efa_findings, efa_layouts
 from components.aws.node_settings import ami_type, capacity_type, scratch_user_data_base64, taint_effect
 from components.common import child_name
 

@@ -20,12 +20,12 @@ from components.aws.cluster_access import ClusterAccess
 from components.aws.data_bucket import DataBucket, DataBucketArgs
 from components.aws.eks_cluster import EksCluster, EksClusterArgs
 from components.aws.eks_roles import EksRoles, EksRolesArgs
-from components.aws.eks_versions import eks_version
+from accelfit.cloudrules.aws.eks_versions import eks_version
 from components.aws.iam_documents import cluster_autoscaler_policy
 from components.aws.lustre import LustreFileSystem, LustreFileSystemArgs
 from components.aws.network import AwsNetwork, AwsNetworkArgs
 from components.aws.node_group import ManagedNodeGroup, ManagedNodeGroupArgs, NodeTaint
-from components.aws.plan_checks import filesystem_zone, validate_eks_plan
+from accelfit.cloudrules.aws.plan_checks import filesystem_zone, validate_eks_plan
 from components.aws.pod_identity_role import PodIdentityRole, PodIdentityRoleArgs
 from components.aws.workload_identity import WorkloadIdentity, WorkloadIdentityArgs
 from components.common import Ownership, child_name

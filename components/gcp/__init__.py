@@ -1,9 +1,8 @@
 """Google Cloud components: network, GKE with GPU and TPU node pools, TPU VMs, storage.
 
 `build(plan, ownership)` creates everything a GCP Plan needs; the components can also be composed by hand
-(`from components.gcp import Network, NetworkArgs`). Everything is imported lazily, so the pure helpers
-(`components.gcp.node_settings`, `tpu_runtime`, `validation`) import neither Pulumi nor a provider SDK, and a
-GCP program never imports `pulumi_aws`.
+(`from components.gcp import Network, NetworkArgs`). Everything is imported lazily, so a GCP program never imports
+`pulumi_aws`. The rules a GCP plan is checked against live in the core (`accelfit.cloudrules.gcp`).
 """
 
 from __future__ import annotations

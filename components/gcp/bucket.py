@@ -17,7 +17,7 @@ import pulumi
 from pulumi_gcp import storage
 
 from accelfit.errors import InputError, problem
-from components.gcp.retention import (
+from accelfit.cloudrules.gcp.retention import (
     BYTES_OUTLIVE_DELETION_DAYS,
     NONCURRENT_CHECKPOINT_DAYS,
     SOFT_DELETE_DAYS,

@@ -9,7 +9,7 @@ from pulumi_gcp import filestore
 
 from accelfit.errors import InputError, problem
 from accelfit.planner.filestore_capacity import capacity_fix, capacity_problem
-from components.gcp.names import fitted_name
+from accelfit.cloudrules.gcp.names import fitted_name
 
 # Tiers that are regional take a region as their location; the others a zone.
 # https://cloud.google.com/filestore/docs/service-tiers
@@ -40,7 +40,7 @@ class SharedFilestore(pulumi.ComponentResource):
                                       capacity_fix(args.tier, args.capacity_gib), args.capacity_gib)])
         super().__init__("accelfit:gcp:SharedFilestore", name, None, opts)
         self.instance = filestore.Instance(
-            # Explicit, fitted name: auto-naming could pass the 63-character limit (components/gcp/names.py).
+            # Explicit, fitted name: auto-naming could pass the 63-character limit (accelfit/cloudrules/gcp/names.py).
             f"{name}-filestore", name=fitted_name("filestore_instance", f"{name}-filestore"), tier=args.tier,
             location=args.region if args.tier in REGIONAL_TIERS else args.zone,
             file_shares=filestore.InstanceFileSharesArgs(name=args.share_name, capacity_gb=args.capacity_gib),

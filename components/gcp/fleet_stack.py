@@ -29,36 +29,14 @@ Every workload's plan and the cluster-wide rules are checked before anything is 
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass, field
-
-import pulumi
 
 from accelfit.catalog.models import Catalog
+from accelfit.cloudrules.gcp.names import check_name, fitted_name
+from accelfit.cloudrules.gcp.validation import network_problems, plan_problems
+from accelfit.cloudrules.shared_cluster import pool_count_problems
 from accelfit.errors import InputError, Problem, problem
 from components.fleet import FILE, SharedClusterBuild, accelerator_pools, cluster_problems, prefixed
-from components.fleet_groups import SharedClusterGroup, WorkloadGroup
-from components.fleet_rules import pool_count_problems
-from components.gcp import plan_args
-from components.gcp.gke_cluster import GkeCluster
-from components.gcp.names import check_name, fitted_name
-from components.gcp.stack import (
-    GcpStack, SharedParts, WorkloadParts, build_pools, build_shared, build_workload_storage, control_plane_access,
-    project_features, resolve_project,
-)
-from components.gcp.validation import network_problems, plan_problems
-
-
-@dataclass
-class GcpSharedCluster:
-    """What one shared GKE cluster holds: the shared items, and a GcpStack view per workload (its own pools,
-    bucket and identity with the shared network, account and cluster)."""
-
-    name: str
-    shared: SharedParts
-    cluster: GkeCluster
-    group: SharedClusterGroup
-    workloads: dict[str, GcpStack] = field(default_factory=dict)
-    groups: dict[str, WorkloadGroup] = field(default_factory=dict)
+from components.gcp.stack import GcpSharedCluster, build_cluster, resolve_project
 
 
 def shared_cluster_problems(build: SharedClusterBuild, catalog: Catalog) -> list[Problem]:
@@ -98,26 +76,4 @@ def build_shared_cluster(build: SharedClusterBuild, catalog: Catalog, *, project
     problems = [] if checked else shared_cluster_problems(build, catalog)
     if problems:
         raise InputError(problems)
-    project = resolve_project(project)
-    access = control_plane_access()
-    basis = build.basis
-    group = SharedClusterGroup(build.name)
-    labels = build.ownership.gcp_labels()
-    features = set().union(*(project_features(plan) for plan in build.plans))
-    shared = build_shared(build.name, basis, features, project, labels, build.environment, parent=group)
-    cluster = GkeCluster(f"{build.name}-gke", plan_args.shared_cluster_args(
-        build.plans, basis, project, shared.network.network.id, shared.network.subnet.id,
-        shared.service_account.email, labels, access), shared.on_services)
-    built = GcpSharedCluster(name=build.name, shared=shared, cluster=cluster, group=group)
-    for workload in build.workloads:
-        plan = workload.plan
-        workload_group = WorkloadGroup(plan.workload)
-        own = pulumi.ResourceOptions(parent=workload_group, providers=[shared.services.provider])
-        own_labels = workload.ownership.gcp_labels()
-        parts = WorkloadParts(cluster=cluster)
-        build_pools(parts, plan, catalog, cluster, shared, own_labels, own)
-        # In a fleet each workload runs in its own namespace, named after it (its LocalQueue is there).
-        built.workloads[plan.workload] = build_workload_storage(parts, plan, project, shared, own_labels, own,
-                                                                namespaces=(plan.workload,))
-        built.groups[plan.workload] = workload_group
-    return built
+    return build_cluster(build, catalog, resolve_project(project), own=False)

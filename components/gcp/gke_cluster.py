@@ -13,10 +13,10 @@ from pulumi_gcp import compute, container
 
 from accelfit.errors import InputError, problem
 from components.gcp import pool_parts
-from components.gcp.names import fitted_name
+from accelfit.cloudrules.gcp.names import fitted_name
 from components.kubernetes.access import gke_dns_kubeconfig, gke_kubeconfig
 from components.gcp.network import PODS_RANGE_NAME, SERVICES_RANGE_NAME
-from components.gcp.node_settings import node_labels
+from accelfit.cloudrules.gcp.node_settings import node_labels
 
 
 # A daily four-hour window at a quiet hour (Cluster Toolkit's gke-cluster module has a daily window too, 09:00 by

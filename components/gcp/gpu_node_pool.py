@@ -13,9 +13,9 @@ from pulumi_gcp import container
 
 from accelfit.errors import InputError, problem
 from components.gcp import pool_parts
-from components.gcp.names import fitted_name
-from components.gcp.rules import gcp_rules
-from components.gcp.node_settings import GPU_TAINT, driver_installation, node_labels, with_required_taint
+from accelfit.cloudrules.gcp.names import fitted_name
+from accelfit.cloudrules.gcp.rules import gcp_rules
+from accelfit.cloudrules.gcp.node_settings import GPU_TAINT, driver_installation, node_labels, with_required_taint
 
 DRIVER_LABEL = "accelfit.io/gpu-driver"
 
@@ -102,7 +102,8 @@ def _boot_disk_problems(where: str, args: GpuNodePoolArgs) -> list:
     if rule is None:
         known = ", ".join(row.family for row in gcp_rules().boot_disks)
         return [problem(where, "machine_family", "no boot-disk rule for this machine family",
-                        f"use one of {known}, or add the family to components/gcp/data/gke_rules.yaml with its source",
+                        f"use one of {known}, or add the family to accelfit/cloudrules/gcp/data/gke_rules.yaml "
+                        "with its source",
                         args.machine_family)]
     if args.disk_type not in rule.allowed:
         return [problem(where, "disk_type", f"{args.machine_family} machines boot only from {', '.join(rule.allowed)}",

@@ -12,9 +12,9 @@ import pulumi
 from pulumi_gcp import compute
 
 from accelfit.errors import InputError, problem
-from components.gcp.names import fitted_name
-from components.gcp.node_settings import gvnic_subnet_cidr, rdma_subnet_cidr
-from components.gcp.rules import GpuDirectLayout
+from accelfit.cloudrules.gcp.names import fitted_name
+from accelfit.cloudrules.gcp.node_settings import gvnic_subnet_cidr, rdma_subnet_cidr
+from accelfit.cloudrules.gcp.rules import GpuDirectLayout
 
 # Google's health-check probers and the IAP TCP-forwarding range; SSH is allowed only through IAP.
 # https://cloud.google.com/load-balancing/docs/health-check-concepts#ip-ranges

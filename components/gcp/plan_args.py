@@ -16,8 +16,8 @@ from components.gcp.filestore import SharedFilestoreArgs
 from components.gcp.gke_cluster import GkeClusterArgs, SystemPoolArgs
 from components.gcp.gpu_node_pool import GpuNodePoolArgs
 from components.gcp.network import NetworkArgs
-from components.gcp.node_settings import local_ssd_count, topology_chips
-from components.gcp.rules import GpuDirectLayout, gcp_rules
+from accelfit.cloudrules.gcp.node_settings import local_ssd_count, topology_chips
+from accelfit.cloudrules.gcp.rules import GpuDirectLayout, gcp_rules
 from components.gcp.tpu_node_pool import TpuNodePoolArgs
 from components.gcp.tpu_queued import QueuedSlice, TpuQueuedSlicesArgs
 from components.gcp.tpu_vm import TpuVmSliceArgs

@@ -8,7 +8,7 @@ from collections.abc import Iterable, Sequence
 import pulumi
 from pulumi_gcp import container
 
-from components.gcp.node_settings import (
+from accelfit.cloudrules.gcp.node_settings import (
     autoscaling_location_policy,
     gke_taint_effect,
     per_zone_count,

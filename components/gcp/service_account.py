@@ -10,7 +10,7 @@ import pulumi
 from pulumi_gcp import projects, serviceaccount
 
 from accelfit.errors import InputError, problem
-from components.gcp.node_settings import service_account_id
+from accelfit.cloudrules.gcp.node_settings import service_account_id
 
 # Logging and monitoring for nodes, and image pulls from Artifact Registry.
 # https://cloud.google.com/kubernetes-engine/docs/how-to/service-accounts#default-gke-service-agent

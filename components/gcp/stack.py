@@ -1,7 +1,10 @@
-"""Compose the GCP components for one Plan: the project's APIs, network, node service account, then either a GKE
-cluster with its GPU/TPU pools or TPU VM slices, then storage and the workload's identity. The whole plan is
-validated first, so nothing is created when any part of it is wrong; every component uses the provider of
-ProjectServices, so nothing is created before the APIs it calls are on."""
+"""Compose the GCP components: the project's APIs, network, node service account, then either a GKE cluster with
+its workloads' GPU/TPU pools or TPU VM slices, then each workload's storage and identity. Every GKE cluster is
+built by one function, `build_cluster`, for both forms of a stack: the single form's workload in a cluster of its
+own (named after it, as single stacks have always been built), or a fleet's shared cluster (fleet_stack.py adds
+the checks across its workloads). The whole plan is validated first, so nothing is created when any part of it is
+wrong; every component uses the provider of ProjectServices, so nothing is created before the APIs it calls are
+on."""
 
 from __future__ import annotations
 
@@ -14,10 +17,12 @@ from accelfit.catalog.models import Catalog
 from accelfit.errors import InputError, problem
 from accelfit.planner.model import Plan
 from components.common import Ownership
+from components.fleet import ClusterWorkload, SharedClusterBuild
+from components.fleet_groups import SharedClusterGroup, WorkloadGroup
 from components.gcp import plan_args
 from components.gcp.plan_args import ControlPlaneAccess
 from components.gcp.project_services import ProjectServices, ProjectServicesArgs
-from components.gcp.rules import gcp_rules
+from accelfit.cloudrules.gcp.rules import gcp_rules
 from components.gcp.bucket import DataBucket
 from components.gcp.filestore import SharedFilestore
 from components.gcp.gke_cluster import GkeCluster
@@ -27,8 +32,9 @@ from components.gcp.service_account import NodeServiceAccount, NodeServiceAccoun
 from components.gcp.tpu_node_pool import TpuNodePool
 from components.gcp.tpu_queued import TpuQueuedSlices
 from components.gcp.tpu_vm import TpuVmSlice
-from components.gcp.validation import plan_problems
+from accelfit.cloudrules.gcp.validation import plan_problems
 from components.gcp.workload_identity import WorkloadIdentity, WorkloadIdentityArgs
+from components.kubernetes.namespaces import team_namespaces
 
 
 @dataclass
@@ -105,19 +111,61 @@ def build_stack(plan: Plan, ownership: Ownership, *, catalog: Catalog | None = N
     if problems:
         raise InputError(problems)
     project = resolve_project(project)
-    access = control_plane_access() if plan.orchestration == "kubernetes" else ControlPlaneAccess()
+    if plan.orchestration == "kubernetes":
+        own = SharedClusterBuild(name=plan.workload, fleet=plan.workload, ownership=ownership,
+                                 workloads=(ClusterWorkload(plan=plan, ownership=ownership),))
+        return build_cluster(own, catalog, project, own=True).workloads[plan.workload]
     labels = ownership.gcp_labels()
     shared = build_shared(plan.workload, plan, project_features(plan), project, labels, plan.environment)
     parts = WorkloadParts()
-    if plan.orchestration == "kubernetes":
-        parts.cluster = GkeCluster(f"{plan.workload}-gke", plan_args.cluster_args(
-            plan, project, shared.network.network.id, shared.network.subnet.id, shared.service_account.email,
-            labels, access), shared.on_services)
-        build_pools(parts, plan, catalog, parts.cluster, shared, labels, shared.on_services)
-    else:
-        _build_tpu_vms(parts, plan, project, shared.network, shared.service_account, labels, shared.on_services)
-    return build_workload_storage(parts, plan, project, shared, labels, shared.on_services,
-                                  namespaces=workload_namespaces(plan) if parts.cluster is not None else ())
+    _build_tpu_vms(parts, plan, project, shared.network, shared.service_account, labels, shared.on_services)
+    return build_workload_storage(parts, plan, project, shared, labels, shared.on_services, namespaces=())
+
+
+@dataclass
+class GcpSharedCluster:
+    """What one GKE cluster holds: the shared items, and a GcpStack view per workload (its own pools, bucket and
+    identity with the cluster's network, account and cluster). `group` and `groups` are None/empty for the
+    single form's own cluster, whose resources sit at the top of the stack."""
+
+    name: str
+    shared: SharedParts
+    cluster: GkeCluster
+    group: SharedClusterGroup | None
+    workloads: dict[str, GcpStack] = field(default_factory=dict)
+    groups: dict[str, WorkloadGroup] = field(default_factory=dict)
+
+
+def build_cluster(build: SharedClusterBuild, catalog: Catalog, project: str, *, own: bool) -> GcpSharedCluster:
+    """One GKE cluster and its workloads' pools, storage and identities; checked by the caller. `own`: the single
+    form's cluster of one workload: named and labelled after the workload, no group components, its pods in the
+    team namespaces. Otherwise a fleet's shared cluster: the shared items under a SharedClusterGroup labelled
+    `<cluster>-shared`, each workload's resources under its WorkloadGroup, each in its own namespace."""
+    basis = build.basis
+    access = control_plane_access()  # stack config, checked before anything is created
+    group = None if own else SharedClusterGroup(build.name)
+    labels = build.ownership.gcp_labels()
+    features = set().union(*(project_features(plan) for plan in build.plans))
+    shared = build_shared(build.name, basis, features, project, labels, build.environment, parent=group)
+    cluster = GkeCluster(f"{build.name}-gke", plan_args.shared_cluster_args(
+        build.plans, basis, project, shared.network.network.id, shared.network.subnet.id,
+        shared.service_account.email, labels, access), shared.on_services)
+    built = GcpSharedCluster(name=build.name, shared=shared, cluster=cluster, group=group)
+    for workload in build.workloads:
+        plan = workload.plan
+        if own:
+            opts, own_labels = shared.on_services, labels
+        else:
+            built.groups[plan.workload] = WorkloadGroup(plan.workload)
+            opts = pulumi.ResourceOptions(parent=built.groups[plan.workload], providers=[shared.services.provider])
+            own_labels = workload.ownership.gcp_labels()
+        parts = WorkloadParts(cluster=cluster)
+        build_pools(parts, plan, catalog, cluster, shared, own_labels, opts)
+        # A fleet's workloads each run in their own namespace, named after it (its LocalQueue is there).
+        built.workloads[plan.workload] = build_workload_storage(
+            parts, plan, project, shared, own_labels, opts,
+            namespaces=workload_namespaces(plan) if own else (plan.workload,))
+    return built
 
 
 @dataclass
@@ -183,8 +231,6 @@ def build_workload_storage(parts: WorkloadParts, plan: Plan, project: str, share
 
 def workload_namespaces(plan: Plan) -> tuple[str, ...]:
     """The namespaces the workload's pods run in: the Kubernetes layer's team namespaces."""
-    from components.kubernetes.build import team_namespaces
-
     return team_namespaces(plan)
 
 

@@ -26,9 +26,10 @@ from pulumi_gcp import container
 
 from accelfit.catalog import load_catalog
 from accelfit.errors import InputError, problem
-from components.gcp import pool_parts, tpu_rules
-from components.gcp.names import fitted_name
-from components.gcp.node_settings import TPU_TAINT, node_labels, topology_chips, with_required_taint
+from components.gcp import pool_parts
+from accelfit.cloudrules.gcp import tpu_rules
+from accelfit.cloudrules.gcp.names import fitted_name
+from accelfit.cloudrules.gcp.node_settings import TPU_TAINT, node_labels, topology_chips, with_required_taint
 
 SLICE_LABEL = "accelfit.io/tpu-slice"
 

@@ -15,7 +15,7 @@ from pulumi_gcp import compute, tpu
 
 from accelfit.errors import InputError, problem
 from accelfit.catalog import load_catalog
-from components.gcp import tpu_disks, tpu_rules
+from accelfit.cloudrules.gcp import tpu_disks, tpu_rules
 from components.gcp.pool_parts import CLOUD_PLATFORM_SCOPE
 
 

@@ -23,8 +23,8 @@ import pulumi_kubernetes as k8s
 from pulumi_gcp import serviceaccount, storage
 
 from accelfit.errors import InputError, problem
-from components.gcp.names import check_name
-from components.gcp.node_settings import service_account_id
+from accelfit.cloudrules.gcp.names import check_name
+from accelfit.cloudrules.gcp.node_settings import service_account_id
 
 # Object read, write and delete on one bucket (no bucket administration).
 # https://cloud.google.com/storage/docs/access-control/iam-roles#standard-roles

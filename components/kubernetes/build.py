@@ -7,7 +7,6 @@ nodes, where the pools' capacities come from. The layer itself (layer.Kubernetes
 from __future__ import annotations
 
 import dataclasses
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -24,43 +23,26 @@ from components.kubernetes.capacity import cloud_capacities, inventory_capacitie
 from components.kubernetes.eks_addons import EksAddonsArgs, EksAddonsPlan, LustreVolume, autoscaler_image_tag
 from components.kubernetes.gpu_software import GpuSoftware, gpu_software
 from components.kubernetes.layer import KubernetesLayer, KubernetesLayerArgs
+from components.kubernetes.namespaces import team_namespaces
 from components.fleet import SharedClusterBuild
-from components.fleet_rules import cohort_name_problems, queue_flavor_problems
+from accelfit.cloudrules.shared_cluster import cohort_name_problems, queue_flavor_problems
 from components.kubernetes.queues import FlavorPlan, NodeCapacity, QueuePlan, cohort_queues, flavor_plans
 
 if TYPE_CHECKING:
     from components.aws.fleet_stack import EksSharedStack
     from components.aws.stack import EksGpuStack
-    from components.gcp.fleet_stack import GcpSharedCluster
-    from components.gcp.stack import GcpStack
+    from components.gcp.stack import GcpSharedCluster, GcpStack
 
 # Node labels each platform puts on every node of a pool by itself (the pool's name as value).
 GKE_POOL_LABEL = "cloud.google.com/gke-nodepool"
 EKS_POOL_LABEL = "eks.amazonaws.com/nodegroup"
 BAREMETAL_POOL_LABEL = "accelfit.io/pool"  # set by accelfit's node membership patch
-_DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
 
 
 def layer_labels(ownership: Ownership) -> dict[str, str]:
     values = ownership.gcp_labels()  # lowercase, at most 63 characters: valid Kubernetes label values too
     return {"app.kubernetes.io/managed-by": "accelfit", **{f"accelfit.io/{key}": value
                                                            for key, value in values.items() if key != "managed-by"}}
-
-
-def team_namespaces(plan: Plan) -> tuple[str, ...]:
-    """Namespaces that get a LocalQueue: `accelfit:teamNamespaces` (a list), else the workload's namespace
-    (where the workload's service account lives)."""
-    configured = pulumi.Config().get_object("teamNamespaces")
-    if configured is None:
-        return (plan.workload,)
-    if not isinstance(configured, list) or not configured:
-        raise InputError([problem("stack", "accelfit:teamNamespaces", "must be a non-empty list of namespaces",
-                                  "e.g. teamNamespaces: [research, applied]", configured)])
-    bad = [name for name in configured if not isinstance(name, str) or not _DNS_LABEL.match(name)]
-    if bad:
-        raise InputError([problem("stack", "accelfit:teamNamespaces", "not a Kubernetes namespace name",
-                                  "use lowercase letters, digits and '-', at most 63 characters", bad)])
-    return tuple(dict.fromkeys(configured))
 
 
 @dataclass(frozen=True)
@@ -85,7 +67,11 @@ class LayerPlan:
 def plan_layer(plan: Plan, capacities: Mapping[str, NodeCapacity]) -> LayerPlan:
     queue = QueuePlan(name=plan.workload, flavors=tuple(flavor_plans(plan, capacities)),
                       namespaces=team_namespaces(plan))
-    return LayerPlan(queues=(queue,), gpu_software=gpu_software(plan),
+    # A GKE TPU plan whose fallback chain has a GPU standby pool gets GKE's GPU software for it, as a shared
+    # cluster holding TPU and GPU pools does (plan_shared_layer).
+    software_plan = plan.model_copy(update={"platform": Platform.gke_gpu}) if plan.platform is Platform.gke_tpu \
+        else plan
+    return LayerPlan(queues=(queue,), gpu_software=gpu_software(software_plan),
                      jobset=any(pool.role == "tpu" for pool in plan.node_pools),
                      eks=eks_addons_plan(plan) if plan.cloud.value == "aws" else None)
 
@@ -128,7 +114,7 @@ def eks_addons_plan(plan: Plan) -> EksAddonsPlan:
     """The autoscaler whenever a pool is meant to change size (min < max: a training pool that returns to zero,
     a serving pool between base load and peak, the 1..3 system pool); the EFA device plugin when a pool has EFA.
     Refuses a Kubernetes version without a pinned autoscaler release before anything is created."""
-    from components.aws.eks_versions import eks_version, eks_version_problems
+    from accelfit.cloudrules.aws.eks_versions import eks_version, eks_version_problems
 
     problems = eks_version_problems(plan.eks_version)
     version = eks_version(plan.eks_version)

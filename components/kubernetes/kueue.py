@@ -12,7 +12,7 @@ import pulumi_kubernetes as k8s
 
 from accelfit.errors import InputError, problem
 from components.common import child_name
-from components.fleet_rules import cohort_name_problems, queue_flavor_problems
+from accelfit.cloudrules.shared_cluster import cohort_name_problems, queue_flavor_problems
 from components.kubernetes.charts import ChartPin, pin
 from components.kubernetes.helm import namespace, release
 from components.kubernetes.queues import (

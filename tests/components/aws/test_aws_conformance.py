@@ -58,7 +58,7 @@ UPSTREAM = {
 }
 
 # Network cards per type: the upstream counts where a blueprint names the type, AWS's pages otherwise
-# (components/aws/data/efa_layouts.yaml holds the sources).
+# (accelfit/cloudrules/aws/data/efa_layouts.yaml holds the sources).
 EFA_TYPES = {"p4d.24xlarge": 4, "p5.48xlarge": UPSTREAM["awsome_p5"]["cards"], "p5e.48xlarge": 32,
              "p5en.48xlarge": 16, "p6-b200.48xlarge": UPSTREAM["awsome_p6"]["cards"], "g6e.48xlarge": 4,
              "g6.12xlarge": 1, "g6e.12xlarge": 1}

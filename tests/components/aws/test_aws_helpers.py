@@ -8,10 +8,10 @@ import json
 import pytest
 from aws_golden import check_text
 
-from components.aws.addressing import s3_gateway_service, subnet_layout
-from components.aws.efa import EfaInterface, efa_interfaces
-from components.aws.instance_rules import capacity_block_findings, efa_findings, efa_layouts
-from components.aws.fsx_sizes import nearest_valid_capacity_gib, valid_capacity_gib
+from accelfit.cloudrules.aws.addressing import s3_gateway_service, subnet_layout
+from accelfit.cloudrules.aws.efa import EfaInterface, efa_interfaces
+from accelfit.cloudrules.aws.instance_rules import capacity_block_findings, efa_findings, efa_layouts
+from accelfit.cloudrules.aws.fsx_sizes import nearest_valid_capacity_gib, valid_capacity_gib
 from components.aws.iam_documents import (
     NODE_POLICIES, assume_role_policy, bucket_read_write_policy, deny_insecure_transport_policy, managed_policy_arn,
 )

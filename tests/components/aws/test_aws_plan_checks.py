@@ -8,7 +8,7 @@ from aws_plans import ACCESS, h100_training_plan, l4_inference_plan, ownership_f
 import components.aws as aws_components
 from accelfit.errors import InputError
 from accelfit.preview.recorder import record
-from components.aws.plan_checks import filesystem_zone, validate_eks_plan
+from accelfit.cloudrules.aws.plan_checks import filesystem_zone, validate_eks_plan
 
 
 def fields(problems) -> list[str]:

@@ -202,7 +202,7 @@ def test_a_bad_workload_built_alone_stops_the_fleet_before_its_cluster_exists():
 def test_long_fleet_and_workload_names_fit_every_gke_name_limit():
     """gke_rules.yaml name limits with the fleet's names: a 37-character fleet name (the longest the stack form
     accepts) and long workload names still give valid physical names (shortened with a stable hash)."""
-    from components.gcp.rules import gcp_rules
+    from accelfit.cloudrules.gcp.rules import gcp_rules
 
     fleet = "platform-team-ml-fleet-production-x01"
     assert len(fleet) == 37

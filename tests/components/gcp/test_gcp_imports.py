@@ -25,6 +25,6 @@ def test_building_a_gcp_plan_does_not_import_pulumi_aws():
 
 
 def test_pure_helpers_import_no_pulumi():
-    modules = _modules_after("import components.gcp.validation, components.gcp.node_settings, "
-                             "components.gcp.tpu_runtime, components.gcp")
+    modules = _modules_after("import accelfit.cloudrules.gcp.validation, accelfit.cloudrules.gcp.node_settings, "
+                             "accelfit.cloudrules.gcp.tpu_runtime, components.gcp")
     assert not any(name.split(".")[0] in ("pulumi", "pulumi_gcp", "pulumi_aws") for name in modules)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from components.gcp import node_settings as ns
-from components.gcp import tpu_runtime
+from accelfit.cloudrules.gcp import node_settings as ns
+from accelfit.cloudrules.gcp import tpu_runtime
 
 
 @pytest.mark.parametrize("effect, expected", [("NoSchedule", "NO_SCHEDULE"),

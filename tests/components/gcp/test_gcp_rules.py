@@ -1,6 +1,6 @@
-"""Each GCP rule kept as data (components/gcp/data/gke_rules.yaml) catches a breach, names the resource, the rule
-and the fix, and refuses before anything is created; and every name the stack derives fits, for every workload
-name length the spec accepts."""
+"""Each GCP rule kept as data (accelfit/cloudrules/gcp/data/gke_rules.yaml) catches a breach, names the resource,
+the rule and the fix, and refuses before anything is created; and every name the stack derives fits, for every
+workload name length the spec accepts."""
 
 from __future__ import annotations
 
@@ -14,9 +14,9 @@ from hypothesis import strategies as st
 import gcp_family_plans
 import gcp_plans
 from accelfit.spec import WorkloadSpec
-from components.gcp import names
-from components.gcp.rules import gcp_rules
-from components.gcp.validation import derived_names, plan_problems
+from accelfit.cloudrules.gcp import names
+from accelfit.cloudrules.gcp.rules import gcp_rules
+from accelfit.cloudrules.gcp.validation import derived_names, plan_problems
 
 # Type token -> the name rule of that resource type, for every GCP resource accelfit names explicitly.
 NAMED_TYPES = {
@@ -103,7 +103,8 @@ def test_name_rule_catches_a_breach():
 
 def test_name_rule_refuses_a_plan_whose_names_would_not_fit(monkeypatch):
     """If the derivation ever produced an over-long name, the plan is refused before anything exists."""
-    monkeypatch.setattr("components.gcp.validation.fitted_name", lambda kind, logical: logical + "-" * 0 + "x" * 60)
+    monkeypatch.setattr("accelfit.cloudrules.gcp.validation.fitted_name",
+                        lambda kind, logical: logical + "-" * 0 + "x" * 60)
     problems = _refused(gcp_plans.l4_inference())
     assert any("names are at most" in text for text in problems.values())
 
@@ -138,7 +139,7 @@ def test_persistent_disk_on_a3_ultra_is_refused():
 def test_family_without_a_boot_disk_rule_is_refused(monkeypatch):
     rules = gcp_rules()
     trimmed = rules.model_copy(update={"boot_disks": tuple(row for row in rules.boot_disks if row.family != "g2")})
-    monkeypatch.setattr("components.gcp.validation.gcp_rules", lambda: trimmed)
+    monkeypatch.setattr("accelfit.cloudrules.gcp.validation.gcp_rules", lambda: trimmed)
     problems = _refused(gcp_plans.l4_inference())
     assert "no boot-disk rule for the g2 family" in problems["node_pools[1].machine_type"]
 

@@ -14,11 +14,11 @@ from accelfit.catalog.models import Catalog, Cloud
 from accelfit.errors import Problem, did_you_mean, join_path, problem
 from accelfit.planner import filestore_capacity
 from accelfit.planner.model import NodePool, Plan, TpuVmSlice
-from components.gcp import tpu_rules, tpu_runtime
-from components.gcp.names import check_name, fitted_name
-from components.gcp.node_settings import MANAGED_DRIVER_VERSIONS, gvnic_subnet_cidr, rdma_subnet_cidr
-from components.gcp.retention import retention_problem
-from components.gcp.rules import gcp_rules
+from accelfit.cloudrules.gcp import tpu_rules, tpu_runtime
+from accelfit.cloudrules.gcp.names import check_name, fitted_name
+from accelfit.cloudrules.gcp.node_settings import MANAGED_DRIVER_VERSIONS, gvnic_subnet_cidr, rdma_subnet_cidr
+from accelfit.cloudrules.gcp.retention import retention_problem
+from accelfit.cloudrules.gcp.rules import gcp_rules
 
 FILE = "plan"
 GCP_PLATFORMS = ("gke-gpu", "gke-tpu", "tpu-vm")
@@ -205,7 +205,7 @@ def _gpu_pool_problems(path: str, pool: NodePool, plan: Plan, catalog: Catalog) 
         if gcp_rules().boot_disk(machine.family) is None:
             problems.append(problem(FILE, join_path(path, "machine_type"),
                                     f"no boot-disk rule for the {machine.family} family",
-                                    "add the family's boot disk types to components/gcp/data/gke_rules.yaml "
+                                    "add the family's boot disk types to accelfit/cloudrules/gcp/data/gke_rules.yaml "
                                     "with their source", pool.machine_type))
         if pool.accelerator is None or _canonical(catalog, pool.accelerator) != machine.accelerator:
             problems.append(problem(FILE, join_path(path, "accelerator"),
@@ -228,7 +228,8 @@ def _gpu_pool_problems(path: str, pool: NodePool, plan: Plan, catalog: Catalog) 
             if gcp_rules().layout(pool.gpudirect) is None:
                 problems.append(problem(FILE, join_path(path, "gpudirect"),
                                         f"no network layout for GPUDirect {pool.gpudirect}",
-                                        "add it to components/gcp/data/gke_rules.yaml with its source, or set none",
+                                        "add it to accelfit/cloudrules/gcp/data/gke_rules.yaml with its source, or set "
+                                        "none",
                                         pool.gpudirect))
             elif gcp_rules().layout(pool.gpudirect).rdma_subnets and len(pool.zones) != 1:
                 # https://cloud.google.com/vpc/docs/rdma-network-profiles (one profile per zone)

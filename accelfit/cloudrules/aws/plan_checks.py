@@ -13,10 +13,10 @@ import re
 from accelfit.catalog import Catalog
 from accelfit.errors import Problem, did_you_mean, problem
 from accelfit.planner.model import NodePool, Plan, PlanCloud, Platform
-from components.aws.addressing import MIN_ZONES, subnet_layout
-from components.aws.eks_versions import eks_version_problems
-from components.aws.fsx_sizes import PERSISTENT_2_THROUGHPUTS, nearest_valid_capacity_gib, valid_capacity_gib
-from components.aws.instance_rules import capacity_block_findings, efa_findings
+from accelfit.cloudrules.aws.addressing import MIN_ZONES, subnet_layout
+from accelfit.cloudrules.aws.eks_versions import eks_version_problems
+from accelfit.cloudrules.aws.fsx_sizes import PERSISTENT_2_THROUGHPUTS, nearest_valid_capacity_gib, valid_capacity_gib
+from accelfit.cloudrules.aws.instance_rules import capacity_block_findings, efa_findings
 
 FILE = "plan"
 # EKS quota: nodes per managed node group (https://docs.aws.amazon.com/eks/latest/userguide/service-quotas.html).

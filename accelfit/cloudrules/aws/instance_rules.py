@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from accelfit.yamlio import read_package_yaml
-from components.aws.efa import Layout
+from accelfit.cloudrules.aws.efa import Layout
 
 DATA = Path(__file__).parent / "data"
 
@@ -52,7 +52,7 @@ def efa_findings(instance_type: str, efa_interfaces: int) -> list[Finding]:
     rule = efa_layouts().get(instance_type)
     if rule is None:
         return [("efa_interfaces", f"no sourced EFA layout for {instance_type}",
-                 "use a type listed in components/aws/data/efa_layouts.yaml or add its row with a source",
+                 "use a type listed in accelfit/cloudrules/aws/data/efa_layouts.yaml or add its row with a source",
                  efa_interfaces)]
     if efa_interfaces != rule.efa_interfaces:
         return [("efa_interfaces", f"{instance_type} has {rule.network_cards} network card(s) and takes "

@@ -1,5 +1,5 @@
-"""The limits of a shared cluster (kubernetes/data/shared_cluster_rules.yaml), and the checks that apply them. Pure: no
-Pulumi import. Each rule names its source; each check returns problems naming the field and the fix."""
+"""The limits of a shared cluster (data/shared_cluster_rules.yaml), and the checks that apply them. Pure: no Pulumi
+import. Each rule names its source; each check returns problems naming the field and the fix."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from accelfit.errors import Problem, problem
 from accelfit.validation import validate
 from accelfit.yamlio import read_package_yaml
 
-RULES_FILE = Path(__file__).parent / "kubernetes" / "data" / "shared_cluster_rules.yaml"
+RULES_FILE = Path(__file__).parent / "data" / "shared_cluster_rules.yaml"
 
 
 class PoolLimit(Sourced):

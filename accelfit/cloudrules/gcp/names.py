@@ -13,7 +13,7 @@ import hashlib
 import re
 
 from accelfit.errors import Problem, problem
-from components.gcp.rules import NameKind, gcp_rules
+from accelfit.cloudrules.gcp.rules import NameKind, gcp_rules
 
 # RFC 1035 label: a lowercase letter first, then lowercase letters, digits and hyphens, no hyphen last.
 _RFC1035 = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from accelfit.catalog.models import Catalog, Cloud, TpuSlice
 from accelfit.errors import Problem, join_path, problem
-from components.gcp import tpu_disks
+from accelfit.cloudrules.gcp import tpu_disks
 
 FILE = "plan"
 AVAILABILITY_SOURCE = "https://cloud.google.com/tpu/docs/regions-zones"

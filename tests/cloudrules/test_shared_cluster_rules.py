@@ -1,9 +1,9 @@
-"""The shared-cluster rules (components/kubernetes/data/shared_cluster_rules.yaml), each shown catching a breach,
+"""The shared-cluster rules (accelfit/cloudrules/data/shared_cluster_rules.yaml), each shown catching a breach,
 and the pure Kueue routing of a fleet (queues.cohort_queues, cluster_queue_spec with a cohort)."""
 
 from __future__ import annotations
 
-from components.fleet_rules import (
+from accelfit.cloudrules.shared_cluster import (
     cohort_name_problems, pool_count_problems, queue_flavor_problems, shared_cluster_rules,
 )
 from components.kubernetes.queues import FlavorPlan, NodeCapacity, QueuePlan, cluster_queue_spec, cohort_queues

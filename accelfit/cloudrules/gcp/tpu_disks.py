@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from accelfit.yamlio import read_package_yaml
-from components.gcp.node_settings import topology_chips
+from accelfit.cloudrules.gcp.node_settings import topology_chips
 
 DISKS_FILE = Path(__file__).parent / "data" / "tpu_vm_disks.yaml"
 
@@ -50,7 +50,7 @@ def data_disk_problem(config_type: str, topology: str, disk_type: str | None = N
     rule = disk_rules().get(config_type)
     if rule is None:
         return (f"no data-disk rule for accelerator type {config_type}",
-                "add it to components/gcp/data/tpu_vm_disks.yaml, or set data_disk_gb: 0")
+                "add it to accelfit/cloudrules/gcp/data/tpu_vm_disks.yaml, or set data_disk_gb: 0")
     if is_multi_host(config_type, topology):
         return (f"a multi-host slice ({topology}) attaches a disk only read-only, so a new (blank) disk could never "
                 f"hold data ({rule.source})",

@@ -1,0 +1,1 @@
+"""AWS rules and their sourced data (data/), pure: see accelfit.cloudrules."""

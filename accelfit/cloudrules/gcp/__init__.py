@@ -1,0 +1,1 @@
+"""Google Cloud rules and their sourced data (data/), pure: see accelfit.cloudrules."""

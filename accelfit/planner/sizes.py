@@ -1,0 +1,56 @@
+"""What sizing answers: a training or inference size, or `Unfit` (no count works), and the latency budget both
+serving models size to. Plain data, shared by the transformer sizing (`sizing.py`) and the non-transformer serving
+model (`other_serving.py`), which sizing calls."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from accelfit.spec import WorkloadSpec
+
+
+class Unfit(Exception):
+    """The offer cannot meet the workload at any count it allows; `rule` groups it, `best` is how close it got."""
+
+    def __init__(self, rule: str, reason: str, best: float | None = None):
+        super().__init__(reason)
+        self.rule = rule
+        self.reason = reason
+        self.best = best
+
+
+@dataclass(frozen=True)
+class TrainingSize:
+    units: int
+    devices: int
+    hours: float
+    mfu: float
+    memory_per_device_gib: float
+    tokens_per_second: float
+    tensor_parallel: int = 1
+    recompute_fraction: float = 0.0
+    activation_gib: float = 0.0
+    state_gib: float = 0.0
+
+
+@dataclass(frozen=True)
+class InferenceSize:
+    units: int
+    devices: int
+    replicas: int
+    devices_per_replica: int
+    batch: int
+    latency_p99_ms: float
+    memory_per_device_gib: float
+    tokens_per_second: float
+    lengths: str = ""
+    requests_per_replica: float = 0.0
+    tensor_parallel_link: str = ""
+    tensor_parallel: int = 1
+    pipeline_parallel: int = 1
+    notes: tuple[str, ...] = ()
+
+
+def latency_budget_ms(spec: WorkloadSpec) -> float:
+    """The p99 the plan sizes to: the target less its headroom (inference.headroom_pct)."""
+    return spec.inference.latency_p99_ms * (1.0 - spec.inference.headroom_pct / 100.0)
