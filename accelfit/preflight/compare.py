@@ -68,7 +68,6 @@ def compare(needs: Needs, observed: Observed, cloud: str) -> Report:
     for item in observed.unchecked:
         findings.append(Finding(kind=_kind_of(item.check), status="unchecked", subject=item.check,
                                 detail=item.reason, request=item.fix))
-    findings = _dedupe_unchecked(findings)
     return Report(stack=needs.stack, cloud=cloud, findings=tuple(findings), steps=_steps(needs, findings),
                   notes=needs.notes)
 
@@ -78,15 +77,6 @@ def _kind_of(check: str) -> str:
         if check.startswith(kind):
             return kind
     return "quota"
-
-
-def _dedupe_unchecked(findings: list[Finding]) -> list[Finding]:
-    """A reader's own 'could not check' line replaces the generic 'no answer' line for the same subject."""
-    named = {f.subject for f in findings if f.status == "unchecked" and f.detail != "no answer for this zone"
-             and f.detail != "not read" and f.detail != "no answer"}
-    return [f for f in findings if not (f.status == "unchecked" and f.detail in ("no answer for this zone", "not read",
-                                                                                 "no answer") and
-                                        any(name.endswith(f.subject) for name in named))]
 
 
 def _reading(need: QuotaNeed, observed: Observed, metric: str) -> QuotaReading | None:
