@@ -39,10 +39,11 @@ def _register() -> None:
     from accelfit.cli.diff_command import diff
     from accelfit.cli.lock_command import lock
     from accelfit.cli.plan_command import plan
+    from accelfit.cli.preflight_command import preflight
     from accelfit.cli.preview_command import preview
     from accelfit.cli.schema_command import schema
 
-    for command in (calibrate, catalog, check, cost, diff, lock, plan, preview, schema):
+    for command in (calibrate, catalog, check, cost, diff, lock, plan, preflight, preview, schema):
         cli.add_command(command)
 
 

@@ -397,3 +397,42 @@ def test_the_test_job_fetches_the_history_the_upgrade_test_reads():
     steps = _load("test.yml")["jobs"]["test"]["steps"]
     checkout = next(step for step in steps if str(step.get("uses", "")).startswith("actions/checkout@"))
     assert checkout["with"]["fetch-depth"] == 0
+
+
+def _index_named(job: dict[str, Any], start: str) -> int:
+    return next(index for index, step in enumerate(job["steps"]) if step.get("name", "").startswith(start))
+
+
+def test_deploy_runs_preflight_before_pulumi_up_and_before_the_approval(pulumi_up):
+    """`pulumi up` starts only after `accelfit preflight` passed with the job's own login, in the same job; the plan
+    job shows it before the approval."""
+    up = pulumi_up["jobs"]["up"]
+    preflight = _index_named(up, "accelfit preflight")
+    assert _index(up, "aws-actions/configure-aws-credentials") < preflight < _index(up, "pulumi/actions")
+    assert _index(up, "google-github-actions/auth") < preflight
+    step = up["steps"][preflight]
+    assert step["run"].strip() == '.venv/bin/accelfit preflight --stack "$STACK"'  # its exit 1 fails the job
+    assert "if" not in step and "continue-on-error" not in step
+    plan = pulumi_up["jobs"]["plan"]
+    assert _index_named(plan, "accelfit preflight") < _index(plan, "pulumi/actions")
+
+
+def test_pull_request_preview_posts_preflight_when_credentials_exist(preview):
+    job = preview["jobs"]["pulumi-preview"]
+    preflight = _index_named(job, "accelfit preflight")
+    step = job["steps"][preflight]
+    assert step["if"] == "steps.gate.outputs.enabled == 'true'"  # only with a Pulumi token and a cloud login
+    assert "--markdown" in step["run"] and "<!-- accelfit-preflight:%s -->" in step["run"]
+    assert _index(job, "google-github-actions/auth") < preflight < _index(job, "pulumi/actions")
+    post = job["steps"][preflight + 1]
+    assert post["uses"].startswith("actions/github-script@")
+    assert "accelfit-preflight:" in post["with"]["script"] and "updateComment" in post["with"]["script"]
+    # A broken login (exit 2) fails the check; a shortfall (exit 1) is a warning in the comment.
+    guard = job["steps"][preflight + 2]
+    assert guard["if"] == "steps.preflight.outputs.exit-code == '2'" and "exit 1" in guard["run"]
+
+
+def test_the_preflight_sdks_are_in_the_lock_ci_installs():
+    lock = (ROOT / "requirements.lock").read_text(encoding="utf-8")
+    for package in ("google-cloud-compute", "google-cloud-quotas", "google-cloud-service-usage", "boto3"):
+        assert re.search(rf"^{package}==", lock, re.MULTILINE), package

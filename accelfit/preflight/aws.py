@@ -1,0 +1,158 @@
+"""Reads an AWS account's EC2 limits, zone offerings and capacity reservations with the default credential chain
+(environment, SSO/profile, instance role), through boto3. Imported only for an AWS stack; boto3 only here.
+
+Calls used (each read-only): Service Quotas GetServiceQuota (service code ec2; the limit in vCPUs and the usage
+metric it names), CloudWatch GetMetricStatistics on that usage metric (AWS/Usage, the documented way to read a
+quota's usage), EC2 DescribeInstanceTypeOfferings (location type availability-zone) and
+DescribeCapacityReservations (AvailableInstanceCount). There is no per-service enablement to read on AWS.
+Throttling is retried with backoff, then reported as not checked; a denied call is reported as not checked with the
+IAM action it needs; missing or rejected credentials stop the command (exit 2) with how to log in.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import time
+from collections.abc import Callable
+from typing import Any
+
+from accelfit.preflight.errors import credentials_error, sdk_missing
+from accelfit.preflight.model import (Needs, Observed, QuotaReading, ReservationReading, Unchecked, quota_key,
+                                      reservation_key, zone_key)
+
+ATTEMPTS = 4
+THROTTLED = {"Throttling", "ThrottlingException", "TooManyRequestsException", "RequestLimitExceeded",
+             "ServiceUnavailable"}
+BAD_CREDENTIALS = {"UnrecognizedClientException", "InvalidClientTokenId", "ExpiredToken", "ExpiredTokenException",
+                   "AuthFailure", "InvalidSignatureException", "SignatureDoesNotMatch"}
+DENIED = {"AccessDenied", "AccessDeniedException", "UnauthorizedOperation", "UnauthorizedException"}
+
+
+class _Throttled(Exception):
+    pass
+
+
+class AwsReader:
+    def __init__(self, client_factory: Callable[[str, str], Any] | None = None, *,
+                 sleep: Callable[[float], None] = time.sleep, now: Callable[[], dt.datetime] | None = None):
+        try:
+            import boto3
+            import botocore.exceptions
+        except ImportError:
+            raise sdk_missing("aws", "boto3") from None
+        self.botocore = botocore.exceptions
+        if client_factory is None:
+            session = boto3.session.Session()
+            if session.get_credentials() is None:
+                raise credentials_error("aws", "no credentials in the default chain (environment, profile, SSO, "
+                                        "instance role)")
+            client_factory = lambda service, region: session.client(service, region_name=region)  # noqa: E731
+        self.client = client_factory
+        self.sleep = sleep
+        self.now = now or (lambda: dt.datetime.now(dt.timezone.utc))
+
+    def _call(self, fn: Callable[[], Any]) -> Any:
+        for attempt in range(ATTEMPTS):
+            try:
+                return fn()
+            except self.botocore.ClientError as error:
+                code = error.response.get("Error", {}).get("Code", "")
+                if code in THROTTLED:
+                    if attempt == ATTEMPTS - 1:
+                        raise _Throttled() from None
+                    self.sleep(min(2 ** attempt, 8))
+                    continue
+                if code in BAD_CREDENTIALS:
+                    raise credentials_error("aws", f"the credentials were rejected ({code})") from None
+                raise
+            except (self.botocore.NoCredentialsError, self.botocore.TokenRetrievalError,
+                    self.botocore.SSOTokenLoadError) as error:
+                raise credentials_error("aws", str(error)) from None
+
+    def _guard(self, observed: dict, check: str, action: str, fn: Callable[[], None]) -> None:
+        try:
+            fn()
+        except _Throttled:
+            observed["unchecked"].append(Unchecked(check=check, reason=f"throttled: still refused after {ATTEMPTS} "
+                                                   "tries", fix="run preflight again in a minute"))
+        except self.botocore.ClientError as error:
+            code = error.response.get("Error", {}).get("Code", "")
+            if code in DENIED:
+                observed["unchecked"].append(Unchecked(check=check, reason=f"permission denied ({code})",
+                                                       fix=f"allow {action} for these credentials"))
+            elif code == "NoSuchResourceException":
+                observed["unchecked"].append(Unchecked(check=check, reason="Service Quotas has no such quota in "
+                                                       "this region"))
+            else:
+                observed["unchecked"].append(Unchecked(check=check, reason=f"{code}: {error}"[:200]))
+
+    def read(self, needs: Needs) -> Observed:
+        observed: dict[str, Any] = {"quotas": {}, "zones": {}, "reservations": {}, "services": {}, "unchecked": []}
+        for need in needs.quotas:
+            self._guard(observed, f"quota {need.metric} in {need.region} (Service Quotas)",
+                        "servicequotas:GetServiceQuota and cloudwatch:GetMetricStatistics",
+                        lambda need=need: self._quota(observed, need.region, need.metric))
+        for region in sorted({n.region for n in needs.zones}):
+            wanted = [n for n in needs.zones if n.region == region]
+            self._guard(observed, f"zone offerings in {region}", "ec2:DescribeInstanceTypeOfferings",
+                        lambda region=region, wanted=wanted: self._zones(observed, region, wanted))
+        for region in sorted({n.region for n in needs.reservations}):
+            wanted = [n for n in needs.reservations if n.region == region]
+            self._guard(observed, f"reservation {', '.join(n.name for n in wanted)}",
+                        "ec2:DescribeCapacityReservations",
+                        lambda region=region, wanted=wanted: self._reservations(observed, region, wanted))
+        observed["unchecked"] = tuple(observed["unchecked"])
+        return Observed(**observed)
+
+    def _quota(self, observed: dict, region: str, code: str) -> None:
+        quotas = self.client("service-quotas", region)
+        quota = self._call(lambda: quotas.get_service_quota(ServiceCode="ec2", QuotaCode=code))["Quota"]
+        usage = self._usage(region, quota.get("UsageMetric"))
+        observed["quotas"][quota_key(region, code)] = QuotaReading(
+            limit=float(quota["Value"]), usage=usage,
+            source="Service Quotas" + (" and CloudWatch AWS/Usage" if usage is not None else ""))
+
+    def _usage(self, region: str, metric: dict | None) -> float | None:
+        """The quota's current usage from the CloudWatch metric Service Quotas names (None when it names none)."""
+        if not metric or not metric.get("MetricName"):
+            return None
+        cloudwatch = self.client("cloudwatch", region)
+        end = self.now()
+        answer = self._call(lambda: cloudwatch.get_metric_statistics(
+            Namespace=metric["MetricNamespace"], MetricName=metric["MetricName"],
+            Dimensions=[{"Name": k, "Value": v} for k, v in sorted(metric.get("MetricDimensions", {}).items())],
+            StartTime=end - dt.timedelta(minutes=15), EndTime=end, Period=300,
+            Statistics=[metric.get("MetricStatisticRecommendation") or "Maximum"]))
+        points = answer.get("Datapoints", [])
+        if not points:
+            return 0.0  # no running instances of the class reported in the window
+        statistic = metric.get("MetricStatisticRecommendation") or "Maximum"
+        return float(max(point.get(statistic, 0.0) for point in points))
+
+    def _zones(self, observed: dict, region: str, wanted: list) -> None:
+        ec2 = self.client("ec2", region)
+        types = sorted({n.machine_type for n in wanted})
+        offered: set[tuple[str, str]] = set()
+        token: str | None = None
+        while True:
+            kwargs = dict(LocationType="availability-zone", Filters=[{"Name": "instance-type", "Values": types}])
+            if token:
+                kwargs["NextToken"] = token
+            page = self._call(lambda kwargs=kwargs: ec2.describe_instance_type_offerings(**kwargs))
+            offered |= {(o["Location"], o["InstanceType"]) for o in page.get("InstanceTypeOfferings", [])}
+            token = page.get("NextToken")
+            if not token:
+                break
+        for need in wanted:
+            observed["zones"][zone_key(need.zone, need.machine_type)] = (need.zone, need.machine_type) in offered
+
+    def _reservations(self, observed: dict, region: str, wanted: list) -> None:
+        ec2 = self.client("ec2", region)
+        answer = self._call(lambda: ec2.describe_capacity_reservations(
+            CapacityReservationIds=sorted({n.name for n in wanted})))
+        for item in answer.get("CapacityReservations", []):
+            total = int(item.get("TotalInstanceCount", 0))
+            available = int(item.get("AvailableInstanceCount", 0))
+            active = item.get("State", "active") in ("active", "scheduled")
+            observed["reservations"][reservation_key("", item["CapacityReservationId"])] = ReservationReading(
+                count=total if active else 0, in_use=total - available if active else 0)

@@ -1,0 +1,180 @@
+"""Reads a GCP project's quotas, zone offerings, reservations and enabled services with the user's Application
+Default Credentials, through Google's client libraries (google-cloud-compute, -quotas, -service-usage; REST
+transport). Imported only for a GCP stack; the libraries are imported only here.
+
+Calls used (each read-only): compute regions.get (regional quotas: limit and usage), acceleratorTypes.list and
+machineTypes.get per zone (what the zone offers), reservations.get (count, inUseCount); Cloud Quotas
+quotaInfos.list for compute.googleapis.com (GPU families regions.get leaves out) and tpu.googleapis.com (TPU VM
+quotas; limits only); Service Usage services.batchGet. Throttling (429, 503) is retried with backoff, then reported
+as not checked; a denied call is reported as not checked with the role that grants it; missing or rejected
+credentials stop the command (exit 2) with how to log in.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from accelfit.preflight.errors import credentials_error, sdk_missing
+from accelfit.preflight.model import (Needs, Observed, QuotaReading, ReservationReading, Unchecked, quota_key,
+                                      reservation_key, zone_key)
+
+ATTEMPTS = 4
+# Read-only roles that grant each call (IAM basic/predefined roles reference).
+ROLE = {"compute": "roles/compute.viewer", "quotas": "roles/cloudquotas.viewer",
+        "services": "roles/serviceusage.serviceUsageViewer"}
+
+
+class _Throttled(Exception):
+    pass
+
+
+class GcpReader:
+    def __init__(self, project: str, credentials: Any = None, *, sleep: Callable[[float], None] = time.sleep):
+        try:
+            from google.api_core import exceptions
+            from google.cloud import cloudquotas_v1, compute_v1, service_usage_v1
+        except ImportError as error:
+            raise sdk_missing("gcp", error.name or "google-cloud-compute") from None
+        self.exceptions = exceptions
+        if credentials is None:
+            import google.auth
+            from google.auth.exceptions import DefaultCredentialsError
+
+            try:
+                credentials, _ = google.auth.default(scopes=["https://www.googleapis.com/auth/cloud-platform"])
+            except DefaultCredentialsError as error:
+                raise credentials_error("gcp", f"no Application Default Credentials ({error})") from None
+        self.project = project
+        self.sleep = sleep
+        options = dict(credentials=credentials, transport="rest")
+        self.regions = compute_v1.RegionsClient(**options)
+        self.accelerator_types = compute_v1.AcceleratorTypesClient(**options)
+        self.machine_types = compute_v1.MachineTypesClient(**options)
+        self.reservations = compute_v1.ReservationsClient(**options)
+        self.quotas = cloudquotas_v1.CloudQuotasClient(**options)
+        self.services = service_usage_v1.ServiceUsageClient(**options)
+        self.enabled_state = service_usage_v1.State.ENABLED
+
+    def _call(self, fn: Callable[[], Any]) -> Any:
+        """fn() with retries on throttling; credentials errors become exit 2."""
+        from google.auth.exceptions import RefreshError
+
+        ex = self.exceptions
+        for attempt in range(ATTEMPTS):
+            try:
+                return fn()
+            except (ex.TooManyRequests, ex.ServiceUnavailable, ex.ResourceExhausted):
+                if attempt == ATTEMPTS - 1:
+                    raise _Throttled() from None
+                self.sleep(min(2 ** attempt, 8))
+            except (ex.Unauthorized, RefreshError) as error:
+                raise credentials_error("gcp", f"the credentials were rejected ({_first_line(error)})") from None
+
+    def _guard(self, observed: dict, check: str, api: str, fn: Callable[[], None]) -> None:
+        try:
+            fn()
+        except _Throttled:
+            observed["unchecked"].append(Unchecked(check=check, reason=f"throttled: still refused after {ATTEMPTS} "
+                                                   "tries", fix="run preflight again in a minute"))
+        except self.exceptions.Forbidden as error:
+            observed["unchecked"].append(Unchecked(check=check, reason=f"permission denied ({_first_line(error)})",
+                                                   fix=f"grant {ROLE[api]} on project {self.project}"))
+        except self.exceptions.GoogleAPICallError as error:
+            observed["unchecked"].append(Unchecked(check=check, reason=_first_line(error)))
+
+    def read(self, needs: Needs) -> Observed:
+        observed: dict[str, Any] = {"quotas": {}, "zones": {}, "reservations": {}, "services": {}, "unchecked": []}
+        for region in sorted({n.region for n in needs.quotas if not n.zone}):
+            self._guard(observed, f"quota of region {region} (compute regions.get)", "compute",
+                        lambda region=region: self._region(observed, region))
+        # Only for regions regions.get answered: a metric it leaves out (newer GPU families) is read from Cloud Quotas.
+        answered = {key.split("/")[0] for key in observed["quotas"]}
+        missing = [n for n in needs.quotas if not n.zone and n.region in answered and n.quota_id
+                   and quota_key(n.region, n.metric) not in observed["quotas"]]
+        if missing:
+            self._guard(observed, "quota of GPU families (Cloud Quotas, compute.googleapis.com)", "quotas",
+                        lambda: self._quota_infos(observed, "compute.googleapis.com", missing, by_zone=False))
+        zonal = [n for n in needs.quotas if n.zone]
+        if zonal:
+            self._guard(observed, "quota of TPU VMs (Cloud Quotas, tpu.googleapis.com)", "quotas",
+                        lambda: self._quota_infos(observed, "tpu.googleapis.com", zonal, by_zone=True))
+        for zone in sorted({n.zone for n in needs.zones}):
+            wanted = [n for n in needs.zones if n.zone == zone]
+            self._guard(observed, f"zone {zone} offerings", "compute",
+                        lambda zone=zone, wanted=wanted: self._zone(observed, zone, wanted))
+        for res in needs.reservations:
+            self._guard(observed, f"reservation {res.name} ({res.zone})", "compute",
+                        lambda res=res: self._reservation(observed, res))
+        if needs.services:
+            self._guard(observed, "service enabled APIs (Service Usage)", "services",
+                        lambda: self._services(observed, [s.name for s in needs.services]))
+        observed["unchecked"] = tuple(observed["unchecked"])
+        return Observed(**observed)
+
+    def _region(self, observed: dict, region: str) -> None:
+        answer = self._call(lambda: self.regions.get(project=self.project, region=region))
+        for quota in answer.quotas:
+            observed["quotas"][quota_key(region, quota.metric)] = QuotaReading(
+                limit=quota.limit, usage=quota.usage, source="compute regions.get")
+
+    def _quota_infos(self, observed: dict, service: str, needs: list, *, by_zone: bool) -> None:
+        parent = f"projects/{self.project}/locations/global/services/{service}"
+        wanted = {n.quota_id if not by_zone else n.metric for n in needs}
+        infos = self._call(lambda: list(self.quotas.list_quota_infos(parent=parent)))
+        for info in infos:
+            if info.quota_id not in wanted:
+                continue
+            for dims in info.dimensions_infos:
+                dimensions = dict(dims.dimensions)
+                limit = float(dims.details.value)
+                source = f"Cloud Quotas {service} {info.quota_id}"
+                if by_zone:
+                    zone = dimensions.get("zone", "")
+                    region = zone.rsplit("-", 1)[0] if zone else dimensions.get("region", "")
+                    if zone:
+                        observed["quotas"][quota_key(region, info.quota_id, zone)] = QuotaReading(
+                            limit=limit, usage=None, source=source)
+                    continue
+                region = dimensions.pop("region", "")
+                key = ",".join(f"{k}={v}" for k, v in sorted(dimensions.items()))
+                observed["quotas"][quota_key(region, f"{info.quota_id}[{key}]")] = QuotaReading(
+                    limit=limit, usage=None, source=source)
+
+    def _zone(self, observed: dict, zone: str, wanted: list) -> None:
+        accelerators = None
+        if any(n.accelerator_type for n in wanted):
+            accelerators = {a.name for a in self._call(lambda: list(self.accelerator_types.list(
+                project=self.project, zone=zone)))}
+        for need in wanted:
+            offered = True
+            try:
+                self._call(lambda need=need: self.machine_types.get(project=self.project, zone=zone,
+                                                                    machine_type=need.machine_type))
+            except self.exceptions.NotFound:
+                offered = False
+            if need.accelerator_type and accelerators is not None and need.accelerator_type not in accelerators:
+                offered = False
+            observed["zones"][zone_key(zone, need.machine_type)] = offered
+
+    def _reservation(self, observed: dict, res: Any) -> None:
+        try:
+            answer = self._call(lambda: self.reservations.get(project=self.project, zone=res.zone,
+                                                              reservation=res.name))
+        except self.exceptions.NotFound:
+            observed["reservations"][reservation_key(res.zone, res.name)] = ReservationReading(count=0, in_use=0)
+            return
+        specific = answer.specific_reservation
+        observed["reservations"][reservation_key(res.zone, res.name)] = ReservationReading(
+            count=int(specific.count), in_use=int(specific.in_use_count))
+
+    def _services(self, observed: dict, names: list[str]) -> None:
+        answer = self._call(lambda: self.services.batch_get_services(request={
+            "parent": f"projects/{self.project}", "names": [f"projects/{self.project}/services/{n}" for n in names]}))
+        for service in answer.services:
+            observed["services"][service.name.rsplit("/", 1)[-1]] = service.state == self.enabled_state
+
+
+def _first_line(error: BaseException) -> str:
+    return str(error).splitlines()[0][:200] if str(error) else type(error).__name__

@@ -1,0 +1,194 @@
+"""`accelfit preflight` on the GCP fleet example (stacks/Pulumi.example-gcp-fleet.yaml: a TPU v6e run with spot v6e
+and v5e fallback pools, an L4 service with a spot fallback pool, one shared GKE cluster), against recorded answers
+of Compute Engine, Cloud Quotas and Service Usage."""
+
+from __future__ import annotations
+
+import json
+
+from accelfit.cli.main import main
+from tests.preflight.conftest import compute, error, region_quotas, services_enabled
+
+STACK = "example-gcp-fleet"
+ENOUGH = {"E2_CPUS": (24, 0), "TPU_V6E": (8, 0), "PREEMPTIBLE_TPU_V6E": (8, 0), "TPU_LITE_PODSLICE_V5": (16, 0),
+          "NVIDIA_L4_GPUS": (32, 0), "PREEMPTIBLE_NVIDIA_L4_GPUS": (32, 0), "CPUS": (500, 10)}
+ZONES = ["us-central1-a", "us-central1-b", "us-central1-c"]
+SERVICES = ["compute.googleapis.com", "storage.googleapis.com", "container.googleapis.com"]
+
+
+def routes(quotas=None, **overrides):
+    answers = {
+        compute("regions/us-central1$"): [(200, region_quotas("us-central1", quotas or ENOUGH))],
+        compute(r"zones/[^/]+/acceleratorTypes"): [(200, {"items": [{"name": "nvidia-l4"}, {"name": "nvidia-tesla-t4"}]})],
+        compute(r"zones/[^/]+/machineTypes/"): [(200, {"name": "m"})],
+        r"serviceusage\.googleapis\.com/v1/projects/acme-ml-staging/services:batchGet": [(200, services_enabled(SERVICES))],
+    }
+    # Overrides first: the first pattern that matches a URL answers it.
+    return {**overrides, **{k: v for k, v in answers.items() if k not in overrides}}
+
+
+def run(capsys, *args):
+    code = main(["preflight", "--stack", STACK, *args])
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_everything_fits(google, capsys):
+    recording = google(routes())
+    code, out, _ = run(capsys)
+    assert code == 0, out
+    assert "everything the plan needs at full scale fits" in out
+    assert "jax-pretrain step 3 (tpu-0-fb3): fits" in out
+    # Read from the clouds' own endpoints, nothing else.
+    assert any("regions/us-central1" in url for url in recording.calls)
+    assert any("services:batchGet" in url for url in recording.calls)
+
+
+def test_gpu_quota_shortfall_names_quota_region_needed_limit_in_use_and_request(google, capsys):
+    google(routes({**ENOUGH, "NVIDIA_L4_GPUS": (16, 4)}))
+    code, out, _ = run(capsys)
+    assert code == 1
+    assert "quota NVIDIA_L4_GPUS (nvidia-l4 GPUs) in us-central1: needed 24, limit 16, in use 4" in out
+    assert "ask for 28 gpus of NVIDIA_L4_GPUS in us-central1" in out
+    assert "console.cloud.google.com/iam-admin/quotas?project=acme-ml-staging" in out
+    assert "chat-serve step 1 (gpu): short of NVIDIA_L4_GPUS" in out
+    assert "chat-serve step 2 (gpu-fb2): fits" in out
+
+
+def test_spot_fallback_step_short_of_preemptible_quota(google, capsys):
+    google(routes({**ENOUGH, "PREEMPTIBLE_TPU_V6E": (2, 0)}))
+    code, out, _ = run(capsys)
+    assert code == 1
+    assert "quota PREEMPTIBLE_TPU_V6E (tpu-v6e-slice chips (spot)) in us-central1: needed 4, limit 2, in use 0" in out
+    assert "jax-pretrain step 2 (tpu-0-fb2): short of PREEMPTIBLE_TPU_V6E" in out
+    assert "jax-pretrain step 1 (tpu-0): fits" in out
+
+
+def test_no_preemptible_quota_means_spot_uses_the_standard_quota(google, capsys):
+    google(routes({**ENOUGH, "PREEMPTIBLE_NVIDIA_L4_GPUS": (0, 0), "NVIDIA_L4_GPUS": (64, 0)}))
+    code, out, _ = run(capsys)
+    assert code == 0, out
+    assert "no preemptible quota, so spot VMs use NVIDIA_L4_GPUS" in out
+
+
+def test_spot_on_the_standard_quota_shares_it_with_the_on_demand_pools(google, capsys):
+    # 24 on-demand L4 + 24 spot L4 (no preemptible quota) = 48 from NVIDIA_L4_GPUS: 40 is not enough.
+    google(routes({**ENOUGH, "PREEMPTIBLE_NVIDIA_L4_GPUS": (0, 0), "NVIDIA_L4_GPUS": (40, 0)}))
+    code, out, _ = run(capsys)
+    assert code == 1
+    assert "chat-serve step 2 (gpu-fb2): short of PREEMPTIBLE_NVIDIA_L4_GPUS" in out
+    assert "chat-serve step 1 (gpu): fits" in out
+
+
+def test_zone_that_does_not_offer_the_machine_is_a_shortfall(google, capsys):
+    google(routes(**{compute(r"zones/us-central1-a/machineTypes/ct5lp-hightpu-8t"):
+                     [error(404, "NOT_FOUND", "The resource was not found")]}))
+    code, out, _ = run(capsys)
+    assert code == 1
+    assert "zone ct5lp-hightpu-8t in us-central1-a (us-central1-a does not offer ct5lp-hightpu-8t)" in out
+
+
+def test_disabled_api_names_the_command_that_enables_it(google, capsys):
+    google(routes(**{r"services:batchGet": [(200, services_enabled(SERVICES, disabled=("container.googleapis.com",)))]}))
+    code, out, _ = run(capsys)
+    assert code == 1
+    assert "gcloud services enable container.googleapis.com --project=acme-ml-staging" in out
+
+
+def test_throttling_is_retried_then_answers(google, capsys):
+    recording = google(routes(**{compute("regions/us-central1$"): [
+        error(429, "RESOURCE_EXHAUSTED", "Quota exceeded for quota metric 'Read requests'"),
+        error(429, "RESOURCE_EXHAUSTED", "Quota exceeded for quota metric 'Read requests'"),
+        (200, region_quotas("us-central1", ENOUGH))]}))
+    code, out, _ = run(capsys)
+    assert code == 0, out
+    assert sum("regions/us-central1" in url for url in recording.calls) == 3
+
+
+def test_throttling_past_the_retries_is_reported_not_passed(google, capsys):
+    google(routes(**{compute("regions/us-central1$"): [error(429, "RESOURCE_EXHAUSTED", "Too many requests")]}))
+    code, out, _ = run(capsys)
+    assert code == 1
+    assert "could not check:" in out
+    assert "throttled: still refused after 4 tries" in out
+
+
+def test_permission_denied_is_a_named_could_not_check_line(google, capsys):
+    google(routes(**{compute("regions/us-central1$"): [
+        error(403, "PERMISSION_DENIED", "Required 'compute.regions.get' permission for 'projects/acme-ml-staging'")]}))
+    code, out, _ = run(capsys)
+    assert code == 1
+    assert "permission denied" in out
+    assert "grant roles/compute.viewer on project acme-ml-staging" in out
+
+
+def test_partial_answer_missing_metric_is_unchecked_never_fits(google, capsys):
+    partial = {k: v for k, v in ENOUGH.items() if k != "TPU_V6E"}
+    google(routes(partial, **{r"cloudquotas\.googleapis\.com": [(200, {"quotaInfos": []})]}))
+    code, out, _ = run(capsys)
+    assert code == 1
+    assert "quota TPU_V6E (tpu-v6e-slice chips) in us-central1: needed 4 (no answer)" in out
+    assert "jax-pretrain step 1 (tpu-0): not fully checked" in out
+
+
+def test_gpu_family_missing_from_regions_get_is_read_from_cloud_quotas(google, capsys):
+    partial = {k: v for k, v in ENOUGH.items() if k != "NVIDIA_L4_GPUS"}
+    info = {"quotaInfos": [{"quotaId": "GPUS-PER-GPU-FAMILY-per-project-region", "service": "compute.googleapis.com",
+                            "dimensionsInfos": [
+                                {"dimensions": {"region": "us-central1", "gpu_family": "NVIDIA_L4"},
+                                 "details": {"value": "8"}},
+                                {"dimensions": {"region": "europe-west4", "gpu_family": "NVIDIA_L4"},
+                                 "details": {"value": "64"}}]}]}
+    google(routes(partial, **{r"cloudquotas\.googleapis\.com/v1/projects/acme-ml-staging/locations/global/services/"
+                              r"compute\.googleapis\.com/quotaInfos": [(200, info)]}))
+    code, out, _ = run(capsys)
+    assert code == 1
+    assert "quota NVIDIA_L4_GPUS (nvidia-l4 GPUs) in us-central1: needed 24, limit 8" in out
+    assert "usage not reported" in out
+
+
+def test_json_and_markdown(google, capsys):
+    google(routes({**ENOUGH, "NVIDIA_L4_GPUS": (16, 4)}))
+    code, out, _ = run(capsys, "--json")
+    document = json.loads(out)
+    assert code == 1 and document["fits"] is False
+    short = [f for f in document["reports"][0]["findings"] if f["status"] == "short"]
+    assert [(f["subject"], f["region"], f["needed"], f["limit"], f["in_use"]) for f in short] == [
+        ("NVIDIA_L4_GPUS (nvidia-l4 GPUs)", "us-central1", 24, 16, 4)]
+    code, out, _ = run(capsys, "--markdown")
+    assert code == 1 and out.startswith("### ❌ Preflight `example-gcp-fleet` (gcp): 1 shortfall(s)")
+
+
+def test_rejected_credentials_exit_2_with_how_to_log_in(google, capsys):
+    google(routes(**{compute("regions/us-central1$"): [error(401, "UNAUTHENTICATED", "Request had invalid "
+                                                            "authentication credentials.")]}))
+    code, _, err = run(capsys)
+    assert code == 2
+    assert "gcloud auth application-default login" in err
+    assert "Traceback" not in err
+
+
+def test_missing_credentials_exit_2_with_how_to_log_in(monkeypatch, tmp_path, capsys):
+    monkeypatch.setenv("GOOGLE_APPLICATION_CREDENTIALS", str(tmp_path / "absent.json"))
+    code, _, err = run(capsys)
+    assert code == 2
+    assert "no Application Default Credentials" in err
+    assert "gcloud auth application-default login" in err
+
+
+def test_unknown_stack_is_bad_input(capsys):
+    code = main(["preflight", "--stack", "no-such-stack"])
+    assert code == 2
+
+
+def test_the_readme_example_is_what_the_command_prints(google, capsys):
+    from pathlib import Path
+
+    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+    block = readme.split("$ .venv/bin/accelfit preflight --stack example-gcp-fleet\n", 1)[1].split("```", 1)[0]
+    google(routes({**ENOUGH, "NVIDIA_L4_GPUS": (16, 4), "PREEMPTIBLE_NVIDIA_L4_GPUS": (0, 0)}))
+    code, out, _ = run(capsys)
+    assert code == 1
+    printed = out.splitlines()
+    assert [line for line in block.splitlines() if line.strip() != "..."] == [
+        line for line in printed if line in block.splitlines()]
