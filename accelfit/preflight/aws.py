@@ -19,17 +19,13 @@ from typing import Any
 from accelfit.preflight.errors import credentials_error, sdk_missing
 from accelfit.preflight.model import (Needs, Observed, QuotaReading, ReservationReading, Unchecked, quota_key,
                                       reservation_key, zone_key)
+from accelfit.preflight.retry import Throttled, call_with_retries, throttled_unchecked
 
-ATTEMPTS = 4
 THROTTLED = {"Throttling", "ThrottlingException", "TooManyRequestsException", "RequestLimitExceeded",
              "ServiceUnavailable"}
 BAD_CREDENTIALS = {"UnrecognizedClientException", "InvalidClientTokenId", "ExpiredToken", "ExpiredTokenException",
                    "AuthFailure", "InvalidSignatureException", "SignatureDoesNotMatch"}
 DENIED = {"AccessDenied", "AccessDeniedException", "UnauthorizedOperation", "UnauthorizedException"}
-
-
-class _Throttled(Exception):
-    pass
 
 
 class AwsReader:
@@ -51,32 +47,27 @@ class AwsReader:
         self.sleep = sleep
         self.now = now or (lambda: dt.datetime.now(dt.timezone.utc))
 
+    def _throttled(self, error: Exception) -> bool:
+        return isinstance(error, self.botocore.ClientError) and _code(error) in THROTTLED
+
     def _call(self, fn: Callable[[], Any]) -> Any:
-        for attempt in range(ATTEMPTS):
-            try:
-                return fn()
-            except self.botocore.ClientError as error:
-                code = error.response.get("Error", {}).get("Code", "")
-                if code in THROTTLED:
-                    if attempt == ATTEMPTS - 1:
-                        raise _Throttled() from None
-                    self.sleep(min(2 ** attempt, 8))
-                    continue
-                if code in BAD_CREDENTIALS:
-                    raise credentials_error("aws", f"the credentials were rejected ({code})") from None
-                raise
-            except (self.botocore.NoCredentialsError, self.botocore.TokenRetrievalError,
-                    self.botocore.SSOTokenLoadError) as error:
-                raise credentials_error("aws", str(error)) from None
+        try:
+            return call_with_retries(fn, self._throttled, self.sleep)
+        except self.botocore.ClientError as error:
+            if _code(error) in BAD_CREDENTIALS:
+                raise credentials_error("aws", f"the credentials were rejected ({_code(error)})") from None
+            raise
+        except (self.botocore.NoCredentialsError, self.botocore.TokenRetrievalError,
+                self.botocore.SSOTokenLoadError) as error:
+            raise credentials_error("aws", str(error)) from None
 
     def _guard(self, observed: dict, check: str, action: str, fn: Callable[[], None]) -> None:
         try:
             fn()
-        except _Throttled:
-            observed["unchecked"].append(Unchecked(check=check, reason=f"throttled: still refused after {ATTEMPTS} "
-                                                   "tries", fix="run preflight again in a minute"))
+        except Throttled:
+            observed["unchecked"].append(throttled_unchecked(check))
         except self.botocore.ClientError as error:
-            code = error.response.get("Error", {}).get("Code", "")
+            code = _code(error)
             if code in DENIED:
                 observed["unchecked"].append(Unchecked(check=check, reason=f"permission denied ({code})",
                                                        fix=f"allow {action} for these credentials"))
@@ -156,3 +147,7 @@ class AwsReader:
             active = item.get("State", "active") in ("active", "scheduled")
             observed["reservations"][reservation_key("", item["CapacityReservationId"])] = ReservationReading(
                 count=total if active else 0, in_use=total - available if active else 0)
+
+
+def _code(error: Any) -> str:
+    return error.response.get("Error", {}).get("Code", "")

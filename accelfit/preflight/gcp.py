@@ -19,15 +19,11 @@ from typing import Any
 from accelfit.preflight.errors import credentials_error, sdk_missing
 from accelfit.preflight.model import (Needs, Observed, QuotaReading, ReservationReading, Unchecked, quota_key,
                                       reservation_key, zone_key)
+from accelfit.preflight.retry import Throttled, call_with_retries, throttled_unchecked
 
-ATTEMPTS = 4
 # Read-only roles that grant each call (IAM basic/predefined roles reference).
 ROLE = {"compute": "roles/compute.viewer", "quotas": "roles/cloudquotas.viewer",
         "services": "roles/serviceusage.serviceUsageViewer"}
-
-
-class _Throttled(Exception):
-    pass
 
 
 class GcpReader:
@@ -62,22 +58,17 @@ class GcpReader:
         from google.auth.exceptions import RefreshError
 
         ex = self.exceptions
-        for attempt in range(ATTEMPTS):
-            try:
-                return fn()
-            except (ex.TooManyRequests, ex.ServiceUnavailable, ex.ResourceExhausted):
-                if attempt == ATTEMPTS - 1:
-                    raise _Throttled() from None
-                self.sleep(min(2 ** attempt, 8))
-            except (ex.Unauthorized, RefreshError) as error:
-                raise credentials_error("gcp", f"the credentials were rejected ({_first_line(error)})") from None
+        throttled = (ex.TooManyRequests, ex.ServiceUnavailable, ex.ResourceExhausted)
+        try:
+            return call_with_retries(fn, lambda error: isinstance(error, throttled), self.sleep)
+        except (ex.Unauthorized, RefreshError) as error:
+            raise credentials_error("gcp", f"the credentials were rejected ({_first_line(error)})") from None
 
     def _guard(self, observed: dict, check: str, api: str, fn: Callable[[], None]) -> None:
         try:
             fn()
-        except _Throttled:
-            observed["unchecked"].append(Unchecked(check=check, reason=f"throttled: still refused after {ATTEMPTS} "
-                                                   "tries", fix="run preflight again in a minute"))
+        except Throttled:
+            observed["unchecked"].append(throttled_unchecked(check))
         except self.exceptions.Forbidden as error:
             observed["unchecked"].append(Unchecked(check=check, reason=f"permission denied ({_first_line(error)})",
                                                    fix=f"grant {ROLE[api]} on project {self.project}"))
