@@ -227,8 +227,9 @@ class ServicePrice(Sourced):
 
     cloud: Cloud
     service: str = Field(description="e.g. gcs-standard, s3-standard, filestore-zonal, fsx-lustre-persistent2-125, "
-                         "pd-balanced, ebs-gp3, egress-internet, gke-cluster, eks-cluster, nat-hour, nat-data.")
-    unit: Literal["gib-month", "gb", "hour"] = Field(description="What one `usd` buys.")
+                         "pd-balanced, ebs-gp3, egress-internet, gke-cluster, eks-cluster, nat-hour, nat-data, "
+                         "serving-lb-hour, serving-lb-data, managed-prometheus-samples.")
+    unit: Literal["gib-month", "gb", "hour", "million-samples"] = Field(description="What one `usd` buys.")
     region: str = Field(description="Region, or '*' for a price that is the same everywhere.")
     usd: float = Field(ge=0, allow_inf_nan=False, description="USD per unit, 0 or more.")
 

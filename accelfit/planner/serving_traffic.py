@@ -1,0 +1,195 @@
+"""The serving route and its autoscaling, decided from the plan's serving pools (pure; no Pulumi).
+
+One endpoint per workload: a Gateway (internal unless the spec asks for a public one), an HTTPRoute to one
+InferencePool that selects the server pods of every serving pool of the workload, and the Gateway API Inference
+Extension's endpoint picker (EPP), which sends each request to the ready server with the shortest queue and the most
+free KV cache (its default scorers). That is what upstream supports for spreading traffic over several pools
+(gateway-api-inference-extension v1.3.1: the EPP has no pool-priority scorer; weighted backendRefs to several
+InferencePools split traffic by fixed shares, they do not fail over).
+
+The plan's route order is kept by what runs, not by the picker: the first pool (the planned one) always runs at
+least one server and scales on its own queue; each later pool (a fallback) runs no server until the pools before it
+are saturated at their full size or unavailable, and then only as many servers as the overflow needs:
+- saturated: the requests waiting on the earlier pools beyond what they hold when every one of their servers
+  sits at the EPP's saturation threshold (queue_depth_threshold per server, at each pool's replicas_max);
+- unavailable: servers of the earlier pools that were asked for but are not available (no capacity for their
+  nodes, a failed start), replaced one for one.
+The picker sees a fallback pool's servers only once they are ready, so traffic reaches them only then.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import functools
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from accelfit.yamlio import read_yaml
+
+DATA_FILE = Path(__file__).parent / "data" / "serving_traffic.yaml"
+# The Prometheus label the pool's pod label `accelfit.io/serving-pool` becomes on both clouds (PodMonitoring
+# targetLabels.fromPod on GKE; ServiceMonitor podTargetLabels on EKS, which sanitises `.` and `/` to `_`).
+POOL_LABEL = "accelfit_io_serving_pool"
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class EndpointPickerFacts(_Frozen):
+    release: str
+    commit: str
+    source: str
+    queue_depth_threshold: int = Field(ge=1)
+    kv_cache_threshold: float = Field(gt=0, le=1)
+    queue_metric: str
+    running_metric: str
+    kv_cache_metric: str
+
+
+class AutoscalingFacts(_Frozen):
+    keda_release: str
+    keda_source: str
+    polling_interval_seconds: int = Field(ge=1)
+    cooldown_period_seconds: int = Field(ge=0)
+    scrape_interval_seconds: int = Field(ge=1)
+
+
+class GatewayFacts(_Frozen):
+    gcp_internal_class: str
+    gcp_public_class: str
+    aws_class: str
+    aws_internal_annotations: dict[str, str]
+    aws_public_annotations: dict[str, str]
+    request_timeout: str
+
+
+class ServingTrafficFacts(_Frozen):
+    schema_version: Literal[1]
+    as_of: dt.date
+    endpoint_picker: EndpointPickerFacts
+    autoscaling: AutoscalingFacts
+    metrics: dict[str, int]
+    traffic: dict[str, float]
+    gateway: GatewayFacts
+
+    @property
+    def series_per_pod(self) -> int:
+        return self.metrics["series_per_pod"]
+
+    @property
+    def bytes_per_token(self) -> float:
+        return self.traffic["bytes_per_token"]
+
+
+@functools.cache
+def serving_traffic_facts() -> ServingTrafficFacts:
+    return ServingTrafficFacts.model_validate(read_yaml(DATA_FILE))
+
+
+class RoutePool(_Frozen):
+    """One serving pool as the route sees it, in the plan's route order."""
+
+    pool: str = Field(description="The plan's pool name (the pod label accelfit.io/serving-pool).")
+    accelerator: str
+    replicas_min: int = Field(ge=0)
+    replicas_max: int = Field(ge=1)
+    server: str = Field(description="Name of the pool's server Deployment (the scale target).")
+    server_kind: Literal["Deployment", "LeaderWorkerSet"] = "Deployment"
+
+
+class PoolScaling(_Frozen):
+    """How one pool's servers scale: a KEDA ScaledObject's bounds and Prometheus triggers."""
+
+    pool: str
+    rank: int = Field(ge=0, description="0 = the planned pool; N = the Nth fallback in route order.")
+    min_replicas: int = Field(ge=0)
+    max_replicas: int = Field(ge=1)
+    triggers: tuple[tuple[str, str, float], ...] = Field(
+        description="(name, PromQL query, threshold per replica): KEDA sizes the pool to the largest "
+        "ceil(query / threshold).")
+    why: str
+
+
+class ServingRoute(_Frozen):
+    workload: str
+    namespace: str
+    cloud: Literal["gcp", "aws"]
+    public: bool
+    gateway_class: str
+    pools: tuple[RoutePool, ...] = Field(min_length=1)
+    scaling: tuple[PoolScaling, ...]
+    statements: tuple[str, ...]
+
+
+def _selector(namespace: str, pools: Sequence[str]) -> str:
+    names = "|".join(pools)
+    return f'namespace="{namespace}",{POOL_LABEL}=~"{names}"'
+
+
+def pool_scaling(namespace: str, pools: Sequence[RoutePool]) -> tuple[PoolScaling, ...]:
+    """Bounds and triggers per pool, in route order (see the module docstring)."""
+    facts = serving_traffic_facts()
+    picker = facts.endpoint_picker
+    threshold = picker.queue_depth_threshold
+    out = []
+    for rank, pool in enumerate(pools):
+        if rank == 0:
+            # With no server running there is no queue to read, so nothing would wake the pool again (the EPP
+            # answers 503 when it has no endpoint): the planned pool keeps at least one server.
+            minimum = max(1, pool.replicas_min)
+            query = f"sum({picker.queue_metric}{{{_selector(namespace, [pool.pool])}}})"
+            out.append(PoolScaling(
+                pool=pool.pool, rank=0, min_replicas=minimum, max_replicas=max(minimum, pool.replicas_max),
+                triggers=(("queue", query, float(threshold)),),
+                why=f"planned pool: {minimum}-{max(minimum, pool.replicas_max)} servers, one more for every "
+                    f"{threshold} requests waiting (the endpoint picker's saturation threshold)"))
+            continue
+        earlier = pools[:rank]
+        held = threshold * sum(item.replicas_max for item in earlier)
+        waiting = f"sum({picker.queue_metric}{{{_selector(namespace, [item.pool for item in earlier])}}})"
+        overflow = f"clamp_min({waiting} - {held}, 0)"
+        triggers: list[tuple[str, str, float]] = [("overflow", overflow, float(threshold))]
+        # kube-state-metrics reports Deployments' asked-for and available replicas (kube-prometheus-stack on EKS;
+        # GKE's kube state metrics package); a LeaderWorkerSet group is not a Deployment and has no such series.
+        deployments = [item.server for item in earlier if item.server_kind == "Deployment"]
+        if deployments:
+            servers = "|".join(deployments)
+            unavailable = (f'sum(kube_deployment_spec_replicas{{namespace="{namespace}",deployment=~"{servers}"}}) - '
+                           f'sum(kube_deployment_status_replicas_available{{namespace="{namespace}",'
+                           f'deployment=~"{servers}"}})')
+            triggers.append(("unavailable", f"clamp_min({unavailable}, 0)", 1.0))
+        names = ", ".join(item.pool for item in earlier)
+        out.append(PoolScaling(
+            pool=pool.pool, rank=rank, min_replicas=0, max_replicas=pool.replicas_max, triggers=tuple(triggers),
+            why=f"fallback {rank}: no server until {names} {'is' if rank == 1 else 'are'} saturated at full size "
+                f"(more than {held} requests waiting) or short of available servers; then one server per "
+                f"{threshold} requests of overflow and one per missing server, up to {pool.replicas_max}"))
+    return tuple(out)
+
+
+def gateway_class(cloud: str, public: bool) -> str:
+    facts = serving_traffic_facts().gateway
+    if cloud == "gcp":
+        return facts.gcp_public_class if public else facts.gcp_internal_class
+    return facts.aws_class
+
+
+def serving_route(workload: str, namespace: str, cloud: Literal["gcp", "aws"], pools: Sequence[RoutePool],
+                  public: bool = False) -> ServingRoute:
+    """The route and autoscaling of one workload's serving pools (route order = the plan's order)."""
+    scaling = pool_scaling(namespace, pools)
+    exposure = "public (internet-facing)" if public else "internal (reachable from the VPC only)"
+    order = " -> ".join(f"{pool.pool} ({pool.accelerator})" for pool in pools)
+    statements = [
+        f"Route: one {exposure} endpoint through the Gateway API Inference Extension "
+        f"({serving_traffic_facts().endpoint_picker.release}); its endpoint picker sends each request to the ready "
+        f"server with the shortest queue and the most free KV cache. Route order: {order}.",
+        *(f"{item.pool}: {item.why}." for item in scaling),
+    ]
+    return ServingRoute(workload=workload, namespace=namespace, cloud=cloud, public=public,
+                        gateway_class=gateway_class(cloud, public), pools=tuple(pools), scaling=scaling,
+                        statements=tuple(statements))
