@@ -233,8 +233,10 @@ def load_stack_file(path: Path, name: str, project_dir: Path) -> StackFile:
                                   "put the stack's settings under `config:`")])
     config = _project_defaults(project_doc, project)
     config.update(document["config"])
-    problems = config_problems(config, project_doc, name, str(path))
     found = workloads_from_document(document, str(path), project)  # the project's namespace, as the program reads
+    token_keys = tuple(spec.model.weights_token for spec, _ in found if spec.model.weights_token)
+    problems = config_problems(config, project_doc, name, str(path), token_keys)
+    problems += weights_token_problems(config, found, str(path))
     fleet = workloads_key(project) in document["config"]
     if fleet:
         problems += fleet_problems(config, project, name, str(path), [spec.name for spec, _ in found])
@@ -249,6 +251,27 @@ def load_stack_file(path: Path, name: str, project_dir: Path) -> StackFile:
                      warnings=tuple(f"{key} is set in plain text in {path}; encrypt it: pulumi config set --secret "
                                     f"{key} ... (then remove the plain value)" for key in plaintext_secrets(config)),
                      fleet=fleet_name(config, project, name) if fleet else None)
+
+
+def weights_token_problems(config: dict[str, Any], found: Iterable[tuple[Any, str]], source: str) -> list[Problem]:
+    """hf:// weights: the token the server downloads them with must be in the stack, encrypted (`pulumi config set
+    --secret`): the program copies it into a Kubernetes Secret and never into a spec, a label or a log."""
+    problems = []
+    for spec, prefix in found:
+        key = spec.model.weights_token
+        if key is None:
+            continue
+        field = f"{prefix}.model.weights_token" if prefix else "model.weights_token"
+        value = config.get(key)
+        if value is None or value == "":
+            problems.append(problem(source, field, f"names stack config key {key}, which this stack does not set",
+                                    f"run `pulumi config set --secret {key} hf_...` (the Hugging Face token that "
+                                    f"reads {spec.model.weights})"))
+        elif not is_secure(value):
+            problems.append(problem(source, f"config.{shorten(key, 80)}", "the Hugging Face token is written in "
+                                    "plain text (the value is not shown)", f"remove it and run `pulumi config set "
+                                    f"--secret {key} hf_...`"))
+    return problems
 
 
 def fleet_name(config: dict[str, Any], project: str, stack_name: str) -> str:
@@ -303,14 +326,17 @@ def plan_requirement_problems(stack: StackFile, cloud: str) -> list[Problem]:
                     *(() if project is None else (project,)))]
 
 
-def config_problems(config: dict[str, Any], project_doc: dict[str, Any], name: str, source: str) -> list[Problem]:
-    """Everything about a stack's own config that `plan`, `lock`, `preview` and `pulumi up` rely on."""
+def config_problems(config: dict[str, Any], project_doc: dict[str, Any], name: str, source: str,
+                    token_keys: tuple[str, ...] = ()) -> list[Problem]:
+    """Everything about a stack's own config that `plan`, `lock`, `preview` and `pulumi up` rely on. `token_keys`:
+    the keys workloads name as model.weights_token (read by the program, so not unknown)."""
     project = project_doc["name"]
     problems = []
     keys = [key for key in config if isinstance(key, str)]
     if len(keys) != len(config):
         problems.append(problem(source, "config", "config keys must be text", "quote the key"))
-    problems += unknown_key_problems(keys, project, known_project_keys(project_doc), source)
+    problems += unknown_key_problems([key for key in keys if key not in token_keys], project,
+                                     known_project_keys(project_doc), source)
     environment = config.get(f"{project}:environment", name)
     if not isinstance(environment, str) or environment not in ENVIRONMENTS:
         problems.append(problem(source, f"config.{project}:environment", "unknown environment",

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from accelfit.catalog.models import Accelerator
 from accelfit.planner import preferences as pref
-from accelfit.spec import Framework, Maturity, Portability, Traffic, WorkloadKind, WorkloadSpec
+from accelfit.spec import (
+    WEIGHTS_CLOUD, Framework, Maturity, ModelServer, Portability, Traffic, WorkloadKind, WorkloadSpec, weights_scheme,
+)
 
 # TPU generations built for serving; v4 and v5p are training parts (reference section 3).
 SERVING_TPUS = ("tpu-v5e", "tpu-v6e")
@@ -30,6 +32,28 @@ def hard_rejection(spec: WorkloadSpec, accelerator: Accelerator, platform: str) 
                              "change model.precision or allow a newer accelerator")
     if is_tpu and spec.kind is WorkloadKind.inference and accelerator.name not in SERVING_TPUS:
         return ("tpu-serving", f"{accelerator.name} is a training TPU; serving on TPU uses {' or '.join(SERVING_TPUS)}")
+    return server_rejection(spec, platform)
+
+
+# Where the stack builds a model server: a Kubernetes cluster accelfit creates (GKE or EKS), whose workload identity
+# (GKE Workload Identity Federation, EKS Pod Identity) reads the weights bucket.
+SERVER_PLATFORMS = ("gke-gpu", "gke-tpu", "eks-gpu")
+_PLATFORM_CLOUD = {"gke-gpu": "gcp", "gke-tpu": "gcp", "eks-gpu": "aws"}
+
+
+def server_rejection(spec: WorkloadSpec, platform: str) -> tuple[str, str] | None:
+    """inference.server vllm: only platforms the stack builds a server on, in the cloud whose identity reads the
+    weights bucket (hf:// weights download from either cloud)."""
+    if spec.model_server is not ModelServer.vllm:
+        return None
+    if platform not in SERVER_PLATFORMS:
+        return ("model-server", f"inference.server vllm is built on GKE or EKS, not on {platform}; set "
+                                "inference.server: none for capacity only there")
+    cloud = WEIGHTS_CLOUD.get(weights_scheme(spec.model.weights))
+    if cloud is not None and _PLATFORM_CLOUD[platform] != cloud:
+        return ("weights", f"model.weights {spec.model.weights} is read through the workload's {cloud} identity; "
+                           f"{platform} runs in {_PLATFORM_CLOUD[platform]}. Copy the weights there (or use hf://) to "
+                           "serve from it")
     return None
 
 

@@ -230,6 +230,65 @@ class Rejection(Frozen):
     reason: str
 
 
+class ServingPool(Frozen):
+    """One model-server pool of an inference workload, in route order: everything the server is built with."""
+
+    rank: int = Field(ge=1, description="Route order: 1 = the planned pool, then the fallback steps in order.")
+    fallback_rank: int = Field(ge=0, description="0 = the planned pools; above 0 = the standby pools of that step of "
+                               "the fallback chain (NodePool.fallback_rank).")
+    node_pools: tuple[str, ...] = Field(min_length=1, description="The plan's node pools this server runs on.")
+    accelerator: str
+    kind: Literal["gpu", "tpu"]
+    machine_type: str
+    accelerators_per_node: int = Field(ge=1)
+    pricing: str
+    tensor_parallel: int = Field(ge=1, description="vLLM --tensor-parallel-size: chips per pipeline stage.")
+    pipeline_parallel: int = Field(ge=1, description="vLLM --pipeline-parallel-size: nodes per replica (GPU).")
+    chips_per_replica: int = Field(ge=1)
+    nodes_per_replica: int = Field(ge=1, description="1: a Deployment; above 1: a LeaderWorkerSet group.")
+    replicas_at_rate: int = Field(ge=1, description="Replicas that carry the planned rate on this pool alone.")
+    replicas_min: int = Field(ge=0, description="The planned pool: replicas_at_rate less the capacity headroom (the "
+                              "pool's minimum nodes); a standby pool: 0 (scaled from 0 like its nodes).")
+    replicas_max: int = Field(ge=1, description="What the pool's maximum nodes hold (the environment's policy "
+                              "bounds the pool).")
+    max_num_seqs: int = Field(ge=1, description="vLLM --max-num-seqs: the planned batch (sequences in flight).")
+    max_model_len: int = Field(ge=1, description="vLLM --max-model-len: the longest request, tokens.")
+    dtype: str = Field(description="vLLM --dtype.")
+    quantization: str | None = Field(default=None, description="vLLM --quantization, when the precision needs one.")
+    gpu_memory_utilization: float = Field(gt=0, le=1, description="vLLM --gpu-memory-utilization: the share of "
+                                          "device memory the plan sized the KV cache against.")
+    weights_gib: float = Field(ge=0, description="Weights one replica holds.")
+    weights_read_gbps: float | None = Field(default=None, gt=0, description="What one node reads the weights at "
+                                            "(weights_read.yaml); None without model.weights.")
+    weights_load_seconds: float | None = Field(default=None, ge=0, description="Estimated read of a node's share of "
+                                               "the weights; None without model.weights.")
+    startup_seconds: float = Field(ge=0, description="Estimated engine start after the read (CUDA graphs, XLA).")
+    ttft_p99_ms: float = Field(description="Modelled p99 time to first token at the planned batch.")
+    tpot_p99_ms: float = Field(description="Modelled p99 time per output token (one engine step at the batch).")
+    e2e_p99_ms: float = Field(description="Modelled p99 end-to-end latency at the planned batch.")
+    ttft_margin: float | None = Field(default=None, description="Share of inference.ttft_p99_ms left unused.")
+    tpot_margin: float | None = Field(default=None, description="Share of inference.tpot_p99_ms left unused.")
+    e2e_margin: float = Field(description="Share of inference.latency_p99_ms left unused.")
+
+
+class ServingPlan(Frozen):
+    """An inference workload's model server (issue 26): which server, why, where it loads the weights, and each
+    serving pool in route order (the planned pool first, then the fallback pools it is eligible for)."""
+
+    server: Literal["vllm", "none"]
+    why: str = Field(description="Why this server: the spec's inference.server, or its default.")
+    weights: str | None = Field(default=None, description="model.weights.")
+    weights_reader: Literal["gcs-fuse", "s3-mountpoint", "hf-hub"] | None = None
+    weights_token: str | None = Field(default=None, description="hf://: the stack config key holding the token.")
+    requests_per_second: float
+    ttft_target_ms: float | None = None
+    tpot_target_ms: float | None = None
+    e2e_target_ms: float
+    route: str = Field(description="The route order across the pools, and why.")
+    pools: tuple[ServingPool, ...] = ()
+    notes: tuple[str, ...] = ()
+
+
 class Plan(Frozen):
     workload: str
     kind: str
@@ -261,6 +320,8 @@ class Plan(Frozen):
     catalog_as_of: dt.date = Field(description="Newest price date the plan used.")
     catalog: str = Field(default="", description="Which catalog the plan used: the shipped snapshot, or the one "
                          "`accelfit catalog update` imported, with its date and source.")
+    serving: ServingPlan | None = Field(default=None, description="Inference: the model server and its pools in route "
+                                        "order; None for training.")
 
     @model_serializer(mode="wrap")
     def _cluster_plans_as_before(self, handler: Any) -> Any:
@@ -269,6 +330,8 @@ class Plan(Frozen):
         data = handler(self)
         if isinstance(data, dict) and self.gpu_vm is None:
             data.pop("gpu_vm", None)
+        if isinstance(data, dict) and self.serving is None:
+            data.pop("serving", None)  # training plans serialize as before serving existed
         return data
 
     def to_json_dict(self) -> dict[str, Any]:

@@ -18,6 +18,7 @@ from accelfit.planner.model import Plan, PlanCloud, Platform
 from accelfit.planner.constraints import PolicyConstraints
 from accelfit.planner.data_transfer import region_reason
 from accelfit.planner.options import RawRejection, Sized
+from accelfit.planner.serving_layout import ServingStep, serving_section
 from accelfit.planner.team_efficiency import TeamEfficiency
 from accelfit.reports.durations import duration
 from accelfit.sizes import format_count
@@ -96,20 +97,28 @@ VM_PLAN_PLATFORMS = ("tpu-vm", "gce-gpu-vm", "ec2-gpu-vm")
 def build_plan(spec: WorkloadSpec, environment: Environment, chosen: Sized, ranked: list[Sized],
                rejected: tuple, top: int) -> Plan:
     offer = chosen.offer
+    pools = node_pools(spec, chosen)
     return Plan(
         workload=spec.name, kind=spec.kind.value, framework=spec.framework.value, environment=environment.name,
         option=chosen.option_id, platform=Platform(offer.platform), cloud=PlanCloud(offer.cloud),
         region=offer.region, zones=offer.zones, pricing=offer.pricing,
         orchestration="vms" if offer.platform in VM_PLAN_PLATFORMS else "kubernetes",
         accelerator=plan_accelerator(chosen),
-        node_pools=node_pools(spec, chosen), tpu_vm_slices=tpu_vm_slices(spec, chosen),
+        node_pools=pools, tpu_vm_slices=tpu_vm_slices(spec, chosen),
         gpu_vm=gpu_vm_plan(spec, offer) if offer.platform in VM_PLATFORMS.values() else None,
         baremetal_hosts=tuple(server.name for server in offer.servers[:chosen.units]),
         network=network_plan(spec, chosen), storage=storage_plan(spec, chosen),
         estimate=estimate(chosen, spec), reasons=reasons(spec, chosen, ranked, rejected),
         warnings=warnings(spec, chosen) + missing_price_notes(offer.pricing, rejected),
         alternatives=alternatives(chosen, ranked, top), rejected=rejected,
-        catalog_as_of=offer.price.as_of if offer.price else _newest_date(ranked), catalog=offer.catalog)
+        catalog_as_of=offer.price.as_of if offer.price else _newest_date(ranked), catalog=offer.catalog,
+        serving=serving_section(spec, planned_step(pools, chosen), environment.efficiency))
+
+
+def planned_step(pools: tuple, chosen: Sized) -> list[ServingStep]:
+    """The planned serving pool (the node pools that carry accelerators), route rank 1."""
+    accelerated = tuple(pool for pool in pools if pool.role != "system" and not pool.fallback_rank)
+    return [ServingStep(1, 0, accelerated, chosen.offer, chosen.replicas)] if accelerated else []
 
 
 def orchestration_reasons(spec: WorkloadSpec, chosen: Sized, ranked: list[Sized]) -> list[str]:

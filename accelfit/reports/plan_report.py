@@ -8,6 +8,7 @@ from accelfit.reports.cost_figures import figures_line, gpu_vm_monthly_note, mon
 from accelfit.reports.durations import duration, usd
 from accelfit.reports.fallback import FALLBACK_HEADERS, fallback_rows
 from accelfit.reports.table import render_markdown_table, render_table
+from accelfit.reports.serving_report import serving_markdown, serving_text
 
 
 def chosen_line(plan: Plan) -> str:
@@ -118,6 +119,7 @@ def render_text(plan: Plan, top: int = 5, stack: str | None = None, lock: str | 
            *([f"Lock:     {lock}"] if lock else []),
            "", render_table(_cost_headers(plan), _cost_rows(plan)), "", "Why:"]
     out += [f"  - {reason}" for reason in plan.reasons]
+    out += serving_text(plan)
     out += _fallback_text(member)
     if plan.warnings:
         out += ["", "Warnings:"] + [f"  ! {warning}" for warning in plan.warnings]
@@ -136,6 +138,7 @@ def render_markdown(plan: Plan, top: int = 5, stack: str | None = None, lock: st
            "**Cost:** " + "  \n".join(cost_summary(plan)) + (f"  \n**Lock:** {lock}" if lock else ""),
            "", render_markdown_table(_cost_headers(plan), _cost_rows(plan)), "", "**Why**", ""]
     out += [f"- {reason}" for reason in plan.reasons]
+    out += serving_markdown(plan)
     out += _fallback_markdown(member)
     if plan.warnings:
         out += ["", "**Warnings**", ""] + [f"- ⚠️ {warning}" for warning in plan.warnings]

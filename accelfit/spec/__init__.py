@@ -3,14 +3,15 @@
 from accelfit.spec.inventory import Inventory, Server
 from accelfit.spec.loader import LoadedWorkload, load_inventory, load_workload, workload_from_document
 from accelfit.spec.models import (
-    Architecture, Attention, AutostopAction, BudgetSpec, DataSpec, Deployment, Framework, InferenceSpec, Maturity, ModelSpec, Orchestration, PlacementCloud,
+    Architecture, Attention, AutostopAction, BudgetSpec, DataSpec, Deployment, Framework, InferenceSpec, Maturity, ModelServer,
+    ModelSpec, Orchestration, PlacementCloud, WEIGHTS_CLOUD, weights_scheme,
     PlacementSpec, Portability, Precision, Pricing, Traffic, TrainingMethod, TrainingSpec, WorkloadKind,
     WorkloadSpec,
 )
 
 __all__ = [
     "Architecture", "Attention", "BudgetSpec", "DataSpec", "Deployment", "Framework", "InferenceSpec", "Inventory", "LoadedWorkload", "Maturity",
-    "AutostopAction", "ModelSpec", "Orchestration", "PlacementCloud", "PlacementSpec", "Portability", "Precision", "Pricing", "Server",
+    "AutostopAction", "ModelServer", "ModelSpec", "WEIGHTS_CLOUD", "weights_scheme", "Orchestration", "PlacementCloud", "PlacementSpec", "Portability", "Precision", "Pricing", "Server",
     "Traffic", "TrainingMethod", "TrainingSpec", "WorkloadKind", "WorkloadSpec", "load_inventory", "load_workload",
     "workload_from_document",
 ]

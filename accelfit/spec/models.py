@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import re
 from enum import Enum
-from typing import Annotated
+from typing import Annotated, Any
 
 from pydantic import (
     AllowInfNan, BaseModel, BeforeValidator, ConfigDict, Field, Strict, WithJsonSchema, field_validator,
-    model_validator,
+    model_serializer, model_validator,
 )
 
 from accelfit.catalog.models import Precision
@@ -28,6 +28,16 @@ class StrictModel(BaseModel):
     """Frozen, and unknown keys rejected: a typo in a user's YAML is an error, never a silent default."""
 
     model_config = ConfigDict(frozen=True, extra="forbid", use_enum_values=False)
+
+
+def _without_unset_serving(data: Any, names: tuple[str, ...]) -> Any:
+    """Serving fields (issue 26) left unset serialize as before they existed: plan and preview documents of every
+    stack that does not use them stay byte for byte the same."""
+    if isinstance(data, dict):
+        for name in names:
+            if data.get(name) is None:
+                data.pop(name, None)
+    return data
 
 
 def _count(value: object) -> float:
@@ -60,6 +70,35 @@ WholeNumber = Annotated[int, Strict()]
 
 DNS_LABEL = r"^[a-z]([-a-z0-9]*[a-z0-9])?$"
 _NAME_CHARACTERS = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}\Z")
+# Weights locations. Bucket names: GCS 3-63 characters per dot-separated part (lowercase, digits, '-', '_', '.'),
+# cloud.google.com/storage/docs/buckets#naming; S3 3-63 lowercase letters, digits, '.', '-',
+# docs.aws.amazon.com/AmazonS3/latest/userguide/bucketnamingrules.html. Hugging Face repo ids are org/name of
+# letters, digits, '-', '_', '.' (huggingface_hub validate_repo_id, at most 96 characters).
+_WEIGHTS_FORMS = {
+    "gs": re.compile(r"gs://[a-z0-9][a-z0-9._-]{1,61}[a-z0-9](/[^\s]*)?\Z"),
+    "s3": re.compile(r"s3://[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](/[^\s]*)?\Z"),
+    "hf": re.compile(r"hf://[A-Za-z0-9][A-Za-z0-9._-]{0,95}/[A-Za-z0-9][A-Za-z0-9._-]{0,95}\Z"),
+}
+_WEIGHTS_EXAMPLES = {"gs": "gs://my-models/llama-3.1-8b", "s3": "s3://my-models/llama-3.1-8b",
+                     "hf": "hf://meta-llama/Llama-3.1-8B-Instruct"}
+_CONFIG_KEY = re.compile(r"[A-Za-z][A-Za-z0-9_-]*:[A-Za-z][A-Za-z0-9_.-]*\Z")
+
+
+def weights_scheme(weights: str) -> str:
+    """gs, s3 or hf for a well-formed model.weights; ValueError naming the form otherwise."""
+    scheme = weights.partition("://")[0] if "://" in weights else ""
+    form = _WEIGHTS_FORMS.get(scheme)
+    if form is None:
+        raise ValueError(f"weights {short_repr(weights)}: give gs://bucket/path, s3://bucket/prefix or "
+                         "hf://org/name (e.g. " + ", ".join(_WEIGHTS_EXAMPLES.values()) + ")")
+    if not form.match(weights):
+        raise ValueError(f"weights {short_repr(weights)} is not a valid {scheme}:// location; e.g. "
+                         f"{_WEIGHTS_EXAMPLES[scheme]}")
+    return scheme
+
+
+# The cloud whose identity reads each bucket scheme (hf:// is read over the internet from either cloud).
+WEIGHTS_CLOUD = {"gs": "gcp", "s3": "aws"}
 
 
 class WorkloadKind(str, Enum):
@@ -116,6 +155,11 @@ class Orchestration(str, Enum):
 class AutostopAction(str, Enum):
     stop = "stop"  # the VM stops: its boot disk stays (and bills), the next `pulumi up` or a start resumes it
     delete = "delete"  # the VM deletes itself: nothing bills after the run but the bucket
+
+
+class ModelServer(str, Enum):
+    vllm = "vllm"
+    none = "none"
 
 
 class Architecture(str, Enum):
@@ -175,6 +219,28 @@ class ModelSpec(StrictModel):
                                              description="attention mla: the latent's width (512 in DeepSeek-V3).")
     rope_head_dim: WholeNumber | None = Field(default=None, ge=0, le=100_000,
                                               description="attention mla: decoupled RoPE key width (64 in DeepSeek-V3).")
+    weights: str | None = Field(
+        default=None, min_length=6, max_length=1024,
+        description="Where a model server loads the weights from: gs://bucket[/path] (GKE reads it through Cloud "
+                    "Storage FUSE), s3://bucket[/prefix] (EKS reads it through the Mountpoint for Amazon S3 CSI "
+                    "driver) or hf://org/name (downloaded from the Hugging Face Hub with weights_token). Setting it "
+                    "makes inference.server default to vllm: the stack builds the model server.")
+    weights_token: str | None = Field(
+        default=None, min_length=3, max_length=128,
+        description="hf:// weights: the stack config key holding the Hugging Face token as a secret (e.g. "
+                    "accelfit:hfToken, set with `pulumi config set --secret accelfit:hfToken hf_...`); the server "
+                    "reads it from a Kubernetes Secret, never from the spec.")
+
+    @field_validator("weights", mode="after")
+    @classmethod
+    def _weights_uri(cls, weights: str | None) -> str | None:
+        if weights is not None:
+            weights_scheme(weights)  # raises with the form each scheme takes
+        return weights
+
+    @model_serializer(mode="wrap")
+    def _serving_fields_when_set(self, handler: Any) -> Any:
+        return _without_unset_serving(handler(self), ("weights", "weights_token"))
 
     @property
     def active(self) -> float:
@@ -212,6 +278,17 @@ class ModelSpec(StrictModel):
                 if getattr(self, name) is not None:
                     raise ValueError(f"{name}: only used when architecture is other; set architecture: other or "
                                      f"remove {name}")
+        scheme = weights_scheme(self.weights) if self.weights is not None else None
+        if scheme == "hf" and self.weights_token is None:
+            raise ValueError("weights_token: required for hf:// weights; name the stack config key that holds the "
+                             "Hugging Face token as a secret, e.g. weights_token: accelfit:hfToken (then `pulumi "
+                             "config set --secret accelfit:hfToken hf_...`)")
+        if self.weights_token is not None and scheme != "hf":
+            raise ValueError("weights_token: only used with hf:// weights (gs:// and s3:// are read through the "
+                             "workload's cloud identity); remove it")
+        if self.weights_token is not None and not _CONFIG_KEY.match(self.weights_token):
+            raise ValueError(f"weights_token: {short_repr(self.weights_token)} is not a stack config key; give it as "
+                             "namespace:key, e.g. accelfit:hfToken")
         if self.attention is Attention.gqa and self.kv_lora_rank is not None:
             raise ValueError("kv_lora_rank: only used with attention: mla; set attention: mla or remove it")
         return self
@@ -250,11 +327,37 @@ class InferenceSpec(StrictModel):
     output_tokens: WholeNumber = Field(default=256, ge=1, le=10_000_000,
                                        description="Generated tokens per request (typical).")
     latency_p99_ms: Number = Field(gt=0, le=3_600_000, description="99th-percentile end-to-end latency target, ms.")
+    ttft_p99_ms: Number | None = Field(
+        default=None, gt=0, le=3_600_000,
+        description="Optional 99th-percentile time to first token target, ms (the prompt's prefill plus the wait "
+                    "for a place in the batch); the plan reports its modelled TTFT and the margin to it.")
+    tpot_p99_ms: Number | None = Field(
+        default=None, gt=0, le=3_600_000,
+        description="Optional 99th-percentile time per output token target, ms (one engine step at the planned "
+                    "batch); the plan reports its modelled TPOT and the margin to it.")
     headroom_pct: Number = Field(default=20, ge=0, lt=100,
                                  description="The modelled p99 stays this share under the latency target.")
     traffic: Traffic = Field(default=Traffic.variable,
                              description="variable (bursty, mixed batch sizes) or steady (large, regular batches).")
     hours_per_day: Number = Field(default=24, gt=0, le=24, description="Hours a day the service must be up.")
+    server: ModelServer | None = Field(
+        default=None,
+        description="vllm: the stack builds the model server (vLLM, on GPUs and TPUs) from the plan; none: capacity "
+                    "only (node pools, no server). Default: vllm when model.weights is set, none otherwise.")
+
+    @model_serializer(mode="wrap")
+    def _serving_fields_when_set(self, handler: Any) -> Any:
+        return _without_unset_serving(handler(self), ("ttft_p99_ms", "tpot_p99_ms", "server"))
+
+    @model_validator(mode="after")
+    def _targets_within_end_to_end(self) -> InferenceSpec:
+        for name in ("ttft_p99_ms", "tpot_p99_ms"):
+            value = getattr(self, name)
+            if value is not None and value > self.latency_p99_ms:
+                raise ValueError(f"{name}: {value:g} ms is more than latency_p99_ms ({self.latency_p99_ms:g} ms), "
+                                 "which a request's first token and each later token are part of; lower it or "
+                                 "raise latency_p99_ms")
+        return self
 
 
 class DataSpec(StrictModel):
@@ -427,4 +530,40 @@ class WorkloadSpec(StrictModel):
         if placement.deployment is Deployment.dedicated and placement.orchestration is Orchestration.vms:
             raise ValueError("placement.orchestration: bare-metal servers join a Kubernetes cluster; set "
                              "orchestration: kubernetes")
+        self._serving_rules()
         return self
+
+    @property
+    def model_server(self) -> ModelServer | None:
+        """The server the stack builds for an inference workload (inference.server, else vllm when model.weights
+        is set and none otherwise); None for training."""
+        if self.inference is None:
+            return None
+        if self.inference.server is not None:
+            return self.inference.server
+        return ModelServer.vllm if self.model.weights is not None else ModelServer.none
+
+    def _serving_rules(self) -> None:
+        if self.inference is None:
+            if self.model.weights is not None:
+                raise ValueError("model.weights: only used for inference (the model server loads them); remove it")
+            return
+        if self.inference.server is ModelServer.vllm and self.model.weights is None:
+            raise ValueError("model.weights: required when inference.server is vllm (where the server loads the "
+                             "weights from); add e.g. weights: gs://my-models/llama-3.1-8b, or set server: none")
+        if self.model_server is not ModelServer.vllm:
+            return
+        if self.model.architecture is Architecture.other:
+            raise ValueError("inference.server: vllm serves transformer language models, and model.architecture is "
+                             "other; set server: none (capacity only) or architecture: transformer")
+        if self.placement.orchestration is Orchestration.vms:
+            raise ValueError("inference.server: the vllm server runs on Kubernetes (GKE or EKS), and "
+                             "placement.orchestration is vms; set orchestration: kubernetes, or server: none")
+        if self.placement.deployment is Deployment.dedicated:
+            raise ValueError("inference.server: the vllm server is built on GKE or EKS, and placement.deployment "
+                             "is dedicated (bare metal); set deployment: cloud, or server: none")
+        cloud = WEIGHTS_CLOUD.get(weights_scheme(self.model.weights))
+        if cloud is not None and cloud not in {allowed.value for allowed in self.placement.clouds}:
+            raise ValueError(f"model.weights: {self.model.weights} is read through the workload's {cloud} identity, "
+                             f"and placement.clouds is [{', '.join(c.value for c in self.placement.clouds)}]; add "
+                             f"{cloud} to placement.clouds, or copy the weights to the cloud you serve from")

@@ -1,0 +1,151 @@
+"""The plan's serving section (issue 26): the model server an inference workload gets, and each of its serving pools
+in route order, with the numbers the server is built from.
+
+Nothing is sized twice: the tensor-parallel group, batch and replicas are the planner's own (`sizing.size_inference`
+on the pool's offer, the search that chose the plan), and the latency figures come from the same replica model
+(`serving.ReplicaModel`): TTFT is a p99 prompt's prefill plus one step waiting for a place in the batch, TPOT one
+engine step at the planned batch, end to end the p99 the plan sized to. vLLM flag values follow from them:
+--tensor-parallel-size / --pipeline-parallel-size from the layout, --max-num-seqs the batch, --max-model-len the
+longest request the KV cache was sized for, --gpu-memory-utilization the device-memory share the sizing used.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from accelfit.planner import preferences as pref
+from accelfit.planner.memory import weights_bytes
+from accelfit.planner.model import NodePool, ServingPlan, ServingPool
+from accelfit.planner.options import Offer
+from accelfit.planner.serving import Efficiency
+from accelfit.planner.sizing import GIB, Unfit, replica_model, size_inference
+from accelfit.planner.team_efficiency import TeamEfficiency
+from accelfit.planner.weights_read import read_gbps, read_source, startup
+from accelfit.spec import Architecture, ModelServer, Precision, WorkloadSpec, weights_scheme
+
+# vLLM --dtype per spec precision (docs.vllm.ai engine args: auto, half, float16, bfloat16, float, float32); fp8 runs
+# bf16 activations with --quantization fp8 (dynamic FP8 weights, docs.vllm.ai features/quantization/fp8); int8 and
+# fp4 need a checkpoint quantized ahead (compressed-tensors / ModelOpt), whose config vLLM reads itself.
+_DTYPE = {Precision.fp32: ("float32", None), Precision.tf32: ("float32", None), Precision.bf16: ("bfloat16", None),
+          Precision.fp16: ("float16", None), Precision.fp8: ("bfloat16", "fp8"), Precision.int8: ("auto", None),
+          Precision.fp4: ("auto", None)}
+
+
+@dataclass(frozen=True)
+class ServingStep:
+    """One serving pool to describe: its route rank, its node pools and the offer they were planned from."""
+
+    rank: int
+    fallback_rank: int
+    pools: tuple[NodePool, ...]
+    offer: Offer
+    replicas: int | None = None  # the planned pool's replicas as planned (a lock may hold more than sizing needs)
+    pricing: str | None = None  # the step's pricing when the offer was found on another tier
+
+
+def serving_section(spec: WorkloadSpec, steps: Sequence[ServingStep],
+                    team: TeamEfficiency | None = None) -> ServingPlan | None:
+    """The serving section for an inference spec (None for training)."""
+    inference = spec.inference
+    if inference is None:
+        return None
+    server = spec.model_server
+    notes: list[str] = []
+    pools: list[ServingPool] = []
+    if spec.model.architecture is Architecture.other:
+        notes.append("model.architecture other: no serving pools are described (the vLLM layout applies to "
+                     "transformers)")
+    else:
+        for step in steps:
+            try:
+                pools.append(serving_pool(spec, step, team))
+            except Unfit as unfit:  # a fallback step sized by another rule than the server's (kept honest, not hidden)
+                notes.append(f"pool {step.pools[0].name}: not described ({unfit.reason})")
+    scheme = weights_scheme(spec.model.weights) if spec.model.weights else None
+    return ServingPlan(
+        server=server.value, why=_why(spec), weights=spec.model.weights,
+        weights_reader=read_source(scheme).reader if scheme else None, weights_token=spec.model.weights_token,
+        requests_per_second=inference.requests_per_second, ttft_target_ms=inference.ttft_p99_ms,
+        tpot_target_ms=inference.tpot_p99_ms, e2e_target_ms=inference.latency_p99_ms,
+        route=_route(pools), pools=tuple(pools), notes=tuple(notes))
+
+
+def serving_pool(spec: WorkloadSpec, step: ServingStep, team: TeamEfficiency | None) -> ServingPool:
+    offer = step.offer
+    efficiency = None
+    measured = team.serving_for(offer.accelerator.name) if team else None
+    if measured is not None:
+        efficiency = Efficiency(measured.decode_bandwidth, measured.prefill_compute)
+    size = size_inference(spec, offer, efficiency)
+    model = replica_model(spec, offer.accelerator, efficiency, offer)
+    group, batch = size.devices_per_replica, size.batch
+    per_node = step.pools[0].accelerators_per_node
+    if offer.tpu_slice is not None and offer.tpu_slice.hosts > 1:
+        nodes_per_replica = offer.tpu_slice.hosts  # one multi-host slice, tensor parallel over its ICI
+    else:
+        nodes_per_replica = max(1, group // per_node) if group > per_node else 1
+    replicas_max = sum(pool.max_nodes // nodes_per_replica if nodes_per_replica > 1
+                       else pool.max_nodes * max(1, per_node // group) for pool in step.pools)
+    at_rate = step.replicas or size.replicas
+    base = math.ceil(spec.inference.requests_per_second / size.requests_per_replica) \
+        if size.requests_per_replica else at_rate
+    step_seconds = model.step(group, batch).seconds
+    ttft = (model.prefill_seconds(group, model.lengths.p99_input) + step_seconds) * 1000.0
+    tpot = step_seconds * 1000.0
+    e2e = model.p99_latency_seconds(group, batch) * 1000.0
+    lengths = model.lengths
+    context = spec.model.context_tokens if lengths.varying else lengths.max_input + lengths.max_output
+    dtype, quantization = _DTYPE[spec.model.precision]
+    if offer.accelerator.kind == "tpu":
+        dtype, quantization = "bfloat16", None  # vLLM TPU serves bf16 (docs.vllm.ai TPU: supported dtypes)
+    weights = weights_bytes(spec.model)
+    scheme = weights_scheme(spec.model.weights) if spec.model.weights else None
+    network = offer.instance.network_gbps if offer.instance is not None else None
+    rate = read_gbps(scheme, network) if scheme else None
+    share = weights / nodes_per_replica  # each pipeline stage (or TPU host) reads its own layers' files
+    inference = spec.inference
+    return ServingPool(
+        rank=step.rank, fallback_rank=step.fallback_rank, node_pools=tuple(pool.name for pool in step.pools),
+        accelerator=offer.accelerator.name, kind=offer.accelerator.kind, machine_type=step.pools[0].machine_type,
+        accelerators_per_node=per_node, pricing=step.pricing or offer.pricing, tensor_parallel=size.tensor_parallel,
+        pipeline_parallel=size.pipeline_parallel, chips_per_replica=group, nodes_per_replica=nodes_per_replica,
+        replicas_at_rate=at_rate, replicas_min=0 if step.fallback_rank else min(base, max(replicas_max, 1)),
+        replicas_max=max(replicas_max, 1), max_num_seqs=batch, max_model_len=int(context), dtype=dtype,
+        quantization=quantization, gpu_memory_utilization=pref.USABLE_MEMORY_FRACTION,
+        weights_gib=round(weights / GIB, 1), weights_read_gbps=round(rate, 2) if rate else None,
+        weights_load_seconds=round(share * 8.0 / (rate * 1e9), 1) if rate else None,
+        startup_seconds=startup(offer.accelerator.kind).seconds,
+        ttft_p99_ms=round(ttft, 1), tpot_p99_ms=round(tpot, 2), e2e_p99_ms=round(e2e, 1),
+        ttft_margin=_margin(inference.ttft_p99_ms, ttft), tpot_margin=_margin(inference.tpot_p99_ms, tpot),
+        e2e_margin=_margin(inference.latency_p99_ms, e2e))
+
+
+def _margin(target: float | None, value: float) -> float | None:
+    return None if target is None else round((target - value) / target, 4)
+
+
+def _why(spec: WorkloadSpec) -> str:
+    server = spec.model_server
+    if spec.inference.server is not None:
+        if server is ModelServer.vllm:
+            return f"inference.server vllm (set in the spec): the stack builds vLLM on each serving pool from {spec.model.weights}"
+        return "inference.server none (set in the spec): capacity only, the node pools without a model server"
+    if server is ModelServer.vllm:
+        return (f"inference.server defaults to vllm because model.weights is set ({spec.model.weights}): the stack "
+                "builds vLLM (GPUs and TPUs) on each serving pool; set server: none for capacity only")
+    return ("inference.server defaults to none because model.weights is not set: capacity only (node pools, no "
+            "server); set model.weights (gs://, s3:// or hf://) to have the stack build the vLLM server")
+
+
+def _route(pools: Sequence[ServingPool]) -> str:
+    if not pools:
+        return "no serving pool"
+    first = pools[0]
+    head = f"the planned pool {first.node_pools[0]} ({first.accelerator}, {first.pricing}) first"
+    if len(pools) == 1:
+        return head + "; no fallback pool is built in the workload's cluster (see the fallback chain)"
+    rest = ", then ".join(f"{pool.node_pools[0]} ({pool.accelerator}, {pool.pricing})" for pool in pools[1:])
+    return (f"{head}, then {rest}: the fallback chain's order (other capacity tiers of the planned type, then the "
+            "next-best eligible accelerator), taken when the pools before are saturated or unavailable")
