@@ -75,6 +75,7 @@ class ServingTrafficFacts(_Frozen):
     metrics: dict[str, int]
     traffic: dict[str, float]
     gateway: GatewayFacts
+    manifests: dict[str, str]
 
     @property
     def series_per_pod(self) -> int:

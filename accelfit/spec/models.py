@@ -344,10 +344,15 @@ class InferenceSpec(StrictModel):
         default=None,
         description="vllm: the stack builds the model server (vLLM, on GPUs and TPUs) from the plan; none: capacity "
                     "only (node pools, no server). Default: vllm when model.weights is set, none otherwise.")
+    public_endpoint: bool | None = Field(
+        default=None,
+        description="true: the serving endpoint is an internet-facing load balancer (GKE regional external "
+                    "Application Load Balancer, EKS internet-facing NLB); the policy pack flags it (advisory in "
+                    "prod). Default: an internal load balancer, reachable from the VPC only.")
 
     @model_serializer(mode="wrap")
     def _serving_fields_when_set(self, handler: Any) -> Any:
-        return _without_unset_serving(handler(self), ("ttft_p99_ms", "tpot_p99_ms", "server"))
+        return _without_unset_serving(handler(self), ("ttft_p99_ms", "tpot_p99_ms", "server", "public_endpoint"))
 
     @model_validator(mode="after")
     def _targets_within_end_to_end(self) -> InferenceSpec:
@@ -552,6 +557,9 @@ class WorkloadSpec(StrictModel):
             raise ValueError("model.weights: required when inference.server is vllm (where the server loads the "
                              "weights from); add e.g. weights: gs://my-models/llama-3.1-8b, or set server: none")
         if self.model_server is not ModelServer.vllm:
+            if self.inference.public_endpoint is not None:
+                raise ValueError("inference.public_endpoint: only used when the stack builds the model server (it "
+                                 "sets the serving route's load balancer); set model.weights, or remove it")
             return
         if self.model.architecture is Architecture.other:
             raise ValueError("inference.server: vllm serves transformer language models, and model.architecture is "

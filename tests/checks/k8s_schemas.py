@@ -237,10 +237,17 @@ def custom_resource_problems(manifest: Mapping[str, Any], crd: Mapping[str, Any]
     return problems
 
 
+# *.k8s.io groups that SIG projects serve through CRDs (approved API review, so no x-k8s.io): the Gateway API and
+# the Gateway API Inference Extension's InferencePool.
+CRD_SERVED_K8S_GROUPS = {"gateway.networking.k8s.io", "inference.networking.k8s.io"}
+
+
 def is_custom(api_version: str) -> bool:
-    """Served by a CRD: a dotted API group outside Kubernetes' own *.k8s.io groups (sigs' *.x-k8s.io are CRDs)."""
+    """Served by a CRD: a dotted API group outside Kubernetes' own *.k8s.io groups (sigs' *.x-k8s.io are CRDs,
+    and so are the groups of CRD_SERVED_K8S_GROUPS)."""
     group = api_version.split("/")[0] if "/" in api_version else ""
-    return "." in group and (not group.endswith(".k8s.io") or group.endswith(".x-k8s.io"))
+    return "." in group and (not group.endswith(".k8s.io") or group.endswith(".x-k8s.io")
+                             or group in CRD_SERVED_K8S_GROUPS)
 
 
 def document_report(resources: Sequence[Mapping[str, Any]], minors: Sequence[str]) -> Report:
