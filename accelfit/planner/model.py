@@ -13,6 +13,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_serializer, model_validator
 
+from accelfit.planner.serving_traffic import ServingRoute
+
 
 class Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -322,6 +324,9 @@ class Plan(Frozen):
                          "`accelfit catalog update` imported, with its date and source.")
     serving: ServingPlan | None = Field(default=None, description="Inference: the model server and its pools in route "
                                         "order; None for training.")
+    route: ServingRoute | None = Field(default=None, description="The serving route and autoscaling the stack builds "
+                                       "with the model server (one endpoint across the serving pools, in route "
+                                       "order); None when it builds no server.")
 
     @model_serializer(mode="wrap")
     def _cluster_plans_as_before(self, handler: Any) -> Any:
@@ -332,6 +337,8 @@ class Plan(Frozen):
             data.pop("gpu_vm", None)
         if isinstance(data, dict) and self.serving is None:
             data.pop("serving", None)  # training plans serialize as before serving existed
+        if isinstance(data, dict) and self.route is None:
+            data.pop("route", None)  # plans without a model server serialize as before the route existed
         return data
 
     def to_json_dict(self) -> dict[str, Any]:

@@ -19,6 +19,7 @@ from accelfit.planner.constraints import PolicyConstraints
 from accelfit.planner.data_transfer import region_reason
 from accelfit.planner.options import RawRejection, Sized
 from accelfit.planner.serving_layout import ServingStep, serving_section
+from accelfit.planner.serving_route_plan import with_route
 from accelfit.planner.team_efficiency import TeamEfficiency
 from accelfit.reports.durations import duration
 from accelfit.sizes import format_count
@@ -87,7 +88,7 @@ def plan(spec: WorkloadSpec, catalog: Catalog, environment: Environment | None =
         raise infeasible(spec, evaluation, grouped)
     ranked = best_per_group(evaluation.feasible)
     chosen = min(evaluation.feasible, key=rank_key)
-    return build_plan(spec, environment, chosen, ranked, grouped, top)
+    return with_route(build_plan(spec, environment, chosen, ranked, grouped, top), spec, catalog)
 
 
 # Platforms with no cluster: the plan's `orchestration` is vms (placement.orchestration any resolves to one).

@@ -36,6 +36,7 @@ def pricing_context(stack: StackFile, plan: Any, spec: Any = None) -> PricingCon
     """What the resources cannot say, from the plan: regions, the bucket's size, the pricing model, the training
     run's length (with its platform's stated overheads) and the spec's egress. `spec` is the plan's workload spec
     (default: the stack's one workload)."""
+    from accelfit.planner.serving_route_plan import route_gb
     from accelfit.pricing.overheads import run_window
 
     spec = spec if spec is not None else stack.spec
@@ -48,7 +49,7 @@ def pricing_context(stack: StackFile, plan: Any, spec: Any = None) -> PricingCon
         bucket_gib=gib, bucket_basis=f"the spec's {dataset:g} TB dataset + {checkpoints:g} TB of checkpoints",
         pricing=plan.pricing, run=run_window(plan.platform.value, plan.estimate.hours) if training else None,
         egress_tb_per_month=spec.data.egress_tb_per_month, egress_cloud=plan.cloud.value,
-        egress_region=plan.region)
+        egress_region=plan.region, serving_gb_per_month=route_gb(spec) if plan.route is not None else 0.0)
 
 
 def policy_config(stack: StackFile) -> dict[str, Any]:

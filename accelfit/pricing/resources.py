@@ -32,6 +32,9 @@ from accelfit.pricing.figures import (
 )
 from accelfit.pricing.node_disks import EKS_ROOT_VOLUME_SERVICE, GKE_DEFAULT_DISK_TYPE, disk_hourly_usd
 from accelfit.pricing.onprem import onprem_unit_hourly_usd
+from accelfit.pricing.serving_objects import (
+    GATEWAY_TYPE, GCP_CLASS_PREFIX, POD_MONITORING_TYPE, SCALED_OBJECT_TYPE, kept_series, planned_servers, route_of,
+)
 
 GIB_PER_TB = 1e12 / 2.0**30
 AUTOSCALER_CHARTS = ("cluster-autoscaler", "karpenter")
@@ -66,6 +69,7 @@ class PricingContext:
     egress_tb_per_month: float = 0.0
     egress_cloud: str | None = None
     egress_region: str | None = None
+    serving_gb_per_month: float = 0.0  # request and response bytes through the serving route's load balancer
 
 
 @dataclass(frozen=True)
@@ -246,9 +250,11 @@ class StackUsage:
 
 class _Pricer:
     def __init__(self, catalog: Catalog, context: PricingContext,
-                 launch_templates: Mapping[str, Mapping[str, Any]] | None = None):
+                 launch_templates: Mapping[str, Mapping[str, Any]] | None = None,
+                 servers: Mapping[str, tuple[int, int]] | None = None):
         self.catalog = catalog
         self.context = context
+        self.servers = servers or {}  # serving route -> its planned pool's (min, max) servers, from its autoscaler
         self.launch_templates = launch_templates or {}  # resource name -> inputs, for node groups' root volumes
         self.tpu_by_machine: dict[str, TpuSlice] = {}
         for tpu in catalog.tpu_slices:
@@ -405,6 +411,8 @@ def price_resource(resource: NeutralResource, pricer: _Pricer) -> Priced | None:
     props = resource.props
     context = pricer.context
     kind = resource.type
+    if kind in (GATEWAY_TYPE, POD_MONITORING_TYPE):
+        return price_serving_route(resource, pricer)
     if kind == "gcp:container/nodePool:NodePool":
         return pricer.gcp_node_pool(props)
     if kind == "gcp:compute/instance:Instance":
@@ -497,7 +505,7 @@ PRICED_TYPES = frozenset({
     "aws:ec2/natGateway:NatGateway", "gcp:storage/bucket:Bucket", "aws:s3/bucket:Bucket",
     "gcp:filestore/instance:Instance", "gcp:compute/disk:Disk", "aws:eks/nodeGroup:NodeGroup",
     "aws:fsx/lustreFileSystem:LustreFileSystem", "kubernetes:core/v1:NodePatch",
-    "gcp:compute/instance:Instance", "aws:ec2/instance:Instance",
+    "gcp:compute/instance:Instance", "aws:ec2/instance:Instance", GATEWAY_TYPE, POD_MONITORING_TYPE,
 })
 
 
@@ -511,7 +519,8 @@ def price_resources(resources: Iterable[NeutralResource], catalog: Catalog,
     resources = list(resources)
     around = [*resources, *surroundings]
     pricer = _Pricer(catalog, context, {resource.name: resource.props for resource in around
-                                        if resource.type == LAUNCH_TEMPLATE_TYPE})
+                                        if resource.type == LAUNCH_TEMPLATE_TYPE},
+                     planned_servers(resource.props for resource in around if resource.type == SCALED_OBJECT_TYPE))
     usage = StackUsage.of(around)
     costs: list[ResourceCost] = []
     unpriced: list[str] = []
@@ -558,3 +567,26 @@ def monthly_cost_of_resources(resources: Iterable[Mapping[str, Any] | NeutralRes
         type=resource["type"], name=resource["name"], props=resource.get("props", resource.get("inputs", {})),
         urn=resource.get("urn", "")) for resource in resources]
     return price_resources(neutral, catalog, context)
+
+
+def price_serving_route(resource: NeutralResource, pricer: _Pricer) -> Priced | None:
+    """The serving route's Gateway and metrics (accelfit.pricing.serving_objects), with the plan's formulas."""
+    from accelfit.pricing.serving_route import gateway_part, metrics_part
+
+    props = resource.props
+    route = route_of(props)
+    if route is None:
+        return None
+    if resource.type == GATEWAY_TYPE:
+        gcp = str((props.get("spec") or {}).get("gatewayClassName", "")).startswith(GCP_CLASS_PREFIX)
+        cloud = Cloud.gcp if gcp else Cloud.aws
+        region = pricer.context.gcp_region if gcp else pricer.context.aws_region
+        part = gateway_part(pricer.service(cloud, "serving-lb-hour", region), pricer.context.serving_gb_per_month,
+                            pricer.service(cloud, "serving-lb-data", region), None)
+        return Priced("per-month", monthly=part.monthly_usd, basis=part.note)
+    series, interval = kept_series(props)
+    low, high = pricer.servers.get(route, (0, 0))
+    part = metrics_part(series, low, high, interval,
+                        pricer.service(Cloud.gcp, "managed-prometheus-samples", pricer.context.gcp_region), None)
+    return Priced("always-on", part.full_scale_monthly_usd / HOURS_PER_MONTH, part.monthly_usd / HOURS_PER_MONTH,
+                  basis=part.note)

@@ -23,6 +23,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from accelfit.planner.serving_traffic import POOL_LABEL, PoolScaling, RoutePool, ServingRoute, serving_traffic_facts
+from accelfit.pricing.serving_objects import RANK_LABEL, ROUTE_LABEL
 from components.common import child_name
 from components.kubernetes.serving.routing import server_selector
 
@@ -104,7 +105,9 @@ class ServingAutoscaling(pulumi.ComponentResource):
             raise ValueError(f"ServingAutoscaling {name}: project is required on GCP (the Managed Prometheus query "
                              "API is per project)")
         on_cluster = pulumi.ResourceOptions(parent=self, provider=args.provider, depends_on=list(args.dependencies))
-        meta = {"namespace": route.namespace, "labels": dict(args.labels)}
+        # The route label (and each pool's rank) let the preview price the metrics (accelfit.pricing.serving_objects).
+        labels = {**args.labels, ROUTE_LABEL: route.workload}
+        meta = {"namespace": route.namespace, "labels": labels}
         after: list[pulumi.Resource] = []
         if route.cloud == "gcp":
             after.append(k8s.apiextensions.CustomResource(
@@ -128,7 +131,8 @@ class ServingAutoscaling(pulumi.ComponentResource):
             pool = by_pool[scaling.pool]
             self.scaled_objects[scaling.pool] = k8s.apiextensions.CustomResource(
                 child_name(name, f"{scaling.pool}-scaler"), api_version="keda.sh/v1alpha1", kind="ScaledObject",
-                metadata={**meta, "name": pool.server}, spec=scaled_object_spec(route, pool, scaling, address),
+                metadata={**meta, "name": pool.server, "labels": {**labels, RANK_LABEL: str(scaling.rank)}},
+                spec=scaled_object_spec(route, pool, scaling, address),
                 opts=pulumi.ResourceOptions.merge(on_cluster, pulumi.ResourceOptions(depends_on=after)))
         self.register_outputs({"scaled": {pool: (item.min_replicas, item.max_replicas)
                                           for pool, item in ((s.pool, s) for s in route.scaling)}})

@@ -21,6 +21,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from accelfit.planner.serving_traffic import ServingRoute, serving_traffic_facts
+from accelfit.pricing.serving_objects import ROUTE_LABEL
 from components.common import child_name
 
 INFERENCE_GROUP = "inference.networking.k8s.io"
@@ -191,9 +192,10 @@ class ServingRouting(pulumi.ComponentResource):
             child_name(name, "inference-pool"), api_version=f"{INFERENCE_GROUP}/v1", kind="InferencePool",
             metadata=meta(pool_name(route), {"app.kubernetes.io/name": epp}), spec=inference_pool_spec(route),
             opts=pulumi.ResourceOptions.merge(on_cluster, pulumi.ResourceOptions(depends_on=[deployment, service])))
+        # The route label lets the preview price the Gateway's load balancer (accelfit.pricing.serving_objects).
         self.gateway = k8s.apiextensions.CustomResource(
             child_name(name, "gateway"), api_version=f"{GATEWAY_GROUP}/v1", kind="Gateway",
-            metadata=meta(GATEWAY_NAME), spec=gateway_spec(route), opts=on_cluster)
+            metadata=meta(GATEWAY_NAME, {ROUTE_LABEL: route.workload}), spec=gateway_spec(route), opts=on_cluster)
         self.http_route = k8s.apiextensions.CustomResource(
             child_name(name, "http-route"), api_version=f"{GATEWAY_GROUP}/v1", kind="HTTPRoute",
             metadata=meta(pool_name(route)), spec=http_route_spec(route),

@@ -1,0 +1,87 @@
+"""The plan's serving route (issue 26): when the stack builds the model server, the plan carries the route and
+autoscaling it builds (accelfit.planner.serving_traffic) and prices its load balancer and metrics in the estimate,
+with the same functions the preview prices the built objects with (accelfit.pricing.serving_route): plan = preview.
+"""
+
+from __future__ import annotations
+
+from accelfit.catalog.models import Catalog
+from accelfit.planner.model import CostLine, Plan
+from accelfit.planner.serving_traffic import RoutePool, ServingRoute, serving_route, serving_traffic_facts
+from accelfit.pricing.serving_route import gateway_part, metrics_part, route_gb_per_month
+from accelfit.spec import WorkloadSpec
+
+ROUTE_ITEMS = ("gateway", "metrics")
+
+
+def builds_route(plan: Plan) -> bool:
+    """The stack builds the model server, so also its route and autoscaling: vLLM on a GKE or EKS cluster."""
+    serving = plan.serving
+    return (serving is not None and serving.server == "vllm" and bool(serving.pools)
+            and plan.orchestration == "kubernetes" and plan.cloud.value in ("gcp", "aws"))
+
+
+def server_name(workload: str, pool: str) -> str:
+    """The model server object of one serving pool (what the autoscaler scales)."""
+    return f"{workload}-{pool}"
+
+
+def route_pools(plan: Plan) -> tuple[RoutePool, ...]:
+    assert plan.serving is not None
+    return tuple(RoutePool(pool=pool.node_pools[0], accelerator=pool.accelerator, replicas_min=pool.replicas_min,
+                           replicas_max=pool.replicas_max, server=server_name(plan.workload, pool.node_pools[0]),
+                           server_kind="LeaderWorkerSet" if pool.nodes_per_replica > 1 else "Deployment")
+                 for pool in sorted(plan.serving.pools, key=lambda item: item.rank))
+
+
+def plan_route(plan: Plan, spec: WorkloadSpec) -> ServingRoute | None:
+    if not builds_route(plan) or spec.inference is None:
+        return None
+    return serving_route(plan.workload, plan.workload, plan.cloud.value, route_pools(plan),
+                         public=bool(spec.inference.public_endpoint))
+
+
+def route_gb(spec: WorkloadSpec) -> float:
+    inference = spec.inference
+    assert inference is not None
+    return route_gb_per_month(inference.requests_per_second, inference.input_tokens + inference.output_tokens,
+                              serving_traffic_facts().bytes_per_token, inference.hours_per_day)
+
+
+def route_lines(route: ServingRoute, spec: WorkloadSpec, catalog: Catalog, region: str) -> tuple[CostLine, ...]:
+    facts = serving_traffic_facts()
+
+    def rate(service: str) -> float:
+        found = catalog.service_price(route.cloud, service, region)
+        return found.usd if found else 0.0
+
+    parts = [gateway_part(rate("serving-lb-hour"), route_gb(spec), rate("serving-lb-data"), None)]
+    if route.cloud == "gcp":  # Managed Prometheus charges per sample; EKS scrapes into its own Prometheus
+        planned = route.scaling[0]
+        parts.append(metrics_part(facts.series_per_pod, planned.min_replicas, planned.max_replicas,
+                                  facts.autoscaling.scrape_interval_seconds, rate("managed-prometheus-samples"),
+                                  None))
+    return tuple(CostLine(item=part.item, monthly_usd=round(part.monthly_usd, 2),
+                          full_scale_monthly_usd=round(part.full_scale_monthly_usd, 2),
+                          total_usd=round(part.monthly_usd, 2), note=part.note) for part in parts)
+
+
+def with_route(plan: Plan, spec: WorkloadSpec, catalog: Catalog) -> Plan:
+    """`plan` with its route and the route's priced lines (replacing any it had: the route follows the pools)."""
+    route = plan_route(plan, spec)
+    estimate = plan.estimate
+    kept = tuple(line for line in estimate.breakdown if line.item not in ROUTE_ITEMS)
+    lines = route_lines(route, spec, catalog, plan.region) if route is not None else ()
+    if route is None and kept == estimate.breakdown:
+        return plan if plan.route is None else plan.model_copy(update={"route": None})
+    old = [line for line in estimate.breakdown if line.item in ROUTE_ITEMS]
+    monthly = round(estimate.monthly_usd - sum(line.monthly_usd for line in old)
+                    + sum(line.monthly_usd for line in lines), 2)
+    full = round(estimate.full_scale_monthly_usd - sum(line.full_scale_monthly_usd for line in old)
+                 + sum(line.full_scale_monthly_usd for line in lines), 2)
+    updated = estimate.model_copy(update={
+        "breakdown": kept + lines, "monthly_usd": monthly, "full_scale_monthly_usd": full,
+        "total_usd": monthly if estimate.run_total_usd is None else estimate.total_usd})
+    reasons = tuple(reason for reason in plan.reasons if not reason.startswith("Route: "))
+    return plan.model_copy(update={"route": route, "estimate": updated,
+                                   "reasons": reasons + ((route.statements[0],) if route else ())})
