@@ -198,13 +198,19 @@ def _crd_installer(rule: OrderingRule, graph: Graph) -> list[Breach]:
             breaches.append(_breach(rule, row, f"custom resource of API group {group}, for which no rule says what "
                                     "installs its CRD: add the group to data/ordering_rules.yaml"))
             continue
+        candidates, whats = [], []
         if "release_chart" in installer:
-            candidates = [r["urn"] for r in graph.of_type("kubernetes:helm.sh/v3:Release")
-                          if r["inputs"].get("chart") == installer["release_chart"]]
-            what = f"the {installer['release_chart']} release"
-        else:
-            candidates = [r["urn"] for r in graph.of_type(installer["cluster"])]
-            what = f"the cluster ({installer['cluster']})"
+            candidates += [r["urn"] for r in graph.of_type("kubernetes:helm.sh/v3:Release")
+                           if r["inputs"].get("chart") == installer["release_chart"]]
+            whats.append(f"the {installer['release_chart']} release")
+        if "manifest" in installer:  # a release manifest applied as it is (yaml.v2.ConfigFile of that URL)
+            candidates += [r["urn"] for r in graph.of_type("kubernetes:yaml/v2:ConfigFile")
+                           if r["inputs"].get("file") == installer["manifest"]]
+            whats.append(f"the manifest {installer['manifest']}")
+        if "cluster" in installer:
+            candidates += [r["urn"] for r in graph.of_type(installer["cluster"])]
+            whats.append(f"the cluster ({installer['cluster']})")
+        what = " or ".join(whats)
         if not candidates:
             breaches.append(_breach(rule, row, f"its CRD ({group}) comes with {what}, which the stack does not "
                                     "create"))

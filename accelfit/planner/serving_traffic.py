@@ -61,6 +61,7 @@ class AutoscalingFacts(_Frozen):
 class GatewayFacts(_Frozen):
     gcp_internal_class: str
     gcp_public_class: str
+    gcp_proxy_only_cidr: str
     aws_class: str
     aws_internal_annotations: dict[str, str]
     aws_public_annotations: dict[str, str]

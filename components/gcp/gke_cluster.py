@@ -72,6 +72,13 @@ class GkeClusterArgs:
     """CIDRs allowed to reach the control plane's IP endpoint; empty = any address (still IAM-authenticated)."""
     dns_endpoint: bool = False
     """Also serve the control plane on its DNS endpoint (IAM-gated, reachable from anywhere with credentials)."""
+    serving_route: bool = False
+    """A workload builds a serving route: the cluster's Gateway API (standard channel) runs GKE's Gateway
+    controller (https://cloud.google.com/kubernetes-engine/docs/how-to/deploying-gateways#enable-gateway), and the
+    kube state metrics package's Deployment metrics (kube_deployment_spec_replicas,
+    kube_deployment_status_replicas_available) reach Managed Prometheus for the fallback autoscaler
+    (https://cloud.google.com/kubernetes-engine/docs/how-to/configure-metrics#ksm; it needs managed collection on
+    and the system metrics kept)."""
 
 
 def validate_cluster_args(name: str, args: GkeClusterArgs) -> None:
@@ -143,6 +150,12 @@ class GkeCluster(pulumi.ComponentResource):
                     container.ClusterAddonsConfigGcpFilestoreCsiDriverConfigArgs(enabled=True)
                     if args.filestore_csi else None)),
             resource_labels=args.labels,
+            gateway_api_config=(container.ClusterGatewayApiConfigArgs(channel="CHANNEL_STANDARD")
+                                if args.serving_route else None),
+            monitoring_config=(container.ClusterMonitoringConfigArgs(
+                enable_components=["SYSTEM_COMPONENTS", "DEPLOYMENT"],
+                managed_prometheus=container.ClusterMonitoringConfigManagedPrometheusArgs(enabled=True))
+                if args.serving_route else None),
             opts=named)
 
         if args.webhook_ports:

@@ -6,6 +6,8 @@ RoCE VPC with a subnet per RDMA NIC, which takes no firewall rules."""
 
 from __future__ import annotations
 
+import ipaddress
+
 from dataclasses import dataclass
 
 import pulumi
@@ -31,6 +33,9 @@ class NetworkArgs:
     cidr: str = "10.0.0.0/16"
     pods_cidr: str = "10.64.0.0/14"
     services_cidr: str = "10.68.0.0/20"
+    proxy_only_cidr: str | None = None
+    """A proxy-only subnet (purpose REGIONAL_MANAGED_PROXY) for regional Envoy-based load balancers: the GKE
+    Gateway's gke-l7-rilb / gke-l7-regional-external-managed classes need one in the region. None: not built."""
     gpudirect: GpuDirectLayout | None = None
     """Layout of the GPUDirect NIC networks (rules.gpudirect_layouts); None = no extra networks."""
     rdma_network_profile: str | None = None
@@ -46,6 +51,14 @@ def validate_network_args(name: str, args: NetworkArgs) -> None:
         problems.append(problem(f"Network {name}", "rdma_network_profile",
                                 "a RoCE VPC needs the zone's RDMA network profile",
                                 "set projects/<project>/global/networkProfiles/<zone>-vpc-roce"))
+    if args.proxy_only_cidr is not None:
+        proxy = ipaddress.ip_network(args.proxy_only_cidr)
+        clash = [cidr for cidr in (args.cidr, args.pods_cidr, args.services_cidr)
+                 if proxy.overlaps(ipaddress.ip_network(cidr))]
+        if clash:
+            problems.append(problem(f"Network {name}", "proxy_only_cidr", f"overlaps {', '.join(clash)}",
+                                    "choose a range clear of the node, pod and service ranges",
+                                    args.proxy_only_cidr))
     if problems:
         raise InputError(problems)
 
@@ -79,6 +92,14 @@ class Network(pulumi.ComponentResource):
             ],
             opts=named)
         self._firewalls(name, args, named)
+        self.proxy_subnet = None
+        if args.proxy_only_cidr is not None:
+            # https://cloud.google.com/load-balancing/docs/proxy-only-subnets: one ACTIVE proxy-only subnet per
+            # region and VPC, used by every regional Envoy-based load balancer there (a /23 is recommended).
+            self.proxy_subnet = compute.Subnetwork(
+                f"{name}-proxy-subnet", name=fitted_name("compute_subnetwork", f"{name}-proxy-subnet"),
+                network=self.network.id, region=args.region, ip_cidr_range=args.proxy_only_cidr,
+                purpose="REGIONAL_MANAGED_PROXY", role="ACTIVE", opts=named)
 
         router = compute.Router(f"{name}-router", name=fitted_name("compute_router", f"{name}-router"),
                                 network=self.network.id, region=args.region, opts=named)

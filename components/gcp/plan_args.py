@@ -10,6 +10,8 @@ from dataclasses import dataclass
 import pulumi
 
 from accelfit.catalog.models import Catalog, Cloud
+from accelfit.planner.serving_route_plan import builds_route
+from accelfit.planner.serving_traffic import serving_traffic_facts
 from accelfit.planner.model import NodePool, Plan, TpuVmSlice
 from components.gcp.bucket import DataBucketArgs
 from components.gcp.filestore import SharedFilestoreArgs
@@ -64,10 +66,13 @@ def rdma_network_profile(project: str, zone: str) -> str:
     return f"projects/{project}/global/networkProfiles/{zone}-vpc-roce"
 
 
-def network_args(plan: Plan, project: str) -> NetworkArgs:
+def network_args(plan: Plan, project: str, serving_route: bool = False) -> NetworkArgs:
+    """`serving_route`: a workload of the network builds a serving route, whose Gateway needs the region's
+    proxy-only subnet."""
     layout = gpudirect_layout(plan)
     return NetworkArgs(region=plan.region, cidr=plan.network.cidr, pods_cidr=plan.network.pods_cidr,
                        services_cidr=plan.network.services_cidr, gpudirect=layout,
+                       proxy_only_cidr=serving_traffic_facts().gateway.gcp_proxy_only_cidr if serving_route else None,
                        rdma_network_profile=(rdma_network_profile(project, gpudirect_zone(plan))
                                              if layout is not None and layout.rdma_subnets else None))
 
@@ -87,7 +92,7 @@ def cluster_args(plan: Plan, project: str, network: pulumi.Input[str], subnetwor
         # Training runs for days on nodes an upgrade would recreate: hold minor and node upgrades (security
         # patches still reach the control plane); serving pools take surge upgrades in the window.
         upgrade_exclusion="NO_MINOR_OR_NODE_UPGRADES" if plan.kind in ("training", "fine-tuning") else None,
-        authorized_cidrs=access.authorized_cidrs, dns_endpoint=access.dns_endpoint,
+        authorized_cidrs=access.authorized_cidrs, dns_endpoint=access.dns_endpoint, serving_route=builds_route(plan),
         system_pool=SystemPoolArgs(machine_type=system.machine_type, zones=system.zones,
                                    min_nodes=system.min_nodes, max_nodes=system.max_nodes,
                                    initial_nodes=system.initial_nodes, disk_size_gb=system.disk_size_gb,
@@ -172,4 +177,5 @@ def shared_cluster_args(plans: tuple[Plan, ...], basis: Plan, project: str, netw
     training = any(plan.kind in ("training", "fine-tuning") for plan in plans)
     return dataclasses.replace(
         args, filestore_csi=any(plan.storage.shared_filesystem == "filestore" for plan in plans),
+        serving_route=any(builds_route(plan) for plan in plans),
         upgrade_exclusion="NO_MINOR_OR_NODE_UPGRADES" if training else None)

@@ -12,14 +12,17 @@ import ipaddress
 from dataclasses import dataclass, field
 
 import pulumi
+from pulumi_gcp import projects
 
 from accelfit.catalog.models import Catalog
+from accelfit.planner.serving_route_plan import builds_route
 from accelfit.errors import InputError, problem
 from accelfit.planner.model import Plan
 from components.common import Ownership
 from components.fleet import ClusterWorkload, SharedClusterBuild
 from components.fleet_groups import SharedClusterGroup, WorkloadGroup
 from components.gcp import plan_args
+from components.kubernetes.serving.traffic_addons import metrics_reader_member
 from components.gcp.plan_args import ControlPlaneAccess
 from components.gcp.project_services import ProjectServices, ProjectServicesArgs
 from accelfit.cloudrules.gcp.rules import gcp_rules
@@ -53,6 +56,11 @@ class GcpStack:
     tpu_queued: TpuQueuedSlices | None = None
     filestore: SharedFilestore | None = None
     gpu_vm: object | None = None  # components.gcp.gpu_vm.GceGpuVm (gce-gpu-vm plans)
+
+
+# Read-only access to Cloud Monitoring, which serves Managed Prometheus queries
+# (https://cloud.google.com/stackdriver/docs/managed-prometheus/query-api-ui: roles/monitoring.viewer).
+METRICS_READER_ROLE = "roles/monitoring.viewer"
 
 
 def resolve_project(project: str | None) -> str:
@@ -100,6 +108,8 @@ def project_features(plan: Plan) -> set[str]:
                 ("gpu-vm" if plan.gpu_vm is not None else "tpu-vm")}
     if plan.storage.shared_filesystem == "filestore":
         features.add("filestore")
+    if builds_route(plan):
+        features.add("serving-route")
     return features
 
 
@@ -163,6 +173,13 @@ def build_cluster(build: SharedClusterBuild, catalog: Catalog, project: str, *, 
         build.plans, basis, project, shared.network.network.id, shared.network.subnet.id,
         shared.service_account.email, labels, access), shared.on_services)
     built = GcpSharedCluster(name=build.name, shared=shared, cluster=cluster, group=group)
+    if any(builds_route(plan) for plan in build.plans):
+        # The KEDA operator reads the serving metrics from Managed Prometheus as itself (Workload Identity
+        # Federation for GKE: its Kubernetes service account is the member; the pool exists once the cluster does).
+        projects.IAMMember(f"{build.name}-route-metrics-reader", project=project, role=METRICS_READER_ROLE,
+                           member=metrics_reader_member(project),
+                           opts=pulumi.ResourceOptions.merge(shared.on_services,
+                                                             pulumi.ResourceOptions(depends_on=[cluster])))
     for workload in build.workloads:
         plan = workload.plan
         if own:
@@ -199,7 +216,8 @@ def build_shared(name: str, plan: Plan, features: set[str], project: str, labels
         project=project, region=plan.region, services=gcp_rules().services_for(features)),
         pulumi.ResourceOptions(parent=parent) if parent is not None else None)
     on_services = pulumi.ResourceOptions(parent=parent, providers=[services.provider])
-    network = Network(f"{name}-net", plan_args.network_args(plan, project), on_services)
+    network = Network(f"{name}-net", plan_args.network_args(plan, project, "serving-route" in features),
+                      on_services)
     account = NodeServiceAccount(f"{name}-nodes", NodeServiceAccountArgs(
         project=project, display_name=f"accelfit {name} nodes ({environment})"), on_services)
     return SharedParts(services=services, network=network, service_account=account, on_services=on_services)

@@ -16,6 +16,7 @@ import pulumi
 from accelfit.catalog.models import Catalog
 from accelfit.errors import InputError, problem
 from accelfit.planner.model import Plan, Platform
+from accelfit.planner.serving_traffic import ServingRoute
 from accelfit.spec.inventory import Inventory
 from components.common import Ownership
 from components.kubernetes.access import eks_kubeconfig
@@ -54,6 +55,8 @@ class LayerPlan:
     eks: EksAddonsPlan | None = None
     jobset: bool = False
     """TPU slice pools run their jobs as JobSets (the multislice prerequisite)."""
+    routes: tuple[ServingRoute, ...] = ()
+    """The serving routes of the cluster's workloads that build a model server (Plan.route)."""
 
     @property
     def flavors(self) -> tuple[FlavorPlan, ...]:
@@ -73,7 +76,8 @@ def plan_layer(plan: Plan, capacities: Mapping[str, NodeCapacity]) -> LayerPlan:
         else plan
     return LayerPlan(queues=(queue,), gpu_software=gpu_software(software_plan),
                      jobset=any(pool.role == "tpu" for pool in plan.node_pools),
-                     eks=eks_addons_plan(plan) if plan.cloud.value == "aws" else None)
+                     eks=eks_addons_plan(plan) if plan.cloud.value == "aws" else None,
+                     routes=(plan.route,) if plan.route is not None else ())
 
 
 def plan_shared_layer(cluster: SharedClusterBuild, catalog: Catalog) -> LayerPlan:
@@ -107,7 +111,8 @@ def plan_shared_layer(cluster: SharedClusterBuild, catalog: Catalog) -> LayerPla
         raise InputError(problems)
     return LayerPlan(queues=tuple(queues), gpu_software=gpu_software(gpu_plan),
                      jobset=any(pool.role == "tpu" for pool in merged.node_pools),
-                     eks=eks_addons_plan(merged) if basis.cloud.value == "aws" else None)
+                     eks=eks_addons_plan(merged) if basis.cloud.value == "aws" else None,
+                     routes=tuple(plan.route for plan in cluster.plans if plan.route is not None))
 
 
 def eks_addons_plan(plan: Plan) -> EksAddonsPlan:
@@ -152,7 +157,14 @@ def layer_args(layer: LayerPlan, ownership: Ownership, kubeconfig: pulumi.Input[
     return KubernetesLayerArgs(
         kubeconfig=kubeconfig, queues=layer.queues, pool_selectors=selectors, gpu_software=layer.gpu_software,
         labels=layer_labels(ownership), cluster_dependencies=dependencies, eks_addons=eks_addons,
-        jobset=layer.jobset)
+        jobset=layer.jobset, routes=layer.routes,
+        gcp_project=_gcp_project() if any(route.cloud == "gcp" for route in layer.routes) else None)
+
+
+def _gcp_project() -> str:
+    from components.gcp.stack import resolve_project
+
+    return resolve_project(None)
 
 
 @dataclass(frozen=True)

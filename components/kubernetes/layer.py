@@ -21,6 +21,7 @@ from components.kubernetes.gpu_software import GpuSoftware
 from components.kubernetes.jobset import JobSet, JobSetArgs
 from components.kubernetes.kueue import KueueRouting, KueueRoutingArgs, validate_kueue_args
 from components.kubernetes.queues import QueuePlan
+from accelfit.planner.serving_traffic import ServingRoute
 from components.kubernetes.telemetry import GpuTelemetry, GpuTelemetryArgs
 
 
@@ -38,6 +39,9 @@ class KubernetesLayerArgs:
         default=None, metadata={"doc": "EKS only: Cluster Autoscaler, EFA device plugin, FSx volume."})
     jobset: bool = field(default=False, metadata={
         "doc": "Install the JobSet controller (clusters with TPU slice pools: multi-host and multislice jobs)."})
+    routes: tuple[ServingRoute, ...] = field(default=(), metadata={
+        "doc": "Serving routes to build (components/kubernetes/serving): route, autoscaler, their add-ons."})
+    gcp_project: str | None = field(default=None, metadata={"doc": "GKE: whose Managed Prometheus KEDA reads."})
 
 
 class KubernetesLayer(pulumi.ComponentResource):
@@ -77,10 +81,35 @@ class KubernetesLayer(pulumi.ComponentResource):
             self.eks_addons = EksAddons(child_name(name, "eks-addons"), dataclasses.replace(
                 args.eks_addons, provider=self.provider, labels=args.labels,
                 after=tuple(self.routing.team_namespaces)), opts=child)
+        self.serving = self._serving(name, args, child)
         self.register_outputs({"cluster_queues": [queue.name for queue in args.queues],
                                "gpu_operator": self.gpu_operator is not None,
                                "telemetry": software.monitoring if software else None,
                                "jobset": self.jobset is not None})
+
+
+    def _serving(self, name: str, args: KubernetesLayerArgs, child: pulumi.ResourceOptions) -> list[pulumi.Resource]:
+        """Each serving workload's route and autoscaler, after the add-ons they need (CRDs, the gateway controller
+        on EKS, KEDA) and, on EKS, after the cluster's Prometheus (the telemetry's kube-prometheus-stack)."""
+        if not args.routes:
+            return []
+        from components.kubernetes.serving.autoscaling import ServingAutoscaling, ServingAutoscalingArgs
+        from components.kubernetes.serving.routing import ServingRouting, ServingRoutingArgs
+        from components.kubernetes.serving.traffic_addons import ServingTrafficAddons, ServingTrafficAddonsArgs
+
+        addons = ServingTrafficAddons(child_name(name, "serving-addons"), ServingTrafficAddonsArgs(
+            cloud=args.routes[0].cloud, provider=self.provider), opts=child)
+        after: list[pulumi.Resource] = [*addons.applied, *self.routing.team_namespaces]
+        if self.telemetry is not None:
+            after.append(self.telemetry)
+        built: list[pulumi.Resource] = [addons]
+        for route in args.routes:
+            built.append(ServingRouting(child_name(name, f"{route.workload}-route"), ServingRoutingArgs(
+                route=route, provider=self.provider, labels=args.labels, dependencies=after), opts=child))
+            built.append(ServingAutoscaling(child_name(name, f"{route.workload}-autoscaling"), ServingAutoscalingArgs(
+                route=route, provider=self.provider, project=args.gcp_project, labels=args.labels,
+                dependencies=after), opts=child))
+        return built
 
 
 def _kueue_args(args: KubernetesLayerArgs, provider: k8s.Provider | None,
@@ -88,3 +117,4 @@ def _kueue_args(args: KubernetesLayerArgs, provider: k8s.Provider | None,
     return KueueRoutingArgs(queues=args.queues, pool_selectors=args.pool_selectors,
                             provider=provider,  # type: ignore[arg-type]
                             labels=args.labels, release_dependencies=release_dependencies)
+

@@ -69,7 +69,7 @@ class WebhookPort(Sourced):
 
 class ProjectService(Sourced):
     service: str = Field(pattern=r"^[a-z0-9-]+\.googleapis\.com$")
-    needed_for: tuple[Literal["network", "gke", "tpu-vm", "gpu-vm", "filestore"], ...] = Field(min_length=1)
+    needed_for: tuple[Literal["network", "gke", "tpu-vm", "gpu-vm", "filestore", "serving-route"], ...] = Field(min_length=1)
 
 
 class HostMaintenance(Sourced):

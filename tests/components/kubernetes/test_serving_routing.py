@@ -100,6 +100,8 @@ def test_gateway_is_the_upstream_gateway_with_the_internal_class_and_annotations
     assert eks_gateway["spec"]["infrastructure"]["annotations"] == {
         "service.beta.kubernetes.io/aws-load-balancer-type": "nlb",
         "service.beta.kubernetes.io/aws-load-balancer-internal": "true"}
+    # The Gateway CRD's rule cel-python cannot evaluate (it lacks split()): each key's prefix under 253 characters.
+    assert all(len(key.split("/")[0]) < 253 for key in eks_gateway["spec"]["infrastructure"]["annotations"])
 
 
 def test_a_public_endpoint_is_asked_for_explicitly_and_gets_the_external_load_balancer():
@@ -219,3 +221,14 @@ def test_gcp_autoscaling_without_a_project_is_refused():
 
     with pytest.raises(Exception, match="project is required"):
         record(program)
+
+
+def test_the_ordering_rules_name_the_manifests_the_route_applies():
+    from accelfit.ordering.check import ordering_rules
+    from accelfit.planner.serving_traffic import serving_traffic_facts
+
+    rule = next(rule for rule in ordering_rules() if rule.id == "crds-before-custom-resources")
+    urls = serving_traffic_facts().manifests
+    assert rule.params["groups"]["keda.sh"]["manifest"] == urls["keda"]
+    assert rule.params["groups"]["inference.networking.k8s.io"]["manifest"] == urls["inference_crds"]
+    assert rule.params["groups"]["gateway.networking.k8s.io"]["manifest"] == urls["gateway_api_crds"]
