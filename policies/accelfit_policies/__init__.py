@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import accelerators, cost, data_safety, security, tagging
+from . import accelerators, cost, data_safety, security, serving, tagging
 from .cost import PriceResources
 from .view import ResourceView
 
@@ -18,8 +18,9 @@ PACK_NAME = "accelfit"
 
 def all_policies(price_resources: PriceResources | None = None, catalog: Any = None) -> list:
     """Every policy of the pack. `price_resources` replaces accelfit.pricing in the budget rule (tests)."""
-    return [*cost.policies(price_resources, catalog), *security.policies(), *data_safety.policies(),
+    return [*cost.policies(price_resources, catalog), *security.policies(), *serving.policies(),
+            *data_safety.policies(),
             *tagging.policies(), *accelerators.policies()]
 
 
-__all__ = ["PACK_NAME", "ResourceView", "all_policies", "accelerators", "cost", "data_safety", "security", "tagging"]
+__all__ = ["PACK_NAME", "ResourceView", "all_policies", "accelerators", "cost", "data_safety", "security", "serving", "tagging"]

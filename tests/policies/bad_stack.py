@@ -1,5 +1,6 @@
 """A known-bad prod stack: public GPU nodes, a public TPU VM, LATEST driver, missing labels, SSH open to the
-world, an unpinned Helm chart, and a cost (from a stand-in pricing function) over the prod budget."""
+world, an unpinned Helm chart, a public serving endpoint (advisory in prod), a model server image by tag, and a
+cost (from a stand-in pricing function) over the prod budget."""
 
 from __future__ import annotations
 
@@ -20,7 +21,9 @@ def bad_resources() -> list[dict]:
     chart = {"type": "kubernetes:helm.sh/v3:Release", "name": "gpu-operator",
              "urn": "urn:pulumi:prod::accelfit::kubernetes:helm.sh/v3:Release::gpu-operator",
              "props": {"chart": "gpu-operator", "namespace": "gpu-operator"}, "protect": False, "parent": None}
-    return [pool, vm, firewall, chart]
+    from test_policy_serving import gateway, server
+
+    return [pool, vm, firewall, chart, gateway("gke-l7-regional-external-managed"), server("vllm/vllm-openai:v0.13.0")]
 
 
 def over_budget(resources, catalog):
@@ -36,4 +39,6 @@ EXPECTED = {  # (policy, resource name) the pack must report on the bad stack
     ("no-ssh-from-world", "llm-train-net-allow-iap-ssh"),
     ("helm-chart-version-pinned", "gpu-operator"),
     ("stack-monthly-budget", ""),
+    ("serving-images-pinned-by-digest", "chat-serve-server-gpu"),
 }
+ADVISORY_IN_PROD = {("private-serving-endpoint", "chat-serve-k8s-chat-serve-route-gateway")}

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from bad_stack import EXPECTED, bad_resources, over_budget
+from bad_stack import ADVISORY_IN_PROD, EXPECTED, bad_resources, over_budget
 from policy_resources import config, gke_gpu_pool
 
 from policies.accelfit_policies import all_policies
@@ -47,6 +47,7 @@ def test_known_bad_stack_under_prod_config_is_mandatory():
     found = run_policies(bad_resources(), config("prod"), price_resources=over_budget)
     reported = {(violation.policy, violation.name) for violation in mandatory(found)}
     assert EXPECTED <= reported
+    assert ADVISORY_IN_PROD <= {(v.policy, v.name) for v in found if v.level == "advisory"}
     budget = next(v for v in found if v.policy == "stack-monthly-budget")
     assert "999999 USD/month" in budget.message and "allowed 450000" in budget.message
 
