@@ -529,7 +529,11 @@ def price_resources(resources: Iterable[NeutralResource], catalog: Catalog,
             continue
         priced = price_resource(resource, pricer)
         if priced is None:
-            if resource.type != "kubernetes:core/v1:NodePatch":
+            # A node patch without inventory data, and a Gateway or PodMonitoring that is not a serving route's
+            # (the GPU telemetry's), cost nothing themselves.
+            free = resource.type == "kubernetes:core/v1:NodePatch" or (
+                resource.type in (GATEWAY_TYPE, POD_MONITORING_TYPE) and route_of(resource.props) is None)
+            if not free:
                 unpriced.append(f"{resource.name} ({resource.type}): no catalog price for its type/region/pricing")
             continue
         part, how = usage.part(resource, priced, context)
