@@ -1,5 +1,7 @@
-"""A shared cluster as the components build it: one cluster named after the fleet, holding several workloads'
-pools. Plain data and the checks that span workloads; no Pulumi import (the clouds' stacks consume it).
+"""A cluster as the components build it (`SharedClusterBuild`), in either form of a stack: a fleet's shared cluster,
+named after the fleet and holding several workloads' pools, or the single form's cluster of its own (`own`, from
+`own_cluster`), holding its fleet of one. Plain data and the checks that span workloads; no Pulumi import (the
+clouds' stacks and the Kubernetes layer consume it).
 
 Shared items (project APIs/IAM roles, network + NAT, the node identity, the control plane, the system pool, the
 Kubernetes layer's add-ons) are built once with the cluster's name and labelled `workload: <fleet>-shared`; each

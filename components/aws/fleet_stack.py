@@ -8,7 +8,9 @@ tests/eks-managed-node-group/main.tf: AL2023, Bottlerocket and ARM groups on one
 core node group and adds GPU capacity (g5, g6 node pools) to the same cluster (awslabs/ai-on-eks
 @41a979ee7614a59e5337768b1bddec76ad6653e0 infra/base/terraform/eks.tf core_node_group, addons.tf g6-gpu-karpenter).
 
-Every workload's plan and the cluster-wide rules are checked before anything is created."""
+Every workload's plan and the cluster-wide rules are checked before anything is created. `build_eks_cluster` is the
+one entry for every EKS cluster: a fleet's shared cluster here, the single form's cluster of its own as the one
+EksGpuStack (stack.py), both returned as an `EksClusterBuilt` the Kubernetes layer reads the same way."""
 
 from __future__ import annotations
 

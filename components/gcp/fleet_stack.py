@@ -24,7 +24,9 @@ device type changes (one accelerator type per xpk cluster: a choice of that tool
 pool `cpu-np` to TPU clusters for Pathways. No cluster-level setting that TPU pools need and GPU pools conflict
 with was found, so no rule is encoded for it; the per-cluster pool count (shared_cluster_rules.yaml) still applies.
 
-Every workload's plan and the cluster-wide rules are checked before anything is created."""
+Every workload's plan and the cluster-wide rules are checked before anything is created. `build_gke_cluster` is the
+one entry for every GKE cluster, a fleet's shared cluster or the single form's cluster of its own (stack.py
+`build_cluster` builds both)."""
 
 from __future__ import annotations
 
