@@ -30,7 +30,7 @@ from components.kubernetes.layer import KubernetesLayer, KubernetesLayerArgs
 from components.kubernetes.namespaces import team_namespaces
 from components.fleet import SharedClusterBuild
 from accelfit.cloudrules.shared_cluster import cohort_name_problems, queue_flavor_problems
-from components.kubernetes.queues import FlavorPlan, NodeCapacity, QueuePlan, cohort_queues, flavor_plans
+from components.kubernetes.queues import NodeCapacity, QueuePlan, cohort_queues, flavor_plans
 
 if TYPE_CHECKING:
     from components.aws.fleet_stack import EksClusterBuilt
@@ -57,14 +57,6 @@ class LayerPlan:
     eks: EksAddonsPlan | None = None
     jobset: bool = False
     """TPU slice pools run their jobs as JobSets (the multislice prerequisite)."""
-
-    @property
-    def flavors(self) -> tuple[FlavorPlan, ...]:
-        return tuple(flavor for queue in self.queues for flavor in queue.flavors)
-
-    @property
-    def team_namespaces(self) -> tuple[str, ...]:
-        return tuple(namespace for queue in self.queues for namespace in queue.namespaces)
 
 
 def plan_layer(cluster: SharedClusterBuild, catalog: Catalog, inventory: Inventory | None = None) -> LayerPlan:
