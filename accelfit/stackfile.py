@@ -40,7 +40,7 @@ _SECRET_NAME = re.compile(r"(?i)(token|password|passphrase|secret|private.?key|k
 PROJECT_KEYS = ("environment", "team", "costCenter", "workload", "workloads", "fleet", "selection", "teamNamespaces", "sshPrivateKey",
                 "joinToken", "kubeconfig", "joinEndpoint", "joinCaCertHash", "eksAdminPrincipals", "eksEndpointAccess",
                 "eksPrivateAccessCidrs", "eksPublicAccessCidrs", "kubernetesVersion", "awsZoneIds", "controlPlane",
-                "requireLock")
+                "requireLock", "hfToken")
 
 
 def is_secure(value: Any) -> bool:

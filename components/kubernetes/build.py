@@ -27,6 +27,7 @@ from components.kubernetes.namespaces import team_namespaces
 from components.fleet import SharedClusterBuild
 from accelfit.cloudrules.shared_cluster import cohort_name_problems, queue_flavor_problems
 from components.kubernetes.queues import FlavorPlan, NodeCapacity, QueuePlan, cohort_queues, flavor_plans
+from components.kubernetes.serving.targets import ServingBuild, serving_build
 
 if TYPE_CHECKING:
     from components.aws.fleet_stack import EksSharedStack
@@ -54,6 +55,8 @@ class LayerPlan:
     eks: EksAddonsPlan | None = None
     jobset: bool = False
     """TPU slice pools run their jobs as JobSets (the multislice prerequisite)."""
+    serving: tuple[ServingBuild, ...] = ()
+    """Model servers of the cluster's inference workloads (issue 26), from their plans' serving sections."""
 
     @property
     def flavors(self) -> tuple[FlavorPlan, ...]:
@@ -73,7 +76,8 @@ def plan_layer(plan: Plan, capacities: Mapping[str, NodeCapacity]) -> LayerPlan:
         else plan
     return LayerPlan(queues=(queue,), gpu_software=gpu_software(software_plan),
                      jobset=any(pool.role == "tpu" for pool in plan.node_pools),
-                     eks=eks_addons_plan(plan) if plan.cloud.value == "aws" else None)
+                     eks=eks_addons_plan(plan) if plan.cloud.value == "aws" else None,
+                     serving=servings([(plan, "", queue.namespaces)]))
 
 
 def plan_shared_layer(cluster: SharedClusterBuild, catalog: Catalog) -> LayerPlan:
@@ -107,7 +111,14 @@ def plan_shared_layer(cluster: SharedClusterBuild, catalog: Catalog) -> LayerPla
         raise InputError(problems)
     return LayerPlan(queues=tuple(queues), gpu_software=gpu_software(gpu_plan),
                      jobset=any(pool.role == "tpu" for pool in merged.node_pools),
-                     eks=eks_addons_plan(merged) if basis.cloud.value == "aws" else None)
+                     eks=eks_addons_plan(merged) if basis.cloud.value == "aws" else None,
+                     serving=servings([(plan, f"{plan.workload}-", (plan.workload,)) for plan in cluster.plans]))
+
+
+def servings(members: list[tuple[Plan, str, tuple[str, ...]]]) -> tuple[ServingBuild, ...]:
+    """The model server of each member whose plan asks for one: (plan, flavor prefix, its namespaces)."""
+    built = (serving_build(plan, prefix, namespaces) for plan, prefix, namespaces in members)
+    return tuple(build for build in built if build is not None)
 
 
 def eks_addons_plan(plan: Plan) -> EksAddonsPlan:
@@ -152,7 +163,7 @@ def layer_args(layer: LayerPlan, ownership: Ownership, kubeconfig: pulumi.Input[
     return KubernetesLayerArgs(
         kubeconfig=kubeconfig, queues=layer.queues, pool_selectors=selectors, gpu_software=layer.gpu_software,
         labels=layer_labels(ownership), cluster_dependencies=dependencies, eks_addons=eks_addons,
-        jobset=layer.jobset)
+        jobset=layer.jobset, serving=layer.serving)
 
 
 @dataclass(frozen=True)

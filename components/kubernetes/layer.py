@@ -21,6 +21,9 @@ from components.kubernetes.gpu_software import GpuSoftware
 from components.kubernetes.jobset import JobSet, JobSetArgs
 from components.kubernetes.kueue import KueueRouting, KueueRoutingArgs, validate_kueue_args
 from components.kubernetes.queues import QueuePlan
+from components.kubernetes.serving.layer_servers import build_model_servers
+from components.kubernetes.serving.model_server import ModelServer
+from components.kubernetes.serving.targets import ServingBuild
 from components.kubernetes.telemetry import GpuTelemetry, GpuTelemetryArgs
 
 
@@ -38,6 +41,8 @@ class KubernetesLayerArgs:
         default=None, metadata={"doc": "EKS only: Cluster Autoscaler, EFA device plugin, FSx volume."})
     jobset: bool = field(default=False, metadata={
         "doc": "Install the JobSet controller (clusters with TPU slice pools: multi-host and multislice jobs)."})
+    serving: tuple[ServingBuild, ...] = field(default=(), metadata={
+        "doc": "Model servers of the cluster's inference workloads (plans whose serving section asks for vLLM)."})
 
 
 class KubernetesLayer(pulumi.ComponentResource):
@@ -47,6 +52,7 @@ class KubernetesLayer(pulumi.ComponentResource):
     telemetry: GpuTelemetry | None
     eks_addons: EksAddons | None
     jobset: JobSet | None
+    model_servers: list[ModelServer]
 
     def __init__(self, name: str, args: KubernetesLayerArgs, opts: pulumi.ResourceOptions | None = None):
         validate_kueue_args(child_name(name, "kueue"), _kueue_args(args, provider=None))  # before any resource
@@ -77,7 +83,9 @@ class KubernetesLayer(pulumi.ComponentResource):
             self.eks_addons = EksAddons(child_name(name, "eks-addons"), dataclasses.replace(
                 args.eks_addons, provider=self.provider, labels=args.labels,
                 after=tuple(self.routing.team_namespaces)), opts=child)
+        self.model_servers = build_model_servers(name, args, self.provider, [self.routing], child)
         self.register_outputs({"cluster_queues": [queue.name for queue in args.queues],
+                               "model_servers": [build.workload for build in args.serving],
                                "gpu_operator": self.gpu_operator is not None,
                                "telemetry": software.monitoring if software else None,
                                "jobset": self.jobset is not None})
