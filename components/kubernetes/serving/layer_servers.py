@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 import pulumi
 import pulumi_kubernetes as k8s
 
+from accelfit.errors import InputError, problem
 from components.common import child_name
 from components.kubernetes.serving import manifests
 from components.kubernetes.serving.lws_controller import LeaderWorkerSetController, LeaderWorkerSetControllerArgs
@@ -21,10 +22,16 @@ if TYPE_CHECKING:
     from components.kubernetes.layer import KubernetesLayerArgs
 
 
-def hf_token(key: str) -> pulumi.Output[str]:
-    """The stack's secret config value `namespace:key` (checked at load: set, encrypted)."""
+def hf_token(build: ServingBuild) -> pulumi.Output[str]:
+    """The stack's secret config value model.weights_token names (encrypted: checked when the stack loads)."""
+    key = build.hf_token_key or ""
     namespace, _, name = key.partition(":")
-    return pulumi.Config(namespace).require_secret(name)
+    token = pulumi.Config(namespace).get_secret(name)
+    if token is None:
+        raise InputError([problem("stack", f"config.{key}", f"not set, and workload {build.workload}'s server "
+                                  f"downloads {build.serving.weights} with it (model.weights_token)",
+                                  f"run `pulumi config set --secret {key} hf_...`")])
+    return token
 
 
 def targets_of(build: ServingBuild, selectors) -> tuple[PoolTarget, ...]:
@@ -58,6 +65,6 @@ def build_model_servers(name: str, args: KubernetesLayerArgs, provider: k8s.Prov
                                   serving=build.serving, labels=args.labels, hf_secret=build.hf_secret)
         servers.append(ModelServer(child_name(name, f"serve-{build.workload}"), ModelServerArgs(
             settings=settings, targets=targets_of(build, args.pool_selectors), provider=provider,
-            hf_token=hf_token(build.hf_token_key) if build.hf_token_key else None,
+            hf_token=hf_token(build) if build.hf_token_key else None,
             create_service_account=build.create_service_account, dependencies=depends), opts=child))
     return servers
