@@ -117,7 +117,7 @@ def test_weights_are_read_through_the_workloads_identity(previewed):
         assert [row["inputs"]["bucket"] for row in readers] == ["acme-ml-models"]
         assert readers[0]["inputs"]["role"] == "roles/storage.objectViewer"
         pod = of_type(document, DEPLOYMENT)[0]["inputs"]["spec"]["template"]
-        assert pod["metadata"]["annotations"] == {"gke-gcsfuse/volumes": "true"}
+        assert pod["metadata"]["annotations"]["gke-gcsfuse/volumes"] == "true"
         volume = next(volume for volume in pod["spec"]["volumes"] if volume["name"] == "weights")
         assert volume["csi"]["volumeAttributes"]["bucketName"] == "acme-ml-models"
         assert "only-dir=llama-3.1-8b-instruct" in volume["csi"]["volumeAttributes"]["mountOptions"]

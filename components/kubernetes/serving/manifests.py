@@ -48,6 +48,12 @@ PRIORITY_CLASS = "accelfit-serving"
 # Scheduling priority of serving pods: above every batch pod (priority 0 unless a class says otherwise), so on a
 # pool a batch job borrowed through Kueue's cohort the scheduler preempts the batch pod for the server.
 # https://kubernetes.io/docs/concepts/scheduling-eviction/pod-priority-preemption/ (values up to 1e9 for users).
+# The server is not queued through Kueue: Kueue 0.19's default configuration manages a Deployment or LeaderWorkerSet
+# only when it carries the kueue.x-k8s.io/queue-name label (manageJobsWithoutQueueName off; chart defaults in
+# accelfit/chartvalues/data/defaults/kueue.yaml), and a queued server would have Kueue choose its flavor (its pool)
+# per pod, where the plan's route fixes each server to its pool. Kueue's WorkloadPriorityClass orders queued jobs
+# only, so it is the scheduler's PriorityClass that keeps serving ahead of batch here (kueue.sigs.k8s.io
+# docs/concepts/workload_priority_class).
 PRIORITY_VALUE = 100_000
 PRESTOP_SECONDS = 30  # the blueprint's preStop sleep: gateways take the pod out of rotation first
 WEIGHTS_MOUNT = "/models"
@@ -58,6 +64,11 @@ GCSFUSE_OPTIONS = ("implicit-dirs", "file-cache:enable-parallel-downloads:true",
                    "file-cache:max-size-mb:-1", "metadata-cache:stat-cache-max-size-mb:32",
                    "metadata-cache:ttl-secs:3600", "metadata-cache:type-cache-max-size-mb:4")
 GCSFUSE_DRIVER = "gcsfuse.csi.storage.gke.io"
+# The sidecar injected for the volume, with its CPU, memory and ephemeral-storage limits unset ("0"): its default
+# 5 GiB ephemeral-storage limit is far below a model's file cache (GKE's tuned vLLM-on-GCS-FUSE Deployment
+# vllm-openai-gcs-tuned-llama33-70b-a100 and ai-on-gke's model-vllm-inference-server set the same three).
+GCSFUSE_POD_ANNOTATIONS = {"gke-gcsfuse/volumes": "true", "gke-gcsfuse/cpu-limit": "0",
+                           "gke-gcsfuse/memory-limit": "0", "gke-gcsfuse/ephemeral-storage-limit": "0"}
 HF_TOKEN_ENV = "HUGGING_FACE_HUB_TOKEN"
 HF_TOKEN_KEY = "token"
 # The startup probe waits this many times the plan's estimated load + start: an estimate, not a promise.
@@ -175,7 +186,7 @@ def _volumes(settings: ServerSettings) -> tuple[list[dict[str, Any]], list[dict[
                                                    "volumeAttributes": {"bucketName": bucket,
                                                                         "mountOptions": options}}})
         mounts.append({"name": "weights", "mountPath": WEIGHTS_MOUNT, "readOnly": True})
-        annotations["gke-gcsfuse/volumes"] = "true"
+        annotations.update(GCSFUSE_POD_ANNOTATIONS)
     return volumes, mounts, annotations
 
 

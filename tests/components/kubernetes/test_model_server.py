@@ -103,6 +103,8 @@ def test_weights_volume_matches_the_gcsfuse_model_serving_sample(gke):
     sample = blueprints.GCSFUSE_MODEL_SERVING
     key, value = sample["pod_annotation"]
     assert template["metadata"]["annotations"][key] == value
+    for key, value in sample["sidecar_annotations"].items():
+        assert template["metadata"]["annotations"][key] == value
     volume = next(volume for volume in template["spec"]["volumes"] if volume["name"] == "weights")
     assert volume["csi"]["driver"] == sample["driver"] and volume["csi"]["readOnly"] is sample["read_only"]
     options = volume["csi"]["volumeAttributes"]["mountOptions"].split(",")
