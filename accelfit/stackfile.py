@@ -40,7 +40,7 @@ _SECRET_NAME = re.compile(r"(?i)(token|password|passphrase|secret|private.?key|k
 PROJECT_KEYS = ("environment", "team", "costCenter", "workload", "workloads", "fleet", "selection", "teamNamespaces", "sshPrivateKey",
                 "joinToken", "kubeconfig", "joinEndpoint", "joinCaCertHash", "eksAdminPrincipals", "eksEndpointAccess",
                 "eksPrivateAccessCidrs", "eksPublicAccessCidrs", "kubernetesVersion", "awsZoneIds", "controlPlane",
-                "requireLock")
+                "requireLock", "hfToken")
 
 
 def is_secure(value: Any) -> bool:
@@ -254,20 +254,14 @@ def load_stack_file(path: Path, name: str, project_dir: Path) -> StackFile:
 
 
 def weights_token_problems(config: dict[str, Any], found: Iterable[tuple[Any, str]], source: str) -> list[Problem]:
-    """hf:// weights: the token the server downloads them with must be in the stack, encrypted (`pulumi config set
-    --secret`): the program copies it into a Kubernetes Secret and never into a spec, a label or a log."""
+    """hf:// weights: the token the server downloads them with, when the stack sets it, must be encrypted (`pulumi
+    config set --secret`). A token not set yet stops the build, not the plan (components/kubernetes/serving), as
+    the other secrets a build needs do."""
     problems = []
-    for spec, prefix in found:
+    for spec, _ in found:
         key = spec.model.weights_token
-        if key is None:
-            continue
-        field = f"{prefix}.model.weights_token" if prefix else "model.weights_token"
-        value = config.get(key)
-        if value is None or value == "":
-            problems.append(problem(source, field, f"names stack config key {key}, which this stack does not set",
-                                    f"run `pulumi config set --secret {key} hf_...` (the Hugging Face token that "
-                                    f"reads {spec.model.weights})"))
-        elif not is_secure(value):
+        value = config.get(key) if key else None
+        if key and value not in (None, "") and not is_secure(value):
             problems.append(problem(source, f"config.{shorten(key, 80)}", "the Hugging Face token is written in "
                                     "plain text (the value is not shown)", f"remove it and run `pulumi config set "
                                     f"--secret {key} hf_...`"))

@@ -280,7 +280,7 @@ class ServingPlan(Frozen):
     server: Literal["vllm", "none"]
     why: str = Field(description="Why this server: the spec's inference.server, or its default.")
     weights: str | None = Field(default=None, description="model.weights.")
-    weights_reader: Literal["gcs-fuse", "s3-mountpoint", "hf-hub"] | None = None
+    weights_reader: Literal["gcs-fuse", "runai-streamer", "hf-hub"] | None = None
     weights_token: str | None = Field(default=None, description="hf://: the stack config key holding the token.")
     requests_per_second: float
     ttft_target_ms: float | None = None

@@ -22,8 +22,9 @@ def builds_route(plan: Plan) -> bool:
 
 
 def server_name(workload: str, pool: str) -> str:
-    """The model server object of one serving pool (what the autoscaler scales)."""
-    return f"{workload}-{pool}"
+    """The model server object of one serving pool (what the autoscaler scales), as components/kubernetes/serving/
+    manifests.object_name names it: `<workload>-vllm-<node pool>`."""
+    return f"{workload}-vllm-{pool}"
 
 
 def route_pools(plan: Plan) -> tuple[RoutePool, ...]:
@@ -35,10 +36,20 @@ def route_pools(plan: Plan) -> tuple[RoutePool, ...]:
 
 
 def plan_route(plan: Plan, spec: WorkloadSpec) -> ServingRoute | None:
+    """The route in the workload's own namespace (where its server runs unless accelfit:teamNamespaces names
+    another: route_in_namespace)."""
     if not builds_route(plan) or spec.inference is None:
         return None
     return serving_route(plan.workload, plan.workload, plan.cloud.value, route_pools(plan),
                          public=bool(spec.inference.public_endpoint))
+
+
+def route_in_namespace(plan: Plan, namespace: str) -> ServingRoute:
+    """The plan's route with its objects and metric queries in `namespace`."""
+    assert plan.route is not None
+    if plan.route.namespace == namespace:
+        return plan.route
+    return serving_route(plan.workload, namespace, plan.route.cloud, plan.route.pools, public=plan.route.public)
 
 
 def route_gb(spec: WorkloadSpec) -> float:

@@ -25,7 +25,7 @@ class _Row(BaseModel):
 
 class ReadSource(_Row):
     scheme: Literal["gs", "s3", "hf"]
-    reader: Literal["gcs-fuse", "s3-mountpoint", "hf-hub"]
+    reader: Literal["gcs-fuse", "runai-streamer", "hf-hub"]
     network_share: float = Field(gt=0, le=1, description="Share of the node's network the reader reaches.")
     cap_gbps: float = Field(gt=0, description="Most one node reads at, Gbps.")
 

@@ -13,6 +13,7 @@ from accelfit.reports.durations import usd
 from accelfit.reports.fallback import FALLBACK_HEADERS, fallback_rows
 from accelfit.reports.plan_report import ALT_HEADERS, alternative_rows, chosen_line, estimate_line
 from accelfit.reports.table import render_markdown_table, render_table
+from accelfit.reports.serving_report import serving_markdown, serving_text
 
 CLUSTER_HEADERS = ["cluster", "where", "workloads", "shared monthly", "saves monthly", "shared"]
 
@@ -72,6 +73,7 @@ def render_text(fleet: FleetPlan, locks: Mapping[str, LockStatus], top: int = 5,
                 f"Cost:     {figures_line(_figures(member))} (own resources + an even share of its cluster)",
                 *([f"Lock:     {lock.message}"] if lock else []), "", "Why:"]
         out += [f"  - {reason}" for reason in plan.reasons]
+        out += serving_text(plan)
         if plan.warnings:
             out += ["", "Warnings:"] + [f"  ! {warning}" for warning in plan.warnings]
         out += ["", "Fallback chain:", render_table(FALLBACK_HEADERS, fallback_rows(member))]
@@ -100,6 +102,7 @@ def render_markdown(fleet: FleetPlan, locks: Mapping[str, LockStatus], top: int 
                 f"**Cost:** {figures_line(_figures(member))} (own resources + an even share of its cluster)"
                 + (f"  \n**Lock:** {lock.message}" if lock else ""), "", "**Why**", ""]
         out += [f"- {reason}" for reason in plan.reasons]
+        out += serving_markdown(plan)
         if plan.warnings:
             out += ["", "**Warnings**", ""] + [f"- ⚠️ {warning}" for warning in plan.warnings]
         out += ["", "**Fallback chain**", "", render_markdown_table(FALLBACK_HEADERS, fallback_rows(member))]

@@ -81,6 +81,7 @@ _WEIGHTS_FORMS = {
 }
 _WEIGHTS_EXAMPLES = {"gs": "gs://my-models/llama-3.1-8b", "s3": "s3://my-models/llama-3.1-8b",
                      "hf": "hf://meta-llama/Llama-3.1-8B-Instruct"}
+HF_TOKEN_KEY = "accelfit:hfToken"  # declared in Pulumi.yaml; keys of other namespaces are the user's own
 _CONFIG_KEY = re.compile(r"[A-Za-z][A-Za-z0-9_-]*:[A-Za-z][A-Za-z0-9_.-]*\Z")
 
 
@@ -289,6 +290,10 @@ class ModelSpec(StrictModel):
         if self.weights_token is not None and not _CONFIG_KEY.match(self.weights_token):
             raise ValueError(f"weights_token: {short_repr(self.weights_token)} is not a stack config key; give it as "
                              "namespace:key, e.g. accelfit:hfToken")
+        if (self.weights_token is not None and self.weights_token.startswith("accelfit:")
+                and self.weights_token != HF_TOKEN_KEY):
+            raise ValueError(f"weights_token: {self.weights_token} is not a key accelfit reads; use "
+                             f"{HF_TOKEN_KEY}, or a key in another namespace (e.g. hf:token)")
         if self.attention is Attention.gqa and self.kv_lora_rank is not None:
             raise ValueError("kv_lora_rank: only used with attention: mla; set attention: mla or remove it")
         return self

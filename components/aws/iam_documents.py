@@ -47,6 +47,21 @@ def bucket_read_write_policy(bucket_arn: str) -> str:
          "Resource": f"{bucket_arn}/*"}]})
 
 
+def weights_read_policy(weights: str) -> str:
+    """List the weights' prefix and read its objects (s3://bucket/prefix), nothing else: what the model streamer
+    needs to read a model folder (vLLM docs, Run:ai model streamer; IAM: s3:prefix condition key,
+    https://docs.aws.amazon.com/AmazonS3/latest/userguide/amazon-s3-policy-keys.html)."""
+    bucket, _, prefix = weights.removeprefix("s3://").partition("/")
+    prefix = prefix.strip("/")
+    listing: dict = {"Sid": "ListWeights", "Effect": "Allow", "Action": ["s3:ListBucket", "s3:GetBucketLocation"],
+                     "Resource": f"arn:aws:s3:::{bucket}"}
+    if prefix:
+        listing["Condition"] = {"StringLike": {"s3:prefix": [f"{prefix}/*", prefix]}}
+    objects = f"arn:aws:s3:::{bucket}/{prefix}/*" if prefix else f"arn:aws:s3:::{bucket}/*"
+    return json.dumps({"Version": "2012-10-17", "Statement": [
+        listing, {"Sid": "ReadWeights", "Effect": "Allow", "Action": ["s3:GetObject"], "Resource": objects}]})
+
+
 def deny_insecure_transport_policy(bucket_arn: str) -> str:
     """Bucket policy refusing plain-HTTP requests
     (https://docs.aws.amazon.com/AmazonS3/latest/userguide/security-best-practices.html)."""

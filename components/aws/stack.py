@@ -108,8 +108,17 @@ def build_workload_storage(owner: pulumi.Resource, name: str, plan: Plan, networ
             bucket_name=bucket.bucket_name, protect=protect, tags=tags, region=region), opts=child)
     identity = WorkloadIdentity(child_name(name, "identity"), WorkloadIdentityArgs(
         cluster_name=cluster.cluster_name, bucket_arn=bucket.bucket_arn, namespace=plan.workload,
-        service_account=plan.workload, tags=tags, region=region, agent=agent), opts=child)
+        service_account=plan.workload, tags=tags, region=region, agent=agent, weights=s3_weights(plan)),
+        opts=child)
     return bucket, filesystem, identity
+
+
+def s3_weights(plan: Plan) -> str | None:
+    """The plan's s3:// model weights when the stack builds its server."""
+    serving = plan.serving
+    if serving is None or serving.server != "vllm" or not (serving.weights or "").startswith("s3://"):
+        return None
+    return serving.weights
 
 
 @dataclass

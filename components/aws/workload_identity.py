@@ -17,7 +17,7 @@ import pulumi_aws as aws
 
 from accelfit.errors import Problem
 from components.aws.checks import args_problem, raise_if_any
-from components.aws.iam_documents import assume_role_policy, bucket_read_write_policy
+from components.aws.iam_documents import assume_role_policy, bucket_read_write_policy, weights_read_policy
 from components.common import child_name
 
 _COMPONENT = "WorkloadIdentity"
@@ -33,6 +33,8 @@ class WorkloadIdentityArgs:
     service_account: str = field(metadata={"doc": "Service account the pods run as."})
     tags: Mapping[str, str] = field(default_factory=dict)
     region: str | None = None
+    weights: str | None = field(default=None, metadata={
+        "doc": "The model server's s3:// weights (model.weights), read-only; None = no server weights here."})
     agent: aws.eks.Addon | None = field(default=None, metadata={
         "doc": "The cluster's Pod Identity agent add-on when it exists already (a shared cluster has one for all "
                "its workloads: EKS installs an add-on once per cluster); None = create it here."})
@@ -73,6 +75,10 @@ class WorkloadIdentity(pulumi.ComponentResource):
         aws.iam.RolePolicy(child_name(name, "bucket-access"), role=role.name,
                            policy=pulumi.Output.from_input(args.bucket_arn).apply(bucket_read_write_policy),
                            opts=child)
+        if args.weights is not None:
+            # The Run:ai model streamer in the server pod reads the weights with these credentials.
+            aws.iam.RolePolicy(child_name(name, "weights-read"), role=role.name,
+                               policy=weights_read_policy(args.weights), opts=child)
         aws.eks.PodIdentityAssociation(child_name(name, "association"), cluster_name=args.cluster_name,
                                        namespace=args.namespace, service_account=args.service_account,
                                        role_arn=role.arn, region=args.region, tags=tags,

@@ -249,13 +249,22 @@ def build_workload_storage(parts: WorkloadParts, plan: Plan, project: str, share
         # Pods (and the GCS FUSE CSI driver) act as their Kubernetes service account under GKE_METADATA.
         identity = WorkloadIdentity(f"{name}-workload", WorkloadIdentityArgs(
             project=project, bucket=bucket.bucket_name, namespaces=namespaces,
-            kubernetes_service_account=plan.workload,
+            kubernetes_service_account=plan.workload, weights_bucket=weights_bucket(plan, "gs"),
             display_name=f"accelfit {name} workload ({plan.environment})",
             identity_pool_ready=(parts.cluster.cluster,)), opts)
     return GcpStack(services=shared.services, network=network, service_account=account, bucket=bucket,
                     filestore=filestore, workload_identity=identity, cluster=parts.cluster,
                     gpu_pools=parts.gpu_pools, tpu_pools=parts.tpu_pools, tpu_vms=parts.tpu_vms,
                     tpu_queued=parts.tpu_queued, gpu_vm=parts.gpu_vm)
+
+
+def weights_bucket(plan: Plan, scheme: str) -> str | None:
+    """The bucket of the plan's model weights when the stack builds its server and they are in `scheme`."""
+    serving = plan.serving
+    if serving is None or serving.server != "vllm" or not serving.weights or \
+            not serving.weights.startswith(f"{scheme}://"):
+        return None
+    return serving.weights.removeprefix(f"{scheme}://").split("/", 1)[0]
 
 
 def workload_namespaces(plan: Plan) -> tuple[str, ...]:

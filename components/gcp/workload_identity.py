@@ -30,6 +30,8 @@ from accelfit.cloudrules.gcp.node_settings import service_account_id
 # https://cloud.google.com/storage/docs/access-control/iam-roles#standard-roles
 BUCKET_ROLE = "roles/storage.objectUser"
 WORKLOAD_IDENTITY_USER = "roles/iam.workloadIdentityUser"
+# Object read and list on the model weights' bucket, nothing else (same page, roles/storage.objectViewer).
+WEIGHTS_ROLE = "roles/storage.objectViewer"
 GSA_ANNOTATION = "iam.gke.io/gcp-service-account"
 
 
@@ -46,6 +48,8 @@ class WorkloadIdentityArgs:
     namespaces: tuple[str, ...]
     kubernetes_service_account: str
     display_name: str
+    weights_bucket: str | None = None
+    """The model server's gs:// weights bucket (model.weights), read-only; None = no server weights here."""
     identity_pool_ready: Sequence[pulumi.Resource] = ()
     """What creates the project's identity pool `PROJECT.svc.id.goog`: a cluster with Workload Identity on. GKE
     creates the pool with the first such cluster, and until then IAM refuses a binding that names a member of it
@@ -79,6 +83,10 @@ class WorkloadIdentity(pulumi.ComponentResource):
         member = self.email.apply(lambda email: f"serviceAccount:{email}")
         storage.BucketIAMMember(f"{name}-bucket-user", bucket=args.bucket, role=BUCKET_ROLE, member=member,
                                 opts=child)
+        if args.weights_bucket is not None:
+            # Read-only on the weights (the model server and the GCS FUSE CSI driver mounting them for it).
+            storage.BucketIAMMember(f"{name}-weights-reader", bucket=args.weights_bucket, role=WEIGHTS_ROLE,
+                                    member=member, opts=child)
         for namespace in args.namespaces:
             serviceaccount.IAMMember(
                 f"{name}-wi-{namespace}", service_account_id=self.account.name, role=WORKLOAD_IDENTITY_USER,

@@ -20,6 +20,7 @@ import pulumi
 from accelfit.catalog.models import Catalog
 from accelfit.errors import InputError, problem
 from accelfit.planner.model import Plan, Platform
+from accelfit.planner.serving_route_plan import route_in_namespace
 from accelfit.planner.serving_traffic import ServingRoute
 from accelfit.spec.inventory import Inventory
 from components.common import Ownership
@@ -32,6 +33,7 @@ from components.kubernetes.namespaces import team_namespaces
 from components.fleet import SharedClusterBuild
 from accelfit.cloudrules.shared_cluster import cohort_name_problems, queue_flavor_problems
 from components.kubernetes.queues import NodeCapacity, QueuePlan, cohort_queues, flavor_plans
+from components.kubernetes.serving.targets import ServingBuild, serving_build
 
 if TYPE_CHECKING:
     from components.aws.fleet_stack import EksClusterBuilt
@@ -58,8 +60,10 @@ class LayerPlan:
     eks: EksAddonsPlan | None = None
     jobset: bool = False
     """TPU slice pools run their jobs as JobSets (the multislice prerequisite)."""
+    serving: tuple[ServingBuild, ...] = ()
+    """Model servers of the cluster's inference workloads (issue 26), from their plans' serving sections."""
     routes: tuple[ServingRoute, ...] = ()
-    """The serving routes of the cluster's workloads that build a model server (Plan.route)."""
+    """The serving route and autoscaler of each of those workloads (Plan.route, in its server's namespace)."""
 
 
 def plan_layer(cluster: SharedClusterBuild, catalog: Catalog, inventory: Inventory | None = None) -> LayerPlan:
@@ -82,6 +86,9 @@ def plan_layer(cluster: SharedClusterBuild, catalog: Catalog, inventory: Invento
         queues.append(QueuePlan(name=workload.name, flavors=flavors,
                                 namespaces=team_namespaces(plan) if cluster.own else (workload.name,),
                                 labels=layer_labels(workload.ownership)))
+    # Each inference workload's model server (its pools by their flavor keys, in its queue's first namespace).
+    serving = servings([(workload.plan, cluster.pool_prefix(workload.plan), queue.namespaces)
+                        for workload, queue in zip(cluster.workloads, queues, strict=True)])
     problems = []
     if cluster.cohort is not None:
         eligible = {workload.name: workload.eligible_accelerators for workload in cluster.workloads}
@@ -103,7 +110,7 @@ def plan_layer(cluster: SharedClusterBuild, catalog: Catalog, inventory: Invento
     return LayerPlan(queues=tuple(queues), gpu_software=gpu_software(gpu_plan),
                      jobset=any(pool.role == "tpu" for pool in merged.node_pools),
                      eks=eks_addons_plan(merged) if basis.cloud.value == "aws" else None,
-                     routes=tuple(plan.route for plan in cluster.plans if plan.route is not None))
+                     serving=serving, routes=routes_of(cluster.plans, serving))
 
 
 _GPU_PLATFORM = {"gcp": Platform.gke_gpu, "aws": Platform.eks_gpu}
@@ -116,6 +123,20 @@ def _capacities(plan: Plan, catalog: Catalog, inventory: Inventory | None) -> Ma
         raise InputError([problem("plan", "baremetal_hosts", "a bare-metal plan's pools are sized from its "
                                   "inventory, and none was given", "name the inventory in the stack")])
     return inventory_capacities(plan, inventory)
+
+
+def servings(members: list[tuple[Plan, str, tuple[str, ...]]]) -> tuple[ServingBuild, ...]:
+    """The model server of each member whose plan asks for one: (plan, flavor prefix, its namespaces)."""
+    built = (serving_build(plan, prefix, namespaces) for plan, prefix, namespaces in members)
+    return tuple(build for build in built if build is not None)
+
+
+def routes_of(plans: tuple[Plan, ...], serving: tuple[ServingBuild, ...]) -> tuple[ServingRoute, ...]:
+    """Each serving workload's route, in the namespace its model server runs in (the plan's route assumes the
+    workload's own; accelfit:teamNamespaces may name another)."""
+    namespaces = {build.workload: build.namespace for build in serving}
+    return tuple(route_in_namespace(plan, namespaces[plan.workload]) for plan in plans
+                 if plan.route is not None and plan.workload in namespaces)
 
 
 def eks_addons_plan(plan: Plan) -> EksAddonsPlan:
@@ -142,7 +163,7 @@ def layer_args(layer: LayerPlan, ownership: Ownership, kubeconfig: pulumi.Input[
     return KubernetesLayerArgs(
         kubeconfig=kubeconfig, queues=layer.queues, pool_selectors=selectors, gpu_software=layer.gpu_software,
         labels=layer_labels(ownership), cluster_dependencies=dependencies, eks_addons=eks_addons,
-        jobset=layer.jobset, routes=layer.routes,
+        jobset=layer.jobset, serving=layer.serving, routes=layer.routes,
         gcp_project=_gcp_project() if any(route.cloud == "gcp" for route in layer.routes) else None)
 
 

@@ -21,6 +21,9 @@ from components.kubernetes.gpu_software import GpuSoftware
 from components.kubernetes.jobset import JobSet, JobSetArgs
 from components.kubernetes.kueue import KueueRouting, KueueRoutingArgs, validate_kueue_args
 from components.kubernetes.queues import QueuePlan
+from components.kubernetes.serving.layer_servers import build_model_servers
+from components.kubernetes.serving.model_server import ModelServer
+from components.kubernetes.serving.targets import ServingBuild
 from accelfit.planner.serving_traffic import ServingRoute
 from components.kubernetes.telemetry import GpuTelemetry, GpuTelemetryArgs
 
@@ -39,6 +42,8 @@ class KubernetesLayerArgs:
         default=None, metadata={"doc": "EKS only: Cluster Autoscaler, EFA device plugin, FSx volume."})
     jobset: bool = field(default=False, metadata={
         "doc": "Install the JobSet controller (clusters with TPU slice pools: multi-host and multislice jobs)."})
+    serving: tuple[ServingBuild, ...] = field(default=(), metadata={
+        "doc": "Model servers of the cluster's inference workloads (plans whose serving section asks for vLLM)."})
     routes: tuple[ServingRoute, ...] = field(default=(), metadata={
         "doc": "Serving routes to build (components/kubernetes/serving): route, autoscaler, their add-ons."})
     gcp_project: str | None = field(default=None, metadata={"doc": "GKE: whose Managed Prometheus KEDA reads."})
@@ -51,6 +56,7 @@ class KubernetesLayer(pulumi.ComponentResource):
     telemetry: GpuTelemetry | None
     eks_addons: EksAddons | None
     jobset: JobSet | None
+    model_servers: list[ModelServer]
 
     def __init__(self, name: str, args: KubernetesLayerArgs, opts: pulumi.ResourceOptions | None = None):
         validate_kueue_args(child_name(name, "kueue"), _kueue_args(args, provider=None))  # before any resource
@@ -81,8 +87,11 @@ class KubernetesLayer(pulumi.ComponentResource):
             self.eks_addons = EksAddons(child_name(name, "eks-addons"), dataclasses.replace(
                 args.eks_addons, provider=self.provider, labels=args.labels,
                 after=tuple(self.routing.team_namespaces)), opts=child)
+        self.model_servers = build_model_servers(name, args, self.provider, [self.routing], child)
+        # The route and autoscaler select and scale those servers: after them.
         self.serving = self._serving(name, args, child)
         self.register_outputs({"cluster_queues": [queue.name for queue in args.queues],
+                               "model_servers": [build.workload for build in args.serving],
                                "gpu_operator": self.gpu_operator is not None,
                                "telemetry": software.monitoring if software else None,
                                "jobset": self.jobset is not None})
@@ -99,7 +108,7 @@ class KubernetesLayer(pulumi.ComponentResource):
 
         addons = ServingTrafficAddons(child_name(name, "serving-addons"), ServingTrafficAddonsArgs(
             cloud=args.routes[0].cloud, provider=self.provider), opts=child)
-        after: list[pulumi.Resource] = [*addons.applied, *self.routing.team_namespaces]
+        after: list[pulumi.Resource] = [*addons.applied, *self.routing.team_namespaces, *self.model_servers]
         if self.telemetry is not None:
             after.append(self.telemetry)
         built: list[pulumi.Resource] = [addons]

@@ -41,7 +41,7 @@ def test_with_gcs_weights_the_server_is_vllm_and_only_gke_is_considered(catalog)
 def test_s3_weights_bind_the_plan_to_eks(catalog):
     result = _plan(catalog, model__weights="s3://acme-models/llama-3.1-8b")
     assert result.platform.value == "eks-gpu"
-    assert result.serving.weights_reader == "s3-mountpoint"
+    assert result.serving.weights_reader == "runai-streamer"
 
 
 def test_the_pool_is_the_planned_sizing(catalog):

@@ -16,10 +16,19 @@ def single(extra: dict | None = None) -> dict:
     return config
 
 
-def test_a_missing_token_names_the_field_and_the_command(project):  # noqa: F811
-    lines = problems(project, single())
-    assert any("model.weights_token" in line and "pulumi config set --secret accelfit:hfToken" in line
-               for line in lines)
+def test_a_missing_token_does_not_stop_the_plan_but_stops_the_build(project):  # noqa: F811
+    write(project, single())
+    assert load_stack("dev", project).spec.model.weights_token == "accelfit:hfToken"  # plan, lock read it
+    from accelfit.errors import InputError
+    from accelfit.preview.run import preview_stack
+
+    try:
+        preview_stack("dev", project)
+    except InputError as error:
+        text = str(error)
+    else:
+        raise AssertionError("the build ran without the token")
+    assert "config.accelfit:hfToken" in text and "pulumi config set --secret accelfit:hfToken" in text
 
 
 def test_a_plain_text_token_is_refused_without_echoing_it(project):  # noqa: F811

@@ -33,7 +33,7 @@ def test_pins_checked_upstream():
     versions = {key: pin.version for key, pin in PINS.items() if key != "jobset"}  # jobset: i11-tpu's pin
     assert versions == {"gpu_operator": "v26.3.3", "kueue": "0.19.2", "dcgm_exporter": "4.8.2",
                         "kube_prometheus_stack": "88.5.3", "cluster_autoscaler": "9.59.0",
-                        "efa_device_plugin": "v0.5.30"}
+                        "efa_device_plugin": "v0.5.30", "lws": "0.7.0"}
 
 
 @pytest.mark.parametrize("platform", ["eks-gpu", "baremetal-gpu"])

@@ -1,0 +1,70 @@
+"""The model servers of one cluster's Kubernetes layer: the serving PriorityClass once, the LeaderWorkerSet
+controller when a replica spans nodes, then one ModelServer per inference workload, each pool placed on its node
+pools through the layer's pool selectors (the platform's own node-pool label)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import pulumi
+import pulumi_kubernetes as k8s
+
+from accelfit.errors import InputError, problem
+from components.common import child_name
+from components.kubernetes.serving import manifests
+from components.kubernetes.serving.lws_controller import LeaderWorkerSetController, LeaderWorkerSetControllerArgs
+from components.kubernetes.serving.manifests import PoolTarget, ServerSettings
+from components.kubernetes.serving.model_server import ModelServer, ModelServerArgs
+from components.kubernetes.serving.targets import ServingBuild
+
+if TYPE_CHECKING:
+    from components.kubernetes.layer import KubernetesLayerArgs
+
+
+def hf_token(build: ServingBuild) -> pulumi.Output[str]:
+    """The stack's secret config value model.weights_token names (encrypted: checked when the stack loads)."""
+    key = build.hf_token_key or ""
+    namespace, _, name = key.partition(":")
+    token = pulumi.Config(namespace).get_secret(name)
+    if token is None:
+        raise InputError([problem("stack", f"config.{key}", f"not set, and workload {build.workload}'s server "
+                                  f"downloads {build.serving.weights} with it (model.weights_token)",
+                                  f"run `pulumi config set --secret {key} hf_...`")])
+    return token
+
+
+def targets_of(build: ServingBuild, selectors) -> tuple[PoolTarget, ...]:
+    targets = []
+    for placement in build.pools:
+        labels = [next(iter(selectors[key].items())) for key in placement.selector_keys]
+        targets.append(PoolTarget(pool=placement.pool, pool_label=labels[0][0],
+                                  pool_names=[value for _, value in labels], taints=placement.taints,
+                                  tpu_labels=dict(placement.tpu_labels)))
+    return tuple(targets)
+
+
+def build_model_servers(name: str, args: KubernetesLayerArgs, provider: k8s.Provider,
+                        after: Sequence[pulumi.Resource], child: pulumi.ResourceOptions) -> list[ModelServer]:
+    if not args.serving:
+        return []
+    priority = manifests.priority_class(args.labels)
+    depends: list[pulumi.Resource] = [*after, k8s.scheduling.v1.PriorityClass(
+        child_name(name, "serving-priority"), metadata=priority["metadata"], value=priority["value"],
+        global_default=priority["globalDefault"], preemption_policy=priority["preemptionPolicy"],
+        description=priority["description"], opts=pulumi.ResourceOptions.merge(child, pulumi.ResourceOptions(
+            provider=provider)))]
+    if any(build.multi_node for build in args.serving):
+        controller = LeaderWorkerSetController(child_name(name, "lws"), LeaderWorkerSetControllerArgs(
+            provider=provider, labels=args.labels), opts=child)
+        depends.append(controller.release)
+    servers = []
+    for build in args.serving:
+        settings = ServerSettings(workload=build.workload, namespace=build.namespace,
+                                  service_account=build.service_account, cloud=build.cloud, region=build.region,
+                                  serving=build.serving, labels=args.labels, hf_secret=build.hf_secret)
+        servers.append(ModelServer(child_name(name, f"serve-{build.workload}"), ModelServerArgs(
+            settings=settings, targets=targets_of(build, args.pool_selectors), provider=provider,
+            hf_token=hf_token(build) if build.hf_token_key else None,
+            create_service_account=build.create_service_account, dependencies=depends), opts=child))
+    return servers

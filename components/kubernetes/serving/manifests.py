@@ -1,0 +1,304 @@
+"""The model server's Kubernetes objects as plain manifests (camelCase, as the API server reads them), built from the
+plan's serving section only. Pure: no Pulumi import (node-pool names may be deploy-time values; they are carried
+through untouched).
+
+Sources, field by field (the conformance test compares the rendered objects with these blueprints' facts,
+recorded in tests/components/kubernetes/serving_blueprints.py):
+  - GKE Inference Gateway quickstart model server, GoogleCloudPlatform/kubernetes-engine-samples
+    ai-ml/infw-gw/examples/getting-started/vllm-llama3-8b-instruct.yaml @334b9d14: container port `http` 8000, the
+    OpenAI server entry point, /health for startup, readiness and liveness probes (readiness period 1 s, failure
+    1; liveness period 1 s, failure 5; timeouts 1 s), a startup probe that gives the model its load time, a
+    30 s preStop sleep so gateways take the pod out of rotation, enableServiceLinks false (a Service named vllm
+    would inject VLLM_PORT), /dev/shm as a memory emptyDir, the Hugging Face token from a Secret;
+  - GKE vLLM tutorial (same repository, ai-ml/llm-serving-gemma/vllm/vllm-3-27b-it.yaml @3c147d57): a ClusterIP
+    Service on 8000, --tensor-parallel-size / --max-model-len / --max-num-seqs / --gpu-memory-utilization as args;
+  - LeaderWorkerSet vLLM example, kubernetes-sigs/lws docs/examples/vllm/GPU/lws.yaml @v0.7.0 (cd3a73a3): a
+    group of `size` pods, restartPolicy RecreateGroupOnPodRestart, the leader starting Ray with
+    multi-node-serving.sh then the server with --tensor-parallel-size (GPUs per node) and
+    --pipeline-parallel-size (nodes), workers joining $(LWS_LEADER_ADDRESS), a Service on the leader;
+  - GCS FUSE CSI ephemeral volume for model serving, kubernetes-engine-samples ai-ml/gcsfuse-shared-cache/
+    vllm-a.yaml @d230dfb7: pod annotation gke-gcsfuse/volumes "true", driver gcsfuse.csi.storage.gke.io,
+    readOnly, mount options implicit-dirs and file-cache parallel downloads (GKE docs: Cloud Storage FUSE CSI
+    driver, "optimize for model serving");
+  - vLLM: `--load-format runai_streamer` with an s3:// model (docs.vllm.ai models/extensions/runai_model_streamer);
+    flag names from vllm/engine/arg_utils.py (EngineArgs) at the pinned release.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from accelfit.planner.model import ServingPlan, ServingPool, Taint
+from accelfit.spec import weights_scheme
+
+PORT = 8000
+PORT_NAME = "http"
+HEALTH_PATH = "/health"
+METRICS_PATH = "/metrics"
+# The labels the traffic side (InferencePool, HTTPRoute, autoscaling) selects serving pods by: stable names.
+NAME_LABEL = "app.kubernetes.io/name"
+WORKLOAD_LABEL = "accelfit.io/workload"
+POOL_LABEL = "accelfit.io/serving-pool"
+SERVER_NAME = "vllm"
+WORKER_COMPONENT = "vllm-worker"  # LWS workers: not selected as endpoints (only the leader serves HTTP)
+PRIORITY_CLASS = "accelfit-serving"
+# Scheduling priority of serving pods: above every batch pod (priority 0 unless a class says otherwise), so on a
+# pool a batch job borrowed through Kueue's cohort the scheduler preempts the batch pod for the server.
+# https://kubernetes.io/docs/concepts/scheduling-eviction/pod-priority-preemption/ (values up to 1e9 for users).
+# The server is not queued through Kueue: Kueue 0.19's default configuration manages a Deployment or LeaderWorkerSet
+# only when it carries the kueue.x-k8s.io/queue-name label (manageJobsWithoutQueueName off; chart defaults in
+# accelfit/chartvalues/data/defaults/kueue.yaml), and a queued server would have Kueue choose its flavor (its pool)
+# per pod, where the plan's route fixes each server to its pool. Kueue's WorkloadPriorityClass orders queued jobs
+# only, so it is the scheduler's PriorityClass that keeps serving ahead of batch here (kueue.sigs.k8s.io
+# docs/concepts/workload_priority_class).
+PRIORITY_VALUE = 100_000
+PRESTOP_SECONDS = 30  # the blueprint's preStop sleep: gateways take the pod out of rotation first
+WEIGHTS_MOUNT = "/models"
+# GCS FUSE mount options for reading large safetensors once: the GKE sample's options (file-cache parallel
+# downloads for model loading, metadata caches), plus only-dir for the model's folder in the bucket.
+GCSFUSE_OPTIONS = ("implicit-dirs", "file-cache:enable-parallel-downloads:true",
+                   "file-cache:cache-file-for-range-read:false", "file-cache:download-chunk-size-mb:32",
+                   "file-cache:max-size-mb:-1", "metadata-cache:stat-cache-max-size-mb:32",
+                   "metadata-cache:ttl-secs:3600", "metadata-cache:type-cache-max-size-mb:4")
+GCSFUSE_DRIVER = "gcsfuse.csi.storage.gke.io"
+# The sidecar injected for the volume, with its CPU, memory and ephemeral-storage limits unset ("0"): its default
+# 5 GiB ephemeral-storage limit is far below a model's file cache (GKE's tuned vLLM-on-GCS-FUSE Deployment
+# vllm-openai-gcs-tuned-llama33-70b-a100 and ai-on-gke's model-vllm-inference-server set the same three).
+GCSFUSE_POD_ANNOTATIONS = {"gke-gcsfuse/volumes": "true", "gke-gcsfuse/cpu-limit": "0",
+                           "gke-gcsfuse/memory-limit": "0", "gke-gcsfuse/ephemeral-storage-limit": "0"}
+HF_TOKEN_ENV = "HUGGING_FACE_HUB_TOKEN"
+HF_TOKEN_KEY = "token"
+# The startup probe waits this many times the plan's estimated load + start: an estimate, not a promise.
+STARTUP_SAFETY = 2.0
+STARTUP_FLOOR_SECONDS = 300
+SKIP_AWAIT = {"pulumi.com/skipAwait": "true"}  # `pulumi up` does not block on a model's load (minutes)
+MULTI_NODE_SCRIPT = "/vllm-workspace/examples/online_serving/multi-node-serving.sh"
+
+
+@dataclass(frozen=True)
+class PoolTarget:
+    """Where one serving pool's pods go: the node-pool label and the pools' names, their taints, the TPU labels."""
+
+    pool: ServingPool
+    pool_label: str
+    pool_names: Sequence[Any]
+    taints: tuple[Taint, ...] = ()
+    tpu_labels: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ServerSettings:
+    workload: str
+    namespace: str
+    service_account: str
+    cloud: str
+    region: str
+    serving: ServingPlan
+    labels: Mapping[str, str] = field(default_factory=dict)
+    hf_secret: str | None = None
+
+
+def object_name(settings: ServerSettings, pool: ServingPool) -> str:
+    """`<workload>-vllm-<node pool>`: at most 40 + 5 + 11 characters, a DNS label."""
+    return f"{settings.workload}-vllm-{pool.node_pools[0]}"
+
+
+def selector_labels(settings: ServerSettings, pool: ServingPool) -> dict[str, str]:
+    return {NAME_LABEL: SERVER_NAME, WORKLOAD_LABEL: settings.workload, POOL_LABEL: pool.node_pools[0]}
+
+
+def model_source(settings: ServerSettings) -> tuple[str, list[str]]:
+    """(what --model names, extra flags) for the weights location."""
+    weights = settings.serving.weights or ""
+    scheme = weights_scheme(weights)
+    if scheme == "gs":
+        return WEIGHTS_MOUNT, []
+    if scheme == "s3":
+        return weights, ["--load-format=runai_streamer"]
+    return weights.removeprefix("hf://"), []
+
+
+def server_flags(settings: ServerSettings, pool: ServingPool) -> list[str]:
+    """vLLM's OpenAI server flags, every value from the plan (EngineArgs names)."""
+    model, extra = model_source(settings)
+    flags = [f"--model={model}", f"--served-model-name={settings.workload}", "--host=0.0.0.0", f"--port={PORT}",
+             f"--tensor-parallel-size={pool.tensor_parallel}", f"--pipeline-parallel-size={pool.pipeline_parallel}",
+             f"--max-num-seqs={pool.max_num_seqs}", f"--max-model-len={pool.max_model_len}", f"--dtype={pool.dtype}",
+             f"--gpu-memory-utilization={pool.gpu_memory_utilization:g}", *extra]
+    if pool.quantization:
+        flags.append(f"--quantization={pool.quantization}")
+    return flags
+
+
+def startup_failure_threshold(pool: ServingPool) -> int:
+    """Probed every second: the plan's load + start estimate times the safety factor, never under 5 minutes."""
+    estimate = (pool.weights_load_seconds or 0.0) + pool.startup_seconds
+    return max(STARTUP_FLOOR_SECONDS, math.ceil(estimate * STARTUP_SAFETY))
+
+
+def probes(pool: ServingPool) -> dict[str, Any]:
+    http = {"path": HEALTH_PATH, "port": PORT_NAME, "scheme": "HTTP"}
+    return {
+        "startupProbe": {"httpGet": http, "periodSeconds": 1, "failureThreshold": startup_failure_threshold(pool)},
+        "readinessProbe": {"httpGet": http, "periodSeconds": 1, "successThreshold": 1, "failureThreshold": 1,
+                           "timeoutSeconds": 1},
+        "livenessProbe": {"httpGet": http, "periodSeconds": 1, "successThreshold": 1, "failureThreshold": 5,
+                          "timeoutSeconds": 1},
+    }
+
+
+def termination_grace_seconds(settings: ServerSettings) -> int:
+    """The preStop sleep, then the longest request the latency target allows, then a minute to stop."""
+    return PRESTOP_SECONDS + math.ceil(settings.serving.e2e_target_ms / 1000.0) + 60
+
+
+def accelerator_resources(target: PoolTarget) -> dict[str, Any]:
+    """One pod's accelerators: the whole replica on one node, or one node of a multi-node group."""
+    pool = target.pool
+    per_pod = pool.chips_per_replica if pool.nodes_per_replica == 1 else pool.accelerators_per_node
+    name = "google.com/tpu" if pool.kind == "tpu" else "nvidia.com/gpu"
+    return {"limits": {name: str(per_pod)}, "requests": {name: str(per_pod)}}
+
+
+def _environment(settings: ServerSettings) -> list[dict[str, Any]]:
+    env: list[dict[str, Any]] = []
+    if settings.hf_secret:
+        env.append({"name": HF_TOKEN_ENV, "valueFrom": {"secretKeyRef": {"name": settings.hf_secret,
+                                                                          "key": HF_TOKEN_KEY}}})
+    if settings.serving.weights and weights_scheme(settings.serving.weights) == "s3":
+        env.append({"name": "AWS_REGION", "value": settings.region})  # the streamer's S3 client region
+    return env
+
+
+def _volumes(settings: ServerSettings) -> tuple[list[dict[str, Any]], list[dict[str, Any]], dict[str, str]]:
+    """(volumes, mounts, pod annotations)."""
+    volumes: list[dict[str, Any]] = [{"name": "dshm", "emptyDir": {"medium": "Memory"}}]
+    mounts: list[dict[str, Any]] = [{"name": "dshm", "mountPath": "/dev/shm"}]
+    annotations: dict[str, str] = {}
+    weights = settings.serving.weights
+    if weights and weights_scheme(weights) == "gs":
+        bucket, _, folder = weights.removeprefix("gs://").partition("/")
+        options = ",".join((*GCSFUSE_OPTIONS, *((f"only-dir={folder.rstrip('/')}",) if folder.strip("/") else ())))
+        volumes.append({"name": "weights", "csi": {"driver": GCSFUSE_DRIVER, "readOnly": True,
+                                                   "volumeAttributes": {"bucketName": bucket,
+                                                                        "mountOptions": options}}})
+        mounts.append({"name": "weights", "mountPath": WEIGHTS_MOUNT, "readOnly": True})
+        annotations.update(GCSFUSE_POD_ANNOTATIONS)
+    return volumes, mounts, annotations
+
+
+def _placement(target: PoolTarget) -> dict[str, Any]:
+    terms = [{"key": target.pool_label, "operator": "In", "values": list(target.pool_names)}]
+    placement: dict[str, Any] = {
+        "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+            "nodeSelectorTerms": [{"matchExpressions": terms}]}}},
+        "tolerations": [{"key": taint.key, "operator": "Equal", "value": taint.value, "effect": taint.effect}
+                        for taint in target.taints]}
+    if target.tpu_labels:
+        placement["nodeSelector"] = dict(target.tpu_labels)
+    return placement
+
+
+def pod_template(settings: ServerSettings, target: PoolTarget, role: str = "server") -> dict[str, Any]:
+    """A server pod (role server), an LWS leader (leader) or an LWS worker (worker)."""
+    pool = target.pool
+    volumes, mounts, annotations = _volumes(settings)
+    labels = {**settings.labels, **selector_labels(settings, pool)}
+    image = server_image_ref(pool)
+    container: dict[str, Any] = {"name": SERVER_NAME, "image": image, "imagePullPolicy": "IfNotPresent",
+                                 "resources": accelerator_resources(target), "volumeMounts": mounts}
+    env = _environment(settings)
+    if env:
+        container["env"] = env
+    if role == "worker":
+        labels = {**settings.labels, WORKLOAD_LABEL: settings.workload, POOL_LABEL: pool.node_pools[0],
+                  "app.kubernetes.io/component": WORKER_COMPONENT}
+        container["command"] = ["sh", "-c", f"bash {MULTI_NODE_SCRIPT} worker --ray_address=$(LWS_LEADER_ADDRESS)"]
+    else:
+        serve = ["python3", "-m", "vllm.entrypoints.openai.api_server", *server_flags(settings, pool)]
+        if role == "leader":
+            labels["role"] = "leader"
+            container["command"] = ["sh", "-c", f"bash {MULTI_NODE_SCRIPT} leader "
+                                    "--ray_cluster_size=$(LWS_GROUP_SIZE); " + " ".join(serve)]
+        else:
+            container["command"], container["args"] = serve[:3], serve[3:]
+        container["ports"] = [{"name": PORT_NAME, "containerPort": PORT, "protocol": "TCP"}]
+        container.update(probes(pool))
+        container["lifecycle"] = {"preStop": {"sleep": {"seconds": PRESTOP_SECONDS}}}
+    spec: dict[str, Any] = {"serviceAccountName": settings.service_account, "priorityClassName": PRIORITY_CLASS,
+                            "enableServiceLinks": False,
+                            "terminationGracePeriodSeconds": termination_grace_seconds(settings),
+                            "containers": [container], "volumes": volumes, **_placement(target)}
+    metadata: dict[str, Any] = {"labels": labels}
+    if annotations:
+        metadata["annotations"] = annotations
+    return {"metadata": metadata, "spec": spec}
+
+
+def server_image_ref(pool: ServingPool) -> str:
+    from components.kubernetes.serving.images import server_image
+
+    return server_image(pool.kind).reference
+
+
+def deployment(settings: ServerSettings, target: PoolTarget) -> dict[str, Any]:
+    """Single-node replicas. Rolling one replica at a time without a surge: a new replica needs a free accelerator
+    node, which the pool may not have."""
+    pool = target.pool
+    return {"apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": _metadata(settings, pool, SKIP_AWAIT),
+            "spec": {"replicas": pool.replicas_min,
+                     "selector": {"matchLabels": selector_labels(settings, pool)},
+                     "strategy": {"type": "RollingUpdate", "rollingUpdate": {"maxSurge": 0, "maxUnavailable": 1}},
+                     "template": pod_template(settings, target)}}
+
+
+def leader_worker_set(settings: ServerSettings, target: PoolTarget) -> dict[str, Any]:
+    """Multi-node replicas: one group of nodes_per_replica pods, leader serving, workers joining its Ray cluster."""
+    pool = target.pool
+    return {"apiVersion": "leaderworkerset.x-k8s.io/v1", "kind": "LeaderWorkerSet",
+            "metadata": _metadata(settings, pool, SKIP_AWAIT),
+            "spec": {"replicas": pool.replicas_min,
+                     "leaderWorkerTemplate": {"size": pool.nodes_per_replica,
+                                              "restartPolicy": "RecreateGroupOnPodRestart",
+                                              "leaderTemplate": pod_template(settings, target, "leader"),
+                                              "workerTemplate": pod_template(settings, target, "worker")}}}
+
+
+def service(settings: ServerSettings, pool: ServingPool) -> dict[str, Any]:
+    """One ClusterIP Service per serving pool (private: no load balancer; the route is the traffic side's)."""
+    selector = selector_labels(settings, pool)
+    if pool.nodes_per_replica > 1:
+        selector["role"] = "leader"
+    return {"apiVersion": "v1", "kind": "Service", "metadata": _metadata(settings, pool),
+            "spec": {"type": "ClusterIP", "selector": selector,
+                     "ports": [{"name": PORT_NAME, "port": PORT, "targetPort": PORT_NAME, "protocol": "TCP"}]}}
+
+
+def disruption_budget(settings: ServerSettings, pool: ServingPool) -> dict[str, Any]:
+    """At most one replica (one LWS group: its leader) down at a time for voluntary disruptions (node upgrades,
+    autoscaler scale-down)."""
+    selector = selector_labels(settings, pool)
+    if pool.nodes_per_replica > 1:
+        selector["role"] = "leader"
+    return {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": _metadata(settings, pool),
+            "spec": {"maxUnavailable": 1, "selector": {"matchLabels": selector}}}
+
+
+def priority_class(labels: Mapping[str, str]) -> dict[str, Any]:
+    return {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+            "metadata": {"name": PRIORITY_CLASS, "labels": dict(labels)}, "value": PRIORITY_VALUE,
+            "globalDefault": False, "preemptionPolicy": "PreemptLowerPriority",
+            "description": "accelfit model servers: ahead of batch and training pods on shared accelerator pools."}
+
+
+def _metadata(settings: ServerSettings, pool: ServingPool, annotations: Mapping[str, str] | None = None
+              ) -> dict[str, Any]:
+    metadata: dict[str, Any] = {"name": object_name(settings, pool), "namespace": settings.namespace,
+                                "labels": {**settings.labels, **selector_labels(settings, pool)}}
+    if annotations:
+        metadata["annotations"] = dict(annotations)
+    return metadata

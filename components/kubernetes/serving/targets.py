@@ -1,0 +1,72 @@
+"""What the Kubernetes layer builds for a workload's model server, decided from its plan before anything is created:
+the namespace and service account its pods run as, and for each serving pool the node pools (by their layer
+selector keys), taints and TPU node labels. Pure: no Pulumi import."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from accelfit.errors import InputError, problem
+from accelfit.planner.model import Plan, ServingPlan, ServingPool, Taint
+
+# GKE places a TPU pod only with both labels (GKE docs: "Deploy TPU workloads in GKE Standard", nodeSelector
+# cloud.google.com/gke-tpu-accelerator and cloud.google.com/gke-tpu-topology).
+TPU_ACCELERATOR_LABEL = "cloud.google.com/gke-tpu-accelerator"
+TPU_TOPOLOGY_LABEL = "cloud.google.com/gke-tpu-topology"
+
+
+@dataclass(frozen=True)
+class PoolPlacement:
+    pool: ServingPool
+    selector_keys: tuple[str, ...]
+    """The layer's pool_selectors keys of its node pools (`<prefix><node pool>`)."""
+    taints: tuple[Taint, ...]
+    tpu_labels: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class ServingBuild:
+    workload: str
+    namespace: str
+    service_account: str
+    create_service_account: bool
+    """EKS: nothing else creates the service account its Pod Identity association names."""
+    cloud: str
+    region: str
+    serving: ServingPlan
+    pools: tuple[PoolPlacement, ...]
+    hf_token_key: str | None = None
+
+    @property
+    def multi_node(self) -> bool:
+        return any(placement.pool.nodes_per_replica > 1 for placement in self.pools)
+
+    @property
+    def hf_secret(self) -> str | None:
+        return f"{self.workload}-hf-token" if self.hf_token_key else None
+
+
+def serving_build(plan: Plan, prefix: str, namespaces: tuple[str, ...]) -> ServingBuild | None:
+    """None unless the plan's serving section asks for the vLLM server."""
+    serving = plan.serving
+    if serving is None or serving.server != "vllm" or not serving.pools:
+        return None
+    cloud = plan.cloud.value
+    namespace = namespaces[0] if namespaces else plan.workload
+    if cloud == "aws" and namespace != plan.workload:
+        # The workload's Pod Identity association (components/aws/workload_identity.py) names this namespace.
+        raise InputError([problem("stack", "accelfit:teamNamespaces", f"the model server on EKS runs in namespace "
+                                  f"{plan.workload}, where its Pod Identity association is",
+                                  f"remove accelfit:teamNamespaces or list {plan.workload} first")])
+    by_name = {pool.name: pool for pool in plan.node_pools}
+    placements = []
+    for pool in serving.pools:
+        first = by_name[pool.node_pools[0]]
+        tpu = ((TPU_ACCELERATOR_LABEL, first.gke_accelerator), (TPU_TOPOLOGY_LABEL, first.tpu_topology)) \
+            if first.role == "tpu" and first.gke_accelerator and first.tpu_topology else ()
+        placements.append(PoolPlacement(pool=pool, selector_keys=tuple(f"{prefix}{name}" for name in pool.node_pools),
+                                        taints=first.taints, tpu_labels=tpu))
+    token = serving.weights_token
+    return ServingBuild(workload=plan.workload, namespace=namespace, service_account=plan.workload,
+                        create_service_account=cloud == "aws", cloud=cloud, region=plan.region, serving=serving,
+                        pools=tuple(placements), hf_token_key=token)
