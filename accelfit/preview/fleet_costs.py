@@ -120,7 +120,10 @@ def shared_context(members: Sequence[Member]) -> PricingContext:
     first = members[0].context
     runs = [member.context.run for member in members if member.training and member.context.run is not None]
     longest = max(runs, key=lambda run: run.wall_hours, default=None)
-    return PricingContext(gcp_region=first.gcp_region, aws_region=first.aws_region, run=longest)
+    # The serving routes are built in the cluster's layer (shared), each priced with its own workload's traffic.
+    routes = {route: gb for member in members for route, gb in member.context.serving_gb_per_month.items()}
+    return PricingContext(gcp_region=first.gcp_region, aws_region=first.aws_region, run=longest,
+                          serving_gb_per_month=routes)
 
 
 def price_fleet(resources: Sequence[NeutralResource], owners: Mapping[str, str], members: Sequence[Member],

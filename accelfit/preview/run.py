@@ -49,7 +49,7 @@ def pricing_context(stack: StackFile, plan: Any, spec: Any = None) -> PricingCon
         bucket_gib=gib, bucket_basis=f"the spec's {dataset:g} TB dataset + {checkpoints:g} TB of checkpoints",
         pricing=plan.pricing, run=run_window(plan.platform.value, plan.estimate.hours) if training else None,
         egress_tb_per_month=spec.data.egress_tb_per_month, egress_cloud=plan.cloud.value,
-        egress_region=plan.region, serving_gb_per_month=route_gb(spec) if plan.route is not None else 0.0)
+        egress_region=plan.region, serving_gb_per_month={plan.workload: route_gb(spec)} if plan.route is not None else {})
 
 
 def policy_config(stack: StackFile) -> dict[str, Any]:

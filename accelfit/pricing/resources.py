@@ -69,7 +69,8 @@ class PricingContext:
     egress_tb_per_month: float = 0.0
     egress_cloud: str | None = None
     egress_region: str | None = None
-    serving_gb_per_month: float = 0.0  # request and response bytes through the serving route's load balancer
+    # Request and response bytes a month through each serving route's load balancer, by route (its workload).
+    serving_gb_per_month: Mapping[str, float] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -585,7 +586,8 @@ def price_serving_route(resource: NeutralResource, pricer: _Pricer) -> Priced | 
         gcp = str((props.get("spec") or {}).get("gatewayClassName", "")).startswith(GCP_CLASS_PREFIX)
         cloud = Cloud.gcp if gcp else Cloud.aws
         region = pricer.context.gcp_region if gcp else pricer.context.aws_region
-        part = gateway_part(pricer.service(cloud, "serving-lb-hour", region), pricer.context.serving_gb_per_month,
+        part = gateway_part(pricer.service(cloud, "serving-lb-hour", region),
+                            pricer.context.serving_gb_per_month.get(route, 0.0),
                             pricer.service(cloud, "serving-lb-data", region), None)
         return Priced("per-month", monthly=part.monthly_usd, basis=part.note)
     series, interval = kept_series(props)
