@@ -17,6 +17,7 @@ from accelfit.catalog.models import Catalog
 from accelfit.errors import InputError, problem, shorten
 from accelfit.pricing import NeutralResource, PricingContext, price_resources
 from accelfit.pricing.figures import CostFigures
+from accelfit.pricing.serving_objects import route_of
 from accelfit.pricing.resources import CostReport, ResourceCost
 from accelfit.planner.fleet_model import SHARED_COMPONENT, WORKLOAD_COMPONENT, shared_marker
 
@@ -129,8 +130,13 @@ def shared_context(members: Sequence[Member]) -> PricingContext:
 def price_fleet(resources: Sequence[NeutralResource], owners: Mapping[str, str], members: Sequence[Member],
                 catalog: Catalog) -> FleetCosts:
     by_owner: dict[str, list[NeutralResource]] = {}
+    names = {member.name for member in members}
     for resource in resources:
-        by_owner.setdefault(owners.get(resource.urn, ""), []).append(resource)
+        # A serving route's objects sit in the cluster's layer but are their workload's own cost (the plan's
+        # gateway and metrics lines): the route label names the workload.
+        route = route_of(resource.props)
+        owner = route if route in names else owners.get(resource.urn, "")
+        by_owner.setdefault(owner, []).append(resource)
     clusters: dict[str, list[Member]] = {}
     for member in members:
         if member.cluster is not None:

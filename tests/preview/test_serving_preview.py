@@ -27,6 +27,12 @@ def of_type(document, kind):
     return [row for row in document["resources"] if row["type"] == kind]
 
 
+def servers(document):
+    """The model-server Deployments (the serving route adds its endpoint picker's Deployment beside them)."""
+    return [row for row in of_type(document, DEPLOYMENT)
+            if row["inputs"]["spec"]["template"]["metadata"]["labels"].get("app.kubernetes.io/name") == "vllm"]
+
+
 def plans_of(document):
     """Each workload's plan as the preview shows it (the single form's `plan`, a fleet's members' plans)."""
     if document.get("form") == "fleet":
@@ -49,7 +55,7 @@ def test_preview_documents_are_stable(previewed):
 
 def test_every_serving_pool_gets_a_server_wired_to_the_plan(previewed):
     _, document = previewed
-    deployments = {row["inputs"]["metadata"]["name"]: row["inputs"] for row in of_type(document, DEPLOYMENT)}
+    deployments = {row["inputs"]["metadata"]["name"]: row["inputs"] for row in servers(document)}
     services = {row["inputs"]["metadata"]["name"]: row["inputs"] for row in
                 of_type(document, "kubernetes:core/v1:Service")}
     budgets = {row["inputs"]["metadata"]["name"] for row in of_type(document, "kubernetes:policy/v1:PodDisruptionBudget")}
@@ -116,7 +122,7 @@ def test_weights_are_read_through_the_workloads_identity(previewed):
                    if row["name"].endswith("-weights-reader")]
         assert [row["inputs"]["bucket"] for row in readers] == ["acme-ml-models"]
         assert readers[0]["inputs"]["role"] == "roles/storage.objectViewer"
-        pod = of_type(document, DEPLOYMENT)[0]["inputs"]["spec"]["template"]
+        pod = servers(document)[0]["inputs"]["spec"]["template"]
         assert pod["metadata"]["annotations"]["gke-gcsfuse/volumes"] == "true"
         volume = next(volume for volume in pod["spec"]["volumes"] if volume["name"] == "weights")
         assert volume["csi"]["volumeAttributes"]["bucketName"] == "acme-ml-models"
@@ -128,11 +134,12 @@ def test_weights_are_read_through_the_workloads_identity(previewed):
         resources = {statement["Sid"]: statement["Resource"] for statement in policy["Statement"]}
         assert resources == {"ListWeights": "arn:aws:s3:::acme-ml-models",
                              "ReadWeights": "arn:aws:s3:::acme-ml-models/llama-3.1-8b-instruct/*"}
-        container = of_type(document, DEPLOYMENT)[0]["inputs"]["spec"]["template"]["spec"]["containers"][0]
+        container = servers(document)[0]["inputs"]["spec"]["template"]["spec"]["containers"][0]
         assert flag(container["args"], "--model") == "s3://acme-ml-models/llama-3.1-8b-instruct"
         assert "--load-format=runai_streamer" in container["args"]
         assert {"name": "AWS_REGION", "value": "us-east-1"} in container["env"]
-        accounts = of_type(document, "kubernetes:core/v1:ServiceAccount")
+        accounts = [row for row in of_type(document, "kubernetes:core/v1:ServiceAccount")
+                    if not row["inputs"]["metadata"]["name"].endswith("-epp")]  # the route's endpoint picker
         assert [(row["inputs"]["metadata"]["name"], row["inputs"]["metadata"]["namespace"]) for row in accounts] \
             == [("chat-vllm", "chat-vllm")]
     else:
