@@ -50,7 +50,16 @@ def serving_text(plan: Plan) -> list[str]:
     if serving.pools:
         out.append(render_table(SERVING_HEADERS, serving_rows(plan)))
     out += [f"  note: {note}" for note in serving.notes]
+    out += [f"  {statement}" for statement in route_statements(plan)]
     return out
+
+
+def route_statements(plan: Plan) -> list[str]:
+    """What the serving route does (Plan.route): the endpoint, then each pool's autoscaling in route order."""
+    route = plan.route
+    if route is None:
+        return []
+    return [route.statements[0], *(f"Autoscaling {statement}" for statement in route.statements[1:])]
 
 
 def serving_markdown(plan: Plan) -> list[str]:
@@ -64,4 +73,5 @@ def serving_markdown(plan: Plan) -> list[str]:
     if serving.pools:
         out += ["", render_markdown_table(SERVING_HEADERS, serving_rows(plan))]
     out += [f"- note: {note}" for note in serving.notes]
+    out += [f"- {statement}" for statement in route_statements(plan)]
     return out
