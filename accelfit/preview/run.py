@@ -68,6 +68,9 @@ def with_unset_secrets(stack: StackFile) -> tuple[dict[str, str], dict[str, str]
     config = stack.pulumi_config()
     unset = {f"{stack.project}:{key}": command for key, command in SECRET_KEYS.items()
              if f"{stack.project}:{key}" not in config}
+    # hf:// model weights: the token a model server downloads them with (model.weights_token), same treatment.
+    unset.update({spec.model.weights_token: f"pulumi config set --secret {spec.model.weights_token} hf_..."
+                  for spec in stack.specs if spec.model.weights_token and spec.model.weights_token not in config})
     return {**config, **{key: UNSET_SECRET for key in unset}}, unset
 
 
@@ -140,7 +143,9 @@ def _preview_stack(name: str, project_dir: Path | None, *, locked: bool) -> Prev
     document = view(stack, result, recorded, costs, owners, policies, pack)
     timings.policies_s = time.perf_counter() - started
     on_metal = any(member.plan.platform.value == "baremetal-gpu" for member in result.fleet.workloads)
-    return _finished(document, stack, unset if on_metal else {}, pack, timings)
+    tokens = {spec.model.weights_token for spec in stack.specs if spec.model.weights_token}
+    shown = unset if on_metal else {key: command for key, command in unset.items() if key in tokens}
+    return _finished(document, stack, shown, pack, timings)
 
 
 def _one_workload_document(stack: StackFile, result: Any, recorded: list[Any], costs: Any, owners: dict[str, str],
