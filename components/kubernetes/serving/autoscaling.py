@@ -1,7 +1,8 @@
 """ServingAutoscaling: the model servers scale on their own serving signals, not CPU.
 
-- The servers' metrics reach the cluster's Prometheus: a PodMonitoring on GKE (Managed Service for Prometheus
-  scrapes it; cloud.google.com/stackdriver/docs/managed-prometheus/setup-managed), a ServiceMonitor on EKS (the
+- The servers' metrics reach the cluster's Prometheus: a PodMonitoring on GKE (vLLM serves Prometheus metrics at
+  its port's /metrics and managed collection scrapes them through a PodMonitoring in the server's namespace:
+  cloud.google.com/stackdriver/docs/managed-prometheus/exporters/vllm), a ServiceMonitor on EKS (the
   kube-prometheus-stack the GPU telemetry installs). Both keep only the metrics the autoscaler and the endpoint
   picker read (what Managed Prometheus charges for is what it ingests) and carry the pod's serving pool as the label
   `accelfit_io_serving_pool`.
