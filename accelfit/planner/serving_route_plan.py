@@ -29,9 +29,18 @@ def server_name(workload: str, pool: str) -> str:
 
 def route_pools(plan: Plan) -> tuple[RoutePool, ...]:
     assert plan.serving is not None
+    nodes = {pool.name: pool for pool in plan.node_pools}
+
+    def window(name: str) -> tuple[str, float] | None:
+        pool = nodes.get(name)
+        if pool is None or pool.serving_start_utc is None or pool.serving_hours_per_day is None:
+            return None
+        return pool.serving_start_utc, pool.serving_hours_per_day
+
     return tuple(RoutePool(pool=pool.node_pools[0], accelerator=pool.accelerator, replicas_min=pool.replicas_min,
                            replicas_max=pool.replicas_max, server=server_name(plan.workload, pool.node_pools[0]),
-                           server_kind="LeaderWorkerSet" if pool.nodes_per_replica > 1 else "Deployment")
+                           server_kind="LeaderWorkerSet" if pool.nodes_per_replica > 1 else "Deployment",
+                           serving_window=window(pool.node_pools[0]))
                  for pool in sorted(plan.serving.pools, key=lambda item: item.rank))
 
 

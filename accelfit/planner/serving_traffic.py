@@ -101,6 +101,9 @@ class RoutePool(_Frozen):
     replicas_max: int = Field(ge=1)
     server: str = Field(description="Name of the pool's server Deployment (the scale target).")
     server_kind: Literal["Deployment", "LeaderWorkerSet"] = "Deployment"
+    serving_window: tuple[str, float] | None = Field(
+        default=None, description="(start HH:MM UTC, hours) when the pool's nodes serve part of the day (the "
+        "spec's inference.hours_per_day under 24, NodePool.serving_start_utc); None = all day.")
 
 
 class PoolScaling(_Frozen):
@@ -113,6 +116,9 @@ class PoolScaling(_Frozen):
     triggers: tuple[tuple[str, str, float], ...] = Field(
         description="(name, PromQL query, threshold per replica): KEDA sizes the pool to the largest "
         "ceil(query / threshold).")
+    window: tuple[str, str, int] | None = Field(
+        default=None, description="KEDA cron trigger (start cron, end cron, replicas, UTC): the servers the pool "
+        "keeps during its serving window; outside it the pool scales to zero.")
     why: str
 
 
@@ -141,13 +147,18 @@ def pool_scaling(namespace: str, pools: Sequence[RoutePool]) -> tuple[PoolScalin
     for rank, pool in enumerate(pools):
         if rank == 0:
             # With no server running there is no queue to read, so nothing would wake the pool again (the EPP
-            # answers 503 when it has no endpoint): the planned pool keeps at least one server.
+            # answers 503 when it has no endpoint): the planned pool keeps at least one server, all day unless the
+            # spec serves part of the day, when a cron trigger holds its servers for the window and none after.
             minimum = max(1, pool.replicas_min)
+            maximum = max(minimum, pool.replicas_max)
             query = f"sum({picker.queue_metric}{{{_selector(namespace, [pool.pool])}}})"
+            window = _cron_window(pool.serving_window, minimum) if pool.serving_window else None
+            hours = (f" from {pool.serving_window[0]} UTC for {pool.serving_window[1]:g} h a day, none outside "
+                     "it (inference.hours_per_day lets it scale to zero)") if pool.serving_window else ""
             out.append(PoolScaling(
-                pool=pool.pool, rank=0, min_replicas=minimum, max_replicas=max(minimum, pool.replicas_max),
-                triggers=(("queue", query, float(threshold)),),
-                why=f"planned pool: {minimum}-{max(minimum, pool.replicas_max)} servers, one more for every "
+                pool=pool.pool, rank=0, min_replicas=0 if window else minimum, max_replicas=maximum,
+                triggers=(("queue", query, float(threshold)),), window=window,
+                why=f"planned pool: {minimum}-{maximum} servers{hours}, one more for every "
                     f"{threshold} requests waiting (the endpoint picker's saturation threshold)"))
             continue
         earlier = pools[:rank]
@@ -171,6 +182,14 @@ def pool_scaling(namespace: str, pools: Sequence[RoutePool]) -> tuple[PoolScalin
                 f"(more than {held} requests waiting) or short of available servers; then one server per "
                 f"{threshold} requests of overflow and one per missing server, up to {pool.replicas_max}"))
     return tuple(out)
+
+
+def _cron_window(window: tuple[str, float], replicas: int) -> tuple[str, str, int]:
+    """KEDA cron scaler start/end (minute hour, every day, UTC) for a serving window of whole or partial hours."""
+    start, hours = window
+    hour, minute = (int(part) for part in start.split(":"))
+    end_minutes = (hour * 60 + minute + round(hours * 60)) % (24 * 60)
+    return f"{minute} {hour} * * *", f"{end_minutes % 60} {end_minutes // 60} * * *", replicas
 
 
 def gateway_class(cloud: str, public: bool) -> str:

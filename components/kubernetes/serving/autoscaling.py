@@ -81,6 +81,12 @@ def scaled_object_spec(route: ServingRoute, pool: RoutePool, scaling: PoolScalin
         if route.cloud == "gcp":
             trigger["authenticationRef"] = {"name": TRIGGER_AUTH}
         triggers.append(trigger)
+    if scaling.window is not None:
+        # KEDA cron scaler (keda.sh/docs/2.18/scalers/cron): desiredReplicas between start and end, nothing after.
+        start, end, replicas = scaling.window
+        triggers.append({"type": "cron", "name": "serving-hours",
+                         "metadata": {"timezone": "Etc/UTC", "start": start, "end": end,
+                                      "desiredReplicas": str(replicas)}})
     return {"scaleTargetRef": scale_target(pool), "minReplicaCount": scaling.min_replicas,
             "maxReplicaCount": scaling.max_replicas, "pollingInterval": facts.polling_interval_seconds,
             "cooldownPeriod": facts.cooldown_period_seconds, "triggers": triggers}

@@ -232,3 +232,24 @@ def test_the_ordering_rules_name_the_manifests_the_route_applies():
     assert rule.params["groups"]["keda.sh"]["manifest"] == urls["keda"]
     assert rule.params["groups"]["inference.networking.k8s.io"]["manifest"] == urls["inference_crds"]
     assert rule.params["groups"]["gateway.networking.k8s.io"]["manifest"] == urls["gateway_api_crds"]
+
+
+def test_a_pool_serving_part_of_the_day_scales_to_zero_outside_its_window():
+    pools = [POOLS[0].model_copy(update={"serving_window": ("14:00", 10.5)}), POOLS[1]]
+    route = serving_route("chat", "chat", "aws", pools)
+    planned = route.scaling[0]
+    assert planned.min_replicas == 0 and planned.window == ("0 14 * * *", "30 0 * * *", 2)
+    assert "from 14:00 UTC for 10.5 h a day" in planned.why
+
+    def program() -> None:
+        ServingAutoscaling("s", ServingAutoscalingArgs(route=route, provider=k8s.Provider("k8s", kubeconfig="{}")))
+
+    recording = record(program)
+    spec = _object(recording, "ScaledObject", "chat-gpu")["spec"]
+    assert spec["minReplicaCount"] == 0
+    assert spec["triggers"][-1] == {"type": "cron", "name": "serving-hours", "metadata": {
+        "timezone": "Etc/UTC", "start": "0 14 * * *", "end": "30 0 * * *", "desiredReplicas": "2"}}
+    rows = [{"type": r.type, "name": r.name, "inputs": r.inputs} for r in recording.resources]
+    assert document_report(rows, ["1.33"]).problems == []
+    # An all-day pool never goes below one server (no queue would wake it).
+    assert serving_route("chat", "chat", "aws", POOLS).scaling[0].min_replicas == 2
