@@ -86,7 +86,7 @@ def plan_fleet(specs: Sequence[WorkloadSpec], catalog: Catalog, environment: Env
     chains = fit_standby(plans, chains, constraints, planned_full_scale or 0.0)
     if single:
         chains = [within_own_network(plan, chain) for plan, chain in zip(plans, chains, strict=True)]
-    plans = [with_route(with_serving(spec, env, plan, chain, found), spec, catalog)
+    plans = [with_route(with_serving(spec, env, plan, chain, found), spec, catalog, chain.standby_pools)
              for spec, env, plan, chain, found in zip(specs, environments, plans, chains, searches, strict=True)]
     members = _members(specs, plans, chains, placement, clusters, catalog)
     shared_clusters = tuple(with_standby_pools(clusters[name], members) for name in placement.cluster_names)

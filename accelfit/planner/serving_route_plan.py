@@ -6,7 +6,7 @@ with the same functions the preview prices the built objects with (accelfit.pric
 from __future__ import annotations
 
 from accelfit.catalog.models import Catalog
-from accelfit.planner.model import CostLine, Plan
+from accelfit.planner.model import CostLine, NodePool, Plan
 from accelfit.planner.serving_traffic import RoutePool, ServingRoute, serving_route, serving_traffic_facts
 from accelfit.pricing.serving_route import gateway_part, metrics_part, route_gb_per_month
 from accelfit.spec import WorkloadSpec
@@ -27,9 +27,9 @@ def server_name(workload: str, pool: str) -> str:
     return f"{workload}-vllm-{pool}"
 
 
-def route_pools(plan: Plan) -> tuple[RoutePool, ...]:
+def route_pools(plan: Plan, standby: tuple[NodePool, ...] = ()) -> tuple[RoutePool, ...]:
     assert plan.serving is not None
-    nodes = {pool.name: pool for pool in plan.node_pools}
+    nodes = {pool.name: pool for pool in (*plan.node_pools, *standby)}
 
     def window(name: str) -> tuple[str, float] | None:
         pool = nodes.get(name)
@@ -44,13 +44,20 @@ def route_pools(plan: Plan) -> tuple[RoutePool, ...]:
                  for pool in sorted(plan.serving.pools, key=lambda item: item.rank))
 
 
-def plan_route(plan: Plan, spec: WorkloadSpec) -> ServingRoute | None:
+def plan_route(plan: Plan, spec: WorkloadSpec, standby: tuple[NodePool, ...] = ()) -> ServingRoute | None:
     """The route in the workload's own namespace (where its server runs unless accelfit:teamNamespaces names
     another: route_in_namespace)."""
     if not builds_route(plan) or spec.inference is None:
         return None
-    return serving_route(plan.workload, plan.workload, plan.cloud.value, route_pools(plan),
-                         public=bool(spec.inference.public_endpoint))
+    route = serving_route(plan.workload, plan.workload, plan.cloud.value, route_pools(plan, standby),
+                          public=bool(spec.inference.public_endpoint))
+    nodes = {pool.name: pool for pool in (*plan.node_pools, *standby)}
+    bounds = ", ".join(f"{name} {nodes[name].min_nodes}..{nodes[name].max_nodes}"
+                       for item in sorted(plan.serving.pools, key=lambda pool: pool.rank)  # type: ignore[union-attr]
+                       for name in item.node_pools if name in nodes)
+    follow = (f"Nodes follow the servers through the cluster autoscaler (nodes per pool: {bounds}): a server that "
+              "cannot be placed adds a node, an empty node is removed.")
+    return route.model_copy(update={"statements": (*route.statements, follow)})
 
 
 def route_in_namespace(plan: Plan, namespace: str) -> ServingRoute:
@@ -86,9 +93,10 @@ def route_lines(route: ServingRoute, spec: WorkloadSpec, catalog: Catalog, regio
                           total_usd=round(part.monthly_usd, 2), note=part.note) for part in parts)
 
 
-def with_route(plan: Plan, spec: WorkloadSpec, catalog: Catalog) -> Plan:
-    """`plan` with its route and the route's priced lines (replacing any it had: the route follows the pools)."""
-    route = plan_route(plan, spec)
+def with_route(plan: Plan, spec: WorkloadSpec, catalog: Catalog, standby: tuple[NodePool, ...] = ()) -> Plan:
+    """`plan` with its route and the route's priced lines (replacing any it had: the route follows the pools).
+    `standby`: the fallback chain's standby node pools, which a fleet adds to the plan's pools afterwards."""
+    route = plan_route(plan, spec, standby)
     estimate = plan.estimate
     kept = tuple(line for line in estimate.breakdown if line.item not in ROUTE_ITEMS)
     lines = route_lines(route, spec, catalog, plan.region) if route is not None else ()

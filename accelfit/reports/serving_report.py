@@ -59,7 +59,8 @@ def route_statements(plan: Plan) -> list[str]:
     route = plan.route
     if route is None:
         return []
-    return [route.statements[0], *(f"Autoscaling {statement}" for statement in route.statements[1:])]
+    *pools, nodes = route.statements[1:] if len(route.statements) > 2 else (*route.statements[1:], None)
+    return [route.statements[0], *(f"Autoscaling {statement}" for statement in pools), *([nodes] if nodes else [])]
 
 
 def serving_markdown(plan: Plan) -> list[str]:

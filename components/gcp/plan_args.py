@@ -88,7 +88,8 @@ def cluster_args(plan: Plan, project: str, network: pulumi.Input[str], subnetwor
         deletion_protection=is_prod(plan), master_cidr=plan.network.master_cidr,
         multi_networking=gpudirect_layout(plan) is not None,
         filestore_csi=plan.storage.shared_filesystem == "filestore", labels=labels,
-        webhook_ports=gcp_rules().webhook_ports_for(set(INSTALLED_WEBHOOKS)),
+        webhook_ports=gcp_rules().webhook_ports_for(
+            set(INSTALLED_WEBHOOKS) | ({"keda"} if builds_route(plan) else set())),
         # Training runs for days on nodes an upgrade would recreate: hold minor and node upgrades (security
         # patches still reach the control plane); serving pools take surge upgrades in the window.
         upgrade_exclusion="NO_MINOR_OR_NODE_UPGRADES" if plan.kind in ("training", "fine-tuning") else None,
@@ -178,4 +179,6 @@ def shared_cluster_args(plans: tuple[Plan, ...], basis: Plan, project: str, netw
     return dataclasses.replace(
         args, filestore_csi=any(plan.storage.shared_filesystem == "filestore" for plan in plans),
         serving_route=any(builds_route(plan) for plan in plans),
+        webhook_ports=gcp_rules().webhook_ports_for(
+            set(INSTALLED_WEBHOOKS) | ({"keda"} if any(builds_route(plan) for plan in plans) else set())),
         upgrade_exclusion="NO_MINOR_OR_NODE_UPGRADES" if training else None)
