@@ -98,7 +98,7 @@ class KueueRouting(pulumi.ComponentResource):
         flavors = [k8s.apiextensions.CustomResource(
             child_name(name, f"flavor-{flavor.pool}"), api_version=KUEUE_API, kind="ResourceFlavor",
             metadata={"name": flavor.name, "labels": labels_of[flavor.name]},
-            spec=resource_flavor_spec(flavor, args.pool_selectors[flavor.pool]),
+            spec=resource_flavor_spec(flavor, args.pool_selectors[flavor.pool] if flavor.selects_one_pool else {}),
             opts=pulumi.ResourceOptions.merge(after_kueue, _moved_from_previous_api("ResourceFlavor")))
             for flavor in args.flavors]
         self.cluster_queues = []
