@@ -15,6 +15,7 @@ from components.common import child_name
 from accelfit.cloudrules.shared_cluster import cohort_name_problems, queue_flavor_problems
 from components.kubernetes.charts import ChartPin, pin
 from components.kubernetes.helm import namespace, release
+from components.kubernetes.kueue_config import kueue_values
 from components.kubernetes.queues import (
     KUEUE_API,
     KUEUE_PREVIOUS_API,
@@ -88,7 +89,9 @@ class KueueRouting(pulumi.ComponentResource):
         super().__init__("accelfit:kubernetes:KueueRouting", name, None, opts)
         ns = namespace(child_name(name, "namespace"), args.chart.namespace, args.labels,
                        pulumi.ResourceOptions(parent=self, provider=args.provider))
-        self.release = release(child_name(name, "release"), "kueue", args.chart, {}, self, args.provider,
+        # waitForPodsReady: a job whose pods cannot get nodes is evicted and requeued (kueue_config).
+        self.release = release(child_name(name, "release"), "kueue", args.chart, kueue_values(args.chart), self,
+                               args.provider,
                                depends_on=[ns, *args.release_dependencies])
         # Kueue's objects need its CRDs and admission webhook: both come with the release.
         after_kueue = pulumi.ResourceOptions(parent=self, provider=args.provider, depends_on=[self.release])
