@@ -13,8 +13,10 @@ How Kueue picks a step (kubernetes-sigs/kueue v0.19.2 @8eab68778fc1b52affe165fdf
   progress is dropped when the queue's usage changes, which an eviction does), so missing capacity frees the
   pool's quota and nodes for the next attempt rather than sending the job down the chain by itself.
 - site/content/en/docs/concepts/admission_check/_index.md and provisioning_request.md: a flavor with a
-  ProvisioningRequest admission check (queued provisioning) admits a job only when the cloud has provisioned all
-  its nodes; a failed request releases the quota and is retried (retryStrategy below).
+  ProvisioningRequest admission check (GKE queued provisioning, accelfit.planner.provisioning) reserves the job's
+  quota, then admits it only when the cloud has provisioned all its nodes; while it waits, that quota is held, so
+  the next job goes down the chain ("quota-full"). A failed request releases the quota and is retried
+  (retryStrategy below), and after the last retry Kueue deactivates the job.
 """
 
 from __future__ import annotations
@@ -38,25 +40,22 @@ PROVISIONING_RETRY_LIMIT = 3
 PROVISIONING_BACKOFF_BASE_SECONDS = 60
 PROVISIONING_BACKOFF_MAX_SECONDS = 1800
 
-Trigger = Literal["quota-full", "provisioning-failed", "pods-not-ready", "preempted"]
+Trigger = Literal["quota-full", "pods-not-ready", "preempted"]
 TRIGGER_TEXT = {
-    "quota-full": "every step before it has its quota held by admitted jobs",
-    "provisioning-failed": "the step's ProvisioningRequest failed (quota released, retried)",
+    "quota-full": ("every step before it has its quota held by admitted jobs (or, on a queued-provisioning step, "
+                   "by jobs waiting for their nodes)"),
     "pods-not-ready": (f"a job admitted to a step before it has not all pods ready after {PODS_READY_TIMEOUT_MINUTES} "
                        "min: evicted and requeued, then assigned again from the first step with room"),
     "preempted": "a job on a spot step lost a pod: evicted after the recovery timeout and requeued",
 }
 
 
-def step_triggers(rank: int, spot_before: bool, queued_before: bool) -> tuple[Trigger, ...]:
+def step_triggers(rank: int, spot_before: bool) -> tuple[Trigger, ...]:
     """What sends a job to the step at `rank` (1 = the planned pool: none). `spot_before`: a step before it runs on
-    spot capacity; `queued_before`: a step before it has a ProvisioningRequest check."""
+    spot capacity."""
     if rank <= 1:
         return ()
-    triggers: list[Trigger] = ["quota-full"]
-    if queued_before:
-        triggers.append("provisioning-failed")
-    triggers.append("pods-not-ready")
+    triggers: list[Trigger] = ["quota-full", "pods-not-ready"]
     if spot_before:
         triggers.append("preempted")
     return tuple(triggers)

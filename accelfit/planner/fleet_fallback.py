@@ -173,7 +173,7 @@ def with_triggers(steps: list[FallbackStep]) -> tuple[FallbackStep, ...]:
             out.append(step)  # listed only: no pool, so no Kueue flavor to move to (re-plan instead)
             continue
         out.append(step.model_copy(update={
-            "moves_when": step_triggers(step.rank, spot_before, queued_before=False),
+            "moves_when": step_triggers(step.rank, spot_before),
             "wait_minutes": step_wait_minutes(step.rank)}))
     return tuple(out)
 

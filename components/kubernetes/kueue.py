@@ -21,7 +21,10 @@ from components.kubernetes.queues import (
     KUEUE_PREVIOUS_API,
     QUEUE_NAMESPACE_LABEL,
     FlavorPlan,
+    CHECK_NAMES,
     QueuePlan,
+    admission_check_spec,
+    provisioning_request_config_spec,
     resource_flavor_spec,
 )
 
@@ -104,6 +107,7 @@ class KueueRouting(pulumi.ComponentResource):
             spec=resource_flavor_spec(flavor, args.pool_selectors[flavor.pool] if flavor.selects_one_pool else {}),
             opts=pulumi.ResourceOptions.merge(after_kueue, _moved_from_previous_api("ResourceFlavor")))
             for flavor in args.flavors]
+        checks = self._provisioning_checks(name, args, after_kueue)
         self.cluster_queues = []
         self.team_namespaces = []
         for queue in args.queues:
@@ -114,7 +118,8 @@ class KueueRouting(pulumi.ComponentResource):
                 child_name(name, f"cluster-queue{suffix}"), api_version=KUEUE_API, kind="ClusterQueue",
                 metadata={"name": queue.name, "labels": labels}, spec=queue.spec(),
                 opts=pulumi.ResourceOptions.merge(
-                    pulumi.ResourceOptions(parent=self, provider=args.provider, depends_on=[self.release, *flavors]),
+                    pulumi.ResourceOptions(parent=self, provider=args.provider,
+                                           depends_on=[self.release, *flavors, *checks]),
                     _moved_from_previous_api("ClusterQueue")))
             self.cluster_queues.append(cluster_queue)
             for team_namespace in queue.namespaces:
@@ -134,3 +139,25 @@ class KueueRouting(pulumi.ComponentResource):
 
         self.register_outputs({"cluster_queues": [queue.name for queue in args.queues],
                                "flavors": [flavor.name for flavor in args.flavors]})
+
+    def _provisioning_checks(self, name: str, args: KueueRoutingArgs,
+                             opts: pulumi.ResourceOptions) -> list[k8s.apiextensions.CustomResource]:
+        """For each ProvisioningRequest class a flavor needs: its ProvisioningRequestConfig and the AdmissionCheck
+        the ClusterQueues run on those flavors (queues.admission_check_strategy)."""
+        resources_of: dict[str, set[str]] = {}
+        for queue in args.queues:
+            for flavor in (*queue.flavors, *queue.borrowed):
+                if flavor.provisioning_class:
+                    resources_of.setdefault(flavor.provisioning_class, set()).add(flavor.resource)
+        made: list[k8s.apiextensions.CustomResource] = []
+        for provisioning_class, resources in sorted(resources_of.items()):
+            check = CHECK_NAMES[provisioning_class]
+            config = k8s.apiextensions.CustomResource(
+                child_name(name, f"{check}-config"), api_version=KUEUE_API, kind="ProvisioningRequestConfig",
+                metadata={"name": check, "labels": dict(args.labels)},
+                spec=provisioning_request_config_spec(provisioning_class, sorted(resources)), opts=opts)
+            made += [config, k8s.apiextensions.CustomResource(
+                child_name(name, check), api_version=KUEUE_API, kind="AdmissionCheck",
+                metadata={"name": check, "labels": dict(args.labels)}, spec=admission_check_spec(check),
+                opts=pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=[config])))]
+        return made

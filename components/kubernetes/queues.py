@@ -18,6 +18,12 @@ from typing import Any, Literal
 
 from accelfit.planner.build import SLICE_SET_LABEL
 from accelfit.planner.model import NodePool, Plan
+from accelfit.planner.fallback_triggers import (
+    PROVISIONING_BACKOFF_BASE_SECONDS,
+    PROVISIONING_BACKOFF_MAX_SECONDS,
+    PROVISIONING_RETRY_LIMIT,
+)
+from accelfit.planner.provisioning import QUEUED_PROVISIONING_CLASS, provisioning_class
 
 # v1beta2 is the stored version from Kueue 0.15; v1beta1 is deprecated (kubernetes-sigs/kueue v0.19.2
 # charts/kueue/templates/crd: v1beta1 served, deprecated, storage false).
@@ -68,6 +74,9 @@ class FlavorPlan:
     rank: int = field(default=0, metadata={"doc": "The pool's place in its workload's fallback chain: 0 = planned "
                                                   "pool, 1.. = standby pools (NodePool.fallback_rank)."})
     accelerator: str = field(default="", metadata={"doc": "Canonical accelerator of the pool's nodes."})
+    provisioning_class: str | None = field(default=None, metadata={
+        "doc": "The ProvisioningRequest class the pool's nodes come through (accelfit.planner.provisioning): the "
+               "ClusterQueue runs that class's admission check on this flavor; None = no check."})
     slice_pools: tuple[str, ...] = field(default=(), metadata={
         "doc": "Multislice: every slice pool the flavor holds (it selects their nodes by accelerator, topology and "
                "slice set, not by one pool's name); empty = the flavor is its one pool."})
@@ -112,7 +121,7 @@ def flavor_plans(plan: Plan, capacities: Mapping[str, NodeCapacity]) -> list[Fla
                      **tpu_node_selectors(pool)},
         taints=tuple((taint.key, taint.value, taint.effect) for taint in pool.taints),
         capacity=capacities[pool.name], rank=int(getattr(pool, "fallback_rank", 0) or 0),
-        accelerator=pool.accelerator or "")
+        accelerator=pool.accelerator or "", provisioning_class=provisioning_class(plan, pool))
         for pool in plan.node_pools if pool.role in ("gpu", "tpu")]
     slice_sets = {pool.name: pool.labels[SLICE_SET_LABEL] for pool in plan.node_pools
                   if pool.role == "tpu" and SLICE_SET_LABEL in pool.labels}
@@ -220,6 +229,9 @@ def cluster_queue_spec(queue_name: str, flavors: list[FlavorPlan], borrowed: lis
         # Try the next flavor when the current one is full instead of waiting (fallback, not preemption).
         "flavorFungibility": {"whenCanBorrow": "TryNextFlavor", "whenCanPreempt": "TryNextFlavor"},
     }
+    checks = admission_check_strategy([*flavors, *borrowed])
+    if checks:
+        spec["admissionChecksStrategy"] = {"admissionChecks": checks}
     if cohort is not None:
         spec["cohortName"] = cohort
         # A workload whose own quota is lent out takes it back: its jobs may preempt the borrowers' (Kueue
@@ -227,6 +239,46 @@ def cluster_queue_spec(queue_name: str, flavors: list[FlavorPlan], borrowed: lis
         # pool first even when another workload is using it.
         spec["preemption"] = {"reclaimWithinCohort": "Any", "withinClusterQueue": "Never"}
     return spec
+
+
+# A ProvisioningRequest admission check per class: the AdmissionCheck and its ProvisioningRequestConfig (both
+# cluster-scoped, one each per cluster). Kueue v0.19.2 site/content/en/docs/concepts/admission_check/
+# provisioning_request.md ("Usage": controllerName kueue.x-k8s.io/provisioning-request, parameters naming a
+# ProvisioningRequestConfig); apis/kueue/v1beta2/provisioningrequestconfig_types.go.
+PROVISIONING_CONTROLLER = "kueue.x-k8s.io/provisioning-request"
+CHECK_NAMES = {QUEUED_PROVISIONING_CLASS: "accelfit-queued-provisioning"}
+
+
+def admission_check_strategy(flavors: list[FlavorPlan]) -> list[dict[str, Any]]:
+    """One rule per ProvisioningRequest class, run only on the flavors whose pools need it (admissionChecksStrategy
+    onFlavors: Kueue v0.19.2 site/content/en/docs/concepts/admission_check/_index.md, "Using
+    .spec.admissionCheckStrategy"); the other flavors admit on quota alone."""
+    classes: dict[str, list[str]] = {}
+    for flavor in flavors:
+        if flavor.provisioning_class:
+            classes.setdefault(flavor.provisioning_class, []).append(flavor.name)
+    return [{"name": CHECK_NAMES[name], "onFlavors": on} for name, on in sorted(classes.items())]
+
+
+def provisioning_request_config_spec(provisioning_class: str, resources: list[str]) -> dict[str, Any]:
+    """As xpk's dws-config for GKE queued provisioning (AI-Hypercomputer/xpk src/xpk/templates/kueue_config.yaml.j2
+    @367c838): the class, the accelerator resources it manages, and the node selector that pins the job's pods to
+    the nodes provisioned for its request (GKE labels them autoscaling.gke.io/provisioning-request with the
+    request's ResizeRequestName); the retry strategy is Kueue's default, stated (fallback_triggers)."""
+    return {
+        "provisioningClassName": provisioning_class,
+        "managedResources": sorted(resources),
+        "podSetUpdates": {"nodeSelector": [{"key": "autoscaling.gke.io/provisioning-request",
+                                            "valueFromProvisioningClassDetail": "ResizeRequestName"}]},
+        "retryStrategy": {"backoffLimitCount": PROVISIONING_RETRY_LIMIT,
+                          "backoffBaseSeconds": PROVISIONING_BACKOFF_BASE_SECONDS,
+                          "backoffMaxSeconds": PROVISIONING_BACKOFF_MAX_SECONDS},
+    }
+
+
+def admission_check_spec(config_name: str) -> dict[str, Any]:
+    return {"controllerName": PROVISIONING_CONTROLLER,
+            "parameters": {"apiGroup": "kueue.x-k8s.io", "kind": "ProvisioningRequestConfig", "name": config_name}}
 
 
 @dataclass(frozen=True)

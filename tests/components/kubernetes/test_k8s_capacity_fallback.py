@@ -137,3 +137,47 @@ def test_wait_for_pods_ready_fields_are_kueues():
     assert set(ready["requeuingStrategy"]) <= {"timestamp", "backoffLimitCount", "backoffBaseSeconds",
                                                "backoffMaxSeconds"}
     assert ready["requeuingStrategy"]["timestamp"] in ("Eviction", "Creation")
+
+
+# ---- queued provisioning wired end to end: node pool, check, config, queue -----------------------------------------
+
+def flex_start_h100_plan():
+    from tests.components.gcp import gcp_plans
+
+    plan = gcp_plans.gke_h100_training()
+    pools = tuple(pool.model_copy(update={"flex_start": True, "initial_nodes": 0, "min_nodes": 0})
+                  if pool.role == "gpu" else pool for pool in plan.node_pools)
+    return plan.model_copy(update={"node_pools": pools, "pricing": "flex-start"}), gcp_plans
+
+
+def test_a_flex_start_training_plan_gets_a_queued_pool_its_check_and_the_queues_check():
+    from accelfit.preview.recorder import record
+    from components.build import build
+
+    plan, gcp_plans = flex_start_h100_plan()
+    recording = record(lambda: build(plan, gcp_plans.ownership(plan)), config={"gcp:project": gcp_plans.PROJECT})
+    [pool] = [item for item in recording.of_type("gcp:container/nodePool:NodePool")
+              if item.inputs.get("queuedProvisioning")]
+    assert pool.inputs["queuedProvisioning"] == {"enabled": True}
+    assert pool.inputs["nodeConfig"]["flexStart"] is True
+    check = recording.named(f"{plan.workload}-k8s-kueue-accelfit-queued-provisioning")
+    config = recording.named(f"{plan.workload}-k8s-kueue-accelfit-queued-provisioning-config")
+    assert check.inputs["kind"] == "AdmissionCheck" and config.inputs["kind"] == "ProvisioningRequestConfig"
+    assert check.inputs["spec"]["parameters"]["name"] == config.inputs["metadata"]["name"]
+    assert config.inputs["spec"]["provisioningClassName"] == "queued-provisioning.gke.io"
+    queue = recording.named(f"{plan.workload}-k8s-kueue-cluster-queue").inputs["spec"]
+    assert queue["admissionChecksStrategy"]["admissionChecks"] == [
+        {"name": check.inputs["metadata"]["name"], "onFlavors": [f"{plan.workload}-gpu"]}]
+
+
+def test_a_job_on_a_queued_step_holds_its_quota_while_it_waits_so_the_next_job_moves_down():
+    """Kueue reserves quota before running the admission check (admission_check/_index.md), so a job waiting for
+    its ProvisioningRequest holds the queued flavor's quota: the next job gets the next step (quota-full)."""
+    plan = make_plan("gpu", make_pool("gpu", "gpu", flex_start=True),
+                     make_pool("gpu-fb2", "gpu", spot=True, fallback_rank=2))
+    flavors = flavor_plans(plan, capacities(plan))
+    assert [flavor.provisioning_class for flavor in flavors] == ["queued-provisioning.gke.io", None]
+    queue = Queue(cluster_queue_spec("w", flavors))
+    assert queue.admit(JOB) == "w-gpu"  # quota reserved, ProvisioningRequest pending
+    assert queue.admit(JOB) == "w-gpu-fb2"
+    assert "waiting for their nodes" in TRIGGER_TEXT["quota-full"]

@@ -1,0 +1,28 @@
+"""Which pools obtain their nodes through a ProvisioningRequest (GKE flex-start with queued provisioning), so that
+Kueue admits a job to them only through a ProvisioningRequest admission check. Pure: the node pool component
+(enable queued provisioning), the Kueue routing (ProvisioningRequestConfig, AdmissionCheck, the ClusterQueue's
+check) and the plan's fallback chain all ask this one rule.
+
+GKE (https://cloud.google.com/kubernetes-engine/docs/how-to/provisioningrequest, "Run a large-scale workload with
+flex-start with queued provisioning"): queued provisioning is for batch and AI workloads that must run across
+several nodes at once, all nodes allocated together; "for smaller workloads that can run on a single node" GKE
+points to flex-start VMs (a flex-start pool without queued provisioning, scaled by pending pods). xpk enables it
+for GPU flex-start clusters only (AI-Hypercomputer/xpk src/xpk/utils/kueue.py is_queued_cluster and
+src/xpk/core/capacity.py @367c838253bea41e7d7716145ad6513f44c1a21e: GPU, one slice, `--enable-queued-provisioning`).
+"""
+
+from __future__ import annotations
+
+from accelfit.planner.model import NodePool, Plan
+
+QUEUED_PROVISIONING_CLASS = "queued-provisioning.gke.io"
+
+
+def provisioning_class(plan: Plan, pool: NodePool) -> str | None:
+    """The ProvisioningRequest class the pool's nodes come through, or None (the autoscaler adds nodes for pending
+    pods)."""
+    if plan.cloud.value != "gcp" or plan.orchestration != "kubernetes" or pool.role != "gpu":
+        return None
+    if not pool.flex_start or plan.kind == "inference" or pool.max_nodes < 2:
+        return None
+    return QUEUED_PROVISIONING_CLASS
