@@ -9,6 +9,14 @@ several nodes at once, all nodes allocated together; "for smaller workloads that
 points to flex-start VMs (a flex-start pool without queued provisioning, scaled by pending pods). xpk enables it
 for GPU flex-start clusters only (AI-Hypercomputer/xpk src/xpk/utils/kueue.py is_queued_cluster and
 src/xpk/core/capacity.py @367c838253bea41e7d7716145ad6513f44c1a21e: GPU, one slice, `--enable-queued-provisioning`).
+
+Not on EKS: the cluster autoscaler's ProvisioningRequest classes would not see a shortage there. On AWS,
+AtomicIncreaseSize is not implemented (kubernetes/autoscaler cluster-autoscaler-chart-9.59.0
+@5a0b98e45f896e98132737240ac131a519d3b33d cluster-autoscaler/cloudprovider/aws/aws_cloud_provider.go), so
+best-effort-atomic-scale-up.autoscaling.x-k8s.io marks a request Provisioned once the Auto Scaling group's size is
+raised, before EC2 has (or has not) found the instances (cluster-autoscaler/FAQ.md, "Supported ProvisioningClasses");
+check-capacity.autoscaling.x-k8s.io only checks nodes that already exist, which a pool scaled from 0 never has. On
+EKS a job without nodes is caught by Kueue's waitForPodsReady timeout instead (fallback_triggers).
 """
 
 from __future__ import annotations
