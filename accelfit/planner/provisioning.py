@@ -14,7 +14,9 @@ Not on EKS: the cluster autoscaler's ProvisioningRequest classes would not see a
 AtomicIncreaseSize is not implemented (kubernetes/autoscaler cluster-autoscaler-chart-9.59.0
 @5a0b98e45f896e98132737240ac131a519d3b33d cluster-autoscaler/cloudprovider/aws/aws_cloud_provider.go), so
 best-effort-atomic-scale-up.autoscaling.x-k8s.io marks a request Provisioned once the Auto Scaling group's size is
-raised, before EC2 has (or has not) found the instances (cluster-autoscaler/FAQ.md, "Supported ProvisioningClasses");
+raised, before EC2 has (or has not) found the instances (cluster-autoscaler/FAQ.md, "Supported ProvisioningClasses";
+cluster-autoscaler/provisioningrequest/besteffortatomic/provisioning_class.go: Provisioned=True on "scale up
+requested", and a node group in backoff only leaves the request Provisioned=False, never Failed);
 check-capacity.autoscaling.x-k8s.io only checks nodes that already exist, which a pool scaled from 0 never has. On
 EKS a job without nodes is caught by Kueue's waitForPodsReady timeout instead (fallback_triggers).
 """
