@@ -33,7 +33,7 @@ def pretrain():
     return spec(name="pre", kind="training", framework="jax", model={"parameters": "8B"},
                 training={"tokens": "200B", "deadline_days": 7}, data={"dataset_tb": 0.5},
                 placement={"clouds": ["gcp"], "regions": ["us-central1"], "accelerators": ["tpu-v6e", "tpu-v5e"]},
-                budget={"max_monthly_usd": 300000, "pricing": ["on-demand"]})
+                budget={"max_monthly_usd": 300000, "pricing": ["on-demand", "spot"]})
 
 
 def test_a_planned_multi_host_job_gets_no_step_of_another_shape_and_the_plan_says_why():
