@@ -11,6 +11,7 @@ import pulumi
 
 from accelfit.catalog.models import Catalog, Cloud
 from accelfit.planner.model import NodePool, Plan, TpuVmSlice
+from accelfit.planner.provisioning import provisioning_class
 from components.gcp.bucket import DataBucketArgs
 from components.gcp.filestore import SharedFilestoreArgs
 from components.gcp.gke_cluster import GkeClusterArgs, SystemPoolArgs
@@ -118,7 +119,10 @@ def gpu_pool_args(plan: Plan, pool: NodePool, catalog: Catalog, cluster: pulumi.
         additional_networks=tuple(additional_nics) if layout is not None else (),
         machine_family=family, disk_type=disk.default if disk else "",
         max_pods_per_node=layout.max_pods_per_node if layout is not None else None,
-        host_maintenance_interval=gcp_rules().host_maintenance_interval(family))  # type: ignore[arg-type]
+        host_maintenance_interval=gcp_rules().host_maintenance_interval(family),  # type: ignore[arg-type]
+        # Flex-start pools; multi-node training ones obtain all nodes together through queued provisioning, which
+        # Kueue's ProvisioningRequest check drives (accelfit.planner.provisioning, components.kubernetes.kueue).
+        flex_start=pool.flex_start, queued_provisioning=provisioning_class(plan, pool) is not None)
 
 
 def tpu_pool_args(plan: Plan, pool: NodePool, cluster: pulumi.Input[str], service_account: pulumi.Input[str],
