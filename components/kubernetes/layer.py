@@ -87,7 +87,8 @@ class KubernetesLayer(pulumi.ComponentResource):
             self.eks_addons = EksAddons(child_name(name, "eks-addons"), dataclasses.replace(
                 args.eks_addons, provider=self.provider, labels=args.labels,
                 after=tuple(self.routing.team_namespaces)), opts=child)
-        self.model_servers = build_model_servers(name, args, self.provider, [self.routing], child)
+        self.model_servers = build_model_servers(name, args.serving, args.labels, args.pool_selectors, self.provider,
+                                                 [self.routing], child)
         # The route and autoscaler select and scale those servers: after them.
         self.serving = self._serving(name, args, child)
         self.register_outputs({"cluster_queues": [queue.name for queue in args.queues],

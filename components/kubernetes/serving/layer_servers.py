@@ -4,8 +4,7 @@ pools through the layer's pool selectors (the platform's own node-pool label).""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Mapping, Sequence
 
 import pulumi
 import pulumi_kubernetes as k8s
@@ -17,9 +16,6 @@ from components.kubernetes.serving.lws_controller import LeaderWorkerSetControll
 from components.kubernetes.serving.manifests import PoolTarget, ServerSettings
 from components.kubernetes.serving.model_server import ModelServer, ModelServerArgs
 from components.kubernetes.serving.targets import ServingBuild
-
-if TYPE_CHECKING:
-    from components.kubernetes.layer import KubernetesLayerArgs
 
 
 def hf_token(build: ServingBuild) -> pulumi.Output[str]:
@@ -44,27 +40,30 @@ def targets_of(build: ServingBuild, selectors) -> tuple[PoolTarget, ...]:
     return tuple(targets)
 
 
-def build_model_servers(name: str, args: KubernetesLayerArgs, provider: k8s.Provider,
+def build_model_servers(name: str, serving: Sequence[ServingBuild], labels: Mapping[str, str],
+                        pool_selectors: Mapping[str, Mapping[str, pulumi.Input[str]]], provider: k8s.Provider,
                         after: Sequence[pulumi.Resource], child: pulumi.ResourceOptions) -> list[ModelServer]:
-    if not args.serving:
+    """The layer's model servers (KubernetesLayerArgs.serving), placed through its pool selectors."""
+    if not serving:
         return []
-    priority = manifests.priority_class(args.labels)
+    labels = dict(labels)
+    priority = manifests.priority_class(labels)
     depends: list[pulumi.Resource] = [*after, k8s.scheduling.v1.PriorityClass(
         child_name(name, "serving-priority"), metadata=priority["metadata"], value=priority["value"],
         global_default=priority["globalDefault"], preemption_policy=priority["preemptionPolicy"],
         description=priority["description"], opts=pulumi.ResourceOptions.merge(child, pulumi.ResourceOptions(
             provider=provider)))]
-    if any(build.multi_node for build in args.serving):
+    if any(build.multi_node for build in serving):
         controller = LeaderWorkerSetController(child_name(name, "lws"), LeaderWorkerSetControllerArgs(
-            provider=provider, labels=args.labels), opts=child)
+            provider=provider, labels=labels), opts=child)
         depends.append(controller.release)
     servers = []
-    for build in args.serving:
+    for build in serving:
         settings = ServerSettings(workload=build.workload, namespace=build.namespace,
                                   service_account=build.service_account, cloud=build.cloud, region=build.region,
-                                  serving=build.serving, labels=args.labels, hf_secret=build.hf_secret)
+                                  serving=build.serving, labels=labels, hf_secret=build.hf_secret)
         servers.append(ModelServer(child_name(name, f"serve-{build.workload}"), ModelServerArgs(
-            settings=settings, targets=targets_of(build, args.pool_selectors), provider=provider,
+            settings=settings, targets=targets_of(build, pool_selectors), provider=provider,
             hf_token=hf_token(build) if build.hf_token_key else None,
             create_service_account=build.create_service_account, dependencies=depends), opts=child))
     return servers

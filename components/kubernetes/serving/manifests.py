@@ -33,6 +33,7 @@ from typing import Any
 
 from accelfit.planner.model import ServingPlan, ServingPool, Taint
 from accelfit.spec import weights_scheme
+from components.kubernetes.serving.images import server_image
 
 PORT = 8000
 PORT_NAME = "http"
@@ -239,8 +240,6 @@ def pod_template(settings: ServerSettings, target: PoolTarget, role: str = "serv
 
 
 def server_image_ref(pool: ServingPool) -> str:
-    from components.kubernetes.serving.images import server_image
-
     return server_image(pool.kind).reference
 
 
