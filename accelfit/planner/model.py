@@ -75,6 +75,9 @@ class NodePool(Frozen):
     capacity_block: bool = Field(
         default=False, description="AWS: `reservation` is an EC2 Capacity Block for ML (market type capacity-block) "
         "rather than an On-Demand Capacity Reservation.")
+    flex_start: bool = Field(
+        default=False, description="GCP: the pool runs on Dynamic Workload Scheduler flex-start capacity (no spot, "
+        "no reservation, starts at 0 nodes, each node runs at most 7 days).")
     fallback_rank: int = Field(
         default=0, ge=0, description="0 = a planned pool; above 0 = a fleet workload's standby pool for that step of "
         "its fallback chain (FallbackStep.rank), scaled from 0 nodes.")
@@ -86,6 +89,8 @@ class NodePool(Frozen):
         data = handler(self)
         if isinstance(data, dict) and self.fallback_rank == 0:
             data.pop("fallback_rank", None)
+        if isinstance(data, dict) and not self.flex_start:
+            data.pop("flex_start", None)  # likewise: pools not on flex-start serialize as before it existed
         return data
 
 

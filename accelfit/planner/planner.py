@@ -8,6 +8,7 @@ from accelfit.catalog.models import Catalog
 from accelfit.planner import preferences as pref
 from accelfit.planner.balance import NodeShape, balance_problems
 from accelfit.planner.build import estimate, network_plan, node_pools, plan_accelerator, storage_plan, tpu_vm_slices
+from accelfit.planner.buying import buying_price_reason, buying_warnings
 from accelfit.planner.candidates import offers_for
 from accelfit.planner.choose import alternatives, best_per_group, grouped_rejections, infeasible, rank_key
 from accelfit.planner.evaluate import Evaluation, evaluate
@@ -157,7 +158,9 @@ def reasons(spec: WorkloadSpec, chosen: Sized, ranked: list[Sized], rejected: tu
     out.extend(pricing_reasons(spec, chosen, ranked))
     if chosen.calibration:
         out.append(f"Calibration: {chosen.calibration}")
-    if offer.price is not None:
+    if offer.pricing == "reservation":
+        out.append(buying_price_reason(offer))
+    elif offer.price is not None:
         out.append(f"Price: ${offer.price.hourly_usd:,.4g}/{offer.price.unit} {offer.pricing} in {offer.region} "
                    f"(as of {offer.price.as_of}, {offer.price.source}"
                    + ("" if offer.price.verified else "; second-hand figure, verify before committing") + ").")
@@ -267,6 +270,7 @@ def warnings(spec: WorkloadSpec, chosen: Sized) -> tuple[str, ...]:
         out.append(f"The {offer.pricing} price of {offer.price.sku} is second-hand ({offer.price.source}).")
     if offer.pricing.startswith("committed") and spec.training is not None:
         out.append(f"{offer.pricing} bills the whole term; it pays off only if the capacity is reused after this run.")
+    out.extend(buying_warnings(offer))
     training = spec.training is not None
     multi_node = chosen.units > 1
     if offer.instance is not None:
