@@ -154,12 +154,15 @@ def fallback_chain(spec: WorkloadSpec, catalog: Catalog, environment: Environmen
     else:
         allowed = allowed_tiers(spec)
         listed = ", ".join(pricing.value for pricing in spec.budget.pricing_options)
-        for tier in TIERS:
-            if tier == planned_tier or _CLOUD_OF_TIER.get(tier, plan.cloud.value) != plan.cloud.value:
-                continue
+        tiers = [tier for tier in TIERS if tier != planned_tier
+                 and _CLOUD_OF_TIER.get(tier, plan.cloud.value) == plan.cloud.value]
+        unlisted = [tier for tier in tiers if tier not in allowed]
+        if unlisted:
+            omitted.append(f"{', '.join(unlisted)} {plan.accelerator.name}: budget.pricing [{listed}] does not list "
+                           f"{'it' if len(unlisted) == 1 else 'them'}, and the chain steps only through the ways the "
+                           "spec buys capacity")
+        for tier in tiers:
             if tier not in allowed:
-                omitted.append(f"{tier} {plan.accelerator.name}: budget.pricing [{listed}] does not list it, and the "
-                               "chain steps only through the ways the spec buys capacity")
                 continue
             sized, why = _same_type_on(context, planned, tier, found=found)
             if sized is None:

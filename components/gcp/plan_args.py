@@ -111,7 +111,7 @@ def gpu_pool_args(plan: Plan, pool: NodePool, catalog: Catalog, cluster: pulumi.
         gpu_type=pool.gke_accelerator or "", gpus_per_node=pool.accelerators_per_node,
         driver_version=pool.driver_version or "", service_account=service_account, environment=plan.environment,
         min_nodes=pool.min_nodes, max_nodes=pool.max_nodes, initial_nodes=pool.initial_nodes, spot=pool.spot,
-        reservation=pool.reservation, compact_placement=pool.compact_placement,
+        reservation=pool.reservation, flex_start=pool.flex_start, compact_placement=pool.compact_placement,
         gpu_sharing_strategy=pool.gpu_sharing_strategy, gpu_max_shared_clients=pool.gpu_max_shared_clients,
         taints=_taints(pool), labels=dict(pool.labels), resource_labels=labels, disk_size_gb=pool.disk_size_gb,
         local_ssd_count=local_ssd_count(pool.local_nvme_gb),

@@ -82,7 +82,7 @@ def test_fallback_chain_is_planned_pool_then_other_tiers_then_the_next_accelerat
     assert [(step.accelerator, step.pricing) for step in steps[:2]] == [("tpu-v6e", "spot"), ("tpu-v6e", "on-demand")]
     assert steps[2].accelerator != "tpu-v6e" and "next-best eligible accelerator" in steps[2].note
     # A reservation is a tier budget.pricing [spot, on-demand] does not list: left out, and said why.
-    assert any(reason.startswith("reservation tpu-v6e: budget.pricing [spot, on-demand] does not list it")
+    assert any(reason.startswith("reservation, flex-start tpu-v6e: budget.pricing [spot, on-demand] does not list them")
                for reason in planned.workload("pretrain").fallback_omitted)
 
 
@@ -92,7 +92,7 @@ def test_the_chain_steps_only_through_the_pricing_models_the_spec_lists():
     member = planned.workloads[0]
     assert {step.pricing for step in member.fallback if step.accelerator == member.plan.accelerator.name} == {
         "on-demand"}
-    assert any(reason.startswith("spot l4: budget.pricing [on-demand] does not list it")
+    assert any(reason.startswith("reservation, flex-start, spot l4: budget.pricing [on-demand] does not list them")
                for reason in member.fallback_omitted)
 
 
@@ -299,8 +299,8 @@ def test_a_committed_only_plan_keeps_its_chain_on_the_commitment():
     steps = member.fallback
     assert steps[0].pricing == "reservation" and steps[0].option.endswith("/committed-1y")
     assert [step.pricing for step in steps] == ["reservation"]
-    assert {reason.split(" ")[0] for reason in member.fallback_omitted if "does not list it" in reason} >= {
-        "on-demand", "spot"}
+    assert any(reason.startswith("flex-start, on-demand, spot tpu-v") and "does not list them" in reason
+               for reason in member.fallback_omitted)
 
 
 def test_a_committed_plan_with_on_demand_listed_falls_back_to_on_demand_capacity():
