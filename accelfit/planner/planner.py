@@ -108,9 +108,18 @@ def build_plan(spec: WorkloadSpec, environment: Environment, chosen: Sized, rank
         baremetal_hosts=tuple(server.name for server in offer.servers[:chosen.units]),
         network=network_plan(spec, chosen), storage=storage_plan(spec, chosen),
         estimate=estimate(chosen, spec), reasons=reasons(spec, chosen, ranked, rejected),
-        warnings=warnings(spec, chosen) + missing_price_notes(offer.pricing, rejected),
+        warnings=warnings(spec, chosen) + missing_price_notes(_priced_models(spec, offer.pricing), rejected),
         alternatives=alternatives(chosen, ranked, top), rejected=rejected,
         catalog_as_of=offer.price.as_of if offer.price else _newest_date(ranked), catalog=offer.catalog)
+
+
+def _priced_models(spec: WorkloadSpec, chosen: str) -> str:
+    """The pricing models a missing price could be under: the plan's, or (a held reservation, never a price row)
+    the spec's others."""
+    if chosen != "reservation":
+        return chosen
+    others = [pricing.value for pricing in spec.budget.pricing_options if pricing.value != "reservation"]
+    return " or ".join(others) or chosen
 
 
 def orchestration_reasons(spec: WorkloadSpec, chosen: Sized, ranked: list[Sized]) -> list[str]:
@@ -266,7 +275,7 @@ def pricing_reasons(spec: WorkloadSpec, chosen: Sized, ranked: list[Sized]) -> l
 def warnings(spec: WorkloadSpec, chosen: Sized) -> tuple[str, ...]:
     offer = chosen.offer
     out: list[str] = []
-    if offer.price is not None and not offer.price.verified:
+    if offer.price is not None and not offer.price.verified and offer.pricing != "reservation":
         out.append(f"The {offer.pricing} price of {offer.price.sku} is second-hand ({offer.price.source}).")
     if offer.pricing.startswith("committed") and spec.training is not None:
         out.append(f"{offer.pricing} bills the whole term; it pays off only if the capacity is reused after this run.")
