@@ -1,8 +1,9 @@
-"""Build a stack's plan: `build_fleet(fleet)` is the one entry the program calls, for both forms of a stack. Each
-shared cluster is built once with every member's pools (`build_shared_cluster`); each workload placed alone (the
-single form's workload in its own cluster, TPU VMs, bare metal) is built by `build(plan)`: the components of its
-platform, then the Kubernetes layer (GPU software, Kueue routing with the fallback chain, DCGM telemetry) on the
-cluster that was built. Everything is checked before the first resource is created.
+"""Build a stack's plan: `build_fleet(fleet)` is the one entry the program calls, for both forms of a stack. Every
+Kubernetes cluster, a fleet's shared cluster or the single form's cluster of its own (its fleet of one), is built by
+`build_cluster`: the components of its platform, then the Kubernetes layer (GPU software, Kueue routing with each
+workload's fallback chain, DCGM telemetry) on the cluster that was built. A workload placed alone is built by
+`build(plan)`: in a cluster of its own (`build_cluster` again), or as its VMs. Everything is checked before the first
+resource is created.
 
 Each cloud's package is imported only when its plan is built, so a GCP stack never imports pulumi_aws and an
 AWS stack never imports pulumi_gcp.
@@ -34,87 +35,79 @@ class Built:
 
 def build(plan: Plan, ownership: Ownership, catalog: Catalog | None = None,
           inventory: Inventory | None = None, inventory_source: str = "inventory") -> Built:
+    """A workload placed alone: on Kubernetes, in a cluster of its own holding its fleet of one (`build_cluster`,
+    the one path every cluster takes); otherwise its VMs (TPU VM slices, a GPU VM), which have no Kubernetes layer."""
     if catalog is None:
         from accelfit.catalog import load_catalog
 
         catalog = load_catalog()
+    if plan.orchestration == "kubernetes":
+        from components.fleet import own_cluster
+
+        return build_cluster(own_cluster(plan, ownership), catalog, inventory=inventory,
+                             inventory_source=inventory_source)
     if plan.cloud.value == "gcp":
         from components.gcp import build as build_gcp
-        from components.kubernetes.build import build_for_gke, plan_cloud_layer
 
-        layer = plan_cloud_layer(plan, catalog)  # checked before the cloud stack creates anything
-        stack = build_gcp(plan, ownership, catalog=catalog)
-        if layer is None:
-            return Built(stack, None)
-        kubernetes = build_for_gke(plan, layer, stack, ownership)
-        # Workload Identity service accounts and GPUDirect NIC objects (components/gcp/cluster_objects.py).
-        from components.gcp.cluster_objects import build_cluster_objects
-        from components.kubernetes.build import layer_labels
+        return Built(build_gcp(plan, ownership, catalog=catalog), None)
+    from components.aws.gpu_vm import Ec2GpuVmStack
 
-        build_cluster_objects(plan, stack, kubernetes, layer_labels(ownership))
-        return Built(stack, kubernetes)
-    if plan.platform.value == "ec2-gpu-vm":
-        from components.aws.gpu_vm import Ec2GpuVmStack
-
-        return Built(Ec2GpuVmStack(plan.workload, plan, ownership), None)  # one VM: no Kubernetes layer
-    if plan.cloud.value == "aws":
-        from components.aws import build as build_aws
-        from components.kubernetes.build import build_for_eks, plan_cloud_layer
-
-        from components.aws.schedule import build_schedules
-
-        layer = plan_cloud_layer(plan, catalog)
-        stack = build_aws(plan, ownership, catalog=catalog)
-        build_schedules(plan, stack)  # part-day serving pools: scaled up and to zero daily
-        return Built(stack, build_for_eks(plan, layer, stack, ownership) if layer else None)
-    from components.baremetal import build as build_baremetal
-    from components.baremetal.checks import check_plan
-    from components.kubernetes.build import build_for_baremetal, plan_baremetal_layer
-
-    checked = check_plan(plan, inventory, inventory_source)
-    layer = plan_baremetal_layer(plan, checked)
-    metal = build_baremetal(plan, checked, inventory_source)
-    # The layer's objects need no particular node, but its queues are only useful once the nodes are labelled.
-    return Built(metal, build_for_baremetal(plan, layer, metal.kubeconfig, ownership, [metal.membership]))
+    return Built(Ec2GpuVmStack(plan.workload, plan, ownership), None)  # one VM: no Kubernetes layer
 
 
-def build_shared_cluster(cluster: SharedClusterBuild, catalog: Catalog, *, layer: Any = None) -> Built:
-    """One cluster holding several workloads (a fleet's SharedCluster): everything is checked, the Kubernetes
-    layer included, before the first resource is created. `layer`: the cluster's layer plan, when the caller
-    has already checked the cluster (shared_cluster_check) and planned its layer."""
-    checked = layer is not None
-    if cluster.basis.cloud.value == "gcp":
+def build_cluster(cluster: SharedClusterBuild, catalog: Catalog, *, layer: Any = None,
+                  inventory: Inventory | None = None, inventory_source: str = "inventory") -> Built:
+    """One Kubernetes cluster with its workloads and its Kubernetes layer (GPU software, Kueue routing with each
+    workload's fallback chain, DCGM telemetry), whichever form of stack it belongs to: a fleet's shared cluster, or
+    the single form's cluster of its own (`cluster.own`). Everything, the layer included, is checked before the
+    first resource is created. `layer`: the cluster's layer plan, when the caller has already checked the cluster
+    (cluster_check) and planned its layer. Built.platform: a cluster of its own's stack (GcpStack, EksGpuStack,
+    bare metal), as single stacks have always returned; a shared cluster's build."""
+    from components.kubernetes.build import plan_layer
+
+    basis = cluster.basis
+    if basis.platform.value == "baremetal-gpu":
+        from components.baremetal import build as build_baremetal
+        from components.baremetal.checks import check_plan
+        from components.kubernetes.build import build_baremetal_layer
+
+        checked = check_plan(basis, inventory, inventory_source)
+        layer = layer if layer is not None else plan_layer(cluster, catalog, checked)
+        metal = build_baremetal(basis, checked, inventory_source)
+        # The layer's objects need no particular node, but its queues are only useful once the nodes are labelled.
+        return Built(metal, build_baremetal_layer(cluster, layer, metal.kubeconfig, [metal.membership]))
+    if layer is None:
+        _raise_if_any(cluster_check(cluster, catalog))
+        layer = plan_layer(cluster, catalog)
+    if basis.cloud.value == "gcp":
         from components.gcp.cluster_objects import build_gpudirect, build_service_accounts
-        from components.gcp.fleet_stack import build_shared_cluster as build_gke, shared_cluster_problems
-        from components.kubernetes.build import build_shared_for_gke, layer_labels, plan_shared_layer
+        from components.gcp.fleet_stack import build_gke_cluster
+        from components.kubernetes.build import build_gke_layer, layer_labels
 
-        if not checked:
-            _raise_if_any(shared_cluster_problems(cluster, catalog))
-            layer = plan_shared_layer(cluster, catalog)
-        built = build_gke(cluster, catalog, checked=True)
-        kubernetes = build_shared_for_gke(cluster, layer, built)
+        built = build_gke_cluster(cluster, catalog, checked=True)
+        kubernetes = build_gke_layer(cluster, layer, built)
+        # Workload Identity service accounts per workload, GPUDirect NIC objects once per cluster.
         for workload in cluster.workloads:
+            group = built.groups.get(workload.name)
             build_service_accounts(workload.plan, built.workloads[workload.name], kubernetes,
                                    layer_labels(workload.ownership),
-                                   pulumi.ResourceOptions(parent=built.groups[workload.name]))
-        basis = built.workloads[cluster.basis.workload]
-        build_gpudirect(cluster.name, cluster.basis, basis, kubernetes, layer_labels(cluster.ownership),
-                        list(basis.gpu_pools), pulumi.ResourceOptions(parent=built.group))
-        return Built(built, kubernetes)
-    if cluster.basis.cloud.value == "aws":
-        from components.aws.fleet_stack import build_shared_cluster as build_eks, shared_cluster_problems
+                                   pulumi.ResourceOptions(parent=group) if group is not None else None)
+        stack = built.workloads[basis.workload]
+        build_gpudirect(cluster.name, basis, stack, kubernetes, layer_labels(cluster.ownership),
+                        list(stack.gpu_pools),
+                        pulumi.ResourceOptions(parent=built.group) if built.group is not None else None)
+        return Built(stack if cluster.own else built, kubernetes)
+    if basis.cloud.value == "aws":
+        from components.aws.fleet_stack import build_eks_cluster
         from components.aws.schedule import build_schedules
-        from components.kubernetes.build import build_shared_for_eks, plan_shared_layer
+        from components.kubernetes.build import build_eks_layer
 
-        if not checked:
-            _raise_if_any(shared_cluster_problems(cluster, catalog))
-            layer = plan_shared_layer(cluster, catalog)
-        built = build_eks(cluster, catalog, checked=True)
+        built = build_eks_cluster(cluster, catalog, checked=True)
         for workload in cluster.workloads:
             build_schedules(workload.plan, built.workloads[workload.name])  # part-day serving pools
-        return Built(built, build_shared_for_eks(cluster, layer, built))
-    raise InputError([problem("plan", "workloads", "only GKE and EKS clusters are shared",
-                              "build bare-metal workloads alone", cluster.basis.cloud.value)])
+        return Built(built.stack if cluster.own else built, build_eks_layer(cluster, layer, built))
+    raise InputError([problem("plan", "workloads", "only GKE, EKS and bare-metal clusters are built",
+                              "plan a GKE, EKS or bare-metal platform", basis.cloud.value)])
 
 
 def _raise_if_any(problems: list) -> None:
@@ -153,28 +146,28 @@ def fleet_cluster_builds(fleet: Any, ownership: Ownership) -> list[SharedCluster
 def build_fleet(fleet: Any, ownership: Ownership, catalog: Catalog,
                 inventories: dict[str, tuple[Inventory | None, str]] | None = None, *,
                 single: bool = False) -> FleetBuilt:
-    """A stack's resources, whichever its form: one shared cluster per SharedCluster (each checked whole before it
-    creates anything; all of them checked before the first creates anything), and each workload placed alone (the
-    single form's workload, TPU VMs, bare metal) built as a stack of its own. `ownership` is the stack's; each
-    workload's resources carry its own name. `single`: the single form, whose problems name the plan's fields
-    without a `workloads[i].` prefix (its stack file has no workload list)."""
-    from components.kubernetes.build import plan_shared_layer
+    """A stack's resources, whichever its form: one shared cluster per SharedCluster, and each workload placed alone
+    (the single form's workload in a cluster of its own, TPU VMs, bare metal); every cluster goes through
+    `build_cluster`. Everything is checked, every cluster's Kubernetes layer included, before the first resource is
+    created. `ownership` is the stack's; each workload's resources carry its own name. `single`: the single form,
+    whose problems name the plan's fields without a `workloads[i].` prefix (its stack file has no workload list)."""
+    from components.kubernetes.build import plan_layer
 
     inventories = inventories or {}
     builds = fleet_cluster_builds(fleet, ownership)
     problems = []
     for cluster in builds:
-        problems += shared_cluster_check(cluster, catalog)
+        problems += cluster_check(cluster, catalog)
     for index, member in enumerate(fleet.workloads):
         if member.cluster is None:
-            found = alone_problems(member.plan, catalog, *inventories.get(member.name, (None, "inventory")))
+            found = alone_problems(member.plan, dataclasses.replace(ownership, workload=member.name), catalog,
+                                   *inventories.get(member.name, (None, "inventory")))
             problems += found if single else [
                 dataclasses.replace(item, field=f"workloads[{index}].{item.field}".rstrip(".")) for item in found]
     _raise_if_any(problems)
     # Every cluster's Kubernetes layer is planned (and checked) before the first cluster creates anything too.
-    layers = {cluster.name: plan_shared_layer(cluster, catalog) for cluster in builds}
-    clusters = {cluster.name: build_shared_cluster(cluster, catalog, layer=layers[cluster.name])
-                for cluster in builds}
+    layers = {cluster.name: plan_layer(cluster, catalog) for cluster in builds}
+    clusters = {cluster.name: build_cluster(cluster, catalog, layer=layers[cluster.name]) for cluster in builds}
     alone = {}
     for member in fleet.workloads:
         if member.cluster is None:
@@ -184,38 +177,38 @@ def build_fleet(fleet: Any, ownership: Ownership, catalog: Catalog,
     return FleetBuilt(clusters=clusters, alone=alone)
 
 
-def alone_problems(plan: Plan, catalog: Catalog, inventory: Inventory | None, source: str) -> list:
-    """What `build` would refuse for a fleet workload built alone (TPU VMs, bare metal, a cluster of its own), found
-    before any of the fleet's resources exist."""
-    from components.kubernetes.build import plan_baremetal_layer, plan_cloud_layer
+def alone_problems(plan: Plan, ownership: Ownership, catalog: Catalog, inventory: Inventory | None,
+                   source: str) -> list:
+    """What `build` would refuse for a workload built alone (a cluster of its own, TPU VMs, a GPU VM, bare metal),
+    found before any of the stack's resources exist."""
+    from components.fleet import own_cluster
+    from components.kubernetes.build import plan_layer
 
     try:
-        if plan.cloud.value == "gcp":
-            from accelfit.cloudrules.gcp.validation import plan_problems
+        if plan.orchestration != "kubernetes":
+            if plan.cloud.value == "gcp":
+                from accelfit.cloudrules.gcp.validation import plan_problems
 
-            found = plan_problems(plan, catalog)
-        elif plan.platform.value == "ec2-gpu-vm":
+                return plan_problems(plan, catalog)
             return []
-        elif plan.cloud.value == "aws":
-            from accelfit.cloudrules.aws.plan_checks import validate_eks_plan
-
-            found = validate_eks_plan(plan, catalog)
-        else:
+        cluster = own_cluster(plan, ownership)
+        if plan.platform.value == "baremetal-gpu":
             from components.baremetal.checks import check_plan
 
-            plan_baremetal_layer(plan, check_plan(plan, inventory, source))
+            plan_layer(cluster, catalog, check_plan(plan, inventory, source))
             return []
+        found = cluster_check(cluster, catalog)
         if not found:
-            plan_cloud_layer(plan, catalog)
+            plan_layer(cluster, catalog)
         return found
     except InputError as error:
         return list(error.problems)
 
 
-def shared_cluster_check(cluster: SharedClusterBuild, catalog: Catalog) -> list:
-    """Everything wrong with a shared cluster, before any resource of the stack exists."""
+def cluster_check(cluster: SharedClusterBuild, catalog: Catalog) -> list:
+    """Everything wrong with a GKE or EKS cluster (of its own, or shared), before any resource of the stack exists."""
     if cluster.basis.cloud.value == "gcp":
-        from components.gcp.fleet_stack import shared_cluster_problems
+        from components.gcp.fleet_stack import cluster_build_problems
     else:
-        from components.aws.fleet_stack import shared_cluster_problems
-    return shared_cluster_problems(cluster, catalog)
+        from components.aws.fleet_stack import cluster_build_problems
+    return cluster_build_problems(cluster, catalog)

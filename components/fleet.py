@@ -1,5 +1,7 @@
-"""A shared cluster as the components build it: one cluster named after the fleet, holding several workloads'
-pools. Plain data and the checks that span workloads; no Pulumi import (the clouds' stacks consume it).
+"""A cluster as the components build it (`SharedClusterBuild`), in either form of a stack: a fleet's shared cluster,
+named after the fleet and holding several workloads' pools, or the single form's cluster of its own (`own`, from
+`own_cluster`), holding its fleet of one. Plain data and the checks that span workloads; no Pulumi import (the
+clouds' stacks and the Kubernetes layer consume it).
 
 Shared items (project APIs/IAM roles, network + NAT, the node identity, the control plane, the system pool, the
 Kubernetes layer's add-ons) are built once with the cluster's name and labelled `workload: <fleet>-shared`; each
@@ -37,12 +39,18 @@ class ClusterWorkload:
 
 @dataclass(frozen=True)
 class SharedClusterBuild:
-    """One cluster holding `workloads` (in the stack's order), named `name`, in the Kueue cohort `fleet`."""
+    """One cluster holding `workloads` (in the stack's order), named `name`, in the Kueue cohort `fleet`; or, with
+    `own`, the single form's cluster of its own, holding its fleet of one. Both are built by the same functions;
+    `own` is the one fact they differ by (see `pool_prefix`, `cohort`)."""
 
     name: str
     fleet: str
     workloads: tuple[ClusterWorkload, ...]
     ownership: Ownership = field(metadata={"doc": "Labels of the shared items (workload: <fleet>-shared)."})
+    own: bool = field(default=False, metadata={
+        "doc": "The single form's cluster of its own (one workload, named and labelled after it, as single "
+               "stacks have always been built): no group components, its flavors keyed by its pools' own names, "
+               "its pods in accelfit:teamNamespaces, no Kueue cohort. False: a fleet's shared cluster."})
     network: NetworkPlan | None = field(default=None, metadata={
         "doc": "The shared network as the fleet plan sized it (pods range for every member's nodes); None = the "
                "basis workload's."})
@@ -54,6 +62,17 @@ class SharedClusterBuild:
     @property
     def plans(self) -> tuple[Plan, ...]:
         return tuple(item.plan for item in self.workloads)
+
+    def pool_prefix(self, plan: Plan) -> str:
+        """What a workload's pool names are prefixed with where the cluster's pools meet (Kueue flavors' pool keys
+        and resource names): nothing in a cluster of its own, `<workload>-` in a shared one, where pool names are
+        unique per workload only."""
+        return "" if self.own else f"{plan.workload}-"
+
+    @property
+    def cohort(self) -> str | None:
+        """The Kueue cohort the workloads' queues share and borrow in: the fleet's; none in a cluster of its own."""
+        return None if self.own else self.fleet
 
     @property
     def basis(self) -> Plan:
@@ -77,6 +96,12 @@ class SharedClusterBuild:
 
 # Network settings that are the workload's own (its pools' NICs) or sized for the whole cluster by the fleet plan.
 _PER_WORKLOAD_NETWORK = {"extra_networks", "efa", "placement_group", "pods_cidr"}
+
+
+def own_cluster(plan: Plan, ownership: Ownership) -> SharedClusterBuild:
+    """The single form's cluster of its own: its fleet of one, named and labelled after the workload."""
+    return SharedClusterBuild(name=plan.workload, fleet=plan.workload, ownership=ownership, own=True,
+                              workloads=(ClusterWorkload(plan=plan, ownership=ownership),))
 
 
 def shared_ownership(fleet: str, like: Ownership) -> Ownership:

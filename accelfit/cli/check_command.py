@@ -1,8 +1,9 @@
 """`accelfit check FILE`: validate a workload spec, a stack file or a bare-metal inventory.
 
 A stack file gets every check `plan --stack`, `lock` and `preview` make before they build anything (config keys,
-team, cost center, environment, the locked selection, the workload and its plan, and the provider config that
-plan needs), so `check` never says ok to a stack that one of them then refuses.
+team, cost center, environment, the locked selection, the workload and its plan, the provider config that plan
+needs, and the cloud rules its plan must meet: accelfit.cloudrules.stack_checks), so `check` never says ok to a
+stack that one of them then refuses.
 """
 
 from __future__ import annotations
@@ -54,6 +55,7 @@ def check(ctx: click.Context, file: Path) -> None:
 def _check_stack(ctx: click.Context, file: Path, name: str | None) -> None:
     from accelfit.catalog import load_catalog
     from accelfit.cli.fleet_stack import plan_stack_fleet, single_view
+    from accelfit.cloudrules.stack_checks import fleet_problems
     from accelfit.planner import NoFeasiblePlan
     from accelfit.stackfile import find_project_dir, load_stack_file, plan_requirement_problems
 
@@ -66,13 +68,15 @@ def _check_stack(ctx: click.Context, file: Path, name: str | None) -> None:
     if stack.is_fleet:
         _check_fleet(ctx, file, stack)
         return
+    catalog = load_catalog()
     try:
-        plan, lock = single_view(*plan_stack_fleet(stack, load_catalog()))
+        fleet, locks = plan_stack_fleet(stack, catalog)
     except NoFeasiblePlan as failure:
         click.echo(f"no feasible plan for {file}: {failure.message}", err=True)
         ctx.exit(EXIT_POLICY_OR_INFEASIBLE)
         return
-    problems = plan_requirement_problems(stack, plan.cloud.value)
+    plan, lock = single_view(fleet, locks)
+    problems = plan_requirement_problems(stack, plan.cloud.value) + fleet_problems(fleet, catalog, single=True)
     if problems:
         raise InputError(problems)
     spec = stack.spec
@@ -94,11 +98,13 @@ def _check_fleet(ctx: click.Context, file: Path, stack) -> None:
     """A fleet stack: every workload plans (with its lock) and the provider config of every cloud it plans on."""
     from accelfit.catalog import load_catalog
     from accelfit.cli.fleet_stack import plan_stack_fleet
+    from accelfit.cloudrules.stack_checks import fleet_problems
     from accelfit.planner import NoFeasiblePlan
     from accelfit.stackfile import plan_requirement_problems
 
+    catalog = load_catalog()
     try:
-        fleet, locks = plan_stack_fleet(stack, load_catalog())
+        fleet, locks = plan_stack_fleet(stack, catalog)
     except NoFeasiblePlan as failure:
         click.echo(f"no feasible plan for {file}: {failure.message}", err=True)
         ctx.exit(EXIT_POLICY_OR_INFEASIBLE)
@@ -106,6 +112,7 @@ def _check_fleet(ctx: click.Context, file: Path, stack) -> None:
     problems = []
     for cloud in dict.fromkeys(member.plan.cloud.value for member in fleet.workloads):
         problems += plan_requirement_problems(stack, cloud)
+    problems += fleet_problems(fleet, catalog, single=False)
     if problems:
         raise InputError(problems)
     click.echo(f"ok: fleet stack {file}: fleet {fleet.name} in {stack.environment}, {len(fleet.workloads)} "

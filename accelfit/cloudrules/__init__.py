@@ -13,5 +13,6 @@ package imports nothing from `components/` or `policies/` and never Pulumi (test
   node_settings.py, retention.py; validation.py checks a whole GCP plan);
 - `aws/`: AWS (instance_rules.py + data/efa_layouts.yaml and capacity_blocks.yaml, efa.py, eks_versions.py,
   fsx_sizes.py, addressing.py; plan_checks.py checks a whole EKS plan);
-- `shared_cluster.py` + data/shared_cluster_rules.yaml: what one cluster holding several workloads may hold.
+- `shared_cluster.py` + data/shared_cluster_rules.yaml: what one cluster holding several workloads may hold;
+- `stack_checks.py`: all of the above that a stack's plan can be checked against alone, which `accelfit check` runs.
 """

@@ -8,7 +8,9 @@ tests/eks-managed-node-group/main.tf: AL2023, Bottlerocket and ARM groups on one
 core node group and adds GPU capacity (g5, g6 node pools) to the same cluster (awslabs/ai-on-eks
 @41a979ee7614a59e5337768b1bddec76ad6653e0 infra/base/terraform/eks.tf core_node_group, addons.tf g6-gpu-karpenter).
 
-Every workload's plan and the cluster-wide rules are checked before anything is created."""
+Every workload's plan and the cluster-wide rules are checked before anything is created. `build_eks_cluster` is the
+one entry for every EKS cluster: a fleet's shared cluster here, the single form's cluster of its own as the one
+EksGpuStack (stack.py), both returned as an `EksClusterBuilt` the Kubernetes layer reads the same way."""
 
 from __future__ import annotations
 
@@ -31,7 +33,7 @@ from components.aws.node_group import ManagedNodeGroup
 from accelfit.cloudrules.aws.plan_checks import validate_eks_plan
 from components.aws.pod_identity_role import PodIdentityRole
 from components.aws.stack import (
-    PROTECTED_ENVIRONMENTS, ClusterItems, build_autoscaler_identity, build_cluster_items, build_fsx_addon,
+    PROTECTED_ENVIRONMENTS, ClusterItems, EksGpuStack, build_autoscaler_identity, build_cluster_items, build_fsx_addon,
     build_node_groups, build_workload_storage,
 )
 from components.aws.workload_identity import WorkloadIdentity, pod_identity_agent
@@ -73,6 +75,15 @@ def shared_cluster_problems(cluster: SharedClusterBuild, catalog: Catalog) -> li
     system = [pool for pool in cluster.basis.node_pools if pool.role == "system"]
     pools = len(system) + sum(len(accelerator_pools(plan)) for plan in cluster.plans)
     return problems + pool_count_problems("aws", cluster.name, pools)
+
+
+def cluster_build_problems(build: SharedClusterBuild, catalog: Catalog) -> list[Problem]:
+    """What `build_eks_cluster` refuses before it creates anything: a cluster of its own, its one plan's problems
+    (the account's zones are read when it is built, components.aws.build); a shared cluster, every workload's
+    (under workloads[i]) and the cluster-wide rules."""
+    if build.own:
+        return validate_eks_plan(build.basis, catalog)
+    return shared_cluster_problems(build, catalog)
 
 
 @dataclass(frozen=True)
@@ -136,18 +147,36 @@ class EksWorkload(pulumi.ComponentResource):
 
 
 @dataclass
-class EksSharedStack:
+class EksClusterBuilt:
+    """What one EKS cluster's build made, in either form, as the Kubernetes layer and the schedules read it: the
+    cluster, its system node group(s), and per workload its accelerator node groups and file system. `group` and
+    `groups` are None/empty for the single form's cluster of its own, whose resources sit under the one EksGpuStack
+    component named after the workload (`stack`), as stacks created by earlier releases have them."""
+
     name: str
-    group: SharedClusterGroup
-    shared: EksSharedCluster
-    workloads: dict[str, EksWorkload] = field(default_factory=dict)
+    cluster: EksCluster
+    system_groups: list[ManagedNodeGroup]
+    workloads: dict[str, EksWorkload | EksWorkloadParts] = field(default_factory=dict)
+    group: SharedClusterGroup | None = None
     groups: dict[str, WorkloadGroup] = field(default_factory=dict)
     cluster_addons: list[pulumi.Resource] = field(default_factory=list)
+    stack: EksGpuStack | None = None
 
 
-def build_shared_cluster(build: SharedClusterBuild, catalog: Catalog, access: ClusterAccess | None = None,
-                         *, checked: bool = False) -> EksSharedStack:
-    """`checked`: the caller has already checked `build` (shared_cluster_problems) and found nothing."""
+@dataclass(frozen=True)
+class EksWorkloadParts:
+    """A workload's part of a cluster of its own: its accelerator node groups (by pool name) and file system."""
+
+    node_groups: dict[str, ManagedNodeGroup]
+    filesystem: LustreFileSystem | None
+
+
+def build_eks_cluster(build: SharedClusterBuild, catalog: Catalog, access: ClusterAccess | None = None,
+                      *, checked: bool = False) -> EksClusterBuilt:
+    """One EKS cluster and its workloads' node groups, storage and identities, in either form (`build.own`: the
+    single form's cluster of its own). `checked`: the caller has already checked `build` and found nothing."""
+    if build.own:
+        return _own_cluster(build, catalog, access)
     problems = [] if checked else shared_cluster_problems(build, catalog)
     if problems:
         raise InputError(problems)
@@ -155,15 +184,31 @@ def build_shared_cluster(build: SharedClusterBuild, catalog: Catalog, access: Cl
     group = SharedClusterGroup(build.name)
     shared = EksSharedCluster(build.name, EksSharedClusterArgs(cluster=build, access=access),
                               pulumi.ResourceOptions(parent=group))
-    stack = EksSharedStack(name=build.name, group=group, shared=shared)
+    built = EksClusterBuilt(name=build.name, cluster=shared.cluster, system_groups=list(shared.node_groups.values()),
+                            group=group)
     for workload in build.workloads:
         workload_group = WorkloadGroup(workload.name)
-        stack.groups[workload.name] = workload_group
-        stack.workloads[workload.name] = EksWorkload(workload.name, workload.plan, workload.ownership.aws_tags(),
+        built.groups[workload.name] = workload_group
+        built.workloads[workload.name] = EksWorkload(workload.name, workload.plan, workload.ownership.aws_tags(),
                                                      shared, pulumi.ResourceOptions(parent=workload_group))
-    if any(item.filesystem is not None for item in stack.workloads.values()):
-        groups = [*shared.node_groups.values(), *(group for item in stack.workloads.values()
+    if any(item.filesystem is not None for item in built.workloads.values()):
+        groups = [*shared.node_groups.values(), *(group for item in built.workloads.values()
                                                   for group in item.node_groups.values())]
-        stack.cluster_addons.append(build_fsx_addon(shared, build.name, shared.cluster, groups,
+        built.cluster_addons.append(build_fsx_addon(shared, build.name, shared.cluster, groups,
                                                     build.ownership.aws_tags(), build.basis.region))
-    return stack
+    return built
+
+
+def _own_cluster(build: SharedClusterBuild, catalog: Catalog, access: ClusterAccess | None) -> EksClusterBuilt:
+    """The single form's cluster: the one EksGpuStack component named after the workload (components.aws.build,
+    which checks the plan and the account's zones itself)."""
+    from components.aws import build as build_own
+
+    (workload,) = build.workloads
+    plan = workload.plan
+    stack = build_own(plan, workload.ownership, catalog, access)
+    accelerators = {pool.name: stack.node_groups[pool.name] for pool in accelerator_pools(plan)}
+    return EksClusterBuilt(
+        name=build.name, cluster=stack.cluster, stack=stack, cluster_addons=list(stack.cluster_addons),
+        system_groups=[group for pool, group in stack.node_groups.items() if pool not in accelerators],
+        workloads={plan.workload: EksWorkloadParts(node_groups=accelerators, filesystem=stack.filesystem)})

@@ -8,9 +8,10 @@ Pod Identity for the workload's pods and for the Cluster Autoscaler. The whole p
 
 One build path: `build_cluster_items` (VPC, roles, control plane, system pool), `build_node_groups` (a pool as a
 managed node group), `build_workload_storage`, `build_autoscaler_identity` and `build_fsx_addon` build the single
-form's cluster of its own here and a fleet's shared cluster in fleet_stack.py; the forms differ only in the
-components the resources sit under (which keeps every URN a stack of either form was created with, so nothing
-moves and no alias is needed) and in where the Pod Identity agent sits.
+form's cluster of its own here and a fleet's shared cluster in fleet_stack.py, whose `build_eks_cluster` is the one
+entry for both (components.build.build_cluster calls it); the forms differ only in the components the resources sit
+under (which keeps every URN a stack of either form was created with, so nothing moves and no alias is needed) and
+in where the Pod Identity agent sits.
 """
 
 from __future__ import annotations

@@ -4,8 +4,6 @@ Created once the layer (its provider and namespaces) exists."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import pulumi
 
 from accelfit.planner.model import Plan
@@ -14,12 +12,6 @@ from components.gcp.stack import GcpStack
 from components.gcp.workload_identity import WorkloadServiceAccounts, WorkloadServiceAccountsArgs
 from components.kubernetes.gpudirect import GpuDirectNetworking, GpuDirectNetworkingArgs, NicNetwork
 from components.kubernetes.layer import KubernetesLayer
-
-
-@dataclass(frozen=True)
-class ClusterObjects:
-    service_accounts: WorkloadServiceAccounts | None
-    gpudirect: GpuDirectNetworking | None
 
 
 def gpudirect_nics(plan: Plan, stack: GcpStack) -> tuple[NicNetwork, ...]:
@@ -32,12 +24,6 @@ def gpudirect_nics(plan: Plan, stack: GcpStack) -> tuple[NicNetwork, ...]:
     return tuple(NicNetwork(name=name, vpc=vpc, subnet=subnet, device_mode=mode)
                  for name, mode, (vpc, subnet) in zip((*gvnic_names, *rdma_names), modes,
                                                       stack.network.additional_nics, strict=True))
-
-
-def build_cluster_objects(plan: Plan, stack: GcpStack, layer: KubernetesLayer,
-                          labels: dict[str, str]) -> ClusterObjects:
-    return ClusterObjects(service_accounts=build_service_accounts(plan, stack, layer, labels),
-                          gpudirect=build_gpudirect(plan.workload, plan, stack, layer, labels, list(stack.gpu_pools)))
 
 
 def build_service_accounts(plan: Plan, stack: GcpStack, layer: KubernetesLayer, labels: dict[str, str],

@@ -24,7 +24,9 @@ device type changes (one accelerator type per xpk cluster: a choice of that tool
 pool `cpu-np` to TPU clusters for Pathways. No cluster-level setting that TPU pools need and GPU pools conflict
 with was found, so no rule is encoded for it; the per-cluster pool count (shared_cluster_rules.yaml) still applies.
 
-Every workload's plan and the cluster-wide rules are checked before anything is created."""
+Every workload's plan and the cluster-wide rules are checked before anything is created. `build_gke_cluster` is the
+one entry for every GKE cluster, a fleet's shared cluster or the single form's cluster of its own (stack.py
+`build_cluster` builds both)."""
 
 from __future__ import annotations
 
@@ -70,10 +72,19 @@ def shared_cluster_problems(build: SharedClusterBuild, catalog: Catalog) -> list
     return problems + pool_count_problems("gcp", build.name, pools)
 
 
-def build_shared_cluster(build: SharedClusterBuild, catalog: Catalog, *, project: str | None = None,
-                         checked: bool = False) -> GcpSharedCluster:
-    """`checked`: the caller has already checked `build` (shared_cluster_problems) and found nothing."""
-    problems = [] if checked else shared_cluster_problems(build, catalog)
+def cluster_build_problems(build: SharedClusterBuild, catalog: Catalog) -> list[Problem]:
+    """What `build_gke_cluster` refuses: a cluster of its own, its one plan's problems; a shared cluster, every
+    workload's (under workloads[i]) and the cluster-wide rules."""
+    if build.own:
+        return plan_problems(build.basis, catalog)
+    return shared_cluster_problems(build, catalog)
+
+
+def build_gke_cluster(build: SharedClusterBuild, catalog: Catalog, *, project: str | None = None,
+                      checked: bool = False) -> GcpSharedCluster:
+    """One GKE cluster in either form (`build.own`: the single form's cluster of its own). `checked`: the caller
+    has already checked `build` (cluster_build_problems) and found nothing."""
+    problems = [] if checked else cluster_build_problems(build, catalog)
     if problems:
         raise InputError(problems)
-    return build_cluster(build, catalog, resolve_project(project), own=False)
+    return build_cluster(build, catalog, resolve_project(project))

@@ -17,7 +17,7 @@ from accelfit.catalog.models import Catalog
 from accelfit.errors import InputError, problem
 from accelfit.planner.model import Plan
 from components.common import Ownership
-from components.fleet import ClusterWorkload, SharedClusterBuild
+from components.fleet import SharedClusterBuild, own_cluster
 from components.fleet_groups import SharedClusterGroup, WorkloadGroup
 from components.gcp import plan_args
 from components.gcp.plan_args import ControlPlaneAccess
@@ -114,9 +114,7 @@ def build_stack(plan: Plan, ownership: Ownership, *, catalog: Catalog | None = N
         raise InputError(problems)
     project = resolve_project(project)
     if plan.orchestration == "kubernetes":
-        own = SharedClusterBuild(name=plan.workload, fleet=plan.workload, ownership=ownership,
-                                 workloads=(ClusterWorkload(plan=plan, ownership=ownership),))
-        return build_cluster(own, catalog, project, own=True).workloads[plan.workload]
+        return build_cluster(own_cluster(plan, ownership), catalog, project).workloads[plan.workload]
     labels = ownership.gcp_labels()
     shared = build_shared(plan.workload, plan, project_features(plan), project, labels, plan.environment)
     parts = WorkloadParts()
@@ -148,12 +146,12 @@ class GcpSharedCluster:
     groups: dict[str, WorkloadGroup] = field(default_factory=dict)
 
 
-def build_cluster(build: SharedClusterBuild, catalog: Catalog, project: str, *, own: bool) -> GcpSharedCluster:
-    """One GKE cluster and its workloads' pools, storage and identities; checked by the caller. `own`: the single
-    form's cluster of one workload: named and labelled after the workload, no group components, its pods in the
+def build_cluster(build: SharedClusterBuild, catalog: Catalog, project: str) -> GcpSharedCluster:
+    """One GKE cluster and its workloads' pools, storage and identities; checked by the caller. `build.own`: the
+    single form's cluster of one workload: named and labelled after the workload, no group components, its pods in the
     team namespaces. Otherwise a fleet's shared cluster: the shared items under a SharedClusterGroup labelled
     `<cluster>-shared`, each workload's resources under its WorkloadGroup, each in its own namespace."""
-    basis = build.basis
+    basis, own = build.basis, build.own
     access = control_plane_access()  # stack config, checked before anything is created
     group = None if own else SharedClusterGroup(build.name)
     labels = build.ownership.gcp_labels()

@@ -1,9 +1,10 @@
 """The Kubernetes layer every accelfit cluster gets: NVIDIA GPU software where the platform lacks it, Kueue
 routing with fallback (reservation -> on-demand -> spot; the plan's accelerator kind first) and DCGM telemetry.
 
-`plan_cloud_layer`/`plan_baremetal_layer` decide the layer's inputs from a plan (and fail before anything is
-created); `build_for_gke`, `build_for_eks` and `build_for_baremetal` then build it on the cluster made for the plan. The pure helpers (access, charts, queues, capacity, gpu_software) import
-neither Pulumi nor a provider SDK; everything is imported lazily.
+`plan_layer` decides the layer's inputs for one cluster, a fleet's shared cluster or the single form's cluster of its
+own alike (and fails before anything is created); `build_gke_layer`, `build_eks_layer` and `build_baremetal_layer`
+then build it on the cluster that was made. The pure helpers (access, charts, queues, capacity, gpu_software)
+import neither Pulumi nor a provider SDK; everything is imported lazily.
 """
 
 from __future__ import annotations
@@ -16,8 +17,8 @@ _EXPORTS = {
     "GpuOperator": "gpu_operator", "GpuOperatorArgs": "gpu_operator",
     "KueueRouting": "kueue", "KueueRoutingArgs": "kueue",
     "GpuTelemetry": "telemetry", "GpuTelemetryArgs": "telemetry",
-    "LayerPlan": "build", "plan_cloud_layer": "build", "plan_baremetal_layer": "build",
-    "build_for_gke": "build", "build_for_eks": "build", "build_for_baremetal": "build",
+    "LayerPlan": "build", "plan_layer": "build",
+    "build_gke_layer": "build", "build_eks_layer": "build", "build_baremetal_layer": "build",
 }
 
 __all__ = list(_EXPORTS)

@@ -1,7 +1,11 @@
-"""The Kubernetes layer for a plan on the cluster that was built for it: GKE, EKS or bare metal.
+"""The Kubernetes layer of a cluster that was built: GKE, EKS or bare metal.
 
-Everything platform-specific is gathered here: how to reach the cluster, which node label picks out a pool's
-nodes, where the pools' capacities come from. The layer itself (layer.KubernetesLayer) is the same everywhere.
+One path for both forms of a stack: `plan_layer(cluster, ...)` decides the layer of any cluster (a fleet's shared
+cluster, or the single form's cluster of its own holding its fleet of one; `SharedClusterBuild.own` is the one fact
+they differ by) before anything is created, and `build_gke_layer` / `build_eks_layer` / `build_baremetal_layer` build
+it on the cluster that was made. Everything platform-specific is gathered here: how to reach the cluster, which
+node label picks out a pool's nodes, where the pools' capacities come from. The layer itself
+(layer.KubernetesLayer) is the same everywhere.
 """
 
 from __future__ import annotations
@@ -9,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pulumi
 
@@ -26,12 +30,11 @@ from components.kubernetes.layer import KubernetesLayer, KubernetesLayerArgs
 from components.kubernetes.namespaces import team_namespaces
 from components.fleet import SharedClusterBuild
 from accelfit.cloudrules.shared_cluster import cohort_name_problems, queue_flavor_problems
-from components.kubernetes.queues import FlavorPlan, NodeCapacity, QueuePlan, cohort_queues, flavor_plans
+from components.kubernetes.queues import NodeCapacity, QueuePlan, cohort_queues, flavor_plans
 
 if TYPE_CHECKING:
-    from components.aws.fleet_stack import EksSharedStack
-    from components.aws.stack import EksGpuStack
-    from components.gcp.stack import GcpSharedCluster, GcpStack
+    from components.aws.fleet_stack import EksClusterBuilt
+    from components.gcp.stack import GcpSharedCluster
 
 # Node labels each platform puts on every node of a pool by itself (the pool's name as value).
 GKE_POOL_LABEL = "cloud.google.com/gke-nodepool"
@@ -55,59 +58,60 @@ class LayerPlan:
     jobset: bool = False
     """TPU slice pools run their jobs as JobSets (the multislice prerequisite)."""
 
-    @property
-    def flavors(self) -> tuple[FlavorPlan, ...]:
-        return tuple(flavor for queue in self.queues for flavor in queue.flavors)
 
-    @property
-    def team_namespaces(self) -> tuple[str, ...]:
-        return tuple(namespace for queue in self.queues for namespace in queue.namespaces)
-
-
-def plan_layer(plan: Plan, capacities: Mapping[str, NodeCapacity]) -> LayerPlan:
-    queue = QueuePlan(name=plan.workload, flavors=tuple(flavor_plans(plan, capacities)),
-                      namespaces=team_namespaces(plan))
-    # A GKE TPU plan whose fallback chain has a GPU standby pool gets GKE's GPU software for it, as a shared
-    # cluster holding TPU and GPU pools does (plan_shared_layer).
-    software_plan = plan.model_copy(update={"platform": Platform.gke_gpu}) if plan.platform is Platform.gke_tpu \
-        else plan
-    return LayerPlan(queues=(queue,), gpu_software=gpu_software(software_plan),
-                     jobset=any(pool.role == "tpu" for pool in plan.node_pools),
-                     eks=eks_addons_plan(plan) if plan.cloud.value == "aws" else None)
-
-
-def plan_shared_layer(cluster: SharedClusterBuild, catalog: Catalog) -> LayerPlan:
-    """The layer of a shared cluster: each workload's own flavors (its pools, named `<workload>-<pool>`, in its
-    fallback order) in its own ClusterQueue, all queues in the fleet's cohort, each borrowing the other workloads'
-    pools of accelerators it is eligible for; one namespace per workload, named after it. The cluster-wide add-ons
-    (GPU software, JobSet, EKS add-ons) follow from all workloads' pools together."""
-    if pulumi.Config().get_object("teamNamespaces") is not None:
+def plan_layer(cluster: SharedClusterBuild, catalog: Catalog, inventory: Inventory | None = None) -> LayerPlan:
+    """The Kubernetes layer of one cluster, whichever form of stack it belongs to (the single form's cluster of its
+    own holds its fleet of one): each workload's own flavors (its pools, in its fallback order) in its own
+    ClusterQueue; the cluster-wide add-ons (GPU software, JobSet, EKS add-ons) follow from all workloads' pools
+    together. What the two forms differ by is data on `cluster`: a shared cluster keys its flavors `<workload>-<pool>`
+    (pool names are unique per workload only), gives each workload one namespace named after it, and puts the queues
+    in the fleet's cohort, each borrowing the other workloads' pools of accelerators it is eligible for; a cluster of
+    its own keys flavors by pool name, runs its pods in accelfit:teamNamespaces and has no cohort. Pool capacities
+    come from the catalog, or for bare metal from `inventory`. Checked before anything is created."""
+    if not cluster.own and pulumi.Config().get_object("teamNamespaces") is not None:
         raise InputError([problem("stack", "accelfit:teamNamespaces", "a fleet gives each workload its own "
                                   "namespace, named after it", "remove accelfit:teamNamespaces")])
     queues = []
     for workload in cluster.workloads:
-        flavors = tuple(dataclasses.replace(flavor, pool=flavor.name)  # pool names are unique per workload only
-                        for flavor in flavor_plans(workload.plan, cloud_capacities(workload.plan, catalog)))
-        queues.append(QueuePlan(name=workload.name, flavors=flavors, namespaces=(workload.name,),
+        plan, prefix = workload.plan, cluster.pool_prefix(workload.plan)
+        flavors = tuple(dataclasses.replace(flavor, pool=f"{prefix}{flavor.pool}")
+                        for flavor in flavor_plans(plan, _capacities(plan, catalog, inventory)))
+        queues.append(QueuePlan(name=workload.name, flavors=flavors,
+                                namespaces=team_namespaces(plan) if cluster.own else (workload.name,),
                                 labels=layer_labels(workload.ownership)))
-    eligible = {workload.name: workload.eligible_accelerators for workload in cluster.workloads}
+    problems = []
+    if cluster.cohort is not None:
+        eligible = {workload.name: workload.eligible_accelerators for workload in cluster.workloads}
+        queues = cohort_queues(queues, eligible, cluster.cohort)
+        problems += cohort_name_problems("accelfit:fleet", cluster.cohort)
+    for index, queue in enumerate(queues):
+        problems += queue_flavor_problems("node_pools" if cluster.own else f"workloads[{index}].node_pools",
+                                          queue.name, len(queue.flavors) + len(queue.borrowed))
+    if problems:
+        raise InputError(problems)
     basis = cluster.basis
     # Every workload's pools together, for the cluster-wide decisions (which GPU software, which EKS add-ons).
     merged = basis.model_copy(update={"node_pools": tuple(pool for plan in cluster.plans
                                                           for pool in plan.node_pools
                                                           if pool.role != "system" or plan.workload == basis.workload)})
-    gpu_plan = merged.model_copy(update={"platform": Platform.gke_gpu if basis.cloud.value == "gcp"
-                                         else Platform.eks_gpu})
-    queues = cohort_queues(queues, eligible, cluster.fleet)
-    problems = cohort_name_problems("accelfit:fleet", cluster.fleet)
-    for index, queue in enumerate(queues):
-        problems += queue_flavor_problems(f"workloads[{index}].node_pools", queue.name,
-                                          len(queue.flavors) + len(queue.borrowed))
-    if problems:
-        raise InputError(problems)
+    # A GKE cluster gets GKE's GPU software whenever it may hold GPU pools (a TPU plan's GPU standby pools, a
+    # fleet's GPU workloads); an EKS cluster EKS's; bare metal its own.
+    gpu_plan = merged.model_copy(update={"platform": _GPU_PLATFORM.get(basis.cloud.value, basis.platform)})
     return LayerPlan(queues=tuple(queues), gpu_software=gpu_software(gpu_plan),
                      jobset=any(pool.role == "tpu" for pool in merged.node_pools),
                      eks=eks_addons_plan(merged) if basis.cloud.value == "aws" else None)
+
+
+_GPU_PLATFORM = {"gcp": Platform.gke_gpu, "aws": Platform.eks_gpu}
+
+
+def _capacities(plan: Plan, catalog: Catalog, inventory: Inventory | None) -> Mapping[str, NodeCapacity]:
+    if plan.platform is not Platform.baremetal_gpu:
+        return cloud_capacities(plan, catalog)
+    if inventory is None:
+        raise InputError([problem("plan", "baremetal_hosts", "a bare-metal plan's pools are sized from its "
+                                  "inventory, and none was given", "name the inventory in the stack")])
+    return inventory_capacities(plan, inventory)
 
 
 def eks_addons_plan(plan: Plan) -> EksAddonsPlan:
@@ -128,24 +132,6 @@ def eks_addons_plan(plan: Plan) -> EksAddonsPlan:
                          efa=any(pool.efa_interfaces for pool in plan.node_pools))
 
 
-def plan_cloud_layer(plan: Plan, catalog: Catalog) -> LayerPlan | None:
-    """None when the plan has no cluster (TPU VMs)."""
-    if plan.orchestration != "kubernetes":
-        return None
-    return plan_layer(plan, cloud_capacities(plan, catalog))
-
-
-def plan_baremetal_layer(plan: Plan, inventory: Inventory) -> LayerPlan:
-    return plan_layer(plan, inventory_capacities(plan, inventory))
-
-
-def _layer(plan: Plan, layer: LayerPlan, ownership: Ownership, kubeconfig: pulumi.Input[str],
-           selectors: Mapping[str, Mapping[str, pulumi.Input[str]]],
-           dependencies: list[pulumi.Resource], eks_addons: EksAddonsArgs | None = None) -> KubernetesLayer:
-    return KubernetesLayer(f"{plan.workload}-k8s", layer_args(layer, ownership, kubeconfig, selectors,
-                                                              dependencies, eks_addons))
-
-
 def layer_args(layer: LayerPlan, ownership: Ownership, kubeconfig: pulumi.Input[str],
                selectors: Mapping[str, Mapping[str, pulumi.Input[str]]], dependencies: list[pulumi.Resource],
                eks_addons: EksAddonsArgs | None = None) -> KubernetesLayerArgs:
@@ -155,96 +141,63 @@ def layer_args(layer: LayerPlan, ownership: Ownership, kubeconfig: pulumi.Input[
         jobset=layer.jobset)
 
 
-@dataclass(frozen=True)
-class LayerMember:
-    """One workload as the cluster's layer sees it: its flavors are named `<prefix><pool>` (no prefix in the single
-    form's cluster of its own, `<workload>-` in a shared cluster) and select its built pools."""
-
-    plan: Plan
-    prefix: str
-    namespace: str = ""
-    """Where its FSx for Lustre volume is claimed (EKS)."""
-
-
-def build_for_gke(plan: Plan, layer: LayerPlan, stack: GcpStack, ownership: Ownership) -> KubernetesLayer:
-    """The single form's cluster of its own: its one workload's layer (build_gke_layer)."""
-    assert stack.cluster is not None, "plan_cloud_layer returns None for plans without a cluster"
-    return build_gke_layer(plan.workload, layer, ownership, stack.cluster, [(LayerMember(plan, ""), stack)])
-
-
-def build_shared_for_gke(cluster: SharedClusterBuild, layer: LayerPlan, built: GcpSharedCluster) -> KubernetesLayer:
-    """The one Kubernetes layer of a shared GKE cluster, under the cluster's group (build_gke_layer)."""
-    members = [(LayerMember(plan, f"{plan.workload}-"), built.workloads[plan.workload]) for plan in cluster.plans]
-    return build_gke_layer(cluster.name, layer, cluster.ownership, built.cluster, members,
-                           pulumi.ResourceOptions(parent=built.group))
-
-
-def build_gke_layer(name: str, layer: LayerPlan, ownership: Ownership, cluster: Any,
-                    members: list[tuple[LayerMember, GcpStack]],
-                    opts: pulumi.ResourceOptions | None = None) -> KubernetesLayer:
-    """The Kubernetes layer of one GKE cluster, in either form: each flavor selects its pool by the node-pool label
-    GKE sets; the layer waits for the cluster and every accelerator pool."""
+def build_gke_layer(cluster: SharedClusterBuild, layer: LayerPlan, built: GcpSharedCluster) -> KubernetesLayer:
+    """The Kubernetes layer of one GKE cluster, in either form (under the shared cluster's group; at the top of the
+    stack for a cluster of its own): each flavor selects its pool by the node-pool label GKE sets; the layer waits
+    for the cluster and every accelerator pool."""
     selectors: dict[str, Mapping[str, pulumi.Input[str]]] = {}
     pools: list[pulumi.Resource] = []
-    for member, stack in members:
+    for plan in cluster.plans:
+        stack = built.workloads[plan.workload]
         made = {"gpu": iter(stack.gpu_pools), "tpu": iter(stack.tpu_pools)}  # created in plan order, per role
-        selectors.update({f"{member.prefix}{pool.name}": {GKE_POOL_LABEL: next(made[pool.role]).pool_name}
-                          for pool in member.plan.node_pools if pool.role in ("gpu", "tpu")})
+        selectors.update({f"{cluster.pool_prefix(plan)}{pool.name}": {GKE_POOL_LABEL: next(made[pool.role]).pool_name}
+                          for pool in plan.node_pools if pool.role in ("gpu", "tpu")})
         pools += [*stack.gpu_pools, *stack.tpu_pools]
     # kubeconfig: IP endpoint + CA, or the DNS endpoint (GkeCluster)
-    return KubernetesLayer(f"{name}-k8s", layer_args(layer, ownership, cluster.kubeconfig, selectors,
-                                                     [cluster, *pools]), opts)
+    return KubernetesLayer(f"{cluster.name}-k8s", layer_args(layer, cluster.ownership, built.cluster.kubeconfig,
+                                                             selectors, [built.cluster, *pools]),
+                           _under(built.group))
 
 
-def build_for_eks(plan: Plan, layer: LayerPlan, stack: EksGpuStack, ownership: Ownership) -> KubernetesLayer:
-    """The single form's cluster of its own: its one workload's layer (build_eks_layer); its FSx volume is claimed
-    in its first team namespace."""
-    own = {pool.name: stack.node_groups[pool.name] for pool in plan.node_pools if pool.role in ("gpu", "tpu")}
-    system = [group for pool, group in stack.node_groups.items() if pool not in own]
-    namespace = layer.team_namespaces[0] if layer.team_namespaces else ""
-    return build_eks_layer(plan.workload, plan, layer, ownership, stack.cluster, system,
-                           [(LayerMember(plan, "", namespace), own, stack.filesystem)], stack.cluster_addons)
-
-
-def build_shared_for_eks(cluster: SharedClusterBuild, layer: LayerPlan, built: EksSharedStack) -> KubernetesLayer:
-    """The one Kubernetes layer of a shared EKS cluster, under the cluster's group (build_eks_layer); the FSx volume
-    (at most one per cluster) goes to its workload's namespace."""
-    members = [(LayerMember(plan, f"{plan.workload}-", plan.workload), built.workloads[plan.workload].node_groups,
-                built.workloads[plan.workload].filesystem) for plan in cluster.plans]
-    return build_eks_layer(cluster.name, cluster.basis, layer, cluster.ownership, built.shared.cluster,
-                           list(built.shared.node_groups.values()), members, built.cluster_addons,
-                           pulumi.ResourceOptions(parent=built.group))
-
-
-def build_eks_layer(name: str, basis: Plan, layer: LayerPlan, ownership: Ownership, cluster: Any,
-                    system_groups: list[pulumi.Resource], members: list[tuple[LayerMember, Mapping[str, Any], Any]],
-                    cluster_addons: list[pulumi.Resource],
-                    opts: pulumi.ResourceOptions | None = None) -> KubernetesLayer:
+def build_eks_layer(cluster: SharedClusterBuild, layer: LayerPlan, built: EksClusterBuilt) -> KubernetesLayer:
     """The Kubernetes layer of one EKS cluster, in either form: each flavor selects its node group by the label
     EKS sets. As on GKE, Helm releases wait for their pods, which need nodes, so the layer waits for the node groups
-    too (and for the FSx CSI driver add-on the claim is mounted by)."""
-    kubeconfig = pulumi.Output.all(cluster.cluster_name, cluster.endpoint, cluster.certificate_authority) \
-        .apply(lambda parts: eks_kubeconfig(*parts, region=basis.region))
+    too (and for the FSx CSI driver add-on the claim is mounted by). The FSx volume (at most one per cluster) is
+    claimed in the first namespace of its workload's queue."""
+    kubeconfig = pulumi.Output.all(built.cluster.cluster_name, built.cluster.endpoint,
+                                   built.cluster.certificate_authority) \
+        .apply(lambda parts: eks_kubeconfig(*parts, region=cluster.basis.region))
+    namespaces = {queue.name: queue.namespaces for queue in layer.queues}
     selectors: dict[str, Mapping[str, pulumi.Input[str]]] = {}
-    groups: list[pulumi.Resource] = list(system_groups)
+    groups: list[pulumi.Resource] = list(built.system_groups)
     lustre = None
-    for member, node_groups, filesystem in members:
-        selectors.update({f"{member.prefix}{pool}": {EKS_POOL_LABEL: group.node_group_name}
-                          for pool, group in node_groups.items()})
-        groups += list(node_groups.values())
-        if filesystem is not None:
-            lustre = LustreVolume(file_system_id=filesystem.file_system_id, dns_name=filesystem.dns_name,
-                                  mount_name=filesystem.mount_name,
-                                  capacity_gib=member.plan.storage.filesystem_capacity_gib, namespace=member.namespace)
-    addons = EksAddonsArgs(plan=layer.eks, cluster_name=cluster.cluster_name, region=basis.region,
+    for plan in cluster.plans:
+        own = built.workloads[plan.workload]
+        selectors.update({f"{cluster.pool_prefix(plan)}{pool}": {EKS_POOL_LABEL: group.node_group_name}
+                          for pool, group in own.node_groups.items()})
+        groups += list(own.node_groups.values())
+        if own.filesystem is not None:
+            lustre = LustreVolume(file_system_id=own.filesystem.file_system_id, dns_name=own.filesystem.dns_name,
+                                  mount_name=own.filesystem.mount_name,
+                                  capacity_gib=plan.storage.filesystem_capacity_gib,
+                                  namespace=namespaces[plan.workload][0])
+    addons = EksAddonsArgs(plan=layer.eks, cluster_name=built.cluster.cluster_name, region=cluster.basis.region,
                            lustre=lustre) if layer.eks else None
-    return KubernetesLayer(f"{name}-k8s", layer_args(layer, ownership, kubeconfig, selectors,
-                                                     [cluster, *groups, *cluster_addons], addons), opts)
+    return KubernetesLayer(f"{cluster.name}-k8s", layer_args(
+        layer, cluster.ownership, kubeconfig, selectors, [built.cluster, *groups, *built.cluster_addons], addons),
+        _under(built.group))
 
 
-def build_for_baremetal(plan: Plan, layer: LayerPlan, kubeconfig: pulumi.Input[str], ownership: Ownership,
-                        dependencies: list[pulumi.Resource]) -> KubernetesLayer:
-    selectors = {pool.name: {BAREMETAL_POOL_LABEL: pool.name} for pool in plan.node_pools if pool.role == "gpu"}
-    return _layer(plan, layer, ownership, kubeconfig, selectors, dependencies)
+def build_baremetal_layer(cluster: SharedClusterBuild, layer: LayerPlan, kubeconfig: pulumi.Input[str],
+                          dependencies: list[pulumi.Resource]) -> KubernetesLayer:
+    """The Kubernetes layer of a bare-metal cluster (its own, one workload): accelfit's membership patch labels each
+    node with its pool's name."""
+    selectors = {f"{cluster.pool_prefix(plan)}{pool.name}": {BAREMETAL_POOL_LABEL: pool.name}
+                 for plan in cluster.plans for pool in plan.node_pools if pool.role == "gpu"}
+    return KubernetesLayer(f"{cluster.name}-k8s", layer_args(layer, cluster.ownership, kubeconfig, selectors,
+                                                             dependencies))
 
 
+def _under(group: pulumi.Resource | None) -> pulumi.ResourceOptions | None:
+    """A shared cluster's layer sits under its group component; a cluster of its own's at the top of the stack."""
+    return pulumi.ResourceOptions(parent=group) if group is not None else None

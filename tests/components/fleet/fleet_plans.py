@@ -65,13 +65,13 @@ def record_cluster(cluster: SharedClusterBuild, config=None):
     from accelfit.catalog import load_catalog
     from accelfit.errors import InputError
     from accelfit.preview.recorder import record
-    from components.build import build_shared_cluster
+    from components.build import build_cluster
 
     caught = []
 
     def program():
         try:
-            build_shared_cluster(cluster, load_catalog())
+            build_cluster(cluster, load_catalog())
         except InputError as error:
             caught.append(error)
 

@@ -130,15 +130,13 @@ def test_spot_slice_matches_xpk_spot_capacity(generation):
 @pytest.mark.parametrize("generation", GENERATIONS)
 def test_kueue_flavor_selects_the_labels_xpk_selects(generation):
     from accelfit.preview.recorder import record
-    from components.gcp import build
-    from components.kubernetes.build import build_for_gke, plan_cloud_layer
+    from components.build import build
 
     _, facts = XPK_SLICES[generation]
     plan = _gke_plan(generation)
 
     def program():
-        stack = build(plan, gcp_plans.ownership(plan), catalog=CATALOG, project=gcp_plans.PROJECT)
-        build_for_gke(plan, plan_cloud_layer(plan, CATALOG), stack, gcp_plans.ownership(plan))
+        build(plan, gcp_plans.ownership(plan), catalog=CATALOG)
 
     recording = record(program, config={"gcp:project": gcp_plans.PROJECT})
     labels = recording.named("conf-k8s-kueue-flavor-tpu-0").inputs["spec"]["nodeLabels"]
