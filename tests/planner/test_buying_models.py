@@ -141,3 +141,17 @@ def test_the_chain_orders_reservation_then_flex_start_then_on_demand_where_budge
     standby = {pool.fallback_rank: pool for pool in member.plan.node_pools if pool.fallback_rank}
     assert standby[2].flex_start and standby[2].initial_nodes == 0 and not standby[2].reservation
     assert not standby[3].flex_start and not standby[3].spot
+
+
+def test_the_gcp_plan_check_refuses_a_flex_start_pool_that_breaks_the_sourced_rules():
+    from accelfit.cloudrules.gcp.validation import plan_problems
+
+    spec = training("flex-start", clouds=["gcp"], regions=["us-central1"], accelerators=["h100"])
+    chosen = plan(spec, CATALOG)
+    assert plan_problems(chosen, CATALOG) == []
+    pools = tuple(pool.model_copy(update={"initial_nodes": 1, "spot": True}) if pool.flex_start else pool
+                  for pool in chosen.node_pools)
+    found = plan_problems(chosen.model_copy(update={"node_pools": pools}), CATALOG)
+    messages = [str(problem) for problem in found]
+    assert any("flex_start" in message and "neither spot nor reserved" in message for message in messages)
+    assert any("initial_nodes" in message and "starts empty" in message for message in messages)
