@@ -20,9 +20,11 @@ COVERED_MODELS = (PricingModel.on_demand, PricingModel.spot, PricingModel.commit
                   PricingModel.flex_start, PricingModel.capacity_block)
 # Why a model covers fewer pairs than the cloud offers on demand, printed under the table.
 MODEL_NOTES = {
-    PricingModel.committed_1y: "committed-1y/3y: GCP rows for a2-highgpu-1g (us-central1), a3-highgpu-8g "
-                               "(europe-west4) and the TPU generations (us-central1/us-central2) only; no AWS row: no "
-                               "Savings Plans or Reserved Instance rate for the P and G types could be sourced here.",
+    PricingModel.committed_1y: "committed-1y/3y: GCP GPU rows from Cyclenerd's pricing.yml (2026-07-30) where its "
+                               "on-demand figure agrees with the catalog's within 2% and it "
+                               "lists the type and region (no A2-ultra, A3-mega, A3-ultra or A4 rate there); TPU rows "
+                               "for one region per generation only; no AWS row: no Savings Plans or Reserved Instance "
+                               "rate for the P and G types could be sourced here.",
     PricingModel.flex_start: "flex-start: GCP only, every accelerator-optimized type but A4X and G4; each row is the "
                              "on-demand price as a ceiling (no flex-start rate was found in the sources read).",
     PricingModel.capacity_block: "capacity-block: AWS only, the instance types sold as Capacity Blocks; rates for "

@@ -105,9 +105,10 @@ def test_a_tier_the_environment_policy_forbids_is_left_out_with_the_reason():
 
 
 def test_a_tier_the_catalog_does_not_sell_is_left_out():
-    planned, _ = fleet(gpu_serving(pricing=["on-demand", "committed-1y"]))
+    # The catalog has no committed rate for A2-ultra (A100 80GB) machines.
+    planned, _ = fleet(gpu_serving(accelerators=("a100-80gb",), pricing=["on-demand", "committed-1y"]))
     omitted = planned.workloads[0].fallback_omitted
-    assert any(reason.startswith("reservation l4: the catalog sells no committed capacity") for reason in omitted)
+    assert any(reason.startswith("reservation a100-80gb: the catalog sells no committed capacity") for reason in omitted)
 
 
 def test_a_custom_cuda_kernel_workload_never_falls_back_to_a_tpu():
