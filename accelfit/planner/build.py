@@ -17,6 +17,8 @@ from accelfit.planner.software import baremetal_gpu_driver, gke_gpu_driver_versi
 from accelfit.spec import Traffic, WorkloadSpec
 
 GPU_TAINT = Taint(key="nvidia.com/gpu", value="present", effect="NoSchedule")
+# Node label shared by the slice pools of one multislice job (value: the set's name; "tpu" for the planned set).
+SLICE_SET_LABEL = "accelfit.io/slice-set"
 TPU_TAINT = Taint(key="google.com/tpu", value="present", effect="NoSchedule")
 
 
@@ -68,6 +70,10 @@ def node_pools(spec: WorkloadSpec, sized: Sized) -> tuple[NodePool, ...]:
                       spot=spot, zones=offer.zones, taints=(TPU_TAINT,), labels=labels, tpu_topology=tpu.topology,
                       tpu_slice=tpu.name)
         if spec.training is not None:
+            if sized.units > 1:
+                # Multislice: the slice pools are one Kueue flavor (components.kubernetes.queues.multislice_flavors),
+                # which finds their nodes by this label; a standby set gets its own value (fleet_fallback).
+                common["labels"] = {**labels, SLICE_SET_LABEL: "tpu"}
             # A multi-host slice is atomic: one node pool per slice, all its hosts or none (scale to zero after).
             for index in range(sized.units):
                 pools.append(NodePool(name=f"tpu-{index}", min_nodes=0, max_nodes=tpu.hosts,

@@ -19,10 +19,12 @@ from __future__ import annotations
 
 import dataclasses
 from accelfit.catalog.models import Catalog
-from accelfit.planner.build import network_plan, node_pools
+from accelfit.catalog.rows import TpuSlice
+from accelfit.planner.build import SLICE_SET_LABEL, network_plan, node_pools
 from accelfit.planner.choose import rank_key
 from accelfit.planner.eligibility import hard_rejection
 from accelfit.planner.evaluate import policy_rejections, size_offer
+from accelfit.planner.fallback_triggers import step_triggers, step_wait_minutes
 from accelfit.planner.fleet_costs import figures_of, own_lines
 from accelfit.planner.fleet_model import FallbackStep, SharedCluster
 from accelfit.planner.fleet_placement import CLUSTER_PLATFORMS, describe_layout
@@ -170,12 +172,29 @@ def fallback_chain(spec: WorkloadSpec, catalog: Catalog, environment: Environmen
             else:
                 add(sized, f"the same {plan.accelerator.name} type on {tier} capacity, when the steps before it "
                            "have none")
-    for sized, note in _other_accelerators(context, found):
+    others, reshaped = _other_accelerators(context, found)
+    for sized, note in others:
         add(sized, note)
+    omitted += reshaped
     if not any(step.accelerator != plan.accelerator.name for step in steps):
         omitted.append(f"another accelerator: no other eligible accelerator meets {spec.name}'s spec "
                        "(see the plan's rejected options)")
-    return Chain(tuple(steps), tuple(omitted), tuple(pools), round(full_scale, 2), tuple(by_rank))
+    return Chain(with_triggers(steps), tuple(omitted), tuple(pools), round(full_scale, 2), tuple(by_rank))
+
+
+def with_triggers(steps: list[FallbackStep]) -> tuple[FallbackStep, ...]:
+    """Each step with what moves a job to it and how long the job waits first (fallback_triggers, the numbers the
+    Kueue configuration carries)."""
+    out = []
+    for index, step in enumerate(steps):
+        spot_before = any(before.pricing == "spot" for before in steps[:index])
+        if step.rank > 1 and step.pool is None:
+            out.append(step)  # listed only: no pool, so no Kueue flavor to move to (re-plan instead)
+            continue
+        out.append(step.model_copy(update={
+            "moves_when": step_triggers(step.rank, spot_before),
+            "wait_minutes": step_wait_minutes(step.rank)}))
+    return tuple(out)
 
 
 def allowed_tiers(spec: WorkloadSpec) -> frozenset[str]:
@@ -186,9 +205,14 @@ def allowed_tiers(spec: WorkloadSpec) -> frozenset[str]:
 def standby_pools(spec: WorkloadSpec, sized: Sized, rank: int) -> tuple[NodePool, ...]:
     """The step's pools exactly as the planner builds pools for that option (zones, TPU slices all-or-nothing,
     per-pool node limits), renamed `<pool>-fb<rank>` and scaled from 0."""
+    def labels(pool: NodePool) -> dict[str, str]:
+        out = {**pool.labels, "accelfit.io/fallback-rank": str(rank)}
+        if SLICE_SET_LABEL in out:
+            out[SLICE_SET_LABEL] = f"{out[SLICE_SET_LABEL]}-fb{rank}"  # a standby slice set of its own
+        return out
+
     return tuple(pool.model_copy(update={"name": f"{pool.name}-fb{rank}", "min_nodes": 0, "initial_nodes": 0,
-                                         "fallback_rank": rank,
-                                         "labels": {**pool.labels, "accelfit.io/fallback-rank": str(rank)}})
+                                         "fallback_rank": rank, "labels": labels(pool)})
                  for pool in node_pools(spec, sized) if pool.role != "system")
 
 
@@ -281,15 +305,26 @@ def _same_type_on(context: _Context, offer: Offer, tier: str, units: int | None 
     return sized, ""
 
 
-def _other_accelerators(context: _Context, found: Search) -> list[tuple[Sized, str]]:
+def _other_accelerators(context: _Context, found: Search) -> tuple[list[tuple[Sized, str]], list[str]]:
     """The next-best eligible accelerator from the workload's own search and, when it cannot be built in the
-    cluster, the next best that can."""
+    cluster, the next best that can; and why TPU slices of another shape were passed over (multi-host plans)."""
     plan, spec = context.plan, context.spec
     chosen: list[tuple[Sized, str]] = []
     seen: set[str] = {plan.accelerator.name}
+    planned = _planned_offer(context, found)
+    planned_slice = planned.tpu_slice if planned is not None else None
+    reshaped: dict[str, str] = {}
     for sized in sorted(found.evaluation.feasible, key=rank_key):
         offer = sized.offer
         if offer.accelerator.name in seen or hard_rejection(spec, offer.accelerator, offer.platform):
+            continue
+        if _other_slice_shape(planned_slice, offer):
+            assert planned_slice is not None and offer.tpu_slice is not None
+            reshaped.setdefault(offer.accelerator.name, (
+                f"{offer.accelerator.name} ({offer.tpu_slice.name}, {offer.tpu_slice.topology}, "
+                f"{offer.tpu_slice.hosts} hosts per slice): not offered, the job's slices are {planned_slice.name} "
+                f"{planned_slice.topology} with {planned_slice.hosts} hosts each and a multi-host TPU job runs only "
+                "on slices of its own shape"))
             continue
         if offer.pricing.startswith("committed") or offer.pricing in ("reservation", "capacity-block"):
             # Capacity bought for what it holds (a commitment, a reservation, a block) is not a standby step's: a
@@ -306,7 +341,20 @@ def _other_accelerators(context: _Context, found: Search) -> list[tuple[Sized, s
         chosen.append((sized, _why_eligible(spec, plan, sized)))
         if buildable or len(chosen) >= MAX_ACCELERATOR_STEPS:
             break
-    return chosen
+    return chosen, list(reshaped.values())
+
+
+def _other_slice_shape(planned: TpuSlice | None, offer: Offer) -> bool:
+    """True when the planned job runs on multi-host TPU slices and `offer` is a TPU slice of another shape.
+
+    A multi-host TPU job is one pod per VM of its slice, pinned to the slice's topology (xpk
+    src/xpk/commands/workload.py @367c838: one JobSet replica per slice, parallelism = VMs per slice, node selector
+    on the topology), and GKE creates and bills a TPU slice node pool as one unit. A 4-pod job admitted to a 16-host
+    slice's quota would start the whole 16-host slice and never match it, so such a step is not offered. GPU steps
+    (pods requesting nvidia.com/gpu, another kind) are unaffected."""
+    if planned is None or not planned.multi_host or offer.tpu_slice is None:
+        return False
+    return (offer.tpu_slice.topology, offer.tpu_slice.hosts) != (planned.topology, planned.hosts)
 
 
 def _why_eligible(spec: WorkloadSpec, plan: Plan, sized: Sized) -> str:

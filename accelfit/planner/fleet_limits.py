@@ -112,7 +112,8 @@ def fit_standby(plans: Sequence[Plan], chains: Sequence[Chain], constraints: Pol
 
 def without_standby(chain: Chain, left_out: dict[int, str]) -> Chain:
     steps = tuple(step.model_copy(update={
-        "pool": None, "note": f"{step.note.split('; standby pools ')[0]}; listed only: {left_out[step.rank]}"})
+        "pool": None, "note": f"{step.note.split('; standby pools ')[0]}; listed only: {left_out[step.rank]}",
+        "moves_when": (), "wait_minutes": None})  # no pool: Kueue cannot send a job there
         if step.rank in left_out else step for step in chain.steps)
     kept = tuple((rank, cost) for rank, cost in chain.standby_full_scale_by_rank if rank not in left_out)
     return Chain(steps, chain.omitted, tuple(pool for pool in chain.standby_pools if pool.fallback_rank not in left_out),

@@ -3,13 +3,24 @@ step costs. The same rows in the single form's plan report and in each workload 
 
 from __future__ import annotations
 
+from accelfit.planner.fallback_triggers import TRIGGER_TEXT
 from accelfit.planner.fleet_model import FleetWorkload
 from accelfit.reports.durations import usd
 
-FALLBACK_HEADERS = ["rank", "accelerator", "count", "pricing", "pool", "monthly", "total", "option", "note"]
+FALLBACK_HEADERS = ["rank", "accelerator", "count", "pricing", "pool", "moves when", "waits", "monthly", "total",
+                    "option", "note"]
 
 
 def fallback_rows(member: FleetWorkload) -> list[list[object]]:
     return [[step.rank, step.accelerator, step.count, step.pricing,
              step.pool or ("(listed only)" if step.rank > 1 else f"({member.plan.platform.value})"),
+             ", ".join(step.moves_when) or "-",
+             f"{step.wait_minutes} min" if step.wait_minutes is not None else "-",
              usd(step.monthly_usd), usd(step.total_usd), step.option, step.note] for step in member.fallback]
+
+
+def fallback_legend(member: FleetWorkload) -> list[str]:
+    """What each 'moves when' code in the table means (the Kueue behaviour behind it, fallback_triggers)."""
+    used = sorted({trigger for step in member.fallback for trigger in step.moves_when},
+                  key=list(TRIGGER_TEXT).index)
+    return [f"{trigger}: {TRIGGER_TEXT[trigger]}" for trigger in used]

@@ -10,7 +10,7 @@ from accelfit.planner.fleet_model import FleetPlan, FleetWorkload, SharedCluster
 from accelfit.planner.lock import LockStatus
 from accelfit.reports.cost_figures import figures_line
 from accelfit.reports.durations import usd
-from accelfit.reports.fallback import FALLBACK_HEADERS, fallback_rows
+from accelfit.reports.fallback import FALLBACK_HEADERS, fallback_legend, fallback_rows
 from accelfit.reports.plan_report import ALT_HEADERS, alternative_rows, chosen_line, estimate_line
 from accelfit.reports.table import render_markdown_table, render_table
 
@@ -75,6 +75,7 @@ def render_text(fleet: FleetPlan, locks: Mapping[str, LockStatus], top: int = 5,
         if plan.warnings:
             out += ["", "Warnings:"] + [f"  ! {warning}" for warning in plan.warnings]
         out += ["", "Fallback chain:", render_table(FALLBACK_HEADERS, fallback_rows(member))]
+        out += [f"  moves when {line}" for line in fallback_legend(member)]
         out += [f"  left out: {reason}" for reason in member.fallback_omitted]
         if plan.alternatives:
             out += ["", f"Alternatives (top {min(top, len(plan.alternatives))}):",
@@ -103,8 +104,9 @@ def render_markdown(fleet: FleetPlan, locks: Mapping[str, LockStatus], top: int 
         if plan.warnings:
             out += ["", "**Warnings**", ""] + [f"- ⚠️ {warning}" for warning in plan.warnings]
         out += ["", "**Fallback chain**", "", render_markdown_table(FALLBACK_HEADERS, fallback_rows(member))]
-        if member.fallback_omitted:
-            out += [""] + [f"- left out: {reason}" for reason in member.fallback_omitted]
+        if member.fallback_omitted or fallback_legend(member):
+            out += [""] + [f"- moves when {line}" for line in fallback_legend(member)]
+            out += [f"- left out: {reason}" for reason in member.fallback_omitted]
         if plan.alternatives:
             out += ["", "<details><summary>Alternatives</summary>", "",
                     render_markdown_table(ALT_HEADERS, alternative_rows(plan, top)), "", "</details>"]

@@ -6,7 +6,7 @@ from accelfit.planner.fleet_model import FleetWorkload
 from accelfit.planner.model import Plan
 from accelfit.reports.cost_figures import figures_line, gpu_vm_monthly_note, monthly_above_run_note
 from accelfit.reports.durations import duration, usd
-from accelfit.reports.fallback import FALLBACK_HEADERS, fallback_rows
+from accelfit.reports.fallback import FALLBACK_HEADERS, fallback_legend, fallback_rows
 from accelfit.reports.table import render_markdown_table, render_table
 
 
@@ -96,6 +96,7 @@ def _fallback_text(member: FleetWorkload | None) -> list[str]:
     if member is None:
         return []
     return (["", "Fallback chain:", render_table(FALLBACK_HEADERS, fallback_rows(member))]
+            + [f"  moves when {line}" for line in fallback_legend(member)]
             + [f"  left out: {reason}" for reason in member.fallback_omitted])
 
 
@@ -103,8 +104,9 @@ def _fallback_markdown(member: FleetWorkload | None) -> list[str]:
     if member is None:
         return []
     return (["", "**Fallback chain**", "", render_markdown_table(FALLBACK_HEADERS, fallback_rows(member))]
-            + ([""] + [f"- left out: {reason}" for reason in member.fallback_omitted]
-               if member.fallback_omitted else []))
+            + ([""] + [f"- moves when {line}" for line in fallback_legend(member)]
+               + [f"- left out: {reason}" for reason in member.fallback_omitted]
+               if member.fallback_omitted or fallback_legend(member) else []))
 
 
 def render_text(plan: Plan, top: int = 5, stack: str | None = None, lock: str | None = None,

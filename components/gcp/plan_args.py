@@ -11,6 +11,7 @@ import pulumi
 
 from accelfit.catalog.models import Catalog, Cloud
 from accelfit.planner.model import NodePool, Plan, TpuVmSlice
+from accelfit.planner.provisioning import provisioning_class
 from components.gcp.bucket import DataBucketArgs
 from components.gcp.filestore import SharedFilestoreArgs
 from components.gcp.gke_cluster import GkeClusterArgs, SystemPoolArgs
@@ -111,14 +112,17 @@ def gpu_pool_args(plan: Plan, pool: NodePool, catalog: Catalog, cluster: pulumi.
         gpu_type=pool.gke_accelerator or "", gpus_per_node=pool.accelerators_per_node,
         driver_version=pool.driver_version or "", service_account=service_account, environment=plan.environment,
         min_nodes=pool.min_nodes, max_nodes=pool.max_nodes, initial_nodes=pool.initial_nodes, spot=pool.spot,
-        reservation=pool.reservation, flex_start=pool.flex_start, compact_placement=pool.compact_placement,
+        reservation=pool.reservation, compact_placement=pool.compact_placement,
         gpu_sharing_strategy=pool.gpu_sharing_strategy, gpu_max_shared_clients=pool.gpu_max_shared_clients,
         taints=_taints(pool), labels=dict(pool.labels), resource_labels=labels, disk_size_gb=pool.disk_size_gb,
         local_ssd_count=local_ssd_count(pool.local_nvme_gb),
         additional_networks=tuple(additional_nics) if layout is not None else (),
         machine_family=family, disk_type=disk.default if disk else "",
         max_pods_per_node=layout.max_pods_per_node if layout is not None else None,
-        host_maintenance_interval=gcp_rules().host_maintenance_interval(family))  # type: ignore[arg-type]
+        host_maintenance_interval=gcp_rules().host_maintenance_interval(family),  # type: ignore[arg-type]
+        # Flex-start pools; multi-node training ones obtain all nodes together through queued provisioning, which
+        # Kueue's ProvisioningRequest check drives (accelfit.planner.provisioning, components.kubernetes.kueue).
+        flex_start=pool.flex_start, queued_provisioning=provisioning_class(plan, pool) is not None)
 
 
 def tpu_pool_args(plan: Plan, pool: NodePool, cluster: pulumi.Input[str], service_account: pulumi.Input[str],

@@ -15,12 +15,16 @@ from components.common import child_name
 from accelfit.cloudrules.shared_cluster import cohort_name_problems, queue_flavor_problems
 from components.kubernetes.charts import ChartPin, pin
 from components.kubernetes.helm import namespace, release
+from components.kubernetes.kueue_config import kueue_values
 from components.kubernetes.queues import (
     KUEUE_API,
     KUEUE_PREVIOUS_API,
     QUEUE_NAMESPACE_LABEL,
     FlavorPlan,
+    CHECK_NAMES,
     QueuePlan,
+    admission_check_spec,
+    provisioning_request_config_spec,
     resource_flavor_spec,
 )
 
@@ -88,7 +92,9 @@ class KueueRouting(pulumi.ComponentResource):
         super().__init__("accelfit:kubernetes:KueueRouting", name, None, opts)
         ns = namespace(child_name(name, "namespace"), args.chart.namespace, args.labels,
                        pulumi.ResourceOptions(parent=self, provider=args.provider))
-        self.release = release(child_name(name, "release"), "kueue", args.chart, {}, self, args.provider,
+        # waitForPodsReady: a job whose pods cannot get nodes is evicted and requeued (kueue_config).
+        self.release = release(child_name(name, "release"), "kueue", args.chart, kueue_values(args.chart), self,
+                               args.provider,
                                depends_on=[ns, *args.release_dependencies])
         # Kueue's objects need its CRDs and admission webhook: both come with the release.
         after_kueue = pulumi.ResourceOptions(parent=self, provider=args.provider, depends_on=[self.release])
@@ -98,9 +104,10 @@ class KueueRouting(pulumi.ComponentResource):
         flavors = [k8s.apiextensions.CustomResource(
             child_name(name, f"flavor-{flavor.pool}"), api_version=KUEUE_API, kind="ResourceFlavor",
             metadata={"name": flavor.name, "labels": labels_of[flavor.name]},
-            spec=resource_flavor_spec(flavor, args.pool_selectors[flavor.pool]),
+            spec=resource_flavor_spec(flavor, args.pool_selectors[flavor.pool] if flavor.selects_one_pool else {}),
             opts=pulumi.ResourceOptions.merge(after_kueue, _moved_from_previous_api("ResourceFlavor")))
             for flavor in args.flavors]
+        checks = self._provisioning_checks(name, args, after_kueue)
         self.cluster_queues = []
         self.team_namespaces = []
         for queue in args.queues:
@@ -111,7 +118,8 @@ class KueueRouting(pulumi.ComponentResource):
                 child_name(name, f"cluster-queue{suffix}"), api_version=KUEUE_API, kind="ClusterQueue",
                 metadata={"name": queue.name, "labels": labels}, spec=queue.spec(),
                 opts=pulumi.ResourceOptions.merge(
-                    pulumi.ResourceOptions(parent=self, provider=args.provider, depends_on=[self.release, *flavors]),
+                    pulumi.ResourceOptions(parent=self, provider=args.provider,
+                                           depends_on=[self.release, *flavors, *checks]),
                     _moved_from_previous_api("ClusterQueue")))
             self.cluster_queues.append(cluster_queue)
             for team_namespace in queue.namespaces:
@@ -131,3 +139,25 @@ class KueueRouting(pulumi.ComponentResource):
 
         self.register_outputs({"cluster_queues": [queue.name for queue in args.queues],
                                "flavors": [flavor.name for flavor in args.flavors]})
+
+    def _provisioning_checks(self, name: str, args: KueueRoutingArgs,
+                             opts: pulumi.ResourceOptions) -> list[k8s.apiextensions.CustomResource]:
+        """For each ProvisioningRequest class a flavor needs: its ProvisioningRequestConfig and the AdmissionCheck
+        the ClusterQueues run on those flavors (queues.admission_check_strategy)."""
+        resources_of: dict[str, set[str]] = {}
+        for queue in args.queues:
+            for flavor in (*queue.flavors, *queue.borrowed):
+                if flavor.provisioning_class:
+                    resources_of.setdefault(flavor.provisioning_class, set()).add(flavor.resource)
+        made: list[k8s.apiextensions.CustomResource] = []
+        for provisioning_class, resources in sorted(resources_of.items()):
+            check = CHECK_NAMES[provisioning_class]
+            config = k8s.apiextensions.CustomResource(
+                child_name(name, f"{check}-config"), api_version=KUEUE_API, kind="ProvisioningRequestConfig",
+                metadata={"name": check, "labels": dict(args.labels)},
+                spec=provisioning_request_config_spec(provisioning_class, sorted(resources)), opts=opts)
+            made += [config, k8s.apiextensions.CustomResource(
+                child_name(name, check), api_version=KUEUE_API, kind="AdmissionCheck",
+                metadata={"name": check, "labels": dict(args.labels)}, spec=admission_check_spec(check),
+                opts=pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=[config])))]
+        return made

@@ -11,11 +11,19 @@ https://kueue.sigs.k8s.io/docs/concepts/cluster_queue/#flavorfungibility
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from accelfit.planner.build import SLICE_SET_LABEL
 from accelfit.planner.model import NodePool, Plan
+from accelfit.planner.fallback_triggers import (
+    PROVISIONING_BACKOFF_BASE_SECONDS,
+    PROVISIONING_BACKOFF_MAX_SECONDS,
+    PROVISIONING_RETRY_LIMIT,
+)
+from accelfit.planner.provisioning import QUEUED_PROVISIONING_CLASS, provisioning_class
 
 # v1beta2 is the stored version from Kueue 0.15; v1beta1 is deprecated (kubernetes-sigs/kueue v0.19.2
 # charts/kueue/templates/crd: v1beta1 served, deprecated, storage false).
@@ -66,10 +74,20 @@ class FlavorPlan:
     rank: int = field(default=0, metadata={"doc": "The pool's place in its workload's fallback chain: 0 = planned "
                                                   "pool, 1.. = standby pools (NodePool.fallback_rank)."})
     accelerator: str = field(default="", metadata={"doc": "Canonical accelerator of the pool's nodes."})
+    provisioning_class: str | None = field(default=None, metadata={
+        "doc": "The ProvisioningRequest class the pool's nodes come through (accelfit.planner.provisioning): the "
+               "ClusterQueue runs that class's admission check on this flavor; None = no check."})
+    slice_pools: tuple[str, ...] = field(default=(), metadata={
+        "doc": "Multislice: every slice pool the flavor holds (it selects their nodes by accelerator, topology and "
+               "slice set, not by one pool's name); empty = the flavor is its one pool."})
 
     @property
     def resource(self) -> str:
         return RESOURCE_OF_KIND[self.kind]
+
+    @property
+    def selects_one_pool(self) -> bool:
+        return len(self.slice_pools) <= 1
 
 
 def capacity_tier(pool: NodePool, owned: bool) -> Tier:
@@ -94,7 +112,8 @@ def tpu_node_selectors(pool: NodePool) -> dict[str, str]:
 
 
 def flavor_plans(plan: Plan, capacities: Mapping[str, NodeCapacity]) -> list[FlavorPlan]:
-    """One flavor per accelerator pool of `plan`, in fallback order. `capacities` is keyed by pool name."""
+    """One flavor per accelerator pool of `plan`, in fallback order, except multislice: one flavor per set of slice
+    pools (multislice_flavors). `capacities` is keyed by pool name."""
     owned = plan.platform.value == "baremetal-gpu"
     flavors = [FlavorPlan(
         name=f"{plan.workload}-{pool.name}", pool=pool.name, kind=pool.role, tier=capacity_tier(pool, owned),
@@ -102,9 +121,45 @@ def flavor_plans(plan: Plan, capacities: Mapping[str, NodeCapacity]) -> list[Fla
                      **tpu_node_selectors(pool)},
         taints=tuple((taint.key, taint.value, taint.effect) for taint in pool.taints),
         capacity=capacities[pool.name], rank=int(getattr(pool, "fallback_rank", 0) or 0),
-        accelerator=pool.accelerator or "")
+        accelerator=pool.accelerator or "", provisioning_class=provisioning_class(plan, pool))
         for pool in plan.node_pools if pool.role in ("gpu", "tpu")]
-    return fallback_order(flavors, preferred_kind=plan.accelerator.kind)
+    slice_sets = {pool.name: pool.labels[SLICE_SET_LABEL] for pool in plan.node_pools
+                  if pool.role == "tpu" and SLICE_SET_LABEL in pool.labels}
+    return fallback_order(multislice_flavors(flavors, slice_sets), preferred_kind=plan.accelerator.kind)
+
+
+def multislice_flavors(flavors: list[FlavorPlan], slice_sets: Mapping[str, str]) -> list[FlavorPlan]:
+    """The slice pools of one multislice step as one flavor holding all their chips.
+
+    A multislice JobSet is one podset (one replicated job, one replica per slice) and Kueue gives a podset one
+    flavor, so a flavor per slice pool (one slice's quota) could never admit it. xpk builds one ResourceFlavor on
+    the accelerator and topology node labels with nominalQuota = slices x chips per slice (AI-Hypercomputer/xpk
+    src/xpk/templates/kueue_config.yaml.j2 and src/xpk/core/kueue_manager.py @367c838253bea41e7d7716145ad6513f44c1a21e,
+    total_chips); here the slice-set label the planner puts on those pools keeps a planned set apart from a
+    standby set of the same shape. The flavor keeps its first pool's name, so a stack's first slice flavor is
+    updated in place and the others' are removed."""
+    merged: list[FlavorPlan] = []
+    members: dict[str, list[FlavorPlan]] = {}
+    for flavor in flavors:
+        key = slice_sets.get(flavor.pool)
+        if key is None:
+            merged.append(flavor)
+            continue
+        if key not in members:
+            members[key] = []
+            merged.append(flavor)
+        members[key].append(flavor)
+    out = []
+    for flavor in merged:
+        group = members.get(slice_sets.get(flavor.pool, ""), [flavor])
+        if len(group) <= 1:
+            out.append(flavor)
+            continue
+        capacity = NodeCapacity(*(sum(getattr(member.capacity, name) for member in group)
+                                  for name in NodeCapacity.__dataclass_fields__))
+        out.append(dataclasses.replace(flavor, capacity=capacity,
+                                       slice_pools=tuple(member.pool for member in group)))
+    return out
 
 
 def fallback_order(flavors: list[FlavorPlan], preferred_kind: str) -> list[FlavorPlan]:
@@ -174,6 +229,9 @@ def cluster_queue_spec(queue_name: str, flavors: list[FlavorPlan], borrowed: lis
         # Try the next flavor when the current one is full instead of waiting (fallback, not preemption).
         "flavorFungibility": {"whenCanBorrow": "TryNextFlavor", "whenCanPreempt": "TryNextFlavor"},
     }
+    checks = admission_check_strategy([*flavors, *borrowed])
+    if checks:
+        spec["admissionChecksStrategy"] = {"admissionChecks": checks}
     if cohort is not None:
         spec["cohortName"] = cohort
         # A workload whose own quota is lent out takes it back: its jobs may preempt the borrowers' (Kueue
@@ -181,6 +239,46 @@ def cluster_queue_spec(queue_name: str, flavors: list[FlavorPlan], borrowed: lis
         # pool first even when another workload is using it.
         spec["preemption"] = {"reclaimWithinCohort": "Any", "withinClusterQueue": "Never"}
     return spec
+
+
+# A ProvisioningRequest admission check per class: the AdmissionCheck and its ProvisioningRequestConfig (both
+# cluster-scoped, one each per cluster). Kueue v0.19.2 site/content/en/docs/concepts/admission_check/
+# provisioning_request.md ("Usage": controllerName kueue.x-k8s.io/provisioning-request, parameters naming a
+# ProvisioningRequestConfig); apis/kueue/v1beta2/provisioningrequestconfig_types.go.
+PROVISIONING_CONTROLLER = "kueue.x-k8s.io/provisioning-request"
+CHECK_NAMES = {QUEUED_PROVISIONING_CLASS: "accelfit-queued-provisioning"}
+
+
+def admission_check_strategy(flavors: list[FlavorPlan]) -> list[dict[str, Any]]:
+    """One rule per ProvisioningRequest class, run only on the flavors whose pools need it (admissionChecksStrategy
+    onFlavors: Kueue v0.19.2 site/content/en/docs/concepts/admission_check/_index.md, "Using
+    .spec.admissionCheckStrategy"); the other flavors admit on quota alone."""
+    classes: dict[str, list[str]] = {}
+    for flavor in flavors:
+        if flavor.provisioning_class:
+            classes.setdefault(flavor.provisioning_class, []).append(flavor.name)
+    return [{"name": CHECK_NAMES[name], "onFlavors": on} for name, on in sorted(classes.items())]
+
+
+def provisioning_request_config_spec(provisioning_class: str, resources: list[str]) -> dict[str, Any]:
+    """As xpk's dws-config for GKE queued provisioning (AI-Hypercomputer/xpk src/xpk/templates/kueue_config.yaml.j2
+    @367c838): the class, the accelerator resources it manages, and the node selector that pins the job's pods to
+    the nodes provisioned for its request (GKE labels them autoscaling.gke.io/provisioning-request with the
+    request's ResizeRequestName); the retry strategy is Kueue's default, stated (fallback_triggers)."""
+    return {
+        "provisioningClassName": provisioning_class,
+        "managedResources": sorted(resources),
+        "podSetUpdates": {"nodeSelector": [{"key": "autoscaling.gke.io/provisioning-request",
+                                            "valueFromProvisioningClassDetail": "ResizeRequestName"}]},
+        "retryStrategy": {"backoffLimitCount": PROVISIONING_RETRY_LIMIT,
+                          "backoffBaseSeconds": PROVISIONING_BACKOFF_BASE_SECONDS,
+                          "backoffMaxSeconds": PROVISIONING_BACKOFF_MAX_SECONDS},
+    }
+
+
+def admission_check_spec(config_name: str) -> dict[str, Any]:
+    return {"controllerName": PROVISIONING_CONTROLLER,
+            "parameters": {"apiGroup": "kueue.x-k8s.io", "kind": "ProvisioningRequestConfig", "name": config_name}}
 
 
 @dataclass(frozen=True)

@@ -115,6 +115,14 @@ def with_defaults(schema: Mapping[str, Any], value: Any) -> Any:
     return value
 
 
+def python_pattern(pattern: str) -> str:
+    """The API server matches `pattern` with Go's RE2, which takes inline flags anywhere (Kueue's AdmissionCheck
+    CRD has `^(?i)[a-z]...`); Python's re takes global flags only at the start, where they mean the same."""
+    if pattern.startswith("^(?i)"):
+        return "(?i)^" + pattern[len("^(?i)"):]
+    return pattern
+
+
 def json_schema(schema: Any, root: bool = True) -> Any:
     """A CRD's structural schema as JSON Schema: int-or-string and nullable spelled out, unknown fields refused
     where the schema does not preserve them (strict field validation), Kubernetes extensions dropped."""
@@ -134,6 +142,8 @@ def json_schema(schema: Any, root: bool = True) -> Any:
             out[key] = [json_schema(sub, False) for sub in value]
         elif key == "nullable":
             continue
+        elif key == "pattern":
+            out[key] = python_pattern(value)
         else:
             out[key] = value
     if schema.get("x-kubernetes-int-or-string"):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 
+from accelfit.planner.build import SLICE_SET_LABEL
 from accelfit.planner.model import (
     CostLine,
     Estimate,
@@ -103,7 +104,7 @@ def gke_tpu_multislice() -> Plan:
         NodePool(name=f"tpu-{index}", role="tpu", machine_type="ct5lp-hightpu-4t", accelerator="tpu-v5e",
                  accelerators_per_node=4, gke_accelerator="tpu-v5-lite-podslice", min_nodes=0, max_nodes=4,
                  initial_nodes=4, zones=zone, spot=True, taints=(TPU_TAINT,), tpu_topology="4x4",
-                 tpu_slice="v5litepod-16")
+                 tpu_slice="v5litepod-16", labels={SLICE_SET_LABEL: "tpu"})  # as the planner labels a slice set
         for index in range(2))
     return _plan(
         workload="tpu-train", kind="training", framework="jax", environment="dev", pricing="spot",

@@ -124,11 +124,18 @@ def test_eks_selects_node_groups_and_runs_the_operator_without_driver():
     assert "aws" in recording.named("llm-pretrain-k8s-provider").inputs["kubeconfig"]
 
 
-def test_tpu_multislice_queue_orders_both_slices_and_has_no_gpu_software():
+def test_tpu_multislice_queue_has_one_flavor_holding_both_slices_and_no_gpu_software():
+    """A multislice JobSet is one pod set, which Kueue gives one flavor: as xpk, one flavor on accelerator and
+    topology whose quota is both slices' chips (queues.multislice_flavors)."""
     plan = gcp_plans.gke_tpu_multislice()
     recording = record(lambda: build(plan, gcp_plans.ownership(plan)), config={"gcp:project": gcp_plans.PROJECT})
     group = recording.named("tpu-train-k8s-kueue-cluster-queue").inputs["spec"]["resourceGroups"][0]
-    assert [flavor["name"] for flavor in group["flavors"]] == ["tpu-train-tpu-0", "tpu-train-tpu-1"]
+    assert [flavor["name"] for flavor in group["flavors"]] == ["tpu-train-tpu-0"]
+    quota = {item["name"]: item["nominalQuota"] for item in group["flavors"][0]["resources"]}
+    assert quota["google.com/tpu"] == "32"
+    labels = recording.named("tpu-train-k8s-kueue-flavor-tpu-0").inputs["spec"]["nodeLabels"]
+    assert "cloud.google.com/gke-nodepool" not in labels
+    assert labels["cloud.google.com/gke-tpu-topology"] == "4x4"
     assert group["coveredResources"] == ["cpu", "memory", "ephemeral-storage", "google.com/tpu"]
     assert recording.of_type("accelfit:kubernetes:GpuTelemetry") == []
 
@@ -199,11 +206,12 @@ def test_tpu_flavors_select_the_labels_gke_puts_on_tpu_nodes():
     # (AI-Hypercomputer/xpk src/xpk/core/system_characteristics.py @367c838253bea41e7d7716145ad6513f44c1a21e).
     plan = gcp_plans.gke_tpu_multislice()
     recording = record(lambda: build(plan, gcp_plans.ownership(plan)), config={"gcp:project": gcp_plans.PROJECT})
-    for index in range(2):
-        labels = recording.named(f"tpu-train-k8s-kueue-flavor-tpu-{index}").inputs["spec"]["nodeLabels"]
-        assert labels["cloud.google.com/gke-tpu-accelerator"] == "tpu-v5-lite-podslice"
-        assert labels["cloud.google.com/gke-tpu-topology"] == "4x4"
-        assert labels["cloud.google.com/gke-nodepool"] == f"tpu-train-tpu-{index}"
+    # A multislice set is one flavor holding both slice pools: it selects their nodes by those labels and the
+    # slice set, not by one pool's name (xpk src/xpk/templates/kueue_config.yaml.j2).
+    labels = recording.named("tpu-train-k8s-kueue-flavor-tpu-0").inputs["spec"]["nodeLabels"]
+    assert labels["cloud.google.com/gke-tpu-accelerator"] == "tpu-v5-lite-podslice"
+    assert labels["cloud.google.com/gke-tpu-topology"] == "4x4"
+    assert labels["accelfit.io/slice-set"] == "tpu"
 
 
 def test_tpu_clusters_get_the_pinned_jobset_controller_before_kueue(monkeypatch):
