@@ -5,13 +5,13 @@ from accelfit.spec.loader import LoadedWorkload, load_inventory, load_workload, 
 from accelfit.spec.models import (
     Architecture, Attention, AutostopAction, BudgetSpec, DataSpec, Deployment, Framework, InferenceSpec, Maturity, ModelServer,
     ModelSpec, Orchestration, PlacementCloud, WEIGHTS_CLOUD, weights_scheme,
-    PlacementSpec, Portability, Precision, Pricing, Traffic, TrainingMethod, TrainingSpec, WorkloadKind,
+    PlacementSpec, Portability, Precision, Pricing, ReservationSpec, Traffic, TrainingMethod, TrainingSpec, WorkloadKind,
     WorkloadSpec,
 )
 
 __all__ = [
     "Architecture", "Attention", "BudgetSpec", "DataSpec", "Deployment", "Framework", "InferenceSpec", "Inventory", "LoadedWorkload", "Maturity",
-    "AutostopAction", "ModelServer", "ModelSpec", "WEIGHTS_CLOUD", "weights_scheme", "Orchestration", "PlacementCloud", "PlacementSpec", "Portability", "Precision", "Pricing", "Server",
+    "AutostopAction", "ModelServer", "ModelSpec", "WEIGHTS_CLOUD", "weights_scheme", "Orchestration", "PlacementCloud", "PlacementSpec", "Portability", "Precision", "Pricing", "ReservationSpec", "Server",
     "Traffic", "TrainingMethod", "TrainingSpec", "WorkloadKind", "WorkloadSpec", "load_inventory", "load_workload",
     "workload_from_document",
 ]
