@@ -109,3 +109,10 @@ def pool_group_labels(plan: Plan) -> dict[str, dict[str, str]]:
     key = node_label_key(plan)
     return {pool: {key: group.name} for pool, group in group_of_pools(plan).items()}
 
+
+
+def with_group_labels(plan: Plan, pools: Iterable[NodePool]) -> list[NodePool]:
+    """`pools` with their capacity group's node label added (the node pools and node groups are built from these)."""
+    labels = pool_group_labels(plan)
+    return [pool.model_copy(update={"labels": {**pool.labels, **labels[pool.name]}}) if pool.name in labels else pool
+            for pool in pools]

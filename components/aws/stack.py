@@ -16,14 +16,13 @@ in where the Pod Identity agent sits.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import pulumi
 import pulumi_aws as aws
 
 from accelfit.catalog import Catalog
-from accelfit.planner.capacity_groups import pool_group_labels
+from accelfit.planner.capacity_groups import with_group_labels
 from accelfit.planner.model import NodePool, Plan
 from components.aws.checks import raise_if_any
 from components.aws.cluster_access import ClusterAccess
@@ -61,12 +60,9 @@ class EksGpuStackArgs:
 
 
 def node_group_args(pool: NodePool, network: AwsNetwork, roles: EksRoles, cluster: EksCluster,
-                    tags: dict[str, str], region: str,
-                    group_labels: Mapping[str, str] | None = None) -> ManagedNodeGroupArgs:
-    """A plan pool as node-group args: a field-by-field translation, nothing decided here. `group_labels`: the
-    pool's capacity-group label (accelfit.planner.capacity_groups), shared by the node groups the Cluster
-    Autoscaler's priority expander chooses between."""
-    labels = {**pool.labels, **(group_labels or {})}
+                    tags: dict[str, str], region: str) -> ManagedNodeGroupArgs:
+    """A plan pool as node-group args: a field-by-field translation, nothing decided here."""
+    labels = dict(pool.labels)
     if pool.role == "gpu" and pool.accelerator:
         labels[GPU_NODE_LABEL] = pool.accelerator
     return ManagedNodeGroupArgs(
@@ -150,14 +146,12 @@ def build_cluster_items(owner: pulumi.Resource, name: str, basis: Plan, zones: t
 
 
 def build_node_groups(owner: pulumi.Resource, name: str, pools: list[NodePool], items: ClusterItems,
-                      tags: dict[str, str], region: str,
-                      group_labels: Mapping[str, Mapping[str, str]] | None = None) -> dict[str, ManagedNodeGroup]:
+                      tags: dict[str, str], region: str) -> dict[str, ManagedNodeGroup]:
     """One managed node group per pool, named `<name>-pool-<pool>`: the one place a pool becomes a node group, for
     the system pool and every workload's planned and standby pools alike. Nodes join only once their role
     carries its policies, hence the dependency on the roles component."""
     return {pool.name: ManagedNodeGroup(child_name(name, f"pool-{pool.name}"),
-                                        node_group_args(pool, items.network, items.roles, items.cluster, tags, region,
-                                                        (group_labels or {}).get(pool.name)),
+                                        node_group_args(pool, items.network, items.roles, items.cluster, tags, region),
                                         opts=pulumi.ResourceOptions(parent=owner, depends_on=[items.roles]))
             for pool in pools}
 
@@ -208,8 +202,8 @@ class EksGpuStack(pulumi.ComponentResource):
         items = build_cluster_items(self, name, plan, tuple(plan.zones), args.access, tags, protect)
         self.network, self.cluster = items.network, items.cluster
         self.node_groups = {**items.node_groups,
-                            **build_node_groups(self, name, accelerator_pools(plan), items, tags, region,
-                                               pool_group_labels(plan))}
+                            **build_node_groups(self, name, with_group_labels(plan, accelerator_pools(plan)), items,
+                                               tags, region)}
         self.bucket, self.filesystem, self.identity = build_workload_storage(
             self, name, plan, self.network, self.cluster, tags, protect)
         self.autoscaler_identity = build_autoscaler_identity(self, name, (plan,), self.cluster, self.identity.agent,
