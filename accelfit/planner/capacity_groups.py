@@ -45,7 +45,9 @@ from accelfit.planner.provisioning import provisioning_class
 # UpdateNodePoolRequest.Labels call). So the label only.
 GKE_COMPUTE_CLASS_LABEL = "cloud.google.com/compute-class"
 # EKS: accelfit's own label on every node group of a group (EKS managed node group labels are Kubernetes node labels,
-# and the Cluster Autoscaler reads them from the node-template tags at zero nodes: aws/node_group.py).
+# and the Cluster Autoscaler reads them from the node-template tags at zero nodes: aws/node_group.py). A labels change
+# updates the node group in place (hashicorp/terraform-provider-aws internal/service/eks/node_group.go
+# resourceNodeGroupUpdate: labels go through UpdateNodegroupConfig).
 EKS_CAPACITY_GROUP_LABEL = "accelfit.io/capacity-group"
 GROUPED_PLATFORMS = frozenset({Platform.gke_gpu, Platform.gke_tpu, Platform.eks_gpu})
 _MAX_NAME = 63  # a ComputeClass name and a label value: a DNS label, at most 63 characters
