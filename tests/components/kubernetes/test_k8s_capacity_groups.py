@@ -221,3 +221,17 @@ def test_the_chain_marks_only_the_planned_steps_group_as_no_capacity():
     assert [s.moves_when for s in steps] == [(), ("no-capacity",), ("quota-full", "pods-not-ready", "preempted")]
     assert [s.wait_minutes for s in steps] == [None, NODE_PROVISION_TIMEOUT_MINUTES, 30]
     assert with_triggers([step(1), step(2)])[1].moves_when == ("quota-full", "pods-not-ready")
+
+
+def test_the_pinned_chart_renders_the_expander_configmap_from_these_values():
+    """kubernetes/autoscaler cluster-autoscaler chart 9.59.0 (the pinned chart): templates/
+    priority-expander-configmap.yaml renders ConfigMap cluster-autoscaler-priority-expander when extraArgs has
+    `expander`, expanderPriorities is set and `priority` is one of the comma-separated expanders
+    (_helpers.tpl priorityExpanderEnabled: splitList "," then has "priority"); each key goes through `int`, so
+    the values' string keys must be integers; templates/role.yaml then lets the autoscaler list and watch it."""
+    values = autoscaler_values("c", "us-east-1", "1.33", (("w-gpu-ng", "w-gpu-fb2-ng"),))
+    assert "expander" in values["extraArgs"] and values["expanderPriorities"]
+    assert "priority" in values["extraArgs"]["expander"].split(",")
+    rendered = {int(key): patterns for key, patterns in values["expanderPriorities"].items()}
+    assert rendered == expander_priorities([["w-gpu-ng", "w-gpu-fb2-ng"]])
+    assert all(isinstance(pattern, str) for patterns in rendered.values() for pattern in patterns)
