@@ -65,9 +65,23 @@ class CapacityGroup:
 
 def groupable(plan: Plan, pool: NodePool) -> bool:
     """A GPU pool the cloud's autoscaler scales for pending pods (see the module docstring for what is left out)."""
-    return (plan.platform in GROUPED_PLATFORMS and pool.role == "gpu" and provisioning_class(plan, pool) is None
-            and not getattr(pool, "flex_start", False) and not getattr(pool, "capacity_block", False)
-            and SLICE_SET_LABEL not in pool.labels)
+    return why_not_grouped(plan, pool) is None
+
+
+def why_not_grouped(plan: Plan, pool: NodePool) -> str | None:
+    """Why the cloud's autoscaler does not move jobs to or from this pool (None: it can), in the plan's words."""
+    if plan.platform not in GROUPED_PLATFORMS:
+        return f"{plan.platform.value} has no cluster autoscaler choosing between pools"
+    if pool.role == "tpu" or SLICE_SET_LABEL in pool.labels:
+        return ("a TPU slice pool is created as one unit and GKE's ComputeClass fallback waits on TPU capacity "
+                "instead of moving on, so Kueue moves the job (quota)")
+    if pool.role != "gpu":
+        return "not an accelerator pool"
+    if provisioning_class(plan, pool) is not None or getattr(pool, "flex_start", False):
+        return "its nodes come through ProvisioningRequests (flex-start / queued provisioning), not the autoscaler"
+    if getattr(pool, "capacity_block", False):
+        return "a Capacity Block node group is launched into its block by id at the block's start, not on demand"
+    return None
 
 
 def group_name(workload: str, pool: str) -> str:

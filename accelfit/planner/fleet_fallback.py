@@ -18,7 +18,7 @@ import dataclasses
 from accelfit.catalog.models import Catalog
 from accelfit.catalog.rows import TpuSlice
 from accelfit.planner.build import SLICE_SET_LABEL, network_plan, node_pools
-from accelfit.planner.capacity_groups import capacity_groups
+from accelfit.planner.capacity_groups import capacity_groups, why_not_grouped
 from accelfit.planner.choose import rank_key
 from accelfit.planner.eligibility import hard_rejection
 from accelfit.planner.evaluate import policy_rejections, size_offer
@@ -161,6 +161,9 @@ def fallback_chain(spec: WorkloadSpec, catalog: Catalog, environment: Environmen
     if not any(step.accelerator != plan.accelerator.name for step in steps):
         omitted.append(f"another accelerator: no other eligible accelerator meets {spec.name}'s spec "
                        "(see the plan's rejected options)")
+    reasons = ungrouped_reasons(plan, pools)
+    steps = [step.model_copy(update={"note": f"{step.note}; moved to on quota, not capacity: {reasons[step.rank]}"})
+             if step.rank in reasons else step for step in steps]
     return Chain(with_triggers(steps, grouped_ranks(plan, pools)), tuple(omitted), tuple(pools),
                  round(full_scale, 2), tuple(by_rank))
 
@@ -174,6 +177,19 @@ def grouped_ranks(plan: Plan, standby: list[NodePool]) -> frozenset[int]:
         if planned & set(group.pools):
             return frozenset(max(rank, 1) for rank in group.ranks)
     return frozenset()
+
+
+def ungrouped_reasons(plan: Plan, standby: list[NodePool]) -> dict[int, str]:
+    """Rank -> why a standby step of the planned accelerator is not moved to by the autoscaler (so Kueue's quota
+    moves the job there instead): said in the step's note, so the plan does not suggest a capacity fallback that
+    does not happen."""
+    out: dict[int, str] = {}
+    for pool in standby:
+        if pool.accelerator == plan.accelerator.name and pool.fallback_rank not in out:
+            why = why_not_grouped(plan, pool)
+            if why is not None:
+                out[pool.fallback_rank] = why
+    return out
 
 
 def with_triggers(steps: list[FallbackStep], grouped: frozenset[int] = frozenset()) -> tuple[FallbackStep, ...]:

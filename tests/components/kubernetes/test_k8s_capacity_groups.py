@@ -235,3 +235,21 @@ def test_the_pinned_chart_renders_the_expander_configmap_from_these_values():
     rendered = {int(key): patterns for key, patterns in values["expanderPriorities"].items()}
     assert rendered == expander_priorities([["w-gpu-ng", "w-gpu-fb2-ng"]])
     assert all(isinstance(pattern, str) for patterns in rendered.values() for pattern in patterns)
+
+
+def test_a_same_type_step_the_autoscaler_cannot_move_to_says_why_in_the_plan():
+    """The plan must not suggest a capacity fallback that does not happen: a TPU standby of the planned type is
+    moved to on quota, and its note says why (fleet_fallback.ungrouped_reasons)."""
+    from accelfit.planner.capacity_groups import why_not_grouped
+    from accelfit.planner.fleet_fallback import ungrouped_reasons
+
+    tpu = make_plan("tpu", make_pool("tpu-0", "tpu")).model_copy(update={"platform": Platform("gke-tpu"),
+                                                                         "cloud": PlanCloud("gcp")})
+    standby = make_pool("tpu-0-fb2", "tpu", **STANDBY)
+    assert "TPU slice" in ungrouped_reasons(tpu, [standby])[2]
+    gpu = gpu_plan(make_pool("gpu", "gpu"))
+    assert ungrouped_reasons(gpu, [make_pool("gpu-fb2", "gpu", **STANDBY)]) == {}
+    assert "Capacity Block" in why_not_grouped(
+        gpu_plan(platform="eks-gpu", cloud="aws"),
+        make_pool("gpu-fb2", "gpu", fallback_rank=2, reservation="cr-1", capacity_block=True))
+    assert "no cluster autoscaler" in why_not_grouped(gpu_plan(platform="baremetal-gpu"), make_pool("g", "gpu"))
