@@ -14,7 +14,22 @@ from dataclasses import dataclass
 
 from accelfit.catalog.models import Catalog, Cloud, PricingModel
 
-COVERED_MODELS = (PricingModel.on_demand, PricingModel.spot)
+# Every pricing model a price row can carry. `reservation` is not among them: a held reservation is priced as
+# already paid ($0 marginal, valued at its on-demand row), never from a price row of its own.
+COVERED_MODELS = (PricingModel.on_demand, PricingModel.spot, PricingModel.committed_1y, PricingModel.committed_3y,
+                  PricingModel.flex_start, PricingModel.capacity_block)
+# Why a model covers fewer pairs than the cloud offers on demand, printed under the table.
+MODEL_NOTES = {
+    PricingModel.committed_1y: "committed-1y/3y: GCP GPU rows from Cyclenerd's pricing.yml (2026-07-30) where its "
+                               "on-demand figure agrees with the catalog's within 2% and it "
+                               "lists the type and region (no A2-ultra, A3-mega, A3-ultra or A4 rate there); TPU rows "
+                               "for one region per generation only; no AWS row: no Savings Plans or Reserved Instance "
+                               "rate for the P and G types could be sourced here.",
+    PricingModel.flex_start: "flex-start: GCP only, every accelerator-optimized type but A4X and G4; each row is the "
+                             "on-demand price as a ceiling (no flex-start rate was found in the sources read).",
+    PricingModel.capacity_block: "capacity-block: AWS only, the instance types sold as Capacity Blocks; rates for "
+                                 "us-east-1 only (effective hourly rate per instance).",
+}
 
 
 @dataclass(frozen=True)
@@ -46,10 +61,28 @@ def offered_pairs(catalog: Catalog) -> dict[tuple[str, str], list[tuple[str, str
     return pairs
 
 
+def sells(cloud: str, kind: str, model: PricingModel, sku: str) -> bool:
+    """Whether the cloud sells this kind of capacity under the model at all (flex-start is GCP's, Capacity Blocks
+    are AWS's GPU instances of the types it lists; the rules are accelfit/cloudrules data)."""
+    if model is PricingModel.flex_start:
+        from accelfit.cloudrules.gcp.flex_start import flex_start_rules
+
+        return cloud == Cloud.gcp.value and not any(sku.startswith(family + "-")
+                                                    for family in flex_start_rules()["excluded_families"])
+    if model is PricingModel.capacity_block:
+        from accelfit.cloudrules.aws.instance_rules import capacity_block_rules
+
+        return cloud == Cloud.aws.value and kind == "gpu" and sku in capacity_block_rules()["instance_types"]
+    return True
+
+
 def coverage(catalog: Catalog, models: tuple[PricingModel, ...] = COVERED_MODELS) -> tuple[CoverageLine, ...]:
     lines = []
-    for (cloud, kind), pairs in sorted(offered_pairs(catalog).items()):
+    for (cloud, kind), all_pairs in sorted(offered_pairs(catalog).items()):
         for model in models:
+            pairs = [pair for pair in all_pairs if sells(cloud, kind, model, pair[0])]
+            if not pairs:
+                continue
             not_sold, sold = [], []
             for sku, region in pairs:
                 rule = catalog.not_sold_rule(cloud, sku, region, model)

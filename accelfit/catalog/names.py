@@ -74,3 +74,13 @@ def canonical_accelerator(name: str) -> str:
         close_alias = did_you_mean(_fold(name), aliases)
         raise UnknownAcceleratorError(name, aliases[close_alias] if close_alias else None, tuple(kinds))
     return found
+
+
+@functools.cache
+def shipped_instance_types(cloud: str) -> tuple[str, ...]:
+    """GPU instance / machine type names of one cloud in the shipped catalog (instances_<cloud>.yaml), sorted:
+    what a spec's `placement.reservations` may name (the catalog prices and places exactly these)."""
+    path = DATA_DIR / f"instances_{cloud}.yaml"
+    if not path.exists():
+        return ()
+    return tuple(sorted(str(row["name"]) for row in read_package_yaml(path).get("instance_types", [])))

@@ -40,6 +40,14 @@ class PricingModel(str, Enum):
     spot = "spot"
     committed_1y = "committed-1y"
     committed_3y = "committed-3y"
+    # Capacity the team already holds (a GCP reservation, an AWS On-Demand Capacity Reservation or a bought
+    # Capacity Block, listed in placement.reservations): never a price row, priced as already paid.
+    reservation = "reservation"
+    # GCP Dynamic Workload Scheduler flex-start: capacity obtained when available, runs up to 7 days.
+    flex_start = "flex-start"
+    # AWS EC2 Capacity Blocks for ML: a block of instances for 1-14 days (1-day steps) or up to 182 (7-day steps),
+    # paid up front; the price row is the effective hourly rate per instance.
+    capacity_block = "capacity-block"
 
 
 AcceleratorKind = Literal["gpu", "tpu"]

@@ -84,6 +84,14 @@ def node_pools(spec: WorkloadSpec, sized: Sized) -> tuple[NodePool, ...]:
         return tuple(pools)
 
     minimum, maximum, initial = _gpu_scaling(spec, sized.units)
+    flex_start = offer.pricing == "flex-start"
+    # A Capacity Block's instances already sit close together: "there is no need to use a cluster placement group
+    # with a Capacity Block" (docs.aws.amazon.com/AWSEC2/latest/UserGuide/capacity-blocks-using.html).
+    block = offer.pricing == "capacity-block" or offer.capacity_block
+    if flex_start:
+        # Flex-start nodes are created when capacity is found, for pending pods: the pool starts empty
+        # (accelfit/cloudrules/gcp/data/flex_start.yaml; GpuNodePool refuses initial nodes on flex-start).
+        minimum, initial = 0, 0
     instance = offer.instance
     if offer.platform == "baremetal-gpu":
         driver = baremetal_gpu_driver()["version"]
@@ -91,7 +99,8 @@ def node_pools(spec: WorkloadSpec, sized: Sized) -> tuple[NodePool, ...]:
         driver = gke_gpu_driver_version()
     else:
         driver = None  # EKS: the NVIDIA AMI ships the driver
-    zones = pool_zones
+    # A held reservation or Capacity Block holds its machines in one zone: the pool goes there only.
+    zones = offer.zones[:1] if offer.reservation else pool_zones
     # One pool up to the platform's per-pool limit; a larger run spans several identical pools (gpu, gpu-1, ...).
     splits = [sized.units] if offer.platform == "baremetal-gpu" else pool_sizes(offer.platform, maximum)
     minimums, initials = _spread(minimum, splits), _spread(initial, splits)
@@ -103,12 +112,14 @@ def node_pools(spec: WorkloadSpec, sized: Sized) -> tuple[NodePool, ...]:
             gke_accelerator=instance.gke_accelerator if instance else None,
             min_nodes=minimums[index] if offer.platform != "baremetal-gpu" else sized.units, max_nodes=size,
             initial_nodes=initials[index] if offer.platform != "baremetal-gpu" else sized.units, spot=spot,
-            zones=zones, taints=(GPU_TAINT,), labels=labels, compact_placement=multi_node_training,
+            zones=zones, taints=(GPU_TAINT,), labels=labels, compact_placement=multi_node_training and not block,
             efa_interfaces=instance.efa_interfaces if (instance and multi_node_training and offer.cloud == "aws")
             else 0,
             gpudirect=instance.gpudirect if (instance and multi_node_training) else "none",
             local_nvme_gb=instance.local_nvme_gb if instance else 0, driver_version=driver,
-            serving_start_utc=window[0] if window else None, serving_hours_per_day=window[1] if window else None))
+            serving_start_utc=window[0] if window else None, serving_hours_per_day=window[1] if window else None,
+            reservation=offer.reservation, capacity_block=block,
+            flex_start=flex_start))
     return tuple(pools)
 
 

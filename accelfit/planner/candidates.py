@@ -8,6 +8,9 @@ from dataclasses import dataclass, field
 
 from accelfit.catalog.models import Catalog, Cloud, region_of_zone
 from accelfit.pricing.onprem import onprem_unit_hourly_usd
+from accelfit.planner.buying import (
+    BUYING_MODELS, buying_rejection, held_block, max_units, reservation_zones, sold_as_hint,
+)
 from accelfit.planner.eligibility import hard_rejection
 from accelfit.planner.gpu_vms import VM_PLATFORMS, gpu_platforms, vm_rejection
 from accelfit.planner.limits import max_cluster_nodes
@@ -94,26 +97,67 @@ def _instance_offers(spec: WorkloadSpec, catalog: Catalog, found: OfferSet, inst
         found.reject(*where, "", "region", f"offered in {', '.join(instance.regions)}; placement.regions allows "
                                       f"only {', '.join(spec.placement.regions)}")
         return
+    if pricing in BUYING_MODELS:
+        why = buying_rejection(spec, cloud, platform, instance, pricing)
+        if why is not None:
+            found.reject(*where, "", *why)
+            return
+    if pricing == "reservation":
+        _reservation_offers(spec, catalog, found, instance, platform, largest, label)
+        return
     for region in regions:
         price = catalog.price(instance.cloud, instance.name, region, pricing)
         if price is None and (rule := catalog.not_sold_rule(instance.cloud, instance.name, region, pricing)):
             found.reject(*where, region, NOT_SOLD,
                          f"{cloud.upper()} does not sell {instance.name} {pricing} (sold as "
-                         f"{', '.join(rule.sold_as)}; {rule.source})")
+                         f"{', '.join(rule.sold_as)}; {rule.source}); "
+                         + sold_as_hint(spec, catalog, instance, region, rule.sold_as))
             continue
         if price is None:
             found.reject(*where, region, NO_PRICE,
                          f"the catalog has no {pricing} price for {instance.name} in {region}")
             continue
         zones = _gpu_zones(catalog, instance, region)
+        block = held_block(spec, instance.name, region) if pricing == "capacity-block" else None
+        if block is not None:
+            zones = reservation_zones(block, cloud, region)
         found.offers.append(Offer(
             # A GPU VM is one instance in one zone (the network still spans the region's zones on AWS).
             platform=platform, cloud=cloud, region=region, zones=zones[:1] if vm and cloud == "gcp" else zones,
             accelerator=accelerator, machine=instance.name, devices_per_unit=instance.accelerator_count,
-            max_units=1 if vm else (max_cluster_nodes(platform) or 1),
+            max_units=1 if vm else max_units(pricing, max_cluster_nodes(platform) or 1),
             multi_unit=False if vm else instance.accelerator_count == largest[(cloud, instance.family)],
             instance=instance, price=price, unit_hourly_usd=price.hourly_usd, pricing=pricing,
-            catalog=label))
+            catalog=label, reservation=block.name if block is not None else None))
+
+
+def _reservation_offers(spec: WorkloadSpec, catalog: Catalog, found: OfferSet, instance, platform: str,
+                        largest: dict, label: str) -> None:
+    """One offer per reservation the team holds of this type (placement.reservations): at most its count of
+    machines, in its zone, priced as already paid (unit price 0); `price` keeps the on-demand row as the
+    reservation's on-demand-equivalent value (None where the catalog has none)."""
+    cloud = instance.cloud.value
+    accelerator = catalog.accelerator(instance.accelerator)
+    where = (platform, accelerator.name, instance.name)
+    held = [r for r in spec.placement.reservations if r.cloud == cloud and r.instance_type == instance.name]
+    if not held:
+        found.reject(*where, "", "no-reservation", f"placement.reservations holds no {instance.name}")
+        return
+    for reservation in held:
+        region = reservation.region
+        if not _region_allowed(spec, region):
+            found.reject(*where, reservation.zone, "region",
+                         f"reservation {reservation.name} is in {region}; placement.regions allows only "
+                         f"{', '.join(spec.placement.regions)}")
+            continue
+        found.offers.append(Offer(
+            platform=platform, cloud=cloud, region=region, zones=reservation_zones(reservation, cloud, region),
+            accelerator=accelerator, machine=instance.name, devices_per_unit=instance.accelerator_count,
+            max_units=min(reservation.count, max_cluster_nodes(platform) or 1),
+            multi_unit=instance.accelerator_count == largest[(cloud, instance.family)] or reservation.count == 1,
+            instance=instance, price=catalog.price(instance.cloud, instance.name, region, "on-demand"),
+            unit_hourly_usd=0.0, pricing="reservation", catalog=label, reservation=reservation.name,
+            capacity_block=reservation.capacity_block))
 
 
 # A GCP serving pool spreads over up to this many of the zones that offer its machine type (a zone outage keeps
@@ -142,6 +186,12 @@ def _tpu_offers(spec: WorkloadSpec, catalog: Catalog, found: OfferSet) -> None:
 
 def _tpu_platform_offers(spec: WorkloadSpec, catalog: Catalog, found: OfferSet, platform: str) -> None:
     pricing = spec.budget.pricing.value
+    if pricing in BUYING_MODELS:
+        why = buying_rejection(spec, "gcp", platform, None, pricing)
+        if why is not None:
+            for generation in dict.fromkeys(tpu_slice.accelerator for tpu_slice in catalog.tpu_slices):
+                found.reject(platform, generation, "", "", *why)
+            return
     label = catalog.label
     rejected_generations: set[str] = set()
     # Multislice (several slices over the data-center network) is for jobs beyond the largest single slice.

@@ -30,6 +30,7 @@ from accelfit.pricing.figures import (
     serving_hours_per_month,
 )
 from accelfit.pricing.node_disks import EKS_ROOT_VOLUME_SERVICE, GKE_DEFAULT_DISK_TYPE, disk_hourly_usd, gke_boot_disk_type
+from accelfit.pricing.capacity_blocks import block_for
 from accelfit.pricing.overheads import overhead_for, run_window
 from accelfit.reports.durations import duration
 from accelfit.spec import WorkloadSpec
@@ -193,6 +194,10 @@ def cost_parts(spec: WorkloadSpec, catalog: Catalog, offer: Offer, units: int, r
         note += f" (with a {disk_note})"
     compute = (accelerator_pool("compute", fleet_hourly, planned, run, note, committed_term) if vm is None
                else None)
+    if offer.pricing == "reservation":
+        compute = _reserved(compute, offer, units)
+    elif offer.pricing == "capacity-block" and run is not None:
+        compute = _capacity_block(offer, units, disk_hourly, run, note)
     key = (offer.platform, cloud, region, nat_gateways(offer), run, storage)
     rest = shared.get(key) if shared is not None else None
     if rest is None:
@@ -200,6 +205,33 @@ def cost_parts(spec: WorkloadSpec, catalog: Catalog, offer: Offer, units: int, r
         if shared is not None:
             shared[key] = rest
     return (*(vm if vm is not None else (compute,)), *rest)
+
+
+def _reserved(compute: Part, offer: Offer, units: int) -> Part:
+    """A held reservation is already paid (a sunk cost): the plan adds $0 for its machines, only their boot
+    disks (a reservation holds VMs, not their disks). Its on-demand-equivalent value is stated beside it."""
+    value = offer.price
+    worth = (f"its on-demand equivalent is ${value.hourly_usd * units:,.2f}/h for {units} × {offer.machine} "
+             f"(as of {value.as_of}), which it saves" if value is not None
+             else f"the catalog has no on-demand price to value {offer.machine} with")
+    return Part(compute.item, compute.monthly_usd, compute.full_scale_monthly_usd, compute.run_usd,
+                f"reservation {offer.reservation}: already paid (a sunk cost), so its machines add $0 here; {worth}"
+                f"; {compute.note}")
+
+
+def _capacity_block(offer: Offer, units: int, disk_hourly: float, run: RunWindow, note: str) -> Part:
+    """An EC2 Capacity Block bills every hour of the block, up front, in the lengths AWS sells; the nodes' root
+    volumes bill while they run."""
+    block = block_for(run.accelerator_hours)
+    block_usd = units * offer.unit_hourly_usd * block.hours
+    disks_usd = units * disk_hourly * run.accelerator_hours
+    full = units * (offer.unit_hourly_usd + disk_hourly) * HOURS_PER_MONTH
+    monthly = units * offer.unit_hourly_usd * min(block.hours, HOURS_PER_MONTH) + units * disk_hourly * min(
+        run.accelerator_hours, HOURS_PER_MONTH)
+    return Part("compute", monthly, full, block_usd + disks_usd,
+                f"Capacity Block of {units} × {offer.machine} for a {block.reason}: ${block_usd:,.0f} paid up front "
+                f"for {block.hours:,.0f} h (${offer.unit_hourly_usd:,.4g}/instance-hour) whether the run uses them "
+                f"or not; {note}")
 
 
 def place_parts(spec: WorkloadSpec, catalog: Catalog, platform: str, cloud: str, region: str, gateways: int,

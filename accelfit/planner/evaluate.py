@@ -8,8 +8,9 @@ from dataclasses import dataclass, field
 
 from accelfit.catalog.models import Catalog
 from accelfit.planner.costing import (
-    StorageNeeds, cost_assumptions, cost_parts, plan_figures, serving_plan, storage_needs,
+    StorageNeeds, cost_assumptions, cost_parts, plan_figures, run_of, serving_plan, storage_needs,
 )
+from accelfit.planner.buying import BUYING_RULE, run_rejection
 from accelfit.planner.constraints import PolicyConstraints
 from accelfit.planner.eligibility import penalties
 from accelfit.planner.gpu_vms import SINGLE_NODE, VM_PLATFORMS, single_node_reason
@@ -78,6 +79,11 @@ def size_offer(spec: WorkloadSpec, catalog: Catalog, offer: Offer, team: TeamEff
             shared[key] = shape
         if isinstance(shape, Unfit):
             raise shape.with_traceback(None)  # one remembered Unfit, raised afresh for each offer
+    if spec.training is not None and offer.pricing in ("flex-start", "capacity-block"):
+        run = run_of(spec, offer, shape.run_hours)
+        why = run_rejection(offer.pricing, offer.instance.family if offer.instance else "", run.accelerator_hours)
+        if why is not None:
+            raise Unfit(BUYING_RULE, why)
     parts = cost_parts(spec, catalog, offer, shape.fields["units"], shape.run_hours, shape.storage, shared)
     cost = plan_figures(spec, parts)
     return Sized(offer=offer, monthly_usd=cost.monthly_usd,

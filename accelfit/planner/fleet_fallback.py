@@ -1,9 +1,12 @@
 """A fleet workload's fallback chain: where its jobs go when the planned capacity is not there, and what each step
 would cost.
 
-In order: the planned pool; the same accelerator type on the other capacity tiers, reservation -> on-demand ->
-spot (only tiers the catalog prices for that type in that region, since the availability data already placed the
-type there; a tier the environment's policy configuration forbids is left out and says so); then the next-best
+In order: the planned pool; the same accelerator type on the other capacity tiers, reservation -> flex-start or
+Capacity Block -> on-demand -> spot (only tiers the spec's budget.pricing lists: it names the ways the team buys
+capacity, and a standby step on another way would buy what the spec excluded, e.g. preemptible spot for a job the
+team runs on demand; only tiers the catalog prices for that type in that region, since the availability data
+already placed the type there; a tier the environment's policy configuration forbids is left out and says so);
+then the next-best
 eligible accelerator from the workload's own planner search (GPU <-> TPU only where the workload is eligible for
 both, by the planner's own rules: framework penalties, portability, custom kernels). A step buildable in the
 workload's cluster (a shared cluster, or in the single form the workload's own: same cloud and region, a node-pool
@@ -32,7 +35,11 @@ from accelfit.planner.planner import Environment, Search
 from accelfit.planner.sizing import Unfit
 from accelfit.spec import WorkloadSpec
 
-TIERS = ("reservation", "on-demand", "spot")
+# The order a job falls through its type's capacity tiers: capacity already held, then capacity bought for the run
+# (GCP flex-start, AWS Capacity Blocks: each sold by one cloud only), then on demand, then spot (README, issue 25).
+TIERS = ("reservation", "flex-start", "capacity-block", "on-demand", "spot")
+_CLOUD_OF_TIER = {"flex-start": "gcp", "capacity-block": "aws"}
+_HELD = "reservation"  # a tier whose capacity must already be held (placement.reservations or a commitment)
 # How many other accelerators a chain lists: the next best overall and, when that one cannot be built in the
 # workload's cluster, the next best that can.
 MAX_ACCELERATOR_STEPS = 2
@@ -75,6 +82,9 @@ class _Context:
     def buildable(self, sized: Sized) -> str | None:
         """None when the step can have a standby pool in the workload's cluster, else why not."""
         offer = sized.offer
+        if offer.pricing == "capacity-block" and offer.reservation is None:
+            return ("a node group launches into a Capacity Block by the block's id: buy the block, list it in "
+                    "placement.reservations with capacity_block: true and plan again")
         if self.cluster is None and not self.own_cluster:
             return (f"{self.plan.platform.value} has no cluster to hold a standby pool; switch by re-planning "
                     f"(accelfit lock --fresh) if the planned capacity is not there")
@@ -145,10 +155,19 @@ def fallback_chain(spec: WorkloadSpec, catalog: Catalog, environment: Environmen
         omitted.append("other capacity tiers: owned servers have none" if plan.platform.value == "baremetal-gpu"
                        else f"other capacity tiers of {plan.option}: the planner's search no longer offers it")
     else:
-        for tier in TIERS:
-            if tier == planned_tier:
+        allowed = allowed_tiers(spec)
+        listed = ", ".join(pricing.value for pricing in spec.budget.pricing_options)
+        tiers = [tier for tier in TIERS if tier != planned_tier
+                 and _CLOUD_OF_TIER.get(tier, plan.cloud.value) == plan.cloud.value]
+        unlisted = [tier for tier in tiers if tier not in allowed]
+        if unlisted:
+            omitted.append(f"{', '.join(unlisted)} {plan.accelerator.name}: budget.pricing [{listed}] does not list "
+                           f"{'it' if len(unlisted) == 1 else 'them'}, and the chain steps only through the ways the "
+                           "spec buys capacity")
+        for tier in tiers:
+            if tier not in allowed:
                 continue
-            sized, why = _same_type_on(context, planned, tier)
+            sized, why = _same_type_on(context, planned, tier, found=found)
             if sized is None:
                 omitted.append(f"{tier} {plan.accelerator.name}: {why}")
             else:
@@ -210,6 +229,11 @@ def with_triggers(steps: list[FallbackStep], grouped: frozenset[int] = frozenset
     return tuple(out)
 
 
+def allowed_tiers(spec: WorkloadSpec) -> frozenset[str]:
+    """The capacity tiers the spec's budget.pricing lists (a commitment is the reservation tier)."""
+    return frozenset(tier_of(pricing.value) for pricing in spec.budget.pricing_options)
+
+
 def standby_pools(spec: WorkloadSpec, sized: Sized, rank: int) -> tuple[NodePool, ...]:
     """The step's pools exactly as the planner builds pools for that option (zones, TPU slices all-or-nothing,
     per-pool node limits), renamed `<pool>-fb<rank>` and scaled from 0."""
@@ -240,6 +264,19 @@ def _planned_offer(context: _Context, found: Search) -> Offer | None:
                 offer.zones) == (platform, cloud, region, accelerator, machine, pricing, context.plan.zones):
             return offer
     return None
+
+
+def _bought_on(context: _Context, offer: Offer, tier: str, found: Search) -> tuple[Offer | None, str]:
+    """The planner's own offer of the same type in the same place on a tier that is not a catalog price alone (a
+    held reservation, flex-start, a Capacity Block): the search already applied each buying model's rules."""
+    for other in found.offers:
+        if (other.pricing, other.platform, other.cloud, other.region, other.machine) == (
+                tier, offer.platform, offer.cloud, offer.region, offer.machine):
+            return other, ""
+    why = next((rejection.reason for rejection in found.rejected
+                if getattr(rejection, "machine", None) == offer.machine and tier in rejection.reason), None)
+    return None, why or (f"the planner's search has no {tier} offer of {_sku(offer)} in {context.plan.region} "
+                         "(see the plan's rejected options)")
 
 
 def _tier_pricing(context: _Context, offer: Offer, tier: str) -> tuple[str | None, str]:
@@ -274,14 +311,21 @@ def _price(context: _Context, offer: Offer, pricing: str):
     return context.catalog.price(offer.cloud, _sku(offer), offer.region, pricing)
 
 
-def _same_type_on(context: _Context, offer: Offer, tier: str, units: int | None = None) -> tuple[Sized | None, str]:
+def _same_type_on(context: _Context, offer: Offer, tier: str, units: int | None = None,
+                  found: Search | None = None) -> tuple[Sized | None, str]:
     """The offer on another tier, sized at least at `units` (default: the plan's count)."""
-    pricing, why = _tier_pricing(context, offer, tier)
-    if pricing is None:
-        return None, why
-    price = _price(context, offer, pricing)
-    chips = offer.tpu_slice.chips if offer.tpu_slice is not None else 1
-    repriced = dataclasses.replace(offer, pricing=pricing, price=price, unit_hourly_usd=price.hourly_usd * chips)
+    if tier in ("flex-start", "capacity-block") or (tier == _HELD and found is not None and any(
+            other.pricing == _HELD for other in found.offers)):
+        repriced, why = _bought_on(context, offer, tier, found) if found is not None else (None, "")
+        if repriced is None:
+            return None, why
+    else:
+        pricing, why = _tier_pricing(context, offer, tier)
+        if pricing is None:
+            return None, why
+        price = _price(context, offer, pricing)
+        chips = offer.tpu_slice.chips if offer.tpu_slice is not None else 1
+        repriced = dataclasses.replace(offer, pricing=pricing, price=price, unit_hourly_usd=price.hourly_usd * chips)
     units = units or int(context.plan.option.split("/")[5].removeprefix("x"))
     try:
         sized = size_offer(context.spec, context.catalog, repriced, context.environment.efficiency, at_units=units)
@@ -314,8 +358,11 @@ def _other_accelerators(context: _Context, found: Search) -> tuple[list[tuple[Si
                 f"{planned_slice.topology} with {planned_slice.hosts} hosts each and a multi-host TPU job runs only "
                 "on slices of its own shape"))
             continue
-        if offer.pricing.startswith("committed"):
-            # A commitment is bought for the capacity it holds; a standby step runs on capacity bought when used.
+        if offer.pricing.startswith("committed") or offer.pricing in ("reservation", "capacity-block"):
+            # Capacity bought for what it holds (a commitment, a reservation, a block) is not a standby step's: a
+            # standby step runs on capacity bought when used, on demand where budget.pricing allows it.
+            if "on-demand" not in allowed_tiers(spec):
+                continue
             sized, _ = _same_type_on(context, offer, "on-demand", sized.units)
             if sized is None:
                 continue

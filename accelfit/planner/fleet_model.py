@@ -28,7 +28,7 @@ class FallbackStep(Frozen):
     option: str = Field(description="Option id (same format as Plan.option).")
     accelerator: str
     count: int = Field(ge=1, description="Accelerators (GPUs or TPU chips) the step runs the workload on.")
-    pricing: Literal["reservation", "on-demand", "spot", "owned"] = Field(
+    pricing: Literal["reservation", "flex-start", "capacity-block", "on-demand", "spot", "owned"] = Field(
         description="The capacity tier: reservation (committed-use capacity), on-demand, spot, or owned servers.")
     pool: str | None = Field(description="The NodePool of the workload's plan that serves this step; None = listed "
                              "only (not buildable in the workload's cluster), the note says why.")

@@ -35,6 +35,10 @@ class Offer:
     unit_hourly_usd: float = 0.0
     pricing: str = "on-demand"
     catalog: str = ""  # which catalog offered it (CatalogOrigin.label), so the plan can say what it used
+    # The held reservation the offer runs on (GCP reservation name, AWS Capacity Reservation id): pricing
+    # reservation, or capacity-block when the spec lists the bought block; None otherwise.
+    reservation: str | None = None
+    capacity_block: bool = False  # the reservation is an AWS Capacity Block (market type capacity-block)
 
     @property
     def label(self) -> str:

@@ -8,6 +8,7 @@ from accelfit.catalog.models import Catalog
 from accelfit.planner import preferences as pref
 from accelfit.planner.balance import NodeShape, balance_problems
 from accelfit.planner.build import estimate, network_plan, node_pools, plan_accelerator, storage_plan, tpu_vm_slices
+from accelfit.planner.buying import buying_price_reason, buying_warnings
 from accelfit.planner.candidates import offers_for
 from accelfit.planner.choose import alternatives, best_per_group, grouped_rejections, infeasible, rank_key
 from accelfit.planner.evaluate import Evaluation, evaluate
@@ -107,9 +108,18 @@ def build_plan(spec: WorkloadSpec, environment: Environment, chosen: Sized, rank
         baremetal_hosts=tuple(server.name for server in offer.servers[:chosen.units]),
         network=network_plan(spec, chosen), storage=storage_plan(spec, chosen),
         estimate=estimate(chosen, spec), reasons=reasons(spec, chosen, ranked, rejected),
-        warnings=warnings(spec, chosen) + missing_price_notes(offer.pricing, rejected),
+        warnings=warnings(spec, chosen) + missing_price_notes(_priced_models(spec, offer.pricing), rejected),
         alternatives=alternatives(chosen, ranked, top), rejected=rejected,
         catalog_as_of=offer.price.as_of if offer.price else _newest_date(ranked), catalog=offer.catalog)
+
+
+def _priced_models(spec: WorkloadSpec, chosen: str) -> str:
+    """The pricing models a missing price could be under: the plan's, or (a held reservation, never a price row)
+    the spec's others."""
+    if chosen != "reservation":
+        return chosen
+    others = [pricing.value for pricing in spec.budget.pricing_options if pricing.value != "reservation"]
+    return " or ".join(others) or chosen
 
 
 def orchestration_reasons(spec: WorkloadSpec, chosen: Sized, ranked: list[Sized]) -> list[str]:
@@ -157,7 +167,9 @@ def reasons(spec: WorkloadSpec, chosen: Sized, ranked: list[Sized], rejected: tu
     out.extend(pricing_reasons(spec, chosen, ranked))
     if chosen.calibration:
         out.append(f"Calibration: {chosen.calibration}")
-    if offer.price is not None:
+    if offer.pricing == "reservation":
+        out.append(buying_price_reason(offer))
+    elif offer.price is not None:
         out.append(f"Price: ${offer.price.hourly_usd:,.4g}/{offer.price.unit} {offer.pricing} in {offer.region} "
                    f"(as of {offer.price.as_of}, {offer.price.source}"
                    + ("" if offer.price.verified else "; second-hand figure, verify before committing") + ").")
@@ -263,10 +275,11 @@ def pricing_reasons(spec: WorkloadSpec, chosen: Sized, ranked: list[Sized]) -> l
 def warnings(spec: WorkloadSpec, chosen: Sized) -> tuple[str, ...]:
     offer = chosen.offer
     out: list[str] = []
-    if offer.price is not None and not offer.price.verified:
+    if offer.price is not None and not offer.price.verified and offer.pricing != "reservation":
         out.append(f"The {offer.pricing} price of {offer.price.sku} is second-hand ({offer.price.source}).")
     if offer.pricing.startswith("committed") and spec.training is not None:
         out.append(f"{offer.pricing} bills the whole term; it pays off only if the capacity is reused after this run.")
+    out.extend(buying_warnings(offer))
     training = spec.training is not None
     multi_node = chosen.units > 1
     if offer.instance is not None:

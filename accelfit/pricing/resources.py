@@ -30,6 +30,7 @@ from accelfit.pricing.figures import (
     COMMITMENT_TERM_HOURS, HOURS_PER_MONTH, Part, RunWindow, accelerator_pool, always_on, figures, per_month,
     serving_hours_per_month, vm_part,
 )
+from accelfit.pricing.capacity_blocks import block_for
 from accelfit.pricing.node_disks import EKS_ROOT_VOLUME_SERVICE, GKE_DEFAULT_DISK_TYPE, disk_hourly_usd
 from accelfit.pricing.onprem import onprem_unit_hourly_usd
 
@@ -143,6 +144,9 @@ class Priced:
     disk_hourly: float = 0.0  # a GPU VM's boot disk
     idle_tail_hours: float = 0.0  # a GPU VM: how long it bills idle before autostop
     autostop_action: str = ""  # a GPU VM: stop | delete ("" = no autostop: it runs all month)
+    # An AWS Capacity Block: the block's own hourly rate at the pool's maximum (hourly_max adds the root volumes);
+    # the block bills every hour of its length (accelfit.pricing.capacity_blocks), paid up front.
+    block_hourly_max: float = 0.0
 
 
 def _is_standby(labels: Any) -> bool:
@@ -217,6 +221,16 @@ class StackUsage:
             return (Part(resource.name, 0.0, full, 0.0 if run else None),
                     "standby fallback pool: 0 nodes as planned (runs only when the pools before it are full), "
                     "its maximum all month at full scale")
+        if priced.block_hourly_max and run is not None:
+            block = block_for(run.accelerator_hours)
+            disks = priced.hourly_max - priced.block_hourly_max
+            return (Part(resource.name,
+                         priced.block_hourly_max * min(block.hours, HOURS_PER_MONTH)
+                         + disks * min(run.accelerator_hours, HOURS_PER_MONTH),
+                         priced.hourly_max * HOURS_PER_MONTH,
+                         priced.block_hourly_max * block.hours + disks * run.accelerator_hours),
+                    f"a Capacity Block bills every hour of its {block.reason}, paid up front; its root volumes "
+                    "while the run's nodes exist")
         committed = None if priced.spot else COMMITMENT_TERM_HOURS.get(context.pricing)
         if committed:
             return (accelerator_pool(resource.name, priced.hourly_max, HOURS_PER_MONTH, run, committed_term_hours=committed),
@@ -258,13 +272,18 @@ class _Pricer:
                 self.tpu_by_machine[tpu.gke_machine_type] = tpu
 
     def compute_hourly(self, cloud: Cloud, sku: str, region: str | None,
-                       spot: bool) -> tuple[float, str, bool] | None:
-        """(hourly, basis, general-purpose machine) for a machine type or accelerator SKU."""
+                       spot: bool, buying: str | None = None) -> tuple[float, str, bool] | None:
+        """(hourly, basis, general-purpose machine) for a machine type or accelerator SKU. `buying`: the pricing
+        model the resource's own inputs name (flex-start, capacity-block), which wins over the plan's."""
         if region is None:
             return None
         # A resource that is not spot runs on demand, unless the plan bought a commitment for its compute.
-        pricing = "spot" if spot else (self.context.pricing if self.context.pricing.startswith("committed")
-                                       else "on-demand")
+        pricing = buying or ("spot" if spot else (self.context.pricing if self.context.pricing.startswith("committed")
+                                                  else "on-demand"))
+        if buying is not None:
+            price = self.catalog.price(cloud, sku, region, buying)
+            return None if price is None else (
+                price.hourly_usd, f"{buying} ${price.hourly_usd:,.4g}/{price.unit} (as of {price.as_of})", False)
         price = self.catalog.price(cloud, sku, region, pricing) or (
             None if spot else self.catalog.price(cloud, sku, region, "on-demand"))
         if price is None:
@@ -279,6 +298,17 @@ class _Pricer:
     def service(self, cloud: Cloud, service: str, region: str | None) -> float:
         found = self.catalog.service_price(cloud, service, region or "*")
         return found.usd if found else 0.0
+
+    def reserved(self, cloud: Cloud, sku: str, region: str | None, reservation: str) -> tuple[float, str, bool]:
+        """A machine on a held reservation: already paid (a sunk cost), so $0 here; its on-demand worth stated."""
+        value = self.catalog.price(cloud, sku, region or "", "on-demand")
+        worth = (f"on-demand equivalent ${value.hourly_usd:,.4g}/{value.unit} (as of {value.as_of})" if value
+                 else "no on-demand price to value it")
+        return 0.0, f"reservation {reservation}: already paid, $0 here ({worth})", False
+
+    def launch_template(self, node_group_name: str) -> Mapping[str, Any]:
+        """The launch template a node group `<pool>-ng` uses (`<pool>-lt`), or {}."""
+        return self.launch_templates.get(f"{node_group_name.removesuffix('-ng')}-lt") or {}
 
     def root_volume_gb(self, node_group_name: str, disk_size_gb: Any = None) -> float:
         """GiB of EBS volumes per node from the node group's launch template (`<pool>-ng` uses `<pool>-lt`);
@@ -303,14 +333,20 @@ class _Pricer:
         per_zone = not autoscaling.get("totalMaxNodeCount") and autoscaling.get("maxNodeCount") and len(locations) > 1
         zones = len(locations) if per_zone else 1
         tpu = self.tpu_by_machine.get(machine or "")
+        affinity = node_config.get("reservationAffinity") or {}
+        reservation = (", ".join(str(value) for value in affinity.get("values") or ()) or "(by key)") if str(
+            affinity.get("consumeReservationType", "")).upper() == "SPECIFIC_RESERVATION" else None
+        buying = "flex-start" if node_config.get("flexStart") else None
         if tpu is not None:
-            found = self.compute_hourly(Cloud.gcp, tpu.accelerator, region, spot)
+            found = self.compute_hourly(Cloud.gcp, tpu.accelerator, region, spot, buying)
             if found is None:
                 return None
             hourly = found[0] * tpu.chips_per_host
             basis = f"{machine}: {tpu.chips_per_host} {tpu.accelerator} chips per node, {found[1]}"
         else:
-            found = self.compute_hourly(Cloud.gcp, machine or "", region, spot)
+            found = (self.reserved(Cloud.gcp, machine or "", region, reservation) if reservation and not spot
+                     and self.catalog.instance_type(Cloud.gcp, machine or "") is not None
+                     else self.compute_hourly(Cloud.gcp, machine or "", region, spot, buying))
             if found is None:
                 return None
             # Each node's boot disk exists while the node does: priced with the node (accelfit.pricing.node_disks).
@@ -461,11 +497,22 @@ def price_resource(resource: NeutralResource, pricer: _Pricer) -> Priced | None:
                               context.gcp_region)
         return Priced("per-month", monthly=size * rate, basis=f"{size:,.0f} GiB {disk_type} at ${rate:g}/GiB-month")
     if kind == "aws:eks/nodeGroup:NodeGroup":
-        instance_types = props.get("instanceTypes") or []
+        template = pricer.launch_template(resource.name)
+        # A Capacity Block node group names its type in the launch template only (capacity-blocks-mng.html).
+        instance_types = props.get("instanceTypes") or ([template["instanceType"]] if template.get("instanceType")
+                                                        else [])
         scaling = props.get("scalingConfig") or {}
-        spot = str(props.get("capacityType", "ON_DEMAND")).upper() == "SPOT"
+        capacity = str(props.get("capacityType", "ON_DEMAND")).upper()
+        spot = capacity == "SPOT"
         region = props.get("region") or context.aws_region
-        found = pricer.compute_hourly(Cloud.aws, instance_types[0] if instance_types else "", region, spot)
+        target = ((template.get("capacityReservationSpecification") or {}).get("capacityReservationTarget") or {})
+        sku = instance_types[0] if instance_types else ""
+        if capacity == "CAPACITY_BLOCK":
+            found = pricer.compute_hourly(Cloud.aws, sku, region, False, "capacity-block")
+        elif target.get("capacityReservationId") and not spot:
+            found = pricer.reserved(Cloud.aws, sku, region, str(target["capacityReservationId"]))
+        else:
+            found = pricer.compute_hourly(Cloud.aws, sku, region, spot)
         if found is None:
             return None
         minimum, maximum = float(scaling.get("minSize", 0)), float(scaling.get("maxSize", 0))
@@ -476,6 +523,7 @@ def price_resource(resource: NeutralResource, pricer: _Pricer) -> Priced | None:
                       f"{instance_types[0]}: {found[1]} + {root_gb:g} GB gp3 root volume at ${disk_rate:g}/GiB-month; "
                       f"{int(minimum)}-{int(maximum)} nodes in {region}",
                       min_nodes=minimum, autoscaled=False, spot=spot,
+                      block_hourly_max=found[0] * maximum if capacity == "CAPACITY_BLOCK" else 0.0,
                       system=_is_system(props.get("labels") or {}, found[2]),
                       standby=_is_standby(props.get("labels") or {}))
     if kind == "aws:fsx/lustreFileSystem:LustreFileSystem":

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from accelfit.catalog.coverage import CoverageLine, coverage
+from accelfit.catalog.coverage import MODEL_NOTES, CoverageLine, coverage
 from accelfit.catalog.models import Catalog
 from accelfit.reports.table import render_markdown_table, render_table
 
@@ -35,7 +35,10 @@ def render_coverage(catalog: Catalog, markdown: bool = False) -> str:
     fill = ("Offered = instance type (GPU) or TPU generation x region in the availability data, less the pairs the "
             "cloud does not sell under that pricing model. Fill missing prices with `accelfit catalog update` "
             "(SkyPilot's catalog) and re-run.")
-    parts = [f"**{head}**" if markdown else head, table, fill]
+    notes = ("Per pricing model: " + " ".join(MODEL_NOTES.values()) + " reservation: never a price row; a held "
+             "reservation (placement.reservations) is priced as already paid, $0 marginal, valued at its on-demand "
+             "row.")
+    parts = [f"**{head}**" if markdown else head, table, fill, notes]
     not_sold = _not_sold_lines(lines)
     if not_sold:
         parts.append("Not sold this way (a fact, not a missing price):\n" + "\n".join(not_sold))

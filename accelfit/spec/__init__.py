@@ -4,13 +4,13 @@ from accelfit.spec.inventory import Inventory, Server
 from accelfit.spec.loader import LoadedWorkload, load_inventory, load_workload, workload_from_document
 from accelfit.spec.models import (
     Architecture, Attention, AutostopAction, BudgetSpec, DataSpec, Deployment, Framework, InferenceSpec, Maturity, ModelSpec, Orchestration, PlacementCloud,
-    PlacementSpec, Portability, Precision, Pricing, Traffic, TrainingMethod, TrainingSpec, WorkloadKind,
+    PlacementSpec, Portability, Precision, Pricing, ReservationSpec, Traffic, TrainingMethod, TrainingSpec, WorkloadKind,
     WorkloadSpec,
 )
 
 __all__ = [
     "Architecture", "Attention", "BudgetSpec", "DataSpec", "Deployment", "Framework", "InferenceSpec", "Inventory", "LoadedWorkload", "Maturity",
-    "AutostopAction", "ModelSpec", "Orchestration", "PlacementCloud", "PlacementSpec", "Portability", "Precision", "Pricing", "Server",
+    "AutostopAction", "ModelSpec", "Orchestration", "PlacementCloud", "PlacementSpec", "Portability", "Precision", "Pricing", "ReservationSpec", "Server",
     "Traffic", "TrainingMethod", "TrainingSpec", "WorkloadKind", "WorkloadSpec", "load_inventory", "load_workload",
     "workload_from_document",
 ]

@@ -18,7 +18,8 @@ from pydantic import (
 
 from accelfit.catalog.models import Precision
 from accelfit.catalog.models import PricingModel as Pricing
-from accelfit.catalog.names import UnknownAcceleratorError, canonical_accelerator
+from accelfit.catalog.names import UnknownAcceleratorError, canonical_accelerator, shipped_instance_types
+from accelfit.catalog.rows import region_of_zone
 from accelfit.errors import did_you_mean, short_repr
 from accelfit.sizes import SizeError, parse_bytes, parse_count
 from accelfit.spec.regions import cloud_of_region, cloud_regions
@@ -278,6 +279,62 @@ class DataSpec(StrictModel):
         return region
 
 
+_GCP_RESERVATION_NAME = re.compile(r"[a-z]([-a-z0-9]{0,61}[a-z0-9])?\Z")  # GCE resource names (RFC 1035)
+_AWS_RESERVATION_ID = re.compile(r"cr-[0-9a-f]{8}([0-9a-f]{9})?\Z")  # EC2 Capacity Reservation ids
+_ZONE_SUFFIX = {"gcp": re.compile(r"-[a-z]\Z"), "aws": re.compile(r"[a-z]\Z")}
+
+
+class ReservationSpec(StrictModel):
+    """Capacity the team already holds: a GCP reservation, an AWS On-Demand Capacity Reservation or a bought AWS
+    Capacity Block. The cloud follows from the zone. Plans on it (budget.pricing reservation) price it as already
+    paid."""
+
+    name: str = Field(min_length=1, max_length=64,
+                      description="GCP: the reservation's name. AWS: the Capacity Reservation's id (cr-...), also "
+                                  "for a Capacity Block (a block is delivered as a targeted Capacity Reservation).")
+    zone: str = Field(min_length=3, max_length=64,
+                      description="Zone the reservation holds capacity in, e.g. us-central1-a or us-east-1a.")
+    instance_type: str = Field(min_length=1, max_length=64,
+                               description="Machine type (GCP) or instance type (AWS) reserved, e.g. a3-highgpu-8g "
+                                           "or p5.48xlarge.")
+    count: WholeNumber = Field(ge=1, le=100_000, description="Machines the reservation holds.")
+    capacity_block: bool = Field(default=False,
+                                 description="AWS: the reservation is an EC2 Capacity Block for ML (launched with "
+                                             "market type capacity-block), not an On-Demand Capacity Reservation.")
+
+    @property
+    def cloud(self) -> str:
+        return cloud_of_region(region_of_zone(self.zone)) or ""
+
+    @property
+    def region(self) -> str:
+        return region_of_zone(self.zone)
+
+    @model_validator(mode="after")
+    def _known_place_and_type(self) -> ReservationSpec:
+        cloud = self.cloud
+        if not cloud or not _ZONE_SUFFIX[cloud].search(self.zone):
+            raise ValueError(f"zone: {short_repr(self.zone)} is not a zone of a region accelfit knows; give the "
+                             "zone the reservation is in, e.g. us-central1-a (GCP) or us-east-1a (AWS)")
+        known = shipped_instance_types(cloud)
+        if self.instance_type not in known:
+            close = did_you_mean(self.instance_type, known)
+            hint = f"did you mean {close!r}?" if close else f"the catalog's {cloud} types are {', '.join(known)}"
+            raise ValueError(f"instance_type: {short_repr(self.instance_type)} is not a {cloud} GPU type in the "
+                             f"catalog; {hint}")
+        if cloud == "gcp" and not _GCP_RESERVATION_NAME.match(self.name):
+            raise ValueError(f"name: {short_repr(self.name)} is not a GCP reservation name (lowercase letters, "
+                             "digits and '-', starting with a letter, at most 63); copy it from `gcloud compute "
+                             "reservations list`")
+        if cloud == "aws" and not _AWS_RESERVATION_ID.match(self.name):
+            raise ValueError(f"name: {short_repr(self.name)} is not an EC2 Capacity Reservation id; give the id "
+                             "(cr- and 8 or 17 hex digits) from `aws ec2 describe-capacity-reservations`")
+        if cloud == "gcp" and self.capacity_block:
+            raise ValueError("capacity_block: Capacity Blocks are AWS's; a GCP reservation is a plain reservation, "
+                             "remove capacity_block")
+        return self
+
+
 class PlacementSpec(StrictModel):
     clouds: tuple[PlacementCloud, ...] = Field(default=(PlacementCloud.gcp, PlacementCloud.aws),
                                                description="Clouds allowed.")
@@ -301,6 +358,10 @@ class PlacementSpec(StrictModel):
         description="GPU VMs: stop (keep the boot disk, restart later) or delete (nothing left running) on idle.")
     accelerators: tuple[Annotated[str, Field(max_length=64)], ...] = Field(
         default=(), max_length=100, description="Accelerator allow-list (canonical names or aliases); empty = any.")
+    reservations: tuple[ReservationSpec, ...] = Field(
+        default=(), max_length=100,
+        description="Reservations the team holds, each {name, zone, instance_type, count}: budget.pricing "
+                    "reservation plans on them (already paid, so $0 marginal).")
 
     @field_validator("accelerators", mode="after")
     @classmethod
@@ -339,6 +400,14 @@ class PlacementSpec(StrictModel):
             if cloud is not None and cloud not in allowed and self.deployment is not Deployment.dedicated:
                 raise ValueError(f"regions: {region} is a {cloud} region but clouds is [{', '.join(sorted(allowed))}]; "
                                  f"add {cloud} to clouds or remove {region}")
+        for index, reservation in enumerate(self.reservations):
+            cloud = reservation.cloud
+            if cloud not in allowed and self.deployment is not Deployment.dedicated:
+                raise ValueError(f"reservations.{index}.zone: {reservation.zone} is a {cloud} zone but clouds is "
+                                 f"[{', '.join(sorted(allowed))}]; add {cloud} to clouds or remove the reservation")
+        names = [reservation.name for reservation in self.reservations]
+        if len(set(names)) != len(names):
+            raise ValueError("reservations: each reservation at most once (by name)")
         return self
 
 
@@ -349,8 +418,10 @@ class BudgetSpec(StrictModel):
                                          description="Most a training run may cost in total, USD.")
     pricing: Pricing | tuple[Pricing, ...] = Field(
         default=Pricing.on_demand,
-        description="on-demand, spot, committed-1y or committed-3y; or a preference list such as [spot, on-demand]: "
-                    "the cheapest of these that meets the deadline or latency.")
+        description="on-demand, spot, committed-1y, committed-3y, reservation (capacity in placement.reservations, "
+                    "already paid), flex-start (GCP Dynamic Workload Scheduler) or capacity-block (AWS Capacity "
+                    "Blocks for ML); or a preference list such as [reservation, spot, on-demand]: the cheapest of "
+                    "these that meets the deadline or latency; the fallback chain steps through the others.")
 
     @field_validator("pricing")
     @classmethod
@@ -427,4 +498,8 @@ class WorkloadSpec(StrictModel):
         if placement.deployment is Deployment.dedicated and placement.orchestration is Orchestration.vms:
             raise ValueError("placement.orchestration: bare-metal servers join a Kubernetes cluster; set "
                              "orchestration: kubernetes")
+        if Pricing.reservation in self.budget.pricing_options and not placement.reservations:
+            raise ValueError("budget.pricing: reservation plans on capacity the team holds, and "
+                             "placement.reservations lists none; add each reservation as {name, zone, instance_type, "
+                             "count} or remove reservation from budget.pricing")
         return self

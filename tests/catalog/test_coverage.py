@@ -31,4 +31,19 @@ def test_reports_name_the_catalog_and_the_fill_command(catalog):
     assert "| cloud |" in render_coverage(catalog, markdown=True)
     document = coverage_document(catalog)
     assert document["catalog"]["kind"] == "shipped"
-    assert {line["pricing"] for line in document["coverage"]} == {"on-demand", "spot"}
+    assert {line["pricing"] for line in document["coverage"]} == {
+        "on-demand", "spot", "committed-1y", "committed-3y", "flex-start", "capacity-block"}
+    assert "reservation: never a price row" in text and "no Savings Plans or Reserved Instance rate" in text
+
+
+def test_coverage_is_shown_per_pricing_model_only_where_the_cloud_sells_it(catalog):
+    lines = {(line.cloud, line.kind, line.pricing): line for line in coverage(catalog)}
+    # flex-start is GCP's, Capacity Blocks AWS's: neither is a gap on the other cloud.
+    assert ("aws", "gpu", "flex-start") not in lines and ("gcp", "gpu", "capacity-block") not in lines
+    blocks = lines[("aws", "gpu", "capacity-block")]
+    assert {sku for sku, _ in blocks.missing} <= {"p4d.24xlarge", "p4de.24xlarge", "p5.4xlarge", "p5.48xlarge",
+                                                  "p5e.48xlarge", "p5en.48xlarge", "p6-b200.48xlarge"}
+    assert blocks.priced == 5  # us-east-1 rates only
+    # No AWS committed rate could be sourced: every pair is a gap, shown as one.
+    assert lines[("aws", "gpu", "committed-1y")].priced == 0 and lines[("aws", "gpu", "committed-1y")].offered > 0
+    assert lines[("gcp", "tpu", "committed-1y")].priced == 4

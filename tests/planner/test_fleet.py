@@ -81,9 +81,19 @@ def test_fallback_chain_is_planned_pool_then_other_tiers_then_the_next_accelerat
     assert (steps[0].option, steps[0].pool) == (planned.workload("pretrain").plan.option, "tpu-0")
     assert [(step.accelerator, step.pricing) for step in steps[:2]] == [("tpu-v6e", "spot"), ("tpu-v6e", "on-demand")]
     assert steps[2].accelerator != "tpu-v6e" and "next-best eligible accelerator" in steps[2].note
-    # A reservation is a tier the catalog sells here, but the spec plans none: left out, and said why.
-    assert any(reason.startswith("reservation tpu-v6e: the plan holds no reservation")
+    # A reservation is a tier budget.pricing [spot, on-demand] does not list: left out, and said why.
+    assert any(reason.startswith("reservation, flex-start tpu-v6e: budget.pricing [spot, on-demand] does not list them")
                for reason in planned.workload("pretrain").fallback_omitted)
+
+
+def test_the_chain_steps_only_through_the_pricing_models_the_spec_lists():
+    """budget.pricing names the ways the team buys capacity: an on-demand-only spec gets no spot standby step."""
+    planned, _ = fleet(gpu_serving())
+    member = planned.workloads[0]
+    assert {step.pricing for step in member.fallback if step.accelerator == member.plan.accelerator.name} == {
+        "on-demand"}
+    assert any(reason.startswith("reservation, flex-start, spot l4: budget.pricing [on-demand] does not list them")
+               for reason in member.fallback_omitted)
 
 
 def test_a_tier_the_environment_policy_forbids_is_left_out_with_the_reason():
@@ -95,9 +105,10 @@ def test_a_tier_the_environment_policy_forbids_is_left_out_with_the_reason():
 
 
 def test_a_tier_the_catalog_does_not_sell_is_left_out():
-    planned, _ = fleet(gpu_serving())
+    # The catalog has no committed rate for A2-ultra (A100 80GB) machines.
+    planned, _ = fleet(gpu_serving(accelerators=("a100-80gb",), pricing=["on-demand", "committed-1y"]))
     omitted = planned.workloads[0].fallback_omitted
-    assert any(reason.startswith("reservation l4: the catalog sells no committed capacity") for reason in omitted)
+    assert any(reason.startswith("reservation a100-80gb: the catalog sells no committed capacity") for reason in omitted)
 
 
 def test_a_custom_cuda_kernel_workload_never_falls_back_to_a_tpu():
@@ -204,7 +215,7 @@ def test_a_cluster_of_one_costs_exactly_its_single_plan():
 
 
 def test_full_scale_counts_the_standby_pools_at_their_maximum():
-    planned, _ = fleet(gpu_serving())
+    planned, _ = fleet(gpu_serving(pricing=["spot", "on-demand"]))
     member = planned.workloads[0]
     assert member.standby_full_scale_monthly_usd > 0
     assert member.full_scale_monthly_usd == pytest.approx(
@@ -212,12 +223,12 @@ def test_full_scale_counts_the_standby_pools_at_their_maximum():
 
 
 def test_a_step_in_the_cluster_costs_its_own_lines_plus_the_same_share():
-    planned, _ = fleet(jax_pretrain(), gpu_serving())
+    planned, _ = fleet(jax_pretrain(), gpu_serving(pricing=["spot", "on-demand"]))
     member = planned.workload("chat-serve")
-    assert member.fallback[0].monthly_usd == member.monthly_usd
+    assert member.fallback[0].monthly_usd == member.monthly_usd and member.plan.pricing == "spot"
     share = planned.clusters[0].shared_monthly_usd / 2
-    spot = member.fallback[1]
-    assert spot.pricing == "spot" and share < spot.monthly_usd < member.monthly_usd
+    on_demand = member.fallback[1]
+    assert on_demand.pricing == "on-demand" and share < member.monthly_usd < on_demand.monthly_usd
 
 
 # ---- locks -------------------------------------------------------------------------------------------------------
@@ -278,18 +289,29 @@ def test_a_workload_without_a_plan_is_named_in_the_error():
     assert "run `accelfit lock --stack example-gcp-fleet` and commit" in failure.value.message
 
 
-def test_a_committed_plan_starts_its_chain_on_the_reservation_then_on_demand_then_spot():
+def test_a_committed_only_plan_keeps_its_chain_on_the_commitment():
+    """budget.pricing committed-1y alone: no on-demand or spot step (the spec buys neither), and no other
+    accelerator (a standby runs on capacity bought when used, which the spec does not list)."""
     document = jax_pretrain().model_dump(mode="json", exclude_none=True)
     committed = spec(**{**document, "training": {**document["training"], "deadline_days": 4},
                         "budget": {"pricing": "committed-1y"}})
     planned, _ = fleet(committed)
-    steps = planned.workloads[0].fallback
+    member = planned.workloads[0]
+    steps = member.fallback
     assert steps[0].pricing == "reservation" and steps[0].option.endswith("/committed-1y")
-    same_type = [step.pricing for step in steps if step.accelerator == steps[0].accelerator]
-    assert same_type == ["reservation", "on-demand", "spot"]
+    assert [step.pricing for step in steps] == ["reservation"]
+    assert any(reason.startswith("flex-start, on-demand, spot tpu-v") and "does not list them" in reason
+               for reason in member.fallback_omitted)
+
+
+def test_a_committed_plan_with_on_demand_listed_falls_back_to_on_demand_capacity():
+    document = jax_pretrain().model_dump(mode="json", exclude_none=True)
+    committed = spec(**{**document, "training": {**document["training"], "deadline_days": 4},
+                        "budget": {"pricing": ["committed-1y", "on-demand"]}})
+    planned, _ = fleet(committed)
+    steps = planned.workloads[0].fallback
     # Another accelerator is a standby on capacity bought when used, never a second commitment.
-    others = [step for step in steps if step.accelerator != steps[0].accelerator]
-    assert others and all(step.pricing == "on-demand" for step in others)
+    assert all(step.pricing == "on-demand" for step in steps[1:])
 
 
 def test_the_shared_pods_range_holds_every_node_the_members_pools_can_reach():

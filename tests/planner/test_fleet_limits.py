@@ -18,7 +18,10 @@ SOURCE = "policies/config/test.json"
 
 def fleet(**limits):
     environment = Environment("test", constraints=PolicyConstraints(source=SOURCE, **limits))
-    planned, _ = plan_fleet([jax_pretrain("pretrain"), gpu_serving("chat-a"), gpu_serving("chat-b")], CATALOG,
+    # Serving lists two pricing models: the chain steps only through those budget.pricing lists.
+    both = ["spot", "on-demand"]
+    planned, _ = plan_fleet([jax_pretrain("pretrain"), gpu_serving("chat-a", pricing=both),
+                             gpu_serving("chat-b", pricing=both)], CATALOG,
                             environment, None, fleet_name="ml")
     return planned
 

@@ -19,7 +19,17 @@ ROOT = Path(__file__).parents[2]
 
 @pytest.fixture(scope="module")
 def l4_serving():
-    return plan_stack_fleet(load_stack("example-gcp-l4-inference", ROOT), load_catalog())
+    """The shipped L4 serving stack with budget.pricing [spot, on-demand]: the chain steps only through the pricing
+    models the spec lists, so this gives it a second tier to fall back to (a standby pool)."""
+    import dataclasses
+
+    from accelfit.spec import Pricing
+
+    stack = load_stack("example-gcp-l4-inference", ROOT)
+    workloads = tuple(dataclasses.replace(loaded, spec=loaded.spec.model_copy(update={
+        "budget": loaded.spec.budget.model_copy(update={"pricing": (Pricing.spot, Pricing.on_demand)})}))
+        for loaded in stack.workloads)
+    return plan_stack_fleet(dataclasses.replace(stack, workloads=workloads), load_catalog())
 
 
 def test_the_single_form_is_a_fleet_of_one_in_its_own_cluster(l4_serving):
@@ -36,7 +46,7 @@ def test_the_single_form_gets_standby_pools_in_its_own_cluster(l4_serving):
     (member,) = fleet.workloads
     standby = [pool for pool in member.plan.node_pools if pool.fallback_rank]
     assert [pool.name for pool in standby] == ["gpu-fb2"]
-    assert standby[0].min_nodes == 0 and standby[0].spot
+    assert standby[0].min_nodes == 0 and not standby[0].spot  # planned on spot, standby on demand
     assert [step.pool for step in member.fallback][:2] == ["gpu", "gpu-fb2"]
 
 

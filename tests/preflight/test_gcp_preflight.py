@@ -1,17 +1,22 @@
-"""`accelfit preflight` on the GCP fleet example (stacks/Pulumi.example-gcp-fleet.yaml: a TPU v6e run with spot v6e
-and v5e fallback pools, an L4 service with a spot fallback pool, one shared GKE cluster), against recorded answers
+"""`accelfit preflight` on the GCP fleet example (stacks/Pulumi.example-gcp-fleet.yaml: an on-demand TPU v6e run with a
+v5e fallback pool, an on-demand L4 service, one shared GKE cluster; `spot_fleet` lists spot too), against recorded answers
 of Compute Engine, Cloud Quotas and Service Usage."""
 
 from __future__ import annotations
 
 import json
+import shutil
+from pathlib import Path
+
+import pytest
 
 from accelfit.cli.main import main
 from tests.preflight.conftest import compute, error, region_quotas, services_enabled
 
 STACK = "example-gcp-fleet"
 ENOUGH = {"E2_CPUS": (24, 0), "TPU_V6E": (8, 0), "PREEMPTIBLE_TPU_V6E": (8, 0), "TPU_LITE_PODSLICE_V5": (16, 0),
-          "NVIDIA_L4_GPUS": (32, 0), "PREEMPTIBLE_NVIDIA_L4_GPUS": (32, 0), "CPUS": (500, 10)}
+          "NVIDIA_L4_GPUS": (32, 0), "PREEMPTIBLE_NVIDIA_L4_GPUS": (32, 0), "CPUS": (500, 10),
+          "PREEMPTIBLE_TPU_LITE_PODSLICE_V5": (16, 0)}
 ZONES = ["us-central1-a", "us-central1-b", "us-central1-c"]
 SERVICES = ["compute.googleapis.com", "storage.googleapis.com", "container.googleapis.com"]
 
@@ -27,6 +32,22 @@ def routes(quotas=None, **overrides):
     return {**overrides, **{k: v for k, v in answers.items() if k not in overrides}}
 
 
+@pytest.fixture
+def spot_fleet(tmp_path, monkeypatch):
+    """The fleet example with each workload listing [spot, on-demand]: each plans spot and falls back to on demand
+    (the chain steps only through the pricing models budget.pricing lists), so the spot quota paths are exercised."""
+    root = Path(__file__).parents[2]
+    (tmp_path / "stacks").mkdir()
+    shutil.copy(root / "Pulumi.yaml", tmp_path / "Pulumi.yaml")
+    shutil.copytree(root / "policies" / "config", tmp_path / "policies" / "config")
+    text = (root / "stacks" / f"Pulumi.{STACK}.yaml").read_text()
+    assert text.count("pricing: on-demand") == 2
+    (tmp_path / "stacks" / f"Pulumi.{STACK}.yaml").write_text(
+        text.replace("pricing: on-demand", "pricing: [spot, on-demand]"))
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
 def run(capsys, *args):
     code = main(["preflight", "--stack", STACK, *args])
     out = capsys.readouterr()
@@ -38,7 +59,7 @@ def test_everything_fits(google, capsys):
     code, out, _ = run(capsys)
     assert code == 0, out
     assert "everything the plan needs at full scale fits" in out
-    assert "jax-pretrain step 3 (tpu-0-fb3): fits" in out
+    assert "jax-pretrain step 2 (tpu-0-fb2): fits" in out
     # Read from the clouds' own endpoints, nothing else.
     assert any("regions/us-central1" in url for url in recording.calls)
     assert any("services:batchGet" in url for url in recording.calls)
@@ -52,32 +73,31 @@ def test_gpu_quota_shortfall_names_quota_region_needed_limit_in_use_and_request(
     assert "ask for 28 gpus of NVIDIA_L4_GPUS in us-central1" in out
     assert "console.cloud.google.com/iam-admin/quotas?project=acme-ml-staging" in out
     assert "chat-serve step 1 (gpu): short of NVIDIA_L4_GPUS" in out
-    assert "chat-serve step 2 (gpu-fb2): fits" in out
 
 
-def test_spot_fallback_step_short_of_preemptible_quota(google, capsys):
+def test_spot_step_short_of_preemptible_quota(google, capsys, spot_fleet):
     google(routes({**ENOUGH, "PREEMPTIBLE_TPU_V6E": (2, 0)}))
     code, out, _ = run(capsys)
     assert code == 1
     assert "quota PREEMPTIBLE_TPU_V6E (tpu-v6e-slice chips (spot)) in us-central1: needed 4, limit 2, in use 0" in out
-    assert "jax-pretrain step 2 (tpu-0-fb2): short of PREEMPTIBLE_TPU_V6E" in out
-    assert "jax-pretrain step 1 (tpu-0): fits" in out
+    assert "jax-pretrain step 1 (tpu-0): short of PREEMPTIBLE_TPU_V6E" in out
+    assert "jax-pretrain step 2 (tpu-0-fb2): fits" in out
 
 
-def test_no_preemptible_quota_means_spot_uses_the_standard_quota(google, capsys):
+def test_no_preemptible_quota_means_spot_uses_the_standard_quota(google, capsys, spot_fleet):
     google(routes({**ENOUGH, "PREEMPTIBLE_NVIDIA_L4_GPUS": (0, 0), "NVIDIA_L4_GPUS": (64, 0)}))
     code, out, _ = run(capsys)
     assert code == 0, out
     assert "no preemptible quota, so spot VMs use NVIDIA_L4_GPUS" in out
 
 
-def test_spot_on_the_standard_quota_shares_it_with_the_on_demand_pools(google, capsys):
+def test_spot_on_the_standard_quota_shares_it_with_the_on_demand_pools(google, capsys, spot_fleet):
     # 24 on-demand L4 + 24 spot L4 (no preemptible quota) = 48 from NVIDIA_L4_GPUS: 40 is not enough.
     google(routes({**ENOUGH, "PREEMPTIBLE_NVIDIA_L4_GPUS": (0, 0), "NVIDIA_L4_GPUS": (40, 0)}))
     code, out, _ = run(capsys)
     assert code == 1
-    assert "chat-serve step 2 (gpu-fb2): short of PREEMPTIBLE_NVIDIA_L4_GPUS" in out
-    assert "chat-serve step 1 (gpu): fits" in out
+    assert "chat-serve step 1 (gpu): short of PREEMPTIBLE_NVIDIA_L4_GPUS" in out
+    assert "chat-serve step 2 (gpu-fb2): fits" in out
 
 
 def test_zone_that_does_not_offer_the_machine_is_a_shortfall(google, capsys):

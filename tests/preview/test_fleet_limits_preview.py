@@ -22,7 +22,10 @@ def violations(result, policy: str) -> list[dict]:
 
 
 def test_standby_pools_over_the_limit_are_listed_only_and_the_preview_passes_the_policy_pack(tmp_path):
-    specs = [serving("chat-a", "gcp", "us-central1", "l4"), serving("chat-b", "gcp", "us-central1", "l4")]
+    # Two pricing models each: the chain steps only through those budget.pricing lists, so each has a standby.
+    both = ["spot", "on-demand"]
+    specs = [serving("chat-a", "gcp", "us-central1", "l4", pricing=both),
+             serving("chat-b", "gcp", "us-central1", "l4", pricing=both)]
     project = fleet_project(tmp_path, specs, environment="prod")
     catalog = load_catalog()
     unlimited, _ = plan_fleet([WorkloadSpec.model_validate(item) for item in specs], catalog,

@@ -122,11 +122,12 @@ def fleet_project(tmp_path: Path, specs: list[dict], environment: str = "staging
     return tmp_path
 
 
-def serving(name: str, cloud: str, region: str, accelerator: str, budget: float = 25000) -> dict:
+def serving(name: str, cloud: str, region: str, accelerator: str, budget: float = 25000,
+            pricing: object = "on-demand") -> dict:
     return {"name": name, "kind": "inference", "framework": "pytorch", "model": {"parameters": "8B"},
             "inference": {"requests_per_second": 4, "latency_p99_ms": 15000},
             "placement": {"clouds": [cloud], "regions": [region], "accelerators": [accelerator]},
-            "budget": {"max_monthly_usd": budget, "pricing": "on-demand"}}
+            "budget": {"max_monthly_usd": budget, "pricing": pricing}}
 
 
 FINE_TUNE_AWS = {"name": "ft-7b", "kind": "fine-tuning", "framework": "pytorch", "model": {"parameters": "7B"},

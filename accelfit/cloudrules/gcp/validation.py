@@ -14,6 +14,7 @@ from accelfit.catalog.models import Catalog, Cloud
 from accelfit.errors import Problem, did_you_mean, join_path, problem
 from accelfit.planner import filestore_capacity
 from accelfit.planner.model import NodePool, Plan, TpuVmSlice
+from accelfit.cloudrules.gcp.flex_start import flex_start_rules
 from accelfit.cloudrules.gcp import tpu_rules, tpu_runtime
 from accelfit.cloudrules.gcp.names import check_name, fitted_name
 from accelfit.cloudrules.gcp.node_settings import MANAGED_DRIVER_VERSIONS, gvnic_subnet_cidr, rdma_subnet_cidr
@@ -275,7 +276,26 @@ def _gpu_pool_problems(path: str, pool: NodePool, plan: Plan, catalog: Catalog) 
     if pool.spot and pool.reservation:
         problems.append(problem(FILE, join_path(path, "reservation"), "spot VMs cannot consume a reservation",
                                 "set spot: false or drop the reservation", pool.reservation))
+    problems += _flex_start_problems(path, pool, machine.family if machine is not None else "")
     problems += _sharing_problems(path, pool)
+    return problems
+
+
+def _flex_start_problems(path: str, pool: NodePool, family: str) -> list[Problem]:
+    """DWS flex-start (data/flex_start.yaml, sourced): not for the families GCP excludes; no spot, no reservation,
+    and the pool starts empty (GKE creates nodes when capacity is found)."""
+    if not pool.flex_start:
+        return []
+    problems = []
+    if family in flex_start_rules()["excluded_families"]:
+        problems.append(problem(FILE, join_path(path, "flex_start"), f"GCP sells no flex-start capacity for {family}",
+                                "plan on-demand, spot or a reservation for this machine", pool.flex_start))
+    if pool.spot or pool.reservation:
+        problems.append(problem(FILE, join_path(path, "flex_start"), "flex-start capacity is neither spot nor reserved",
+                                "drop spot and the reservation, or flex_start", pool.flex_start))
+    if pool.initial_nodes or pool.min_nodes:
+        problems.append(problem(FILE, join_path(path, "initial_nodes"), "a flex-start pool starts empty",
+                                "set initial_nodes and min_nodes to 0", pool.initial_nodes))
     return problems
 
 
