@@ -21,6 +21,7 @@ import dataclasses
 from accelfit.catalog.models import Catalog
 from accelfit.catalog.rows import TpuSlice
 from accelfit.planner.build import SLICE_SET_LABEL, network_plan, node_pools
+from accelfit.planner.capacity_groups import capacity_groups, why_not_grouped
 from accelfit.planner.choose import rank_key
 from accelfit.planner.eligibility import hard_rejection
 from accelfit.planner.evaluate import policy_rejections, size_offer
@@ -179,21 +180,52 @@ def fallback_chain(spec: WorkloadSpec, catalog: Catalog, environment: Environmen
     if not any(step.accelerator != plan.accelerator.name for step in steps):
         omitted.append(f"another accelerator: no other eligible accelerator meets {spec.name}'s spec "
                        "(see the plan's rejected options)")
-    return Chain(with_triggers(steps), tuple(omitted), tuple(pools), round(full_scale, 2), tuple(by_rank))
+    reasons = ungrouped_reasons(plan, pools)
+    steps = [step.model_copy(update={"note": f"{step.note}; moved to on quota, not capacity: {reasons[step.rank]}"})
+             if step.rank in reasons else step for step in steps]
+    return Chain(with_triggers(steps, grouped_ranks(plan, pools)), tuple(omitted), tuple(pools),
+                 round(full_scale, 2), tuple(by_rank))
 
 
-def with_triggers(steps: list[FallbackStep]) -> tuple[FallbackStep, ...]:
+def grouped_ranks(plan: Plan, standby: list[NodePool]) -> frozenset[int]:
+    """The chain ranks (FallbackStep.rank: NodePool.fallback_rank, 1 for the planned pools) in the planned pool's
+    capacity group: the same accelerator on other tiers, moved between by the cloud's autoscaler
+    (accelfit.planner.capacity_groups, the same grouping the Kueue flavors and the node labels follow)."""
+    planned = {pool.name for pool in plan.node_pools if pool.role != "system"}
+    for group in capacity_groups(plan, [*plan.node_pools, *standby]):
+        if planned & set(group.pools):
+            return frozenset(max(rank, 1) for rank in group.ranks)
+    return frozenset()
+
+
+def ungrouped_reasons(plan: Plan, standby: list[NodePool]) -> dict[int, str]:
+    """Rank -> why a standby step of the planned accelerator is not moved to by the autoscaler (so Kueue's quota
+    moves the job there instead): said in the step's note, so the plan does not suggest a capacity fallback that
+    does not happen."""
+    out: dict[int, str] = {}
+    for pool in standby:
+        if pool.accelerator == plan.accelerator.name and pool.fallback_rank not in out:
+            why = why_not_grouped(plan, pool)
+            if why is not None:
+                out[pool.fallback_rank] = why
+    return out
+
+
+def with_triggers(steps: list[FallbackStep], grouped: frozenset[int] = frozenset()) -> tuple[FallbackStep, ...]:
     """Each step with what moves a job to it and how long the job waits first (fallback_triggers, the numbers the
-    Kueue configuration carries)."""
+    Kueue configuration and the autoscalers carry). `grouped`: ranks in the planned step's capacity group."""
     out = []
     for index, step in enumerate(steps):
         spot_before = any(before.pricing == "spot" for before in steps[:index])
         if step.rank > 1 and step.pool is None:
             out.append(step)  # listed only: no pool, so no Kueue flavor to move to (re-plan instead)
             continue
+        # The group is the chain's first steps with pools (listed-only steps have no flavor to sit between them).
+        in_group = step.rank in grouped and 1 in grouped and all(
+            before.rank in grouped for before in steps[:index] if before.pool is not None or before.rank == 1)
         out.append(step.model_copy(update={
-            "moves_when": step_triggers(step.rank, spot_before),
-            "wait_minutes": step_wait_minutes(step.rank)}))
+            "moves_when": step_triggers(step.rank, spot_before, in_group),
+            "wait_minutes": step_wait_minutes(step.rank, in_group)}))
     return tuple(out)
 
 

@@ -21,6 +21,7 @@ import pulumi_aws as aws
 
 from accelfit.catalog import Catalog
 from accelfit.errors import InputError, Problem, problem
+from accelfit.planner.capacity_groups import with_group_labels
 from accelfit.planner.model import Plan
 from accelfit.cloudrules.aws.addressing import subnet_layout
 from components.aws.cluster_access import ClusterAccess, read_cluster_access
@@ -138,7 +139,8 @@ class EksWorkload(pulumi.ComponentResource):
     def __init__(self, name: str, plan: Plan, tags: dict[str, str], shared: EksSharedCluster,
                  opts: pulumi.ResourceOptions | None = None):
         super().__init__("accelfit:aws:EksWorkload", name, None, opts)
-        self.node_groups = build_node_groups(self, name, accelerator_pools(plan), shared.items, tags, plan.region)
+        self.node_groups = build_node_groups(self, name, with_group_labels(plan, accelerator_pools(plan)),
+                                             shared.items, tags, plan.region)
         self.bucket, self.filesystem, self.identity = build_workload_storage(
             self, name, plan, shared.network, shared.cluster, tags, shared.protect, agent=shared.agent)
         self.register_outputs({"node_groups": {pool: group.node_group_name

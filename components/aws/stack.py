@@ -22,6 +22,7 @@ import pulumi
 import pulumi_aws as aws
 
 from accelfit.catalog import Catalog
+from accelfit.planner.capacity_groups import with_group_labels
 from accelfit.planner.model import NodePool, Plan
 from components.aws.checks import raise_if_any
 from components.aws.cluster_access import ClusterAccess
@@ -210,7 +211,8 @@ class EksGpuStack(pulumi.ComponentResource):
         items = build_cluster_items(self, name, plan, tuple(plan.zones), args.access, tags, protect)
         self.network, self.cluster = items.network, items.cluster
         self.node_groups = {**items.node_groups,
-                            **build_node_groups(self, name, accelerator_pools(plan), items, tags, region)}
+                            **build_node_groups(self, name, with_group_labels(plan, accelerator_pools(plan)), items,
+                                               tags, region)}
         self.bucket, self.filesystem, self.identity = build_workload_storage(
             self, name, plan, self.network, self.cluster, tags, protect)
         self.autoscaler_identity = build_autoscaler_identity(self, name, (plan,), self.cluster, self.identity.agent,

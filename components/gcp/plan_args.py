@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 import pulumi
 
+from accelfit.planner.capacity_groups import pool_group_labels
 from accelfit.catalog.models import Catalog, Cloud
 from accelfit.planner.serving_route_plan import builds_route
 from accelfit.planner.serving_traffic import serving_traffic_facts
@@ -120,7 +121,8 @@ def gpu_pool_args(plan: Plan, pool: NodePool, catalog: Catalog, cluster: pulumi.
         min_nodes=pool.min_nodes, max_nodes=pool.max_nodes, initial_nodes=pool.initial_nodes, spot=pool.spot,
         reservation=pool.reservation, compact_placement=pool.compact_placement,
         gpu_sharing_strategy=pool.gpu_sharing_strategy, gpu_max_shared_clients=pool.gpu_max_shared_clients,
-        taints=_taints(pool), labels=dict(pool.labels), resource_labels=labels, disk_size_gb=pool.disk_size_gb,
+        taints=_taints(pool), labels={**pool.labels, **pool_group_labels(plan).get(pool.name, {})},
+        resource_labels=labels, disk_size_gb=pool.disk_size_gb,
         local_ssd_count=local_ssd_count(pool.local_nvme_gb),
         additional_networks=tuple(additional_nics) if layout is not None else (),
         machine_family=family, disk_type=disk.default if disk else "",

@@ -28,11 +28,12 @@ from components.kubernetes.access import eks_kubeconfig
 from components.kubernetes.capacity import cloud_capacities, inventory_capacities
 from components.kubernetes.eks_addons import EksAddonsArgs, EksAddonsPlan, LustreVolume, autoscaler_image_tag
 from components.kubernetes.gpu_software import GpuSoftware, gpu_software
-from components.kubernetes.layer import KubernetesLayer, KubernetesLayerArgs
+from accelfit.planner.capacity_groups import GKE_COMPUTE_CLASS_LABEL
+from components.kubernetes.layer import ComputeClassPlan, KubernetesLayer, KubernetesLayerArgs
 from components.kubernetes.namespaces import team_namespaces
 from components.fleet import SharedClusterBuild
 from accelfit.cloudrules.shared_cluster import cohort_name_problems, queue_flavor_problems
-from components.kubernetes.queues import NodeCapacity, QueuePlan, cohort_queues, flavor_plans
+from components.kubernetes.queues import FlavorPlan, NodeCapacity, QueuePlan, cohort_queues, flavor_plans
 from components.kubernetes.serving.targets import ServingBuild, serving_build
 
 if TYPE_CHECKING:
@@ -81,7 +82,8 @@ def plan_layer(cluster: SharedClusterBuild, catalog: Catalog, inventory: Invento
     queues = []
     for workload in cluster.workloads:
         plan, prefix = workload.plan, cluster.pool_prefix(workload.plan)
-        flavors = tuple(dataclasses.replace(flavor, pool=f"{prefix}{flavor.pool}")
+        flavors = tuple(dataclasses.replace(flavor, pool=f"{prefix}{flavor.pool}",
+                                            group_pools=tuple(f"{prefix}{pool}" for pool in flavor.group_pools))
                         for flavor in flavor_plans(plan, _capacities(plan, catalog, inventory)))
         queues.append(QueuePlan(name=workload.name, flavors=flavors,
                                 namespaces=team_namespaces(plan) if cluster.own else (workload.name,),
@@ -159,11 +161,12 @@ def eks_addons_plan(plan: Plan) -> EksAddonsPlan:
 
 def layer_args(layer: LayerPlan, ownership: Ownership, kubeconfig: pulumi.Input[str],
                selectors: Mapping[str, Mapping[str, pulumi.Input[str]]], dependencies: list[pulumi.Resource],
-               eks_addons: EksAddonsArgs | None = None) -> KubernetesLayerArgs:
+               eks_addons: EksAddonsArgs | None = None,
+               compute_classes: tuple[ComputeClassPlan, ...] = ()) -> KubernetesLayerArgs:
     return KubernetesLayerArgs(
         kubeconfig=kubeconfig, queues=layer.queues, pool_selectors=selectors, gpu_software=layer.gpu_software,
         labels=layer_labels(ownership), cluster_dependencies=dependencies, eks_addons=eks_addons,
-        jobset=layer.jobset, serving=layer.serving, routes=layer.routes,
+        jobset=layer.jobset, compute_classes=compute_classes, serving=layer.serving, routes=layer.routes,
         gcp_project=_gcp_project() if any(route.cloud == "gcp" for route in layer.routes) else None)
 
 
@@ -171,6 +174,20 @@ def _gcp_project() -> str:
     from components.gcp.stack import resolve_project
 
     return resolve_project(None)
+
+
+def group_flavors_of(layer: LayerPlan) -> list[FlavorPlan]:
+    """Every queue's capacity-group flavors (queues.group_flavors), in queue and fallback order."""
+    return [flavor for queue in layer.queues for flavor in queue.flavors if len(flavor.group_pools) > 1]
+
+
+def gke_compute_classes(layer: LayerPlan, selectors: Mapping[str, Mapping[str, pulumi.Input[str]]]
+                        ) -> tuple[ComputeClassPlan, ...]:
+    """A ComputeClass per capacity group: named as its flavor's node label says, listing the GKE node pools of its
+    plan pools in chain order."""
+    return tuple(ComputeClassPlan(name=flavor.node_labels[GKE_COMPUTE_CLASS_LABEL],
+                                  node_pools=tuple(selectors[pool][GKE_POOL_LABEL] for pool in flavor.group_pools))
+                 for flavor in group_flavors_of(layer))
 
 
 def build_gke_layer(cluster: SharedClusterBuild, layer: LayerPlan, built: GcpSharedCluster) -> KubernetesLayer:
@@ -187,7 +204,8 @@ def build_gke_layer(cluster: SharedClusterBuild, layer: LayerPlan, built: GcpSha
         pools += [*stack.gpu_pools, *stack.tpu_pools]
     # kubeconfig: IP endpoint + CA, or the DNS endpoint (GkeCluster)
     return KubernetesLayer(f"{cluster.name}-k8s", layer_args(layer, cluster.ownership, built.cluster.kubeconfig,
-                                                             selectors, [built.cluster, *pools]),
+                                                             selectors, [built.cluster, *pools],
+                                                             compute_classes=gke_compute_classes(layer, selectors)),
                            _under(built.group))
 
 
@@ -213,8 +231,11 @@ def build_eks_layer(cluster: SharedClusterBuild, layer: LayerPlan, built: EksClu
                                   mount_name=own.filesystem.mount_name,
                                   capacity_gib=plan.storage.filesystem_capacity_gib,
                                   namespace=namespaces[plan.workload][0])
+    # The priority expander's node groups per capacity group, in chain order (capacity_fallback).
+    priority_groups = tuple(tuple(selectors[pool][EKS_POOL_LABEL] for pool in flavor.group_pools)
+                            for flavor in group_flavors_of(layer))
     addons = EksAddonsArgs(plan=layer.eks, cluster_name=built.cluster.cluster_name, region=cluster.basis.region,
-                           lustre=lustre) if layer.eks else None
+                           lustre=lustre, capacity_groups=priority_groups) if layer.eks else None
     return KubernetesLayer(f"{cluster.name}-k8s", layer_args(
         layer, cluster.ownership, kubeconfig, selectors, [built.cluster, *groups, *built.cluster_addons], addons),
         _under(built.group))

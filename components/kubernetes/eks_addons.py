@@ -26,6 +26,7 @@ import pulumi_kubernetes as k8s
 from accelfit.yamlio import read_package_yaml
 from components.common import child_name
 from components.kubernetes.charts import pin
+from components.kubernetes.capacity_fallback import PRIORITY_EXPANDER, expander_priorities
 from components.kubernetes.gpu_software import GPU_TOLERATION
 from components.kubernetes.helm import release
 
@@ -73,9 +74,14 @@ class EksAddonsArgs:
     provider: k8s.Provider | None = field(default=None, metadata={"doc": "Set by KubernetesLayer: its provider."})
     labels: dict[str, str] = field(default_factory=dict)
     after: tuple[pulumi.Resource, ...] = field(default=(), metadata={"doc": "The claim's namespace."})
+    capacity_groups: tuple[tuple[pulumi.Input[str], ...], ...] = field(default=(), metadata={
+        "doc": "Each capacity group's node group names in chain order: the autoscaler's priority expander tries "
+               "them in that order (capacity_fallback.expander_priorities). Empty = least-waste alone."})
 
 
-def autoscaler_values(cluster_name: str, region: str, kubernetes_version: str) -> dict[str, Any]:
+def autoscaler_values(cluster_name: str, region: str, kubernetes_version: str,
+                      capacity_groups: tuple[tuple[str, ...], ...] = ()) -> dict[str, Any]:
+    """`capacity_groups`: node group names per group, in chain order (the priority expander's order)."""
     tag = autoscaler_image_tag(kubernetes_version)
     if tag is None:
         raise ValueError(f"no Cluster Autoscaler release pinned for Kubernetes {kubernetes_version}")
@@ -90,9 +96,20 @@ def autoscaler_values(cluster_name: str, region: str, kubernetes_version: str) -
             # Pods with emptyDir scratch on the NVMe array must not pin an idle GPU node forever.
             "skip-nodes-with-local-storage": "false",
             "balance-similar-node-groups": "true",
-            "expander": "least-waste",
+            "expander": PRIORITY_EXPANDER if capacity_groups else "least-waste",
         },
+        # The chart renders the cluster-autoscaler-priority-expander ConfigMap from this (capacity_fallback).
+        **({"expanderPriorities": {str(priority): patterns for priority, patterns
+                                   in expander_priorities(capacity_groups).items()}} if capacity_groups else {}),
     }
+
+
+def _regroup(names: list[str], sizes: list[int]) -> tuple[tuple[str, ...], ...]:
+    out, start = [], 0
+    for size in sizes:
+        out.append(tuple(names[start:start + size]))
+        start += size
+    return tuple(out)
 
 
 def efa_device_plugin_values() -> dict[str, Any]:
@@ -104,8 +121,10 @@ class EksAddons(pulumi.ComponentResource):
         super().__init__("accelfit:kubernetes:EksAddons", name, None, opts)
         on_cluster = pulumi.ResourceOptions(parent=self, provider=args.provider)
         if args.plan.autoscaler:
-            values = pulumi.Output.from_input(args.cluster_name).apply(
-                lambda cluster: autoscaler_values(cluster, args.region, args.plan.kubernetes_version))
+            sizes = [len(group) for group in args.capacity_groups]
+            values = pulumi.Output.all(args.cluster_name, *(name for group in args.capacity_groups for name in group)) \
+                .apply(lambda parts: autoscaler_values(parts[0], args.region, args.plan.kubernetes_version,
+                                                       _regroup(parts[1:], sizes)))
             release(child_name(name, "cluster-autoscaler"), "cluster-autoscaler", pin("cluster_autoscaler"),
                     values, self, args.provider)
         if args.plan.efa:

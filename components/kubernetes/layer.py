@@ -17,6 +17,7 @@ import pulumi_kubernetes as k8s
 from components.common import child_name
 from components.kubernetes.eks_addons import EksAddons, EksAddonsArgs
 from components.kubernetes.gpu_operator import GpuOperator, GpuOperatorArgs
+from components.kubernetes.capacity_fallback import COMPUTE_CLASS_API, COMPUTE_CLASS_KIND, compute_class_spec
 from components.kubernetes.gpu_software import GpuSoftware
 from components.kubernetes.jobset import JobSet, JobSetArgs
 from components.kubernetes.kueue import KueueRouting, KueueRoutingArgs, validate_kueue_args
@@ -47,6 +48,15 @@ class KubernetesLayerArgs:
     routes: tuple[ServingRoute, ...] = field(default=(), metadata={
         "doc": "Serving routes to build (components/kubernetes/serving): route, autoscaler, their add-ons."})
     gcp_project: str | None = field(default=None, metadata={"doc": "GKE: whose Managed Prometheus KEDA reads."})
+    compute_classes: tuple[ComputeClassPlan, ...] = field(default=(), metadata={
+        "doc": "GKE only: a ComputeClass per capacity group, its node pools in chain order (capacity_fallback)."})
+
+
+@dataclass(frozen=True)
+class ComputeClassPlan:
+    name: str = field(metadata={"doc": "The class's name: the value of the pools' cloud.google.com/compute-class "
+                                       "label and of the group flavor's node selector."})
+    node_pools: tuple[pulumi.Input[str], ...] = field(metadata={"doc": "GKE node pool names, in chain order."})
 
 
 class KubernetesLayer(pulumi.ComponentResource):
@@ -57,6 +67,7 @@ class KubernetesLayer(pulumi.ComponentResource):
     eks_addons: EksAddons | None
     jobset: JobSet | None
     model_servers: list[ModelServer]
+    compute_classes: list[k8s.apiextensions.CustomResource]
 
     def __init__(self, name: str, args: KubernetesLayerArgs, opts: pulumi.ResourceOptions | None = None):
         validate_kueue_args(child_name(name, "kueue"), _kueue_args(args, provider=None))  # before any resource
@@ -75,6 +86,11 @@ class KubernetesLayer(pulumi.ComponentResource):
         # JobSet before Kueue, so the JobSet CRD is there when Kueue starts its JobSet integration.
         self.jobset = (JobSet(child_name(name, "jobset"), JobSetArgs(provider=self.provider, labels=args.labels),
                               opts=child) if args.jobset else None)
+        # Cluster-scoped and read by GKE's autoscaler only: independent of Kueue and of the pools' creation order.
+        self.compute_classes = [k8s.apiextensions.CustomResource(
+            child_name(name, f"compute-class-{plan.name}"), api_version=COMPUTE_CLASS_API, kind=COMPUTE_CLASS_KIND,
+            metadata={"name": plan.name, "labels": dict(args.labels)}, spec=compute_class_spec(plan.node_pools),
+            opts=pulumi.ResourceOptions(parent=self, provider=self.provider)) for plan in args.compute_classes]
         self.routing = KueueRouting(child_name(name, "kueue"), _kueue_args(
             args, self.provider, (self.jobset.release,) if self.jobset else ()), opts=child)
         self.telemetry = None

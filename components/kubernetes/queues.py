@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from accelfit.planner.build import SLICE_SET_LABEL
+from accelfit.planner.capacity_groups import capacity_groups, node_label_key
 from accelfit.planner.model import NodePool, Plan
 from accelfit.planner.fallback_triggers import (
     PROVISIONING_BACKOFF_BASE_SECONDS,
@@ -80,6 +81,10 @@ class FlavorPlan:
     slice_pools: tuple[str, ...] = field(default=(), metadata={
         "doc": "Multislice: every slice pool the flavor holds (it selects their nodes by accelerator, topology and "
                "slice set, not by one pool's name); empty = the flavor is its one pool."})
+    group_pools: tuple[str, ...] = field(default=(), metadata={
+        "doc": "Capacity group (accelfit.planner.capacity_groups): the pools of one accelerator on several capacity "
+               "tiers, in chain order, that the flavor holds; it selects them by the group's node label and the "
+               "cloud's autoscaler picks the pool that has capacity. Empty = not a group."})
 
     @property
     def resource(self) -> str:
@@ -87,7 +92,7 @@ class FlavorPlan:
 
     @property
     def selects_one_pool(self) -> bool:
-        return len(self.slice_pools) <= 1
+        return len(self.slice_pools) <= 1 and len(self.group_pools) <= 1
 
 
 def capacity_tier(pool: NodePool, owned: bool) -> Tier:
@@ -125,7 +130,33 @@ def flavor_plans(plan: Plan, capacities: Mapping[str, NodeCapacity]) -> list[Fla
         for pool in plan.node_pools if pool.role in ("gpu", "tpu")]
     slice_sets = {pool.name: pool.labels[SLICE_SET_LABEL] for pool in plan.node_pools
                   if pool.role == "tpu" and SLICE_SET_LABEL in pool.labels}
-    return fallback_order(multislice_flavors(flavors, slice_sets), preferred_kind=plan.accelerator.kind)
+    return fallback_order(group_flavors(multislice_flavors(flavors, slice_sets), plan),
+                          preferred_kind=plan.accelerator.kind)
+
+
+def group_flavors(flavors: list[FlavorPlan], plan: Plan) -> list[FlavorPlan]:
+    """Each capacity group's pools as one flavor: quota = the pools together, nodes selected by the group's label
+    (GKE: the ComputeClass label; EKS: accelfit.io/capacity-group), taints = every member's (so admitted pods
+    tolerate whichever pool the autoscaler picks). The flavor keeps its first pool's name, place and rank (the
+    planned pool's flavor is updated in place; the standby pools' flavors are removed). Why a group and not a
+    flavor per pool: Kueue assigns a flavor by quota, the autoscaler picks a pool by capacity
+    (accelfit.planner.capacity_groups)."""
+    by_pool = {flavor.pool: flavor for flavor in flavors}
+    key = node_label_key(plan)
+    merged: dict[str, FlavorPlan] = {}
+    for group in capacity_groups(plan):
+        members = [by_pool[pool] for pool in group.pools if pool in by_pool]
+        if len(members) < 2:
+            continue
+        first = members[0]
+        capacity = NodeCapacity(*(sum(getattr(member.capacity, name) for member in members)
+                                  for name in NodeCapacity.__dataclass_fields__))
+        taints = tuple(dict.fromkeys(taint for member in members for taint in member.taints))
+        merged[first.pool] = dataclasses.replace(first, node_labels={key: group.name}, taints=taints,
+                                                 capacity=capacity, group_pools=tuple(m.pool for m in members))
+        for member in members[1:]:
+            merged[member.pool] = None  # type: ignore[assignment]  # held by the group's flavor
+    return [merged.get(flavor.pool, flavor) for flavor in flavors if merged.get(flavor.pool, flavor) is not None]
 
 
 def multislice_flavors(flavors: list[FlavorPlan], slice_sets: Mapping[str, str]) -> list[FlavorPlan]:

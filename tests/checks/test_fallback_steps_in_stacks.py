@@ -1,6 +1,7 @@
 """Every shipped stack's rendered queues against its plan's chain, step by step, with the model of Kueue's
 documented flavor assignment (tests/components/kubernetes/kueue_model.py): what moves a job to each step is that
-every step before it has its quota held (quota-full); a job evicted for pods not ready is assigned again from the
+every step before it has its quota held (quota-full; steps of one capacity group are one flavor, moved between by
+the autoscaler: test_capacity_groups_in_stacks); a job evicted for pods not ready is assigned again from the
 first step; and the wait the plan prints is the timeout the stack's Kueue release carries."""
 
 from __future__ import annotations
@@ -8,7 +9,7 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from accelfit.planner.fallback_triggers import PODS_READY_TIMEOUT_MINUTES
+from accelfit.planner.fallback_triggers import NODE_PROVISION_TIMEOUT_MINUTES, PODS_READY_TIMEOUT_MINUTES
 from stack_documents import STACKS, stack_document
 from tests.components.kubernetes.kueue_model import PodSet, Queue, quantity
 
@@ -79,5 +80,9 @@ def test_the_wait_the_plan_prints_is_the_timeout_the_stacks_kueue_carries(stack)
     members = document["plan"].get("workloads", [])
     for member in members:  # the fleet form's document carries each workload's chain
         for step in member["fallback"]:
-            if step["rank"] > 1 and step["pool"]:
+            if step["rank"] > 1 and step["pool"] and step["moves_when"][0] == "no-capacity":
+                # A capacity-group step: the autoscaler moves the job (test_capacity_groups_in_stacks), and the
+                # wait is its node provisioning timeout, not Kueue's.
+                assert step["wait_minutes"] == NODE_PROVISION_TIMEOUT_MINUTES
+            elif step["rank"] > 1 and step["pool"]:
                 assert step["wait_minutes"] == timeout_minutes and step["moves_when"][0] == "quota-full"

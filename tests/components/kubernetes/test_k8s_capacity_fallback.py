@@ -83,7 +83,11 @@ def test_a_standby_slice_set_stays_a_flavor_of_its_own_after_the_planned_set():
 
 
 def chain_queue():
-    plan = make_plan("gpu", make_pool("gpu", "gpu"), make_pool("gpu-fb2", "gpu", spot=True, fallback_rank=2))
+    """A chain whose second step is another accelerator (its own Kueue flavor, moved to on quota); steps of the same
+    accelerator on other tiers are one flavor instead (test_k8s_capacity_groups)."""
+    plan = make_plan("gpu", make_pool("gpu", "gpu"),
+                     make_pool("gpu-fb2", "gpu", spot=True, fallback_rank=2, ).model_copy(
+                         update={"machine_type": "m2", "accelerator": "y"}))
     return Queue(cluster_queue_spec("w", flavor_plans(plan, capacities(plan))))
 
 
