@@ -44,6 +44,18 @@ def flag(args, name):
     return next(arg.split("=", 1)[1] for arg in args if arg.startswith(f"{name}="))
 
 
+def test_the_autoscaler_owns_the_replica_count_after_creation(previewed):
+    """The plan's replicas are the first count; every later `pulumi up` leaves spec.replicas to KEDA's HPA (each
+    server has a ScaledObject), so a deploy never resets a scaled-out server or conflicts with the scale
+    subresource under server-side apply."""
+    _, document = previewed
+    scaled = {row["inputs"]["spec"]["scaleTargetRef"]["name"]
+              for row in of_type(document, "kubernetes:keda.sh/v1alpha1:ScaledObject")}
+    for row in servers(document):
+        assert row["inputs"]["metadata"]["name"] in scaled
+        assert "spec.replicas" in row["ignore_changes"], row["name"]
+
+
 def test_preview_documents_are_stable(previewed):
     stack, document = previewed
     rendered = json.dumps(document, indent=2, sort_keys=True) + "\n"

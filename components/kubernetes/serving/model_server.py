@@ -16,6 +16,9 @@ from components.common import child_name
 from components.kubernetes.serving import manifests
 from components.kubernetes.serving.manifests import PoolTarget, ServerSettings
 
+SERVER_IGNORED = ["spec.replicas"]
+"""Fields the autoscaler owns after creation (see ModelServer)."""
+
 
 @dataclass(frozen=True)
 class ModelServerArgs:
@@ -72,6 +75,12 @@ class ModelServer(pulumi.ComponentResource):
                 opts=pulumi.ResourceOptions(parent=self, provider=args.provider, depends_on=list(depends)))
             depends.append(secret)
         child = pulumi.ResourceOptions(parent=self, provider=args.provider, depends_on=depends)
+        # KEDA's HPA owns the replica count once the server exists (a ScaledObject per serving pool): the plan's
+        # replicas set the first count only. Re-applying spec.replicas on every `pulumi up` would reset the
+        # autoscaler, or fail with a server-side-apply conflict on the scale subresource. Kubernetes' HPA docs
+        # ("Migrating Deployments and StatefulSets to horizontal autoscaling") say not to re-apply it; Pulumi's
+        # answer under server-side apply is ignoreChanges (pulumi/pulumi-kubernetes issues 2258, 2491).
+        server_opts = pulumi.ResourceOptions.merge(child, pulumi.ResourceOptions(ignore_changes=SERVER_IGNORED))
         self.servers, self.services = [], []
         for target in args.targets:
             pool = target.pool
@@ -80,11 +89,11 @@ class ModelServer(pulumi.ComponentResource):
                 body = manifests.leader_worker_set(settings, target)
                 server: pulumi.Resource = k8s.apiextensions.CustomResource(
                     child_name(name, f"lws-{role}"), api_version=body["apiVersion"], kind=body["kind"],
-                    metadata=body["metadata"], spec=body["spec"], opts=child)
+                    metadata=body["metadata"], spec=body["spec"], opts=server_opts)
             else:
                 body = manifests.deployment(settings, target)
                 server = k8s.apps.v1.Deployment(child_name(name, f"deployment-{role}"), metadata=body["metadata"],
-                                                spec=body["spec"], opts=child)
+                                                spec=body["spec"], opts=server_opts)
             self.servers.append(server)
             svc = manifests.service(settings, pool)
             self.services.append(k8s.core.v1.Service(child_name(name, f"service-{role}"), metadata=svc["metadata"],

@@ -176,6 +176,7 @@ def test_the_lws_controller_is_installed_only_for_multi_node_serving(multi_node)
     assert len(lws) == 1 and lws[0].inputs["version"] == "0.7.0"
     sets = [item for item in recording.resources if item.type == "kubernetes:leaderworkerset.x-k8s.io/v1:LeaderWorkerSet"]
     assert len(sets) == len(plan.serving.pools)
+    assert all("spec.replicas" in item.ignore_changes for item in sets)  # the autoscaler owns it after creation
     single = planned(spec())  # single-node replicas: no controller
     assert not any(build.multi_node for build in servings([(single, "", (single.workload,))]))
 
