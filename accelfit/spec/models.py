@@ -224,9 +224,10 @@ class ModelSpec(StrictModel):
     weights: str | None = Field(
         default=None, min_length=6, max_length=1024,
         description="Where a model server loads the weights from: gs://bucket[/path] (GKE reads it through Cloud "
-                    "Storage FUSE), s3://bucket[/prefix] (EKS reads it through the Mountpoint for Amazon S3 CSI "
-                    "driver) or hf://org/name (downloaded from the Hugging Face Hub with weights_token). Setting it "
-                    "makes inference.server default to vllm: the stack builds the model server.")
+                    "Storage FUSE), s3://bucket[/prefix] (EKS streams it with vLLM's Run:ai model streamer under "
+                    "the workload's Pod Identity role) or hf://org/name (downloaded from the Hugging Face Hub with "
+                    "weights_token). Setting it makes inference.server default to vllm: the stack builds the model "
+                    "server.")
     weights_token: str | None = Field(
         default=None, min_length=3, max_length=128,
         description="hf:// weights: the stack config key holding the Hugging Face token as a secret (e.g. "
