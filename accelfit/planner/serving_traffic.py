@@ -25,8 +25,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
+from accelfit.catalog.rows import Frozen
 from accelfit.yamlio import read_yaml
 
 DATA_FILE = Path(__file__).parent / "data" / "serving_traffic.yaml"
@@ -35,11 +36,7 @@ DATA_FILE = Path(__file__).parent / "data" / "serving_traffic.yaml"
 POOL_LABEL = "accelfit_io_serving_pool"
 
 
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class EndpointPickerFacts(_Frozen):
+class EndpointPickerFacts(Frozen):
     release: str
     commit: str
     source: str
@@ -50,7 +47,7 @@ class EndpointPickerFacts(_Frozen):
     kv_cache_metric: str
 
 
-class AutoscalingFacts(_Frozen):
+class AutoscalingFacts(Frozen):
     keda_release: str
     keda_source: str
     polling_interval_seconds: int = Field(ge=1)
@@ -58,7 +55,7 @@ class AutoscalingFacts(_Frozen):
     scrape_interval_seconds: int = Field(ge=1)
 
 
-class GatewayFacts(_Frozen):
+class GatewayFacts(Frozen):
     gcp_internal_class: str
     gcp_public_class: str
     gcp_proxy_only_cidr: str
@@ -68,7 +65,7 @@ class GatewayFacts(_Frozen):
     request_timeout: str
 
 
-class ServingTrafficFacts(_Frozen):
+class ServingTrafficFacts(Frozen):
     schema_version: Literal[1]
     as_of: dt.date
     endpoint_picker: EndpointPickerFacts
@@ -92,7 +89,7 @@ def serving_traffic_facts() -> ServingTrafficFacts:
     return ServingTrafficFacts.model_validate(read_yaml(DATA_FILE))
 
 
-class RoutePool(_Frozen):
+class RoutePool(Frozen):
     """One serving pool as the route sees it, in the plan's route order."""
 
     pool: str = Field(description="The plan's pool name (the pod label accelfit.io/serving-pool).")
@@ -106,7 +103,7 @@ class RoutePool(_Frozen):
         "spec's inference.hours_per_day under 24, NodePool.serving_start_utc); None = all day.")
 
 
-class PoolScaling(_Frozen):
+class PoolScaling(Frozen):
     """How one pool's servers scale: a KEDA ScaledObject's bounds and Prometheus triggers."""
 
     pool: str
@@ -122,7 +119,7 @@ class PoolScaling(_Frozen):
     why: str
 
 
-class ServingRoute(_Frozen):
+class ServingRoute(Frozen):
     workload: str
     namespace: str
     cloud: Literal["gcp", "aws"]

@@ -3,40 +3,31 @@ which the plan estimates how long a server replica takes to become ready. Loaded
 
 from __future__ import annotations
 
-import datetime as dt
 import functools
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
+from accelfit.catalog.rows import Frozen, Sourced
 from accelfit.yamlio import read_yaml
 
 WEIGHTS_READ_FILE = Path(__file__).parent / "data" / "weights_read.yaml"
 
 
-class _Row(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    as_of: dt.date
-    source: str = Field(min_length=3)
-    verified: bool = True
-
-
-class ReadSource(_Row):
+class ReadSource(Sourced):
     scheme: Literal["gs", "s3", "hf"]
     reader: Literal["gcs-fuse", "runai-streamer", "hf-hub"]
     network_share: float = Field(gt=0, le=1, description="Share of the node's network the reader reaches.")
     cap_gbps: float = Field(gt=0, description="Most one node reads at, Gbps.")
 
 
-class Startup(_Row):
+class Startup(Sourced):
     kind: Literal["gpu", "tpu"]
     seconds: float = Field(gt=0, description="Engine start after the weights are read, seconds.")
 
 
-class WeightsReadData(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+class WeightsReadData(Frozen):
 
     schema_version: Literal[1]
     sources: tuple[ReadSource, ...]
