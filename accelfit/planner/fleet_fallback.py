@@ -137,7 +137,8 @@ def fallback_chain(spec: WorkloadSpec, catalog: Catalog, environment: Environmen
         monthly, total = context.cost(sized, why_not is None)
         pool_name = None
         if why_not is None:
-            standby = standby_pools(spec, sized, rank)
+            standby = standby_pools(spec, sized, rank, holds_reservation=any(
+                pool.reservation for pool in plan.node_pools))
             pools.extend(standby)
             pool_name = standby[0].name
             compute = next((line for line in sized.breakdown if line.item == "compute"), None)
@@ -234,17 +235,30 @@ def allowed_tiers(spec: WorkloadSpec) -> frozenset[str]:
     return frozenset(tier_of(pricing.value) for pricing in spec.budget.pricing_options)
 
 
-def standby_pools(spec: WorkloadSpec, sized: Sized, rank: int) -> tuple[NodePool, ...]:
+def standby_pools(spec: WorkloadSpec, sized: Sized, rank: int, holds_reservation: bool = False
+                  ) -> tuple[NodePool, ...]:
     """The step's pools exactly as the planner builds pools for that option (zones, TPU slices all-or-nothing,
-    per-pool node limits), renamed `<pool>-fb<rank>` and scaled from 0."""
+    per-pool node limits), renamed `<pool>-fb<rank>` and scaled from 0.
+
+    `holds_reservation`: the planned pools consume a held reservation. A standby step is where jobs go when that
+    reservation is full, so its on-demand pools never consume reserved capacity (NodePool.avoid_reservations):
+    otherwise they would take the planned pool's reserved machines, or wait on the same full reservation (an
+    on-demand pool naming none gets ANY_RESERVATION here, node_settings.reservation_affinity; an EC2 launch template
+    without a preference is `open`, "can run in any open Capacity Reservation that has matching attributes",
+    https://docs.aws.amazon.com/AWSEC2/latest/APIReference/API_LaunchTemplateCapacityReservationSpecificationRequest.html).
+    Spot and flex-start pools never consume reservations anyway."""
     def labels(pool: NodePool) -> dict[str, str]:
         out = {**pool.labels, "accelfit.io/fallback-rank": str(rank)}
         if SLICE_SET_LABEL in out:
             out[SLICE_SET_LABEL] = f"{out[SLICE_SET_LABEL]}-fb{rank}"  # a standby slice set of its own
         return out
 
+    def avoid(pool: NodePool) -> bool:
+        return holds_reservation and pool.role == "gpu" and not (pool.reservation or pool.spot or pool.flex_start)
+
     return tuple(pool.model_copy(update={"name": f"{pool.name}-fb{rank}", "min_nodes": 0, "initial_nodes": 0,
-                                         "fallback_rank": rank, "labels": labels(pool)})
+                                         "fallback_rank": rank, "labels": labels(pool),
+                                         "avoid_reservations": avoid(pool)})
                  for pool in node_pools(spec, sized) if pool.role != "system")
 
 
@@ -325,7 +339,9 @@ def _same_type_on(context: _Context, offer: Offer, tier: str, units: int | None 
             return None, why
         price = _price(context, offer, pricing)
         chips = offer.tpu_slice.chips if offer.tpu_slice is not None else 1
-        repriced = dataclasses.replace(offer, pricing=pricing, price=price, unit_hourly_usd=price.hourly_usd * chips)
+        # Capacity bought by the hour: the held reservation (or block) of the planned offer is not this step's.
+        repriced = dataclasses.replace(offer, pricing=pricing, price=price, unit_hourly_usd=price.hourly_usd * chips,
+                                       reservation=None, capacity_block=False)
     units = units or int(context.plan.option.split("/")[5].removeprefix("x"))
     try:
         sized = size_offer(context.spec, context.catalog, repriced, context.environment.efficiency, at_units=units)

@@ -80,6 +80,10 @@ class NodePool(Frozen):
     flex_start: bool = Field(
         default=False, description="GCP: the pool runs on Dynamic Workload Scheduler flex-start capacity (no spot, "
         "no reservation, starts at 0 nodes, each node runs at most 7 days).")
+    avoid_reservations: bool = Field(
+        default=False, description="Never consume reserved capacity (GKE NO_RESERVATION, EC2 capacity reservation "
+        "preference none): a standby pool of a plan on a held reservation, so the reservation stays the planned "
+        "pool's and the standby step gets capacity when the reservation is full.")
     fallback_rank: int = Field(
         default=0, ge=0, description="0 = a planned pool; above 0 = a fleet workload's standby pool for that step of "
         "its fallback chain (FallbackStep.rank), scaled from 0 nodes.")
@@ -93,6 +97,8 @@ class NodePool(Frozen):
             data.pop("fallback_rank", None)
         if isinstance(data, dict) and not self.flex_start:
             data.pop("flex_start", None)  # likewise: pools not on flex-start serialize as before it existed
+        if isinstance(data, dict) and not self.avoid_reservations:
+            data.pop("avoid_reservations", None)  # likewise
         return data
 
 

@@ -69,6 +69,8 @@ class ManagedNodeGroupArgs:
     capacity_reservation_id: str | None = field(
         default=None, metadata={"doc": "On-Demand Capacity Reservation or Capacity Block (cr-...) to launch into."})
     capacity_block: bool = field(default=False, metadata={"doc": "The reservation is an ML Capacity Block."})
+    avoid_reservations: bool = field(default=False, metadata={
+        "doc": "Never launch into a Capacity Reservation (preference none): a standby group of a plan on one."})
     taints: tuple[NodeTaint, ...] = ()
     labels: Mapping[str, str] = field(default_factory=dict)
     efa_interfaces: int = field(default=0, metadata={"doc": "EFA interfaces per node, one per network card."})
@@ -102,6 +104,9 @@ def validate_node_group_args(args: ManagedNodeGroupArgs) -> list[Problem]:
         bad("capacity_reservation_id", "Spot Instances cannot launch into a capacity reservation "
             "(reservations hold On-Demand capacity)", "drop spot or drop the reservation",
             args.capacity_reservation_id)
+    if args.avoid_reservations and (args.capacity_reservation_id or args.capacity_block):
+        bad("avoid_reservations", "a node group cannot both launch into and avoid a capacity reservation",
+            "drop the reservation or avoid_reservations", args.capacity_reservation_id)
     if args.capacity_block and not args.capacity_reservation_id:
         bad("capacity_block", "a Capacity Block node group needs the reservation id of the block",
             "set capacity_reservation_id to the block's cr-... id")
@@ -173,10 +178,7 @@ class ManagedNodeGroup(pulumi.ComponentResource):
                 delete_on_termination="true") for interface in interfaces] or None,
             vpc_security_group_ids=None if interfaces else security_groups,
             placement=aws.ec2.LaunchTemplatePlacementArgs(group_name=placement.name) if placement else None,
-            capacity_reservation_specification=aws.ec2.LaunchTemplateCapacityReservationSpecificationArgs(
-                capacity_reservation_target=aws.ec2.LaunchTemplateCapacityReservationSpecificationCapacityReservationTargetArgs(
-                    capacity_reservation_id=args.capacity_reservation_id))
-            if args.capacity_reservation_id else None,
+            capacity_reservation_specification=_capacity_reservation(args),
             # https://docs.aws.amazon.com/eks/latest/userguide/capacity-blocks-mng.html
             instance_market_options=aws.ec2.LaunchTemplateInstanceMarketOptionsArgs(market_type="capacity-block")
             if args.capacity_block else None,
@@ -235,6 +237,21 @@ class ManagedNodeGroup(pulumi.ComponentResource):
                 autoscaling_group_name=asg_name,
                 tag=aws.autoscaling.TagTagArgs(key=key, value=value, propagate_at_launch=False),
                 region=args.region, opts=pulumi.ResourceOptions(parent=self))
+
+
+def _capacity_reservation(args: ManagedNodeGroupArgs
+                          ) -> aws.ec2.LaunchTemplateCapacityReservationSpecificationArgs | None:
+    """The reservation the instances launch into (its id), none at all (`avoid_reservations`: preference `none`,
+    "The instance avoids running in a Capacity Reservation even if one is available. The instance runs in On-Demand
+    capacity", https://docs.aws.amazon.com/AWSEC2/latest/APIReference/API_LaunchTemplateCapacityReservationSpecificationRequest.html),
+    or EC2's default (`open`: any open reservation that matches)."""
+    if args.capacity_reservation_id:
+        return aws.ec2.LaunchTemplateCapacityReservationSpecificationArgs(
+            capacity_reservation_target=aws.ec2.LaunchTemplateCapacityReservationSpecificationCapacityReservationTargetArgs(
+                capacity_reservation_id=args.capacity_reservation_id))
+    if args.avoid_reservations:
+        return aws.ec2.LaunchTemplateCapacityReservationSpecificationArgs(capacity_reservation_preference="none")
+    return None
 
 
 TEMPLATE_PREFIX = "k8s.io/cluster-autoscaler/node-template"

@@ -76,6 +76,7 @@ def node_group_args(pool: NodePool, network: AwsNetwork, roles: EksRoles, cluste
         spot=pool.spot,
         capacity_reservation_id=pool.reservation,
         capacity_block=pool.capacity_block,
+        avoid_reservations=pool.avoid_reservations,
         taints=tuple(NodeTaint(key=taint.key, value=taint.value, effect=taint.effect) for taint in pool.taints),
         labels=labels,
         efa_interfaces=pool.efa_interfaces,

@@ -63,6 +63,8 @@ class GpuNodePoolArgs:
     """None = GKE's default (110); GPUDirect layouts set 32 as xpk does."""
     host_maintenance_interval: Literal["AS_NEEDED", "PERIODIC"] | None = None
     """Host maintenance policy (A3/A4 machines); must match a reservation's own setting when one is used."""
+    avoid_reservations: bool = False
+    """Never consume reserved capacity (NO_RESERVATION): a standby pool of a plan whose planned pool holds one."""
     flex_start: bool = False
     """DWS flex-start: capacity obtained when available, for up to 7 days; no reservation, no spot, starts at 0."""
     queued_provisioning: bool = False
@@ -87,6 +89,9 @@ def validate_gpu_pool_args(name: str, args: GpuNodePoolArgs) -> None:
     if args.spot and args.reservation:
         problems.append(problem(where, "reservation", "spot VMs cannot consume a reservation",
                                 "set spot: false or drop the reservation", args.reservation))
+    if args.avoid_reservations and args.reservation:
+        problems.append(problem(where, "avoid_reservations", "a pool cannot both consume and avoid a reservation",
+                                "drop the reservation or avoid_reservations", args.reservation))
     problems += _boot_disk_problems(where, args)
     problems += _flex_start_problems(where, args)
     if bool(args.gpu_sharing_strategy) != bool(args.gpu_max_shared_clients):
@@ -149,7 +154,8 @@ class GpuNodePool(pulumi.ComponentResource):
         node_config = container.NodePoolNodeConfigArgs(
             machine_type=args.machine_type, guest_accelerators=[accelerator], spot=args.spot,
             flex_start=True if args.flex_start else None,
-            reservation_affinity=pool_parts.reservation(args.reservation, args.spot or args.flex_start),
+            reservation_affinity=pool_parts.reservation(args.reservation, args.spot or args.flex_start,
+                                                        avoid=args.avoid_reservations),
             taints=pool_parts.taints(with_required_taint(args.taints, GPU_TAINT)),
             labels=labels, resource_labels=args.resource_labels, disk_size_gb=args.disk_size_gb,
             disk_type=args.disk_type,

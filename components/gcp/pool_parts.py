@@ -25,8 +25,9 @@ def taints(plan_taints: Iterable[tuple[str, str, str]]) -> list[container.NodePo
             for key, value, effect in plan_taints]
 
 
-def reservation(name: str | None, spot: bool) -> container.NodePoolNodeConfigReservationAffinityArgs:
-    kind, key, values = reservation_affinity(name, spot)
+def reservation(name: str | None, spot: bool,
+                avoid: bool = False) -> container.NodePoolNodeConfigReservationAffinityArgs:
+    kind, key, values = reservation_affinity(name, spot, avoid)
     return container.NodePoolNodeConfigReservationAffinityArgs(consume_reservation_type=kind, key=key,
                                                                values=values or None)
 

@@ -113,3 +113,35 @@ def test_an_on_demand_capacity_reservation_is_targeted_by_id_and_already_paid(tm
     assert document["plan"]["zones"][0] == "us-east-1b"
     assert "reservation cr-0123456789abcdef1: already paid, $0 here" in group["cost_basis"]
     figures_agree(document)
+
+
+# ---- a standby step never consumes the planned reservation (issue 33) ------------------------------------------------
+# With budget.pricing [reservation, on-demand] the on-demand standby pool is where jobs go when the reservation is full:
+# if it also consumed the reservation, it would never get a node then. GKE: NO_RESERVATION, "Do not consume from any
+# reserved capacity" (https://cloud.google.com/kubernetes-engine/docs/reference/rest/v1/NodeConfig#reservationaffinity);
+# EC2: capacity reservation preference `none`, "The instance avoids running in a Capacity Reservation even if one is
+# available" (https://docs.aws.amazon.com/AWSEC2/latest/APIReference/API_LaunchTemplateCapacityReservationSpecificationRequest.html).
+
+def test_the_gke_on_demand_standby_pool_never_consumes_the_planned_reservation(tmp_path):
+    document = _preview(tmp_path, GKE, "[reservation, on-demand]", (ALLOW, ALLOW + (
+        "\n      reservations: [{name: h100-res, zone: us-central1-a, instance_type: a3-highgpu-8g, count: 16}]")))
+    planned = _resource(document, "gcp:container/nodePool:NodePool", "-gpu-pool")
+    standby = _resource(document, "gcp:container/nodePool:NodePool", "-gpu-fb2-pool")
+    assert planned["inputs"]["nodeConfig"]["reservationAffinity"]["values"] == ["h100-res"]
+    assert standby["inputs"]["nodeConfig"]["reservationAffinity"] == {"consumeReservationType": "NO_RESERVATION"}
+    assert "reservation" not in standby["cost_basis"]  # priced on demand, as the plan's on-demand step
+    figures_agree(document)
+
+
+def test_the_eks_on_demand_standby_node_group_never_launches_into_the_planned_reservation(tmp_path):
+    document = _preview(tmp_path, EKS, "[reservation, on-demand]", (ALLOW, ALLOW + (
+        "\n      reservations: [{name: cr-0123456789abcdef1, zone: us-east-1b, instance_type: p5.48xlarge, "
+        "count: 32}]")))
+    planned = _resource(document, "aws:ec2/launchTemplate:LaunchTemplate", "-gpu-lt")
+    standby = _resource(document, "aws:ec2/launchTemplate:LaunchTemplate", "-gpu-fb2-lt")
+    assert planned["inputs"]["capacityReservationSpecification"] == {
+        "capacityReservationTarget": {"capacityReservationId": "cr-0123456789abcdef1"}}
+    assert standby["inputs"]["capacityReservationSpecification"] == {"capacityReservationPreference": "none"}
+    group = _resource(document, "aws:eks/nodeGroup:NodeGroup", "-gpu-fb2-ng")
+    assert group["inputs"]["capacityType"] == "ON_DEMAND" and "reservation" not in group["cost_basis"]
+    figures_agree(document)

@@ -54,15 +54,19 @@ def driver_installation(driver_version: str) -> tuple[str, str | None]:
     return "INSTALLATION_DISABLED", driver_version
 
 
-def reservation_affinity(reservation: str | None, spot: bool) -> tuple[str, str | None, list[str]]:
+def reservation_affinity(reservation: str | None, spot: bool,
+                         avoid: bool = False) -> tuple[str, str | None, list[str]]:
     """(consume_reservation_type, key, values).
 
     A named reservation is consumed specifically; spot VMs cannot consume reservations, so they say so
-    explicitly; on-demand nodes without a named reservation may use any matching one.
+    explicitly, as does a pool that must leave held reservations alone (`avoid`: a standby pool of a plan on a
+    reservation; NO_RESERVATION: "Do not consume from any reserved capacity",
+    https://cloud.google.com/kubernetes-engine/docs/reference/rest/v1/NodeConfig#reservationaffinity);
+    other on-demand nodes may use any matching one.
     https://cloud.google.com/kubernetes-engine/docs/how-to/consuming-reservations"""
     if reservation:
         return "SPECIFIC_RESERVATION", RESERVATION_KEY, [reservation]
-    if spot:
+    if spot or avoid:
         return "NO_RESERVATION", None, []
     return "ANY_RESERVATION", None, []
 

@@ -361,6 +361,15 @@ class TestByHand:
             "desired_size", "capacity_reservation_id", "subnet_ids", "taints[0].effect"}
         assert all(p.file == "component args (ManagedNodeGroup)" for p in raised.value.problems)
 
+    def test_a_group_cannot_both_launch_into_and_avoid_a_reservation(self):
+        from components.aws.node_group import validate_node_group_args
+
+        args = ManagedNodeGroupArgs(
+            cluster_name="c", node_role_arn="r", subnet_ids=["s1"], security_group_ids=["g"],
+            instance_type="p5.48xlarge", min_size=0, max_size=2, desired_size=0,
+            capacity_reservation_id="cr-0123456789abcdef0", avoid_reservations=True)
+        assert [p.field for p in validate_node_group_args(args)] == ["avoid_reservations"]
+
     def test_network_args_checked(self):
         with pytest.raises(InputError) as raised:
             record(lambda: AwsNetwork("n", AwsNetworkArgs(region="us-east-1", zones=("us-east-1a",),

@@ -148,6 +148,8 @@ def test_flex_start_with_queued_provisioning_renders_as_xpk_does():
     (dict(flex_start=True, spot=True), "flex_start"),
     (dict(flex_start=True, reservation="r"), "flex_start"),
     (dict(flex_start=True, initial_nodes=2), "initial_nodes"),
+    (dict(machine_type="a3-highgpu-8g", machine_family="a3", disk_type="pd-balanced", reservation="r",
+          avoid_reservations=True), "avoid_reservations"),
 ])
 def test_flex_start_breaches_are_refused(changes, field):
     with pytest.raises(InputError) as caught:
