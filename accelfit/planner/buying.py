@@ -51,8 +51,15 @@ def buying_rejection(spec: WorkloadSpec, cloud: str, platform: str, instance: In
     return None
 
 
-def max_units(pricing: str, platform_max: int) -> int:
-    return min(platform_max, max_instances_per_block()) if pricing == "capacity-block" else platform_max
+def max_units(pricing: str, platform_max: int, block: ReservationSpec | None = None) -> int:
+    """The most nodes an offer may size to. A Capacity Block holds a fixed number of instances: a bought block (the
+    spec lists it) at most its count, as a held reservation (candidates._reservation_offers), so the node group never
+    asks for instances the block does not hold; one to buy at most what AWS sells in one block."""
+    if pricing != "capacity-block":
+        return platform_max
+    if block is not None:
+        return min(platform_max, block.count)
+    return min(platform_max, max_instances_per_block())
 
 
 def held_block(spec: WorkloadSpec, instance_type: str, region: str) -> ReservationSpec | None:

@@ -125,7 +125,7 @@ def _instance_offers(spec: WorkloadSpec, catalog: Catalog, found: OfferSet, inst
             # A GPU VM is one instance in one zone (the network still spans the region's zones on AWS).
             platform=platform, cloud=cloud, region=region, zones=zones[:1] if vm and cloud == "gcp" else zones,
             accelerator=accelerator, machine=instance.name, devices_per_unit=instance.accelerator_count,
-            max_units=1 if vm else max_units(pricing, max_cluster_nodes(platform) or 1),
+            max_units=1 if vm else max_units(pricing, max_cluster_nodes(platform) or 1, block),
             multi_unit=False if vm else instance.accelerator_count == largest[(cloud, instance.family)],
             instance=instance, price=price, unit_hourly_usd=price.hourly_usd, pricing=pricing,
             catalog=label, reservation=block.name if block is not None else None))

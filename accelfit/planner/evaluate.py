@@ -105,6 +105,9 @@ def _shape(spec: WorkloadSpec, catalog: Catalog, offer: Offer, team: TeamEfficie
         efficiency = training_efficiency(spec, offer.accelerator, mfu, mfu_source)
         mfu = efficiency.mfu
         size = size_training(spec, offer, mfu)
+        most = offer.max_units if offer.multi_unit else 1
+        if at_units is not None and at_units > most:
+            raise Unfit("capacity", f"{at_units} × {offer.machine} is more than this option offers ({most})")
         if at_units is not None and at_units > size.units:
             size = training_at(spec, offer, mfu, at_units)
         return _Shape(dict(
@@ -184,6 +187,8 @@ def evaluate(spec: WorkloadSpec, catalog: Catalog, offers: list[Offer],
             rule, reason = unfit.rule, unfit.reason
             if offer.platform in VM_PLATFORMS.values() and rule in ("deadline", "memory"):
                 rule, reason = SINGLE_NODE, single_node_reason(offer.machine, reason)
+            elif offer.reservation is not None and rule in ("deadline", "memory"):
+                reason += held_limit(offer)
             result.rejected.append(_raw(offer, rule, reason))
             if unfit.rule == "deadline" and unfit.best is not None:
                 result.fastest_days = min(unfit.best, result.fastest_days or unfit.best)
@@ -205,6 +210,14 @@ def evaluate(spec: WorkloadSpec, catalog: Catalog, offers: list[Offer],
         result.feasible.append(sized)
     result.feasible = smallest_per_family(result.feasible)
     return result
+
+
+def held_limit(offer: Offer) -> str:
+    """Why a held reservation's or Capacity Block's offer stops at its size: the pool never asks for more machines
+    than the capacity holds (the rest would fail to launch)."""
+    held = "Capacity Block" if offer.capacity_block or offer.pricing == "capacity-block" else "reservation"
+    return (f"; {held} {offer.reservation} holds {offer.max_units} × {offer.machine} (placement.reservations count), "
+            "and a pool never asks for more than it holds: hold more, or list another way to buy in budget.pricing")
 
 
 def policy_rejections(spec: WorkloadSpec, sized: Sized, constraints: PolicyConstraints | None) -> list:

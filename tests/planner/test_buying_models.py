@@ -17,10 +17,10 @@ from accelfit.spec import WorkloadSpec
 CATALOG = load_catalog()
 
 
-def training(pricing, deadline_days: float = 5, **placement) -> WorkloadSpec:
+def training(pricing, deadline_days: float = 5, tokens: str = "50B", **placement) -> WorkloadSpec:
     return WorkloadSpec.model_validate(dict(
         name="buy", kind="training", framework="pytorch", model={"parameters": "7B"},
-        training={"tokens": "50B", "deadline_days": deadline_days},
+        training={"tokens": tokens, "deadline_days": deadline_days},
         placement={"orchestration": "kubernetes", **placement}, budget={"pricing": pricing}))
 
 
@@ -99,6 +99,28 @@ def test_a_capacity_block_plan_is_priced_for_the_whole_block_and_says_to_buy_it_
     compute = next(line for line in chosen.estimate.breakdown if line.item == "compute")
     assert "paid up front" in compute.note and "-day block" in compute.note
     assert any("buy the Capacity Block this plan prices" in warning for warning in chosen.warnings)
+
+
+BLOCK_OF_4 = {"name": "cr-0123456789abcdef0", "zone": "us-east-1a", "instance_type": "p5.48xlarge", "count": 4,
+              "capacity_block": True}
+
+
+def test_a_bought_capacity_block_sizes_within_the_instances_it_holds():
+    """Issue 33: a node group asking for 8 instances of a 4-instance block gets 4 and the job never starts. The
+    block's count caps the search as a held reservation's does; a run 4 nodes cannot finish in time is refused,
+    naming the block and its count."""
+    fits = plan(training("capacity-block", deadline_days=10, tokens="200B", clouds=["aws"], accelerators=["h100"],
+                         reservations=[BLOCK_OF_4]), CATALOG)
+    (gpu,) = [pool for pool in fits.node_pools if pool.role == "gpu"]
+    assert gpu.reservation == BLOCK_OF_4["name"] and gpu.capacity_block
+    assert gpu.max_nodes == fits.accelerator.nodes == 4
+    with pytest.raises(NoFeasiblePlan) as failure:  # before the fix: 8 nodes in the block of 4
+        plan(training("capacity-block", deadline_days=5, tokens="200B", clouds=["aws"], accelerators=["h100"],
+                      reservations=[BLOCK_OF_4]), CATALOG)
+    (reason,) = [rejection.reason for rejection in failure.value.rejected
+                 if rejection.rule == "deadline" and "p5.48xlarge" in rejection.option]
+    assert "at its largest size (4 × p5.48xlarge)" in reason
+    assert f"Capacity Block {BLOCK_OF_4['name']} holds 4 × p5.48xlarge" in reason
 
 
 def test_a_service_is_never_planned_on_flex_start_or_a_capacity_block():
