@@ -14,9 +14,11 @@ from __future__ import annotations
 
 from accelfit.catalog.models import Catalog, InstanceType
 from accelfit.cloudrules.aws.instance_rules import capacity_block_rules
-from accelfit.cloudrules.gcp.flex_start import flex_start_rejection
+from accelfit.cloudrules.gcp.flex_start import flex_start_rejection, flex_start_rules
 from accelfit.planner.gpu_vms import CLUSTER_PLATFORMS
-from accelfit.pricing.capacity_blocks import BlockTooLong, block_for, max_instances_per_block
+from accelfit.planner.sizes import RunCap
+from accelfit.pricing.capacity_blocks import BlockTooLong, block_for, max_instances_per_block, purchase_rules
+from accelfit.pricing.overheads import overhead_for
 from accelfit.spec import WorkloadSpec
 from accelfit.spec.models import ReservationSpec
 
@@ -95,6 +97,23 @@ def sold_as_hint(spec: WorkloadSpec, catalog: Catalog, instance: InstanceType, r
         elif way not in options:
             out.append(f"{way}: add {way} to budget.pricing")
     return "to plan it: " + "; ".join(out) if out else ""
+
+
+def run_cap(pricing: str, platform: str) -> RunCap | None:
+    """The longest run `pricing` sells, in compute hours on `platform` (its accelerators' start time, which they
+    also run, taken off), for the sizing search; None when the buying model has no such limit. Flex-start: "These
+    nodes run for up to seven days" (https://cloud.google.com/kubernetes-engine/docs/concepts/dws;
+    data/flex_start.yaml max_run_days). A Capacity Block: the longest AWS sells (data/capacity_blocks.yaml)."""
+    if pricing == "flex-start":
+        days = flex_start_rules()["max_run_days"]
+        why = (f"flex-start capacity runs at most {days} days before GCP stops it (about-flex-start-vms); plan "
+               "on-demand, a reservation or split the run")
+    elif pricing == "capacity-block":
+        days = purchase_rules()["max_days"]
+        why = f"the longest Capacity Block is {days} days; plan on-demand or a reservation, or split the run"
+    else:
+        return None
+    return RunCap(hours=days * 24.0 - overhead_for(platform).start_hours, rule=BUYING_RULE, why=why)
 
 
 def run_rejection(pricing: str, family: str, run_hours: float) -> str | None:

@@ -10,7 +10,7 @@ from accelfit.catalog.models import Catalog
 from accelfit.planner.costing import (
     StorageNeeds, cost_assumptions, cost_parts, plan_figures, run_of, serving_plan, storage_needs,
 )
-from accelfit.planner.buying import BUYING_RULE, run_rejection
+from accelfit.planner.buying import BUYING_RULE, run_cap, run_rejection
 from accelfit.planner.constraints import PolicyConstraints
 from accelfit.planner.eligibility import penalties
 from accelfit.planner.gpu_vms import SINGLE_NODE, VM_PLATFORMS, single_node_reason
@@ -104,7 +104,8 @@ def _shape(spec: WorkloadSpec, catalog: Catalog, offer: Offer, team: TeamEfficie
                            f"{team.path or 'team efficiency file'}) replaces the catalog's {figure.mfu:.0%}.")
         efficiency = training_efficiency(spec, offer.accelerator, mfu, mfu_source)
         mfu = efficiency.mfu
-        size = size_training(spec, offer, mfu)
+        # A buying model's longest run bounds the search: more nodes until the run fits (issue 33).
+        size = size_training(spec, offer, mfu, run_cap(offer.pricing, offer.platform))
         most = offer.max_units if offer.multi_unit else 1
         if at_units is not None and at_units > most:
             raise Unfit("capacity", f"{at_units} × {offer.machine} is more than this option offers ({most})")

@@ -20,6 +20,17 @@ class Unfit(Exception):
 
 
 @dataclass(frozen=True)
+class RunCap:
+    """The longest run a buying model sells (flex-start, a Capacity Block), as the compute hours a training run may
+    take on it: a constraint on the sizing search, which grows the node count until the run fits (as it does for
+    the deadline), not a filter after it."""
+
+    hours: float
+    rule: str
+    why: str
+
+
+@dataclass(frozen=True)
 class TrainingSize:
     units: int
     devices: int

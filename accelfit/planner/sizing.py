@@ -21,7 +21,7 @@ from accelfit.planner.serving import Efficiency, ReplicaModel
 from accelfit.planner.serving_data import efficiency_for, engine_limits, tensor_parallel_link
 from accelfit.planner.other_serving import size_other_inference
 # The sizes and the refusal are sizing's answers; importers name them from here or from sizes.py alike.
-from accelfit.planner.sizes import InferenceSize, TrainingSize, Unfit, latency_budget_ms  # noqa: F401
+from accelfit.planner.sizes import InferenceSize, RunCap, TrainingSize, Unfit, latency_budget_ms  # noqa: F401
 from accelfit.planner.training_efficiency import moe_factor, other_model, precision_speedup
 from accelfit.spec import Architecture, Precision, TrainingMethod, Traffic, WorkloadSpec
 
@@ -148,8 +148,9 @@ def _units_for_memory(spec: WorkloadSpec, offer: Offer, most: int) -> int | None
     return low
 
 
-def size_training(spec: WorkloadSpec, offer: Offer, base_mfu: float) -> TrainingSize:
-    """The smallest unit count that fits the training state and activations and meets the deadline."""
+def size_training(spec: WorkloadSpec, offer: Offer, base_mfu: float, cap: RunCap | None = None) -> TrainingSize:
+    """The smallest unit count that fits the training state and activations and meets the deadline, and the
+    buying model's longest run (`cap`) when it has one."""
     accelerator = offer.accelerator
     most = offer.max_units if offer.multi_unit else 1
     units_for_memory = _units_for_memory(spec, offer, most)
@@ -167,8 +168,12 @@ def size_training(spec: WorkloadSpec, offer: Offer, base_mfu: float) -> Training
         fitted = layout(spec, offer, units)
         return training_hours(spec, offer, units, base_mfu, fitted.recompute_fraction if fitted else 0.0)
 
-    if hours_at(most) > deadline_hours_:
+    limit = deadline_hours_ if cap is None else min(deadline_hours_, cap.hours)
+    if hours_at(most) > limit:
         fastest = hours_at(most)
+        if cap is not None and cap.hours < deadline_hours_:
+            raise Unfit(cap.rule, f"takes {fastest / 24:,.1f} days at its largest size ({most} × {offer.machine}); "
+                                  f"{cap.why}")
         margin = spec.training.deadline_margin_pct
         raise Unfit("deadline", f"takes {fastest / 24:,.1f} days at its largest size ({most} × {offer.machine}); "
                                 f"the deadline is {spec.training.deadline_days:g} days less its {margin:g}% margin "
@@ -179,7 +184,7 @@ def size_training(spec: WorkloadSpec, offer: Offer, base_mfu: float) -> Training
     low, high = units_for_memory, most
     while low < high:
         middle = (low + high) // 2
-        if hours_at(middle) <= deadline_hours_:
+        if hours_at(middle) <= limit:
             high = middle
         else:
             low = middle + 1

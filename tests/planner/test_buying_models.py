@@ -91,6 +91,26 @@ def test_flex_start_is_gcp_only_and_never_longer_than_seven_days():
                                   for rejection in aws.rejected if rejection.rule == "buying-model")
 
 
+def test_flex_start_sizing_grows_the_node_count_until_the_run_fits_in_seven_days():
+    """Issue 33: flex-start's 7-day limit is a constraint on the search, not a filter after it. On demand this run
+    takes one node for about 8.5 days; on flex-start it plans more nodes and fits inside the limit, where before the
+    one-node size was sized first and then refused."""
+    on_demand = plan(training("on-demand", deadline_days=30, clouds=["gcp"], regions=["us-central1"],
+                              accelerators=["h100"]), CATALOG)
+    assert on_demand.accelerator.nodes == 1 and on_demand.estimate.hours > 7 * 24
+    flex = plan(training("flex-start", deadline_days=30, clouds=["gcp"], regions=["us-central1"],
+                         accelerators=["h100"]), CATALOG)
+    assert flex.pricing == "flex-start" and flex.accelerator.nodes == 2
+    assert flex.estimate.hours <= flex_start_rules()["max_run_days"] * 24
+    (gpu,) = [pool for pool in flex.node_pools if pool.role == "gpu"]
+    assert gpu.flex_start and gpu.max_nodes == 2
+    # A run no size can fit in 7 days is still refused, saying so.
+    found = search(training("flex-start", deadline_days=300, tokens="5000T", clouds=["gcp"], regions=["us-central1"],
+                            accelerators=["h100"]), CATALOG, Environment())
+    assert any(rejection.machine == "a3-highgpu-8g" and "at its largest size" in rejection.reason
+               and "flex-start capacity runs at most 7 days" in rejection.reason for rejection in found.rejected)
+
+
 def test_a_capacity_block_plan_is_priced_for_the_whole_block_and_says_to_buy_it_first():
     chosen = plan(training("capacity-block", clouds=["aws"], accelerators=["h100"]), CATALOG)
     assert chosen.pricing == "capacity-block"
