@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+from accelfit.cloudrules.gcp.flex_start import flex_start_placement_rejection
 from accelfit.planner import preferences as pref
 from accelfit.planner.costing import (
     SYSTEM_POOL_DISK_GB, SYSTEM_POOL_MAX_NODES, SYSTEM_POOL_MIN_NODES, serving_window, storage_needs,
@@ -112,7 +113,8 @@ def node_pools(spec: WorkloadSpec, sized: Sized) -> tuple[NodePool, ...]:
             gke_accelerator=instance.gke_accelerator if instance else None,
             min_nodes=minimums[index] if offer.platform != "baremetal-gpu" else sized.units, max_nodes=size,
             initial_nodes=initials[index] if offer.platform != "baremetal-gpu" else sized.units, spot=spot,
-            zones=zones, taints=(GPU_TAINT,), labels=labels, compact_placement=multi_node_training and not block,
+            zones=zones, taints=(GPU_TAINT,), labels=labels,
+            compact_placement=_compact_gpu_pool(offer.machine, multi_node_training, flex_start, block),
             efa_interfaces=instance.efa_interfaces if (instance and multi_node_training and offer.cloud == "aws")
             else 0,
             gpudirect=instance.gpudirect if (instance and multi_node_training) else "none",
@@ -121,6 +123,16 @@ def node_pools(spec: WorkloadSpec, sized: Sized) -> tuple[NodePool, ...]:
             reservation=offer.reservation, capacity_block=block,
             flex_start=flex_start))
     return tuple(pools)
+
+
+def _compact_gpu_pool(machine: str, multi_node_training: bool, flex_start: bool, block: bool) -> bool:
+    """Compact placement for a multi-node training pool, except where the capacity decides placement: a Capacity
+    Block (its instances already sit close together) and flex-start where the sourced rule refuses it. A multi-node
+    flex-start training pool obtains its nodes through queued provisioning (accelfit.planner.provisioning), and
+    a queued GPU pool takes no compact placement (data/flex_start.yaml compact_placement: Cluster Toolkit, xpk)."""
+    if not multi_node_training or block:
+        return False
+    return not flex_start or flex_start_placement_rejection(machine, queued=True) is None
 
 
 def _spread(total: int, capacities: list[int]) -> list[int]:

@@ -14,6 +14,7 @@ from pulumi_gcp import container
 from accelfit.errors import InputError, problem
 from components.gcp import pool_parts
 from accelfit.cloudrules.gcp.names import KEEP_EXISTING_NAME, fitted_name
+from accelfit.cloudrules.gcp.flex_start import flex_start_placement_rejection
 from accelfit.cloudrules.gcp.rules import gcp_rules
 from accelfit.cloudrules.gcp.node_settings import GPU_TAINT, driver_installation, node_labels, with_required_taint
 
@@ -130,6 +131,11 @@ def _flex_start_problems(where: str, args: GpuNodePoolArgs) -> list:
     if args.flex_start and args.initial_nodes:
         problems.append(problem(where, "initial_nodes", "a flex-start pool starts empty and grows on demand",
                                 "set initial_nodes: 0 (and min_nodes: 0)", args.initial_nodes))
+    placement = (flex_start_placement_rejection(args.machine_type, args.queued_provisioning)
+                 if args.flex_start and args.compact_placement else None)
+    if placement:
+        problems.append(problem(where, "compact_placement", placement, "set compact_placement: false",
+                                args.compact_placement))
     return problems
 
 

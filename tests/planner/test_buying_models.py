@@ -191,9 +191,29 @@ def test_the_gcp_plan_check_refuses_a_flex_start_pool_that_breaks_the_sourced_ru
     spec = training("flex-start", clouds=["gcp"], regions=["us-central1"], accelerators=["h100"])
     chosen = plan(spec, CATALOG)
     assert plan_problems(chosen, CATALOG) == []
-    pools = tuple(pool.model_copy(update={"initial_nodes": 1, "spot": True}) if pool.flex_start else pool
-                  for pool in chosen.node_pools)
+    pools = tuple(pool.model_copy(update={"initial_nodes": 1, "spot": True, "compact_placement": True})
+                  if pool.flex_start else pool for pool in chosen.node_pools)
     found = plan_problems(chosen.model_copy(update={"node_pools": pools}), CATALOG)
     messages = [str(problem) for problem in found]
     assert any("flex_start" in message and "neither spot nor reserved" in message for message in messages)
     assert any("initial_nodes" in message and "starts empty" in message for message in messages)
+    assert any("compact_placement" in message and "queued provisioning takes no compact placement" in message
+               for message in messages)
+
+
+def test_a_queued_flex_start_pool_gets_no_compact_placement():
+    """Issue 33: xpk never sets COMPACT on a flex-start GPU pool, and Cluster Toolkit's gke-node-pool refuses COMPACT
+    with queued provisioning on GPUs (data/flex_start.yaml compact_placement). The on-demand pool of the same run
+    keeps its compact placement."""
+    from accelfit.planner.provisioning import provisioning_class
+
+    def gpu_pool(pricing):
+        chosen = plan(training(pricing, deadline_days=5, clouds=["gcp"], regions=["us-central1"],
+                               accelerators=["h100"]), CATALOG)
+        (gpu,) = [pool for pool in chosen.node_pools if pool.role == "gpu"]
+        return chosen, gpu
+
+    chosen, flex = gpu_pool("flex-start")
+    assert flex.max_nodes > 1 and provisioning_class(chosen, flex) is not None and not flex.compact_placement
+    _, on_demand = gpu_pool("on-demand")
+    assert on_demand.max_nodes > 1 and on_demand.compact_placement

@@ -72,6 +72,21 @@ def test_a_flex_start_plan_builds_a_flex_start_pool_priced_at_the_flex_start_row
     assert inputs["nodeConfig"]["reservationAffinity"] == {"consumeReservationType": "NO_RESERVATION"}
     assert inputs["initialNodeCount"] == 0 and inputs["management"]["autoRepair"] is False
     assert "flex-start $87.83/instance-hour" in pool["cost_basis"]
+    # A multi-node flex-start pool is queued, and a queued GPU pool takes no compact placement (issue 33; xpk
+    # src/xpk/core/nodepool.py, Cluster Toolkit modules/compute/gke-node-pool/main.tf: data/flex_start.yaml).
+    assert inputs["queuedProvisioning"] == {"enabled": True} and not inputs.get("placementPolicy")
+    figures_agree(document)
+
+
+def test_flex_start_sizes_the_stacks_own_deadline_into_seven_days_on_more_nodes(tmp_path):
+    """Issue 33: at the stack's 21-day deadline the run fits on fewer nodes over more than 7 days; on flex-start the
+    search grows the node count until the run fits in flex-start's 7 days, instead of refusing."""
+    document = _preview(tmp_path, GKE, "flex-start")
+    plan = document["plan"]
+    assert plan["pricing"] == "flex-start" and plan["estimate"]["hours"] <= 7 * 24
+    pool = _resource(document, "gcp:container/nodePool:NodePool", "-gpu-pool")
+    assert pool["inputs"]["autoscaling"]["totalMaxNodeCount"] == plan["accelerator"]["nodes"] > 4
+    assert pool["inputs"]["queuedProvisioning"] == {"enabled": True} and not pool["inputs"].get("placementPolicy")
     figures_agree(document)
 
 

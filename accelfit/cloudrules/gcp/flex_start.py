@@ -28,3 +28,17 @@ def flex_start_rejection(family: str, serving: bool, run_hours: float | None) ->
         return (f"the run takes {run_hours / 24:.1f} days and flex-start capacity runs at most {rules['max_run_days']} "
                 "days before GCP stops it (about-flex-start-vms); plan on-demand, a reservation or split the run")
     return None
+
+
+def flex_start_placement_rejection(machine_type: str, queued: bool) -> str | None:
+    """Why a flex-start GPU pool of `machine_type` cannot take compact placement, or None when it can
+    (data/flex_start.yaml compact_placement, from Cluster Toolkit's gke-node-pool and xpk)."""
+    rules = flex_start_rules()["compact_placement"]
+    if queued and not rules["queued_gpu_pools"]:
+        return ("a GPU pool with queued provisioning takes no compact placement (Cluster Toolkit gke-node-pool; xpk "
+                "sets none on GPU pools)")
+    prefixes = rules["flex_start_machine_prefixes"]
+    if not machine_type.startswith(tuple(prefixes)):
+        return (f"compact placement with flex-start is only for {', '.join(p + '*' for p in prefixes)} machines "
+                "(Cluster Toolkit gke-node-pool)")
+    return None

@@ -14,7 +14,8 @@ from accelfit.catalog.models import Catalog, Cloud
 from accelfit.errors import Problem, did_you_mean, join_path, problem
 from accelfit.planner import filestore_capacity
 from accelfit.planner.model import NodePool, Plan, TpuVmSlice
-from accelfit.cloudrules.gcp.flex_start import flex_start_rules
+from accelfit.planner.provisioning import provisioning_class
+from accelfit.cloudrules.gcp.flex_start import flex_start_placement_rejection, flex_start_rules
 from accelfit.cloudrules.gcp import tpu_rules, tpu_runtime
 from accelfit.cloudrules.gcp.names import check_name, fitted_name
 from accelfit.cloudrules.gcp.node_settings import MANAGED_DRIVER_VERSIONS, gvnic_subnet_cidr, rdma_subnet_cidr
@@ -276,14 +277,16 @@ def _gpu_pool_problems(path: str, pool: NodePool, plan: Plan, catalog: Catalog) 
     if pool.spot and pool.reservation:
         problems.append(problem(FILE, join_path(path, "reservation"), "spot VMs cannot consume a reservation",
                                 "set spot: false or drop the reservation", pool.reservation))
-    problems += _flex_start_problems(path, pool, machine.family if machine is not None else "")
+    problems += _flex_start_problems(path, pool, machine.family if machine is not None else "",
+                                     queued=provisioning_class(plan, pool) is not None)
     problems += _sharing_problems(path, pool)
     return problems
 
 
-def _flex_start_problems(path: str, pool: NodePool, family: str) -> list[Problem]:
+def _flex_start_problems(path: str, pool: NodePool, family: str, queued: bool) -> list[Problem]:
     """DWS flex-start (data/flex_start.yaml, sourced): not for the families GCP excludes; no spot, no reservation,
-    and the pool starts empty (GKE creates nodes when capacity is found)."""
+    the pool starts empty (GKE creates nodes when capacity is found), and compact placement only where the sourced
+    placement rule allows it (never on a queued GPU pool)."""
     if not pool.flex_start:
         return []
     problems = []
@@ -296,6 +299,10 @@ def _flex_start_problems(path: str, pool: NodePool, family: str) -> list[Problem
     if pool.initial_nodes or pool.min_nodes:
         problems.append(problem(FILE, join_path(path, "initial_nodes"), "a flex-start pool starts empty",
                                 "set initial_nodes and min_nodes to 0", pool.initial_nodes))
+    placement = flex_start_placement_rejection(pool.machine_type, queued) if pool.compact_placement else None
+    if placement:
+        problems.append(problem(FILE, join_path(path, "compact_placement"), placement,
+                                "set compact_placement: false", pool.compact_placement))
     return problems
 
 

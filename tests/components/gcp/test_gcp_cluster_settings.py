@@ -148,13 +148,23 @@ def test_flex_start_with_queued_provisioning_renders_as_xpk_does():
     (dict(flex_start=True, spot=True), "flex_start"),
     (dict(flex_start=True, reservation="r"), "flex_start"),
     (dict(flex_start=True, initial_nodes=2), "initial_nodes"),
-    (dict(machine_type="a3-highgpu-8g", machine_family="a3", disk_type="pd-balanced", reservation="r",
+    (dict(machine_type="a3-highgpu-8g", machine_family="a3-high", disk_type="pd-balanced", reservation="r",
           avoid_reservations=True), "avoid_reservations"),
+    # Placement of queued pools as Cluster Toolkit's gke-node-pool allows it (data/flex_start.yaml compact_placement):
+    # never COMPACT with queued provisioning on GPUs; with flex-start alone only on A3 Ultra, A4 and H4D machines.
+    (dict(zones=("us-central1-b",), flex_start=True, queued_provisioning=True, compact_placement=True),
+     "compact_placement"),
+    (dict(machine_type="a3-highgpu-8g", machine_family="a3-high", disk_type="pd-balanced", flex_start=True,
+          compact_placement=True), "compact_placement"),
 ])
 def test_flex_start_breaches_are_refused(changes, field):
     with pytest.raises(InputError) as caught:
         validate_gpu_pool_args("by-hand", _pool_args(**changes))
     assert field in {item.field for item in caught.value.problems}
+
+
+def test_flex_start_compact_placement_is_kept_where_the_sourced_rule_allows_it():
+    validate_gpu_pool_args("by-hand", _pool_args(flex_start=True, compact_placement=True))  # A3 Ultra, not queued
 
 
 def test_dns_endpoint_kubeconfig_has_no_cluster_ca_and_uses_the_plugin():
