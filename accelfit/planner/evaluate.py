@@ -185,12 +185,7 @@ def evaluate(spec: WorkloadSpec, catalog: Catalog, offers: list[Offer],
         try:
             sized = size_offer(spec, catalog, offer, team, shared=shared)
         except Unfit as unfit:
-            rule, reason = unfit.rule, unfit.reason
-            if offer.platform in VM_PLATFORMS.values() and rule in ("deadline", "memory"):
-                rule, reason = SINGLE_NODE, single_node_reason(offer.machine, reason)
-            elif offer.reservation is not None and rule in ("deadline", "memory"):
-                reason += held_limit(offer)
-            result.rejected.append(_raw(offer, rule, reason))
+            result.rejected.append(_raw(offer, *_size_rejection(offer, unfit)))
             if unfit.rule == "deadline" and unfit.best is not None:
                 result.fastest_days = min(unfit.best, result.fastest_days or unfit.best)
             if unfit.rule == "latency" and unfit.best is not None:
@@ -211,6 +206,18 @@ def evaluate(spec: WorkloadSpec, catalog: Catalog, offers: list[Offer],
         result.feasible.append(sized)
     result.feasible = smallest_per_family(result.feasible)
     return result
+
+
+def _size_rejection(offer: Offer, unfit: Unfit) -> tuple[str, str]:
+    """(rule, reason) of an offer no size fits: a GPU VM is one node (say so), a held reservation's or Capacity
+    Block's size is its count (say so)."""
+    if unfit.rule not in ("deadline", "memory"):
+        return unfit.rule, unfit.reason
+    if offer.platform in VM_PLATFORMS.values():
+        return SINGLE_NODE, single_node_reason(offer.machine, unfit.reason)
+    if offer.reservation is not None:
+        return unfit.rule, unfit.reason + held_limit(offer)
+    return unfit.rule, unfit.reason
 
 
 def held_limit(offer: Offer) -> str:

@@ -76,6 +76,11 @@ class _Context:
         return self.cluster.name if self.cluster is not None else self.plan.workload
 
     @property
+    def holds_reservation(self) -> bool:
+        """The planned pools consume a held reservation (or bought Capacity Block)."""
+        return any(pool.reservation for pool in self.plan.node_pools)
+
+    @property
     def training(self) -> bool:
         return self.spec.training is not None
 
@@ -137,8 +142,7 @@ def fallback_chain(spec: WorkloadSpec, catalog: Catalog, environment: Environmen
         monthly, total = context.cost(sized, why_not is None)
         pool_name = None
         if why_not is None:
-            standby = standby_pools(spec, sized, rank, holds_reservation=any(
-                pool.reservation for pool in plan.node_pools))
+            standby = standby_pools(spec, sized, rank, holds_reservation=context.holds_reservation)
             pools.extend(standby)
             pool_name = standby[0].name
             compute = next((line for line in sized.breakdown if line.item == "compute"), None)

@@ -100,19 +100,7 @@ def validate_node_group_args(args: ManagedNodeGroupArgs) -> list[Problem]:
             "reorder the sizes", (args.min_size, args.desired_size, args.max_size))
     if not args.subnet_ids:
         bad("subnet_ids", "no subnets", "pass the private subnet(s) the nodes run in")
-    if args.spot and args.capacity_reservation_id:
-        bad("capacity_reservation_id", "Spot Instances cannot launch into a capacity reservation "
-            "(reservations hold On-Demand capacity)", "drop spot or drop the reservation",
-            args.capacity_reservation_id)
-    if args.avoid_reservations and (args.capacity_reservation_id or args.capacity_block):
-        bad("avoid_reservations", "a node group cannot both launch into and avoid a capacity reservation",
-            "drop the reservation or avoid_reservations", args.capacity_reservation_id)
-    if args.capacity_block and not args.capacity_reservation_id:
-        bad("capacity_block", "a Capacity Block node group needs the reservation id of the block",
-            "set capacity_reservation_id to the block's cr-... id")
-    if args.capacity_reservation_id and not _RESERVATION_ID.fullmatch(args.capacity_reservation_id):
-        bad("capacity_reservation_id", "not a capacity reservation id", "use the id, e.g. cr-0123456789abcdef0",
-            args.capacity_reservation_id)
+    problems += _reservation_problems(args)
     if (args.efa_interfaces or args.placement_group) and len(args.subnet_ids) != 1:
         bad("subnet_ids", "EFA and cluster placement groups work within one availability zone",
             "pass exactly one subnet", len(args.subnet_ids))
@@ -134,6 +122,26 @@ def validate_node_group_args(args: ManagedNodeGroupArgs) -> list[Problem]:
             bad(f"taints[{index}].effect", "unknown taint effect", "use NoSchedule, PreferNoSchedule or NoExecute",
                 taint.effect)
     return problems
+
+
+def _reservation_problems(args: ManagedNodeGroupArgs) -> list[Problem]:
+    """The capacity reservation or Capacity Block the group launches into, or avoids."""
+    reservation = args.capacity_reservation_id
+    found: list[Problem] = []
+    if args.spot and reservation:
+        found.append(args_problem(_COMPONENT, "capacity_reservation_id", "Spot Instances cannot launch into a capacity "
+                                  "reservation (reservations hold On-Demand capacity)",
+                                  "drop spot or drop the reservation", reservation))
+    if args.avoid_reservations and (reservation or args.capacity_block):
+        found.append(args_problem(_COMPONENT, "avoid_reservations", "a node group cannot both launch into and avoid "
+                                  "a capacity reservation", "drop the reservation or avoid_reservations", reservation))
+    if args.capacity_block and not reservation:
+        found.append(args_problem(_COMPONENT, "capacity_block", "a Capacity Block node group needs the reservation id "
+                                  "of the block", "set capacity_reservation_id to the block's cr-... id"))
+    if reservation and not _RESERVATION_ID.fullmatch(reservation):
+        found.append(args_problem(_COMPONENT, "capacity_reservation_id", "not a capacity reservation id",
+                                  "use the id, e.g. cr-0123456789abcdef0", reservation))
+    return found
 
 
 class ManagedNodeGroup(pulumi.ComponentResource):
