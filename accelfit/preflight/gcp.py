@@ -6,8 +6,11 @@ Calls used (each read-only): compute regions.get (regional quotas: limit and usa
 machineTypes.get per zone (what the zone offers), reservations.get (count, inUseCount); Cloud Quotas
 quotaInfos.list for compute.googleapis.com (GPU families regions.get leaves out) and tpu.googleapis.com (TPU VM
 quotas; limits only); Service Usage services.batchGet. Throttling (429, 503) is retried with backoff, then reported
-as not checked; a denied call is reported as not checked with the role that grants it; missing or rejected
-credentials stop the command (exit 2) with how to log in.
+as not checked; a denied call is reported as not checked with the role that grants it; missing, unreadable or
+rejected credentials stop the command (exit 2) with how to log in. The credentials file is read by
+`credentials.gcp_key_info` (bounded, regular files only), never by google-auth's plain open(). When Google's
+endpoints cannot be reached (no network, DNS, proxy) the check is "could not check" and the remaining ones are not
+attempted (each would wait out the same failure).
 """
 
 from __future__ import annotations
@@ -16,7 +19,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from accelfit.preflight.errors import credentials_error, sdk_missing
+from accelfit.preflight.credentials import gcp_key_info
+from accelfit.preflight.errors import UNREACHABLE_FIX, credentials_error, sdk_missing
 from accelfit.preflight.model import (Needs, Observed, QuotaReading, ReservationReading, Unchecked, quota_key,
                                       reservation_key, zone_key)
 from accelfit.preflight.retry import Throttled, call_with_retries, throttled_unchecked
@@ -33,15 +37,15 @@ class GcpReader:
             from google.cloud import cloudquotas_v1, compute_v1, service_usage_v1
         except ImportError as error:
             raise sdk_missing("gcp", error.name or "google-cloud-compute") from None
-        self.exceptions = exceptions
-        if credentials is None:
-            import google.auth
-            from google.auth.exceptions import DefaultCredentialsError
+        import requests
+        from google.auth.exceptions import TransportError
 
-            try:
-                credentials, _ = google.auth.default(scopes=["https://www.googleapis.com/auth/cloud-platform"])
-            except DefaultCredentialsError as error:
-                raise credentials_error("gcp", f"no Application Default Credentials ({error})") from None
+        self.exceptions = exceptions
+        # Errors that mean Google could not be reached at all (REST transport: requests'; token fetches: google-auth's).
+        self.network = (requests.exceptions.RequestException, TransportError, exceptions.RetryError)
+        self.unreachable = ""  # the first network failure: the checks after it are not attempted
+        if credentials is None:
+            credentials = _default_credentials()
         self.project = project
         self.sleep = sleep
         options = dict(credentials=credentials, transport="rest")
@@ -65,8 +69,14 @@ class GcpReader:
             raise credentials_error("gcp", f"the credentials were rejected ({_first_line(error)})") from None
 
     def _guard(self, observed: dict, check: str, api: str, fn: Callable[[], None]) -> None:
+        if self.unreachable:
+            observed["unchecked"].append(Unchecked(check=check, reason=self.unreachable, fix=UNREACHABLE_FIX))
+            return
         try:
             fn()
+        except self.network as error:
+            self.unreachable = f"could not reach Google Cloud ({_first_line(error)})"
+            observed["unchecked"].append(Unchecked(check=check, reason=self.unreachable, fix=UNREACHABLE_FIX))
         except Throttled:
             observed["unchecked"].append(throttled_unchecked(check))
         except self.exceptions.Forbidden as error:
@@ -165,6 +175,26 @@ class GcpReader:
             "parent": f"projects/{self.project}", "names": [f"projects/{self.project}/services/{n}" for n in names]}))
         for service in answer.services:
             observed["services"][service.name.rsplit("/", 1)[-1]] = service.state == self.enabled_state
+
+
+def _default_credentials() -> Any:
+    """The user's Application Default Credentials: from the key file (read by accelfit, see credentials.py), else
+    whatever google.auth.default finds (the metadata server of a Google Cloud VM). Any problem: exit 2 with the fix."""
+    import google.auth
+    from google.auth.exceptions import GoogleAuthError
+
+    scopes = ["https://www.googleapis.com/auth/cloud-platform"]
+    found = gcp_key_info()
+    try:
+        if found is None:
+            credentials, _ = google.auth.default(scopes=scopes)
+        else:
+            credentials, _ = google.auth.load_credentials_from_dict(found[1], scopes=scopes)
+    except (GoogleAuthError, ValueError, KeyError, TypeError) as error:
+        where = f" in {found[0]}" if found else ""
+        raise credentials_error("gcp", f"no usable Application Default Credentials{where} ({_first_line(error)})") \
+            from None
+    return credentials
 
 
 def _first_line(error: BaseException) -> str:

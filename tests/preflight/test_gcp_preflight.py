@@ -192,7 +192,7 @@ def test_missing_credentials_exit_2_with_how_to_log_in(monkeypatch, tmp_path, ca
     monkeypatch.setenv("GOOGLE_APPLICATION_CREDENTIALS", str(tmp_path / "absent.json"))
     code, _, err = run(capsys)
     assert code == 2
-    assert "no Application Default Credentials" in err
+    assert "GOOGLE_APPLICATION_CREDENTIALS" in err and "absent.json: file not found" in err
     assert "gcloud auth application-default login" in err
 
 
