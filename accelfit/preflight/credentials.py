@@ -96,7 +96,8 @@ def check_aws_files() -> None:
     path that is not a regular file without a word and reads a huge one whole."""
     home = Path(os.path.expanduser("~")) / ".aws"
     profile = os.environ.get("AWS_PROFILE") or os.environ.get("AWS_DEFAULT_PROFILE") or ""
-    for setting, default in (("AWS_CONFIG_FILE", home / "config"), ("AWS_SHARED_CREDENTIALS_FILE", home / "credentials")):
+    files = (("AWS_CONFIG_FILE", home / "config"), ("AWS_SHARED_CREDENTIALS_FILE", home / "credentials"))
+    for setting, default in files:
         path = os.path.expanduser(os.environ.get(setting) or str(default))
         if _present(path):
             read_key_file(path, "aws", setting if os.environ.get(setting) else f"the AWS file ({setting} unset)",

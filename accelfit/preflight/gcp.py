@@ -21,8 +21,8 @@ from typing import Any
 
 from accelfit.preflight.credentials import gcp_key_info
 from accelfit.preflight.errors import UNREACHABLE_FIX, credentials_error, sdk_missing
-from accelfit.preflight.model import (Needs, Observed, QuotaReading, ReservationReading, Unchecked, quota_key,
-                                      reservation_key, zone_key)
+from accelfit.preflight.model import (Needs, Observed, QuotaReading, ReservationReading, Unchecked,
+                                      cloud_quotas_key, quota_key, reservation_key, zone_key)
 from accelfit.preflight.retry import Throttled, call_with_retries, throttled_unchecked
 
 # Read-only roles that grant each call (IAM basic/predefined roles reference).
@@ -90,12 +90,13 @@ class GcpReader:
         for region in sorted({n.region for n in needs.quotas if not n.zone}):
             self._guard(observed, f"quota of region {region} (compute regions.get)", "compute",
                         lambda region=region: self._region(observed, region))
-        # Only for regions regions.get answered: a metric it leaves out (newer GPU families) is read from Cloud Quotas.
+        # A metric regions.get leaves out (newer GPU families; only for regions it answered) and the quotas it has no
+        # metric for (GKE TPU v5p/v6e) are read from Cloud Quotas.
         answered = {key.split("/")[0] for key in observed["quotas"]}
-        missing = [n for n in needs.quotas if not n.zone and n.region in answered and n.quota_id
-                   and quota_key(n.region, n.metric) not in observed["quotas"]]
+        missing = [n for n in needs.quotas if not n.zone and n.quota_id and (n.region in answered or
+                   n.cloud_quotas_only) and quota_key(n.region, n.metric) not in observed["quotas"]]
         if missing:
-            self._guard(observed, "quota of GPU families (Cloud Quotas, compute.googleapis.com)", "quotas",
+            self._guard(observed, "quota of GPU and TPU families (Cloud Quotas, compute.googleapis.com)", "quotas",
                         lambda: self._quota_infos(observed, "compute.googleapis.com", missing, by_zone=False))
         zonal = [n for n in needs.quotas if n.zone]
         if zonal:
@@ -123,25 +124,25 @@ class GcpReader:
     def _quota_infos(self, observed: dict, service: str, needs: list, *, by_zone: bool) -> None:
         parent = f"projects/{self.project}/locations/global/services/{service}"
         wanted = {n.quota_id if not by_zone else n.metric for n in needs}
+        # A spot need read from Cloud Quotas may fall back to its on-demand quota: read that one too.
+        wanted |= {n.standard_metric for n in needs if n.cloud_quotas_only and n.standard_metric}
         infos = self._call(lambda: list(self.quotas.list_quota_infos(parent=parent)))
         for info in infos:
             if info.quota_id not in wanted:
                 continue
-            for dims in info.dimensions_infos:
-                dimensions = dict(dims.dimensions)
-                limit = float(dims.details.value)
-                source = f"Cloud Quotas {service} {info.quota_id}"
-                if by_zone:
-                    zone = dimensions.get("zone", "")
-                    region = zone.rsplit("-", 1)[0] if zone else dimensions.get("region", "")
-                    if zone:
-                        observed["quotas"][quota_key(region, info.quota_id, zone)] = QuotaReading(
-                            limit=limit, usage=None, source=source)
-                    continue
-                region = dimensions.pop("region", "")
-                key = ",".join(f"{k}={v}" for k, v in sorted(dimensions.items()))
-                observed["quotas"][quota_key(region, f"{info.quota_id}[{key}]")] = QuotaReading(
-                    limit=limit, usage=None, source=source)
+            source = f"Cloud Quotas {service} {info.quota_id}"
+            if by_zone:
+                self._zonal_infos(observed, info, source)
+            else:
+                _regional_infos(observed, info, source)
+
+    @staticmethod
+    def _zonal_infos(observed: dict, info: Any, source: str) -> None:
+        for dims in info.dimensions_infos:
+            zone = dict(dims.dimensions).get("zone", "")
+            if zone:
+                observed["quotas"][quota_key(zone.rsplit("-", 1)[0], info.quota_id, zone)] = QuotaReading(
+                    limit=float(dims.details.value), usage=None, source=source)
 
     def _zone(self, observed: dict, zone: str, wanted: list) -> None:
         accelerators = None
@@ -175,6 +176,23 @@ class GcpReader:
             "parent": f"projects/{self.project}", "names": [f"projects/{self.project}/services/{n}" for n in names]}))
         for service in answer.services:
             observed["services"][service.name.rsplit("/", 1)[-1]] = service.state == self.enabled_state
+
+
+def _regional_infos(observed: dict, info: Any, source: str) -> None:
+    """Each (region, other dimensions) value of a regional quota, kept under cloud_quotas_key. A value set for a
+    region wins; an entry without a region is the default for the regions in its applicable_locations."""
+    defaults = []
+    for dims in info.dimensions_infos:
+        dimensions = dict(dims.dimensions)
+        region = dimensions.pop("region", "")
+        key = ",".join(f"{k}={v}" for k, v in sorted(dimensions.items()))
+        reading = QuotaReading(limit=float(dims.details.value), usage=None, source=source)
+        if region:
+            observed["quotas"][cloud_quotas_key(region, info.quota_id, key)] = reading
+        else:
+            defaults.extend((location, key, reading) for location in dims.applicable_locations if location != "global")
+    for location, key, reading in defaults:
+        observed["quotas"].setdefault(cloud_quotas_key(location, info.quota_id, key), reading)
 
 
 def _default_credentials() -> Any:
