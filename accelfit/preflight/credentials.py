@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from accelfit.errors import InputError
-from accelfit.inputfile import read_bytes
+from accelfit.inputfile import decode_text, read_bytes
 from accelfit.preflight.errors import credentials_error
 
 # A service-account key is about 2.3 kB; an AWS config with a thousand SSO profiles a few hundred kB.
@@ -83,7 +83,7 @@ def gcp_key_info() -> tuple[str, dict[str, Any]] | None:
 def _json_object(data: bytes, path: str, setting: str) -> dict[str, Any]:
     try:
         info = json.loads(data.decode("utf-8-sig"))
-    except (UnicodeDecodeError, ValueError):
+    except (UnicodeDecodeError, ValueError, RecursionError):  # RecursionError: nesting deeper than json can parse
         raise credentials_error("gcp", f"{setting} {_shown(path)} is not a JSON credentials file") from None
     if not isinstance(info, dict):
         raise credentials_error("gcp", f"{setting} {_shown(path)} is not a JSON credentials file (not an object)")
@@ -99,6 +99,12 @@ def check_aws_files() -> None:
     files = (("AWS_CONFIG_FILE", home / "config"), ("AWS_SHARED_CREDENTIALS_FILE", home / "credentials"))
     for setting, default in files:
         path = os.path.expanduser(os.environ.get(setting) or str(default))
-        if _present(path):
-            read_key_file(path, "aws", setting if os.environ.get(setting) else f"the AWS file ({setting} unset)",
-                          profile=profile)
+        if not _present(path):
+            continue
+        named = setting if os.environ.get(setting) else f"the AWS file ({setting} unset)"
+        data = read_key_file(path, "aws", named, profile=profile)
+        try:  # botocore decodes it as UTF-8 text and raises a bare UnicodeDecodeError otherwise
+            decode_text(data, path)
+        except InputError as error:
+            raise credentials_error("aws", f"{named} {_shown(path)}: {error.problems[0].message}",
+                                    profile=profile) from None
