@@ -113,6 +113,8 @@ class AwsReader:
                                                        "this region"))
             else:
                 observed["unchecked"].append(Unchecked(check=check, reason=f"{code}: {error}"[:200]))
+        except self.botocore.BotoCoreError as error:  # anything else botocore refuses: not verified, not a traceback
+            observed["unchecked"].append(Unchecked(check=check, reason=_first_line(error)))
 
     def read(self, needs: Needs) -> Observed:
         observed: dict[str, Any] = {"quotas": {}, "zones": {}, "reservations": {}, "services": {}, "unchecked": []}

@@ -240,3 +240,19 @@ def test_keys_without_network_are_could_not_check_exit_1(clean_env, monkeypatch,
     assert "could not reach AWS (Could not connect to the endpoint URL" in out and "check the network" in out
     assert len(calls) == 1
 
+
+
+def test_any_other_botocore_error_is_could_not_check_not_a_traceback(clean_env, monkeypatch, capsys):
+    import botocore.exceptions
+    import botocore.httpsession
+
+    clean_env.setenv("AWS_ACCESS_KEY_ID", "AKIDEXAMPLE")
+    clean_env.setenv("AWS_SECRET_ACCESS_KEY", "x")
+
+    def refused(session, request):
+        raise botocore.exceptions.InvalidConfigError(error_msg="the endpoint configuration is invalid")
+
+    monkeypatch.setattr(botocore.httpsession.URLLib3Session, "send", refused)
+    code, out, err = _cli(capsys, AWS_STACK)
+    assert code == 1 and "Traceback" not in err
+    assert "the endpoint configuration is invalid" in out
