@@ -38,12 +38,13 @@ class GcpReader:
         except ImportError as error:
             raise sdk_missing("gcp", error.name or "google-cloud-compute") from None
         import requests
-        from google.auth.exceptions import TransportError
+        from google.auth.exceptions import GoogleAuthError, TransportError
 
         self.exceptions = exceptions
         # Errors that mean Google could not be reached at all (REST transport: requests'; token fetches: google-auth's).
         self.network = (requests.exceptions.RequestException, TransportError, exceptions.RetryError)
         self.unreachable = ""  # the first network failure: the checks after it are not attempted
+        self.auth_error = GoogleAuthError  # RefreshError (rejected credentials) is exit 2 in _call, before this
         if credentials is None:
             credentials = _default_credentials()
         self.project = project
@@ -82,7 +83,7 @@ class GcpReader:
         except self.exceptions.Forbidden as error:
             observed["unchecked"].append(Unchecked(check=check, reason=f"permission denied ({_first_line(error)})",
                                                    fix=f"grant {ROLE[api]} on project {self.project}"))
-        except self.exceptions.GoogleAPICallError as error:
+        except (self.exceptions.GoogleAPICallError, self.auth_error) as error:  # not verified, never a traceback
             observed["unchecked"].append(Unchecked(check=check, reason=_first_line(error)))
 
     def read(self, needs: Needs) -> Observed:

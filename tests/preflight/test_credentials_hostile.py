@@ -256,3 +256,20 @@ def test_any_other_botocore_error_is_could_not_check_not_a_traceback(clean_env, 
     code, out, err = _cli(capsys, AWS_STACK)
     assert code == 1 and "Traceback" not in err
     assert "the endpoint configuration is invalid" in out
+
+
+def test_any_other_google_auth_error_in_a_check_is_could_not_check(google, monkeypatch, capsys):
+    from google.auth.exceptions import MalformedError
+    from google.auth.transport.requests import AuthorizedSession
+
+    from tests.preflight.test_gcp_preflight import routes
+
+    google(routes())
+
+    def malformed(*args, **kwargs):
+        raise MalformedError("the token response is malformed")
+
+    monkeypatch.setattr(AuthorizedSession, "request", malformed)
+    code, out, err = _cli(capsys, GCP_STACK)
+    assert code == 1 and "Traceback" not in err
+    assert "the token response is malformed" in out
