@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 from pathlib import Path
 
@@ -13,6 +14,7 @@ import yaml
 
 from accelfit.atomicwrite import real_target, write_atomically
 from accelfit.errors import InputError, problem
+from accelfit.inputfile import os_error
 from accelfit.paths import user_data_path
 from accelfit.planner.team_efficiency import TeamEfficiency
 from accelfit.validation import validate
@@ -28,11 +30,34 @@ def efficiency_path() -> Path:
 def load_team_efficiency(path: Path | None = None) -> TeamEfficiency | None:
     """The team file when it exists (None otherwise); a malformed file is an InputError naming the field."""
     path = path or efficiency_path()
-    if not os.path.exists(path):  # a dangling symlink too: calibrate then writes its target
+    if not _present(path):
         return None  # no calibration yet: the catalog's figures apply, and plans carry no "Calibration:" reason
     document = read_yaml(path)
     team = validate(TeamEfficiency, document, str(path))
     return team.model_copy(update={"path": str(path)})
+
+
+def _present(path: Path) -> bool:
+    """Whether there is a team file to read. Only "nothing there" (no file, or a symlink to where calibrate will write
+    one) means no calibration; a symlink loop, a folder that cannot be searched or a path through a file is an error
+    naming the file, never a silent fallback to the catalog's figures (os.path.exists says False for all of them)."""
+    try:
+        os.stat(path)
+        return True
+    except OSError as error:
+        if error.errno == errno.ENOENT:
+            return False
+        raise _unreadable(path, error) from None
+    except ValueError as error:  # a NUL byte in $ACCELFIT_EFFICIENCY_FILE
+        raise InputError([problem(str(path), ENV_VAR, f"the path cannot be used ({error})",
+                                  f"set {ENV_VAR} to the path of the team efficiency file")]) from None
+
+
+def _unreadable(path: Path, error: OSError) -> InputError:
+    reason = os_error(path, error).problems[0]
+    return InputError([problem(str(path), ENV_VAR, f"the team efficiency file cannot be read: {reason.message}",
+                               f"{reason.fix}, or set {ENV_VAR} to the team file (unset it to use the catalog's "
+                               "figures)")])
 
 
 def write_team_efficiency(team: TeamEfficiency, path: Path) -> None:

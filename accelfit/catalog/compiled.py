@@ -121,11 +121,13 @@ def write(cache: Path, key: str, catalog: Catalog) -> bool:
         with contextlib.suppress(OSError):  # an older accelfit's pickle: never read, so not left lying about
             (cache.parent / LEGACY_PICKLE).unlink()
         return True
-    except (OSError, ValueError):
+    except BaseException as error:  # a kill (KeyboardInterrupt) too: no temporary copy is left behind
         if temporary is not None:
             with contextlib.suppress(OSError):
                 Path(temporary).unlink()
-        return False
+        if isinstance(error, (OSError, ValueError)):
+            return False
+        raise
 
 
 def load_cached(cache: Path, files: Callable[[], list[Path]], build: Callable[[], Catalog]) -> Catalog:

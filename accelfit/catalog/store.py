@@ -14,7 +14,10 @@ A new import is written to a temporary directory under `imports/`, loaded back t
 as the shipped data, and only then made current by one atomic step: a new symbolic link renamed over `imported`.
 A failed or killed import therefore leaves either the previous catalog or the new one in use, never none (an
 earlier install of two renames could leave no `imported/` and plans silently reverted to the shipped prices).
-A real `imported/` directory from an older accelfit is still read; the first new install moves it aside.
+A real `imported/` directory from an older accelfit is still read. The first new install upgrades it without a
+moment where no import is in use: it first points `imported.next` at the new import (read whenever `imported` is
+absent), then moves the old directory aside, then swaps the `imported` pointer in and removes `imported.next`. A
+kill at any step leaves the old import, or the new one, in use; the next install finishes the job.
 
 Every failure to use the folder (it is a file, /dev/null, read-only, another user's, a path too long) is an
 `InputError` naming the folder and the fix, never a traceback.
@@ -39,6 +42,8 @@ from accelfit.paths import user_data_path
 
 ENV_VAR = "ACCELFIT_CATALOG_DIR"
 IMPORTED = "imported"
+# Read when `imported` is absent: the new import's pointer while an older layout's real `imported/` is moved aside.
+UPGRADING = "imported.next"
 IMPORTS = "imports"  # the installed import and, briefly, the one being written
 MANIFEST = "manifest.yaml"
 IMPORTED_GLOB = "imported_*.yaml"
@@ -70,6 +75,8 @@ def imported_dir(base: Path | None = None) -> Path | None:
     shipped prices."""
     base = base or catalog_dir()
     target = base / IMPORTED
+    if not os.path.lexists(target) and os.path.lexists(base / UPGRADING):
+        target = base / UPGRADING  # an upgrade from the older layout was stopped between its steps
     try:
         info = os.stat(target / MANIFEST)
     except OSError as error:
@@ -122,21 +129,35 @@ def install(staged: Path, base: Path) -> Path:
         staged.rename(final)
         _fsync_directory(final.parent)
         if target.is_dir() and not target.is_symlink():
-            # An older accelfit's real directory: moved under imports/ first (the one install that takes two steps).
-            target.rename(base / IMPORTS / f"{_INSTALLED_PREFIX}legacy-{secrets.token_hex(4)}")
-        pointer = base / f".{IMPORTED}.{secrets.token_hex(8)}.tmp"
-        os.symlink(Path(IMPORTS) / final.name, pointer)
-        try:
-            os.replace(pointer, target)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                pointer.unlink()
-            raise
+            _move_older_layout_aside(base, final.name)
+        _point(base, IMPORTED, final.name)
+        with contextlib.suppress(FileNotFoundError):  # `imported` is in place: the upgrade's pointer is not needed
+            os.unlink(base / UPGRADING)
         _fsync_directory(base)
     except OSError as error:
         raise folder_error(base, error, "write to") from None
     _prune(base, keep=final.name)
     return target
+
+
+def _move_older_layout_aside(base: Path, current: str) -> None:
+    """An older accelfit's real `imported/` directory cannot be replaced by a pointer in one rename: the new import
+    is made readable as `imported.next` first, so that while the directory is moved aside some import is in use."""
+    _point(base, UPGRADING, current)
+    with contextlib.suppress(FileNotFoundError):  # a concurrent install moved it already
+        os.rename(base / IMPORTED, base / IMPORTS / f"{_INSTALLED_PREFIX}legacy-{secrets.token_hex(4)}")
+
+
+def _point(base: Path, name: str, current: str) -> None:
+    """`base/name` becomes a symbolic link to imports/<current>, in one atomic rename of a new link over it."""
+    pointer = base / f".{IMPORTED}.{secrets.token_hex(8)}.tmp"
+    os.symlink(Path(IMPORTS) / current, pointer)
+    try:
+        os.replace(pointer, base / name)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            pointer.unlink()
+        raise
 
 
 def discard(staged: Path) -> None:

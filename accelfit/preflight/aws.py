@@ -6,17 +6,22 @@ metric it names), CloudWatch GetMetricStatistics on that usage metric (AWS/Usage
 quota's usage), EC2 DescribeInstanceTypeOfferings (location type availability-zone) and
 DescribeCapacityReservations (AvailableInstanceCount). There is no per-service enablement to read on AWS.
 Throttling is retried with backoff, then reported as not checked; a denied call is reported as not checked with the
-IAM action it needs; missing or rejected credentials stop the command (exit 2) with how to log in.
+IAM action it needs; missing, unreadable or rejected credentials (a profile that does not exist, a config file that
+is not one, a directory or a FIFO where the file should be) stop the command (exit 2) with how to log in. The
+config and credentials files are checked first by `credentials.check_aws_files` (bounded, regular files only). When
+AWS's endpoints cannot be reached the check is "could not check" and the remaining ones are not attempted.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import os
 import time
 from collections.abc import Callable
 from typing import Any
 
-from accelfit.preflight.errors import credentials_error, sdk_missing
+from accelfit.preflight.credentials import check_aws_files
+from accelfit.preflight.errors import UNREACHABLE_FIX, credentials_error, sdk_missing
 from accelfit.preflight.model import (Needs, Observed, QuotaReading, ReservationReading, Unchecked, quota_key,
                                       reservation_key, zone_key)
 from accelfit.preflight.retry import Throttled, call_with_retries, throttled_unchecked
@@ -37,15 +42,39 @@ class AwsReader:
         except ImportError:
             raise sdk_missing("aws", "boto3") from None
         self.botocore = botocore.exceptions
+        # Errors that mean AWS could not be reached at all (connection, DNS, proxy, TLS, a read timing out).
+        self.network = (botocore.exceptions.ConnectionError, botocore.exceptions.HTTPClientError)
+        self.unreachable = ""  # the first network failure: the checks after it are not attempted
+        self.profile = os.environ.get("AWS_PROFILE") or os.environ.get("AWS_DEFAULT_PROFILE") or ""
         if client_factory is None:
-            session = boto3.session.Session()
-            if session.get_credentials() is None:
-                raise credentials_error("aws", "no credentials in the default chain (environment, profile, SSO, "
-                                        "instance role)")
-            client_factory = lambda service, region: session.client(service, region_name=region)  # noqa: E731
+            client_factory = self._default_clients(boto3)
         self.client = client_factory
         self.sleep = sleep
         self.now = now or (lambda: dt.datetime.now(dt.timezone.utc))
+
+    def _default_clients(self, boto3: Any) -> Callable[[str, str], Any]:
+        """Clients on the default credential chain; every way it can fail to give credentials is exit 2."""
+        profile = self.profile
+        check_aws_files()
+        errors = self.botocore
+        try:
+            session = boto3.session.Session()
+            credentials = session.get_credentials()
+        except errors.ProfileNotFound:
+            raise credentials_error("aws", f"the profile {profile!r} (AWS_PROFILE) is in neither the AWS config nor "
+                                    "the credentials file", profile=profile) from None
+        except errors.ConfigParseError as error:
+            raise credentials_error("aws", f"{error.kwargs.get('path', 'an AWS config file')} is not an AWS config "
+                                    "file (INI sections and key = value lines)", profile=profile) from None
+        except self.network as error:
+            self.unreachable = f"could not reach AWS to load the credentials ({_first_line(error)})"
+            return lambda service, region: None
+        except errors.BotoCoreError as error:  # partial keys, a bad credential_process, SSO without a token, ...
+            raise credentials_error("aws", _first_line(error), profile=profile) from None
+        if credentials is None:
+            raise credentials_error("aws", "no credentials in the default chain (environment, profile, SSO, "
+                                    "instance role)", profile=profile)
+        return lambda service, region: session.client(service, region_name=region)
 
     def _throttled(self, error: Exception) -> bool:
         return isinstance(error, self.botocore.ClientError) and _code(error) in THROTTLED
@@ -55,15 +84,23 @@ class AwsReader:
             return call_with_retries(fn, self._throttled, self.sleep)
         except self.botocore.ClientError as error:
             if _code(error) in BAD_CREDENTIALS:
-                raise credentials_error("aws", f"the credentials were rejected ({_code(error)})") from None
+                raise credentials_error("aws", f"the credentials were rejected ({_code(error)})",
+                                        profile=self.profile) from None
             raise
-        except (self.botocore.NoCredentialsError, self.botocore.TokenRetrievalError,
-                self.botocore.SSOTokenLoadError) as error:
-            raise credentials_error("aws", str(error)) from None
+        except (self.botocore.NoCredentialsError, self.botocore.PartialCredentialsError,
+                self.botocore.CredentialRetrievalError, self.botocore.TokenRetrievalError,
+                self.botocore.SSOError) as error:  # credentials are loaded lazily: SSO or assume-role at first call
+            raise credentials_error("aws", _first_line(error), profile=self.profile) from None
 
     def _guard(self, observed: dict, check: str, action: str, fn: Callable[[], None]) -> None:
+        if self.unreachable:
+            observed["unchecked"].append(Unchecked(check=check, reason=self.unreachable, fix=UNREACHABLE_FIX))
+            return
         try:
             fn()
+        except self.network as error:
+            self.unreachable = f"could not reach AWS ({_first_line(error)})"
+            observed["unchecked"].append(Unchecked(check=check, reason=self.unreachable, fix=UNREACHABLE_FIX))
         except Throttled:
             observed["unchecked"].append(throttled_unchecked(check))
         except self.botocore.ClientError as error:
@@ -76,6 +113,8 @@ class AwsReader:
                                                        "this region"))
             else:
                 observed["unchecked"].append(Unchecked(check=check, reason=f"{code}: {error}"[:200]))
+        except self.botocore.BotoCoreError as error:  # anything else botocore refuses: not verified, not a traceback
+            observed["unchecked"].append(Unchecked(check=check, reason=_first_line(error)))
 
     def read(self, needs: Needs) -> Observed:
         observed: dict[str, Any] = {"quotas": {}, "zones": {}, "reservations": {}, "services": {}, "unchecked": []}
@@ -151,3 +190,7 @@ class AwsReader:
 
 def _code(error: Any) -> str:
     return error.response.get("Error", {}).get("Code", "")
+
+
+def _first_line(error: BaseException) -> str:
+    return str(error).splitlines()[0][:200] if str(error) else type(error).__name__

@@ -11,14 +11,14 @@ from __future__ import annotations
 
 from urllib.parse import quote
 
-from accelfit.preflight.model import (Finding, Needs, Observed, QuotaNeed, QuotaReading, Report, quota_key,
-                                      reservation_key, zone_key)
+from accelfit.preflight.model import (Finding, Needs, Observed, QuotaNeed, QuotaReading, Report, cloud_quotas_key,
+                                      quota_key, reservation_key, zone_key)
 
 
 def compare(needs: Needs, observed: Observed, cloud: str) -> Report:
     findings: list[Finding] = []
     # Standard-quota amounts by (region, zone, metric): a spot need that falls back to the standard quota shares it.
-    standard = {(n.region, n.zone, n.metric): n.amount for n in needs.quotas}
+    standard = {(n.region, n.zone, n.metric, n.quota_dimension): n.amount for n in needs.quotas}
     for need in needs.quotas:
         findings.append(_quota(need, observed, needs.project, standard))
     for zone_need in needs.zones:
@@ -79,21 +79,33 @@ def _kind_of(check: str) -> str:
     return "quota"
 
 
-def _reading(need: QuotaNeed, observed: Observed, metric: str) -> QuotaReading | None:
-    reading = observed.quotas.get(quota_key(need.region, metric, need.zone))
-    if reading is None and need.quota_id and metric == need.metric:
-        reading = observed.quotas.get(quota_key(need.region, f"{need.quota_id}[{need.quota_dimension}]", need.zone))
+def _reading(need: QuotaNeed, observed: Observed) -> QuotaReading | None:
+    reading = observed.quotas.get(quota_key(need.region, need.metric, need.zone))
+    if reading is None and need.quota_id:
+        reading = observed.quotas.get(cloud_quotas_key(need.region, need.quota_id, need.quota_dimension, need.zone))
     return reading
+
+
+def _standard_reading(need: QuotaNeed, observed: Observed) -> QuotaReading | None:
+    if need.cloud_quotas_only:
+        return observed.quotas.get(cloud_quotas_key(need.region, need.standard_metric, need.standard_dimension,
+                                                    need.zone))
+    return observed.quotas.get(quota_key(need.region, need.standard_metric, need.zone))
 
 
 def _quota(need: QuotaNeed, observed: Observed, project: str, standard_needs: dict) -> Finding:
     subject = f"{need.metric} ({need.label})"
     where = need.zone or need.region
     steps = tuple(step for step, _ in need.by_step)
-    reading = _reading(need, observed, need.metric)
+    reading = _reading(need, observed)
     if reading is None:
+        looked_for = (f"; Cloud Quotas lists no {need.quota_id}" + (f" [{need.quota_dimension}]" if
+                      need.quota_dimension else "") + f" for {need.region}") if need.cloud_quotas_only else ""
         return Finding(kind="quota", status="unchecked", subject=subject, region=where, needed=need.amount,
-                       detail="no answer", steps=steps)
+                       detail="no answer" + looked_for, steps=steps)
+    if reading.limit < 0:  # Cloud Quotas' -1: no limit
+        return Finding(kind="quota", status="ok", subject=subject, region=where, needed=need.amount,
+                       detail=f"unlimited (read from {reading.source})", steps=steps)
     used = reading.usage or 0.0
     wanted = int(used + need.amount)
     fits = need.amount <= reading.limit - used
@@ -101,10 +113,10 @@ def _quota(need: QuotaNeed, observed: Observed, project: str, standard_needs: di
     if not fits and need.standard_metric and reading.limit == 0:
         # No preemptible quota at all: Compute Engine charges the spot VMs to the standard quota, which the stack's
         # on-demand pools of the same kind draw on too.
-        standard = observed.quotas.get(quota_key(need.region, need.standard_metric, need.zone))
+        standard = _standard_reading(need, observed)
         if standard is not None:
-            shared = standard_needs.get((need.region, need.zone, need.standard_metric), 0)
-            fits = need.amount + shared <= standard.limit - (standard.usage or 0.0)
+            shared = standard_needs.get((need.region, need.zone, need.standard_metric, need.standard_dimension), 0)
+            fits = standard.limit < 0 or need.amount + shared <= standard.limit - (standard.usage or 0.0)
             detail = (f"no preemptible quota, so spot VMs use {need.standard_metric}: {standard.limit:g} limit, "
                       f"{standard.usage or 0:g} in use, {shared} of it needed by on-demand pools")
     if fits:

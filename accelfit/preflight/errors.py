@@ -9,8 +9,19 @@ AWS_LOGIN = "run `aws sso login --profile NAME` (then AWS_PROFILE=NAME) or `aws 
 SDK_MISSING = "pip install 'accelfit[preflight]'"
 
 
-def credentials_error(cloud: str, why: str) -> InputError:
-    return InputError([problem(None, f"{cloud} credentials", why, GCP_LOGIN if cloud == "gcp" else AWS_LOGIN)])
+def aws_login(profile: str = "") -> str:
+    if not profile:
+        return AWS_LOGIN
+    return (f"run `aws sso login --profile {profile}` (an SSO profile) or `aws configure --profile {profile}` (access "
+            f"keys), or unset AWS_PROFILE to use the default profile")
+
+
+def credentials_error(cloud: str, why: str, *, profile: str = "") -> InputError:
+    return InputError([problem(None, f"{cloud} credentials", why, GCP_LOGIN if cloud == "gcp" else aws_login(profile))])
+
+
+# What a "could not check" line says when the cloud's endpoints cannot be reached (no network, DNS, proxy, TLS).
+UNREACHABLE_FIX = "check the network (proxy: HTTPS_PROXY), then run preflight again"
 
 
 def sdk_missing(cloud: str, module: str) -> InputError:

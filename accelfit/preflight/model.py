@@ -25,10 +25,22 @@ class QuotaNeed(Frozen):
     standard_metric: str = ""
     zone: str = Field(default="", description="Set for per-zone quotas (TPU VMs).")
     # Cloud Quotas fallback when regions.get does not list the metric (newer GPU families): quota id + dimension.
+    # A metric equal to its quota id is read from Cloud Quotas only (GKE TPU v5p/v6e), its standard_metric too.
     quota_id: str = ""
     quota_dimension: str = ""
+    standard_dimension: str = ""
     by_step: tuple[tuple[str, int], ...] = Field(
         default=(), description="(step, amount) that make up the total: 'workload step N (pool)'.")
+
+
+    @property
+    def cloud_quotas_only(self) -> bool:
+        return bool(self.quota_id) and self.metric == self.quota_id
+
+
+def cloud_quotas_key(region: str, quota_id: str, dimension: str, zone: str = "") -> str:
+    """Where a Cloud Quotas reading is kept: the quota id and its dimensions besides the region ("k=v,...")."""
+    return quota_key(region, f"{quota_id}[{dimension}]", zone)
 
 
 class ZoneNeed(Frozen):

@@ -39,11 +39,13 @@ class _Acc:
         self.notes: list[str] = []
 
     def quota(self, cloud: str, region: str, metric: str, label: str, unit: str, amount: int, step: str, *,
-              standard: str = "", zone: str = "", quota_id: str = "", dimension: str = "") -> None:
-        key = (cloud, region, zone, metric)
+              standard: str = "", zone: str = "", quota_id: str = "", dimension: str = "",
+              standard_dimension: str = "") -> None:
+        key = (cloud, region, zone, metric, dimension)  # one Cloud Quotas id holds several families
         entry = self.quotas.setdefault(key, dict(cloud=cloud, region=region, metric=metric, label=label, unit=unit,
                                                  amount=0, standard_metric=standard, zone=zone, quota_id=quota_id,
-                                                 quota_dimension=dimension, by_step=[]))
+                                                 quota_dimension=dimension, standard_dimension=standard_dimension,
+                                                 by_step=[]))
         entry["amount"] += amount
         entry["by_step"].append((step, amount))
 
@@ -137,14 +139,17 @@ def _gcp_pool(acc: _Acc, region: str, pool: Any, step: str, vcpus: int | None) -
         else:
             quota_id, dimension = rules.gcp_gpu_family_quota(metric[0])
             acc.quota("gcp", region, metric[0], f"{pool.gke_accelerator} GPUs" + (" (spot)" if pool.spot else ""),
-                      "gpus", count, step, standard=metric[1], quota_id=quota_id, dimension=dimension)
+                      "gpus", count, step, standard=metric[1], quota_id=quota_id, dimension=dimension,
+                      standard_dimension=dimension if metric[1] else "")  # the on-demand need of the same family
     elif pool.role == "tpu":
-        metric = rules.gcp_gke_tpu_metric(pool.gke_accelerator or "", pool.spot)
-        if metric is None:
+        ref = rules.gcp_gke_tpu_quota(pool.gke_accelerator or "", pool.spot)
+        if ref is None:
             acc.notes.append(f"{step}: no TPU quota metric known for {pool.gke_accelerator}; not checked")
         else:
-            acc.quota("gcp", region, metric[0], f"{pool.gke_accelerator} chips" + (" (spot)" if pool.spot else ""),
-                      "chips", count, step, standard=metric[1])
+            label = f"{pool.gke_accelerator} chips" + (f", {ref.dimension}" if ref.dimension else "")
+            acc.quota("gcp", region, ref.metric, label + (" (spot)" if pool.spot else ""), "chips", count, step,
+                      standard=ref.standard, quota_id=ref.quota_id, dimension=ref.dimension,
+                      standard_dimension=ref.standard_dimension)
     cpu = rules.gcp_cpu_metric(pool.machine_type, pool.spot)
     if cpu is not None and vcpus is not None:
         acc.quota("gcp", region, cpu[0], "vCPUs" + (" (spot)" if pool.spot else ""), "vcpus",

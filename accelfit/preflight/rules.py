@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from accelfit.yamlio import read_yaml
 
@@ -41,11 +41,30 @@ def gcp_cpu_metric(machine_type: str, spot: bool) -> tuple[str, str] | None:
     return (table()["gcp"]["preemptible_cpu_metric"], metric) if spot else (metric, "")
 
 
-def gcp_gke_tpu_metric(gke_accelerator: str, spot: bool) -> tuple[str, str] | None:
-    pair = table()["gcp"]["gke_tpu_metrics"].get(gke_accelerator)
-    if pair is None:
+class QuotaRef(NamedTuple):
+    """Where a pool's quota is read: a regions.get metric, or (`quota_id` set, `metric` the same id) a Cloud Quotas
+    quota of compute.googleapis.com selected by its dimension."""
+
+    metric: str
+    standard: str = ""  # the on-demand quota a spot pool falls back to when it has no preemptible quota; "" = none
+    quota_id: str = ""
+    dimension: str = ""  # "key=value" besides the region; "" = the region only
+    standard_dimension: str = ""
+
+
+def gcp_gke_tpu_quota(gke_accelerator: str, spot: bool) -> QuotaRef | None:
+    """The Compute Engine quota a GKE TPU slice pool draws on, in chips; None = not known."""
+    gcp = table()["gcp"]
+    pair = gcp["gke_tpu_metrics"].get(gke_accelerator)
+    if pair is not None:
+        return QuotaRef(pair[1], pair[0]) if spot else QuotaRef(pair[0])
+    ids = gcp["gke_tpu_cloud_quotas"].get(gke_accelerator)
+    if ids is None:
         return None
-    return (pair[1], pair[0]) if spot else (pair[0], "")
+    (quota_id, dimension), (standard_id, standard_dimension) = ids["spot" if spot else "on_demand"], ids["on_demand"]
+    if not spot:
+        return QuotaRef(quota_id, quota_id=quota_id, dimension=dimension)
+    return QuotaRef(quota_id, standard_id, quota_id, dimension, standard_dimension)
 
 
 def gcp_tpu_vm_quota_id(accelerator_config_type: str, spot: bool) -> str | None:

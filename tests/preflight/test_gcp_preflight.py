@@ -14,9 +14,21 @@ from accelfit.cli.main import main
 from tests.preflight.conftest import compute, error, region_quotas, services_enabled
 
 STACK = "example-gcp-fleet"
-ENOUGH = {"E2_CPUS": (24, 0), "TPU_V6E": (8, 0), "PREEMPTIBLE_TPU_V6E": (8, 0), "TPU_LITE_PODSLICE_V5": (16, 0),
-          "NVIDIA_L4_GPUS": (32, 0), "PREEMPTIBLE_NVIDIA_L4_GPUS": (32, 0), "CPUS": (500, 10),
-          "PREEMPTIBLE_TPU_LITE_PODSLICE_V5": (16, 0)}
+ENOUGH = {"E2_CPUS": (24, 0), "TPU_LITE_PODSLICE_V5": (16, 0), "NVIDIA_L4_GPUS": (32, 0),
+          "PREEMPTIBLE_NVIDIA_L4_GPUS": (32, 0), "CPUS": (500, 10), "PREEMPTIBLE_TPU_LITE_PODSLICE_V5": (16, 0)}
+# TPU v6e limits come from Cloud Quotas (regions.get has no metric for them): quota id -> (dimensions, value).
+TPU_FAMILY, TPU_SPOT = "TPUS-PER-TPU-FAMILY-per-project-region", "PREEMPTIBLE-TPU-V6E-per-project-region"
+V6E_ENOUGH = {TPU_FAMILY: ({"region": "us-central1", "tpu_family": "CT6E"}, 8),
+              TPU_SPOT: ({"region": "us-central1"}, 8)}
+QUOTA_INFOS = r"cloudquotas\.googleapis\.com/v1/projects/acme-ml-staging/locations/global/services/compute\.googleapis\.com/quotaInfos"
+
+
+def quota_infos(limits: dict | None = None, extra: tuple = ()) -> tuple[int, dict]:
+    """A Cloud Quotas quotaInfos.list answer: one QuotaInfo per id, with the given dimensions and value."""
+    infos = [{"quotaId": quota_id, "service": "compute.googleapis.com",
+              "dimensionsInfos": [{"dimensions": dims, "details": {"value": str(value)}}]}
+             for quota_id, (dims, value) in (V6E_ENOUGH if limits is None else limits).items()]
+    return 200, {"quotaInfos": infos + list(extra)}
 ZONES = ["us-central1-a", "us-central1-b", "us-central1-c"]
 SERVICES = ["compute.googleapis.com", "storage.googleapis.com", "container.googleapis.com"]
 
@@ -27,6 +39,7 @@ def routes(quotas=None, **overrides):
         compute(r"zones/[^/]+/acceleratorTypes"): [(200, {"items": [{"name": "nvidia-l4"}, {"name": "nvidia-tesla-t4"}]})],
         compute(r"zones/[^/]+/machineTypes/"): [(200, {"name": "m"})],
         r"serviceusage\.googleapis\.com/v1/projects/acme-ml-staging/services:batchGet": [(200, services_enabled(SERVICES))],
+        QUOTA_INFOS: [quota_infos()],
     }
     # Overrides first: the first pattern that matches a URL answers it.
     return {**overrides, **{k: v for k, v in answers.items() if k not in overrides}}
@@ -76,11 +89,12 @@ def test_gpu_quota_shortfall_names_quota_region_needed_limit_in_use_and_request(
 
 
 def test_spot_step_short_of_preemptible_quota(google, capsys, spot_fleet):
-    google(routes({**ENOUGH, "PREEMPTIBLE_TPU_V6E": (2, 0)}))
+    google(routes(**{QUOTA_INFOS: [quota_infos({**V6E_ENOUGH, TPU_SPOT: ({"region": "us-central1"}, 2)})]}))
     code, out, _ = run(capsys)
     assert code == 1
-    assert "quota PREEMPTIBLE_TPU_V6E (tpu-v6e-slice chips (spot)) in us-central1: needed 4, limit 2, in use 0" in out
-    assert "jax-pretrain step 1 (tpu-0): short of PREEMPTIBLE_TPU_V6E" in out
+    assert (f"quota {TPU_SPOT} (tpu-v6e-slice chips (spot)) in us-central1: needed 4, limit 2 (read from Cloud Quotas "
+            f"compute.googleapis.com {TPU_SPOT}; usage not reported (0 assumed))") in out
+    assert f"jax-pretrain step 1 (tpu-0): short of {TPU_SPOT}" in out
     assert "jax-pretrain step 2 (tpu-0-fb2): fits" in out
 
 
@@ -143,12 +157,61 @@ def test_permission_denied_is_a_named_could_not_check_line(google, capsys):
 
 
 def test_partial_answer_missing_metric_is_unchecked_never_fits(google, capsys):
-    partial = {k: v for k, v in ENOUGH.items() if k != "TPU_V6E"}
-    google(routes(partial, **{r"cloudquotas\.googleapis\.com": [(200, {"quotaInfos": []})]}))
+    partial = {k: v for k, v in ENOUGH.items() if k != "TPU_LITE_PODSLICE_V5"}
+    google(routes(partial))
     code, out, _ = run(capsys)
     assert code == 1
-    assert "quota TPU_V6E (tpu-v6e-slice chips) in us-central1: needed 4 (no answer)" in out
-    assert "jax-pretrain step 1 (tpu-0): not fully checked" in out
+    assert "quota TPU_LITE_PODSLICE_V5 (tpu-v5-lite-podslice chips) in us-central1: needed 8 (no answer)" in out
+    assert "jax-pretrain step 2 (tpu-0-fb2): not fully checked" in out
+
+
+def test_tpu_v6e_quota_is_read_from_cloud_quotas_by_its_family_dimension(google, capsys):
+    """Issue 33: the v6e quota is the family quota's CT6E value for the region, not another family's or region's."""
+    other = {TPU_FAMILY: ({"region": "us-central1", "tpu_family": "CT5LP"}, 512)}
+    elsewhere = {TPU_FAMILY: ({"region": "europe-west4", "tpu_family": "CT6E"}, 512)}
+    answer = quota_infos({TPU_FAMILY: ({"region": "us-central1", "tpu_family": "CT6E"}, 2)},
+                         extra=tuple(quota_infos(x)[1]["quotaInfos"][0] for x in (other, elsewhere)))
+    recording = google(routes(**{QUOTA_INFOS: [answer]}))
+    code, out, _ = run(capsys)
+    assert code == 1
+    assert (f"quota {TPU_FAMILY} (tpu-v6e-slice chips, tpu_family=CT6E) in us-central1: needed 4, limit 2") in out
+    assert f"ask for 4 chips of {TPU_FAMILY} in us-central1" in out
+    assert "jax-pretrain step 1 (tpu-0): short of " + TPU_FAMILY in out
+    assert any("quotaInfos" in url for url in recording.calls)
+
+
+def test_a_region_default_applies_where_no_value_is_set_for_the_region(google, capsys):
+    default = {"quotaId": TPU_FAMILY, "service": "compute.googleapis.com", "dimensionsInfos": [
+        {"dimensions": {"tpu_family": "CT6E"}, "details": {"value": "64"},
+         "applicableLocations": ["us-central1", "us-east5"]},
+        {"dimensions": {"region": "us-east5", "tpu_family": "CT6E"}, "details": {"value": "0"}}]}
+    google(routes(**{QUOTA_INFOS: [quota_infos({TPU_SPOT: V6E_ENOUGH[TPU_SPOT]}, extra=(default,))]}))
+    code, out, _ = run(capsys)
+    assert code == 0, out
+    assert f"quota {TPU_FAMILY} (tpu-v6e-slice chips, tpu_family=CT6E) in us-central1: needed 4, limit 64" in out
+
+
+def test_a_tpu_quota_cloud_quotas_does_not_list_is_unchecked_naming_the_id(google, capsys):
+    google(routes(**{QUOTA_INFOS: [quota_infos({})]}))
+    code, out, _ = run(capsys)
+    assert code == 1
+    assert (f"quota {TPU_FAMILY} (tpu-v6e-slice chips, tpu_family=CT6E) in us-central1: needed 4 (no answer; Cloud "
+            f"Quotas lists no {TPU_FAMILY} [tpu_family=CT6E] for us-central1)") in out
+
+
+def test_spot_tpu_without_preemptible_quota_uses_the_family_quota(google, capsys, spot_fleet):
+    google(routes(**{QUOTA_INFOS: [quota_infos({TPU_SPOT: ({"region": "us-central1"}, 0),
+                                                TPU_FAMILY: ({"region": "us-central1", "tpu_family": "CT6E"}, 8)})]}))
+    code, out, _ = run(capsys)
+    assert f"no preemptible quota, so spot VMs use {TPU_FAMILY}: 8 limit, 0 in use, 4 of it needed" in out
+    assert "jax-pretrain step 1 (tpu-0): fits" in out, out
+
+
+def test_cloud_quotas_denied_is_a_could_not_check_line_with_the_role(google, capsys):
+    google(routes(**{QUOTA_INFOS: [error(403, "PERMISSION_DENIED", "Permission 'cloudquotas.quotas.get' denied")]}))
+    code, out, _ = run(capsys)
+    assert code == 1
+    assert "grant roles/cloudquotas.viewer on project acme-ml-staging" in out
 
 
 def test_gpu_family_missing_from_regions_get_is_read_from_cloud_quotas(google, capsys):
@@ -159,8 +222,8 @@ def test_gpu_family_missing_from_regions_get_is_read_from_cloud_quotas(google, c
                                  "details": {"value": "8"}},
                                 {"dimensions": {"region": "europe-west4", "gpu_family": "NVIDIA_L4"},
                                  "details": {"value": "64"}}]}]}
-    google(routes(partial, **{r"cloudquotas\.googleapis\.com/v1/projects/acme-ml-staging/locations/global/services/"
-                              r"compute\.googleapis\.com/quotaInfos": [(200, info)]}))
+    info["quotaInfos"] += quota_infos()[1]["quotaInfos"]
+    google(routes(partial, **{QUOTA_INFOS: [(200, info)]}))
     code, out, _ = run(capsys)
     assert code == 1
     assert "quota NVIDIA_L4_GPUS (nvidia-l4 GPUs) in us-central1: needed 24, limit 8" in out
@@ -192,7 +255,7 @@ def test_missing_credentials_exit_2_with_how_to_log_in(monkeypatch, tmp_path, ca
     monkeypatch.setenv("GOOGLE_APPLICATION_CREDENTIALS", str(tmp_path / "absent.json"))
     code, _, err = run(capsys)
     assert code == 2
-    assert "no Application Default Credentials" in err
+    assert "GOOGLE_APPLICATION_CREDENTIALS" in err and "absent.json: file not found" in err
     assert "gcloud auth application-default login" in err
 
 
@@ -212,3 +275,11 @@ def test_the_readme_example_is_what_the_command_prints(google, capsys):
     printed = out.splitlines()
     assert [line for line in block.splitlines() if line.strip() != "..."] == [
         line for line in printed if line in block.splitlines()]
+
+
+def test_an_unlimited_cloud_quotas_value_fits(google, capsys):
+    google(routes(**{QUOTA_INFOS: [quota_infos({**V6E_ENOUGH, TPU_FAMILY: ({"region": "us-central1",
+                                                                            "tpu_family": "CT6E"}, -1)})]}))
+    code, out, _ = run(capsys)
+    assert code == 0, out
+    assert f"quota {TPU_FAMILY} (tpu-v6e-slice chips, tpu_family=CT6E) in us-central1: needed 4 (unlimited" in out

@@ -21,7 +21,7 @@ def test_every_gcp_gpu_machine_in_the_catalog_has_a_gpu_quota_metric():
 def test_every_gke_tpu_and_tpu_vm_shape_has_a_quota():
     catalog = load_catalog()
     assert sorted({t.gke_accelerator for t in catalog.tpu_slices
-                   if rules.gcp_gke_tpu_metric(t.gke_accelerator, False) is None}) == []
+                   if rules.gcp_gke_tpu_quota(t.gke_accelerator, False) is None}) == []
     assert sorted({t.accelerator_config_type for t in catalog.tpu_slices
                    if rules.gcp_tpu_vm_quota_id(t.accelerator_config_type, True) is None}) == []
 
@@ -59,3 +59,20 @@ def test_pure_parts_import_no_cloud_sdk(module):
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == ""
+
+
+@pytest.mark.parametrize(("accelerator", "spot", "ref"), [
+    ("tpu-v5p-slice", False, ("TPU-V5P-per-project-region", "", "TPU-V5P-per-project-region", "", "")),
+    ("tpu-v5p-slice", True, ("PREEMPTIBLE-TPU-V5P-per-project-region", "TPU-V5P-per-project-region",
+                             "PREEMPTIBLE-TPU-V5P-per-project-region", "", "")),
+    ("tpu-v6e-slice", False, ("TPUS-PER-TPU-FAMILY-per-project-region", "", "TPUS-PER-TPU-FAMILY-per-project-region",
+                              "tpu_family=CT6E", "")),
+    ("tpu-v6e-slice", True, ("PREEMPTIBLE-TPU-V6E-per-project-region", "TPUS-PER-TPU-FAMILY-per-project-region",
+                             "PREEMPTIBLE-TPU-V6E-per-project-region", "", "tpu_family=CT6E")),
+    ("tpu-v5-lite-podslice", True, ("PREEMPTIBLE_TPU_LITE_PODSLICE_V5", "TPU_LITE_PODSLICE_V5", "", "", "")),
+])
+def test_gke_tpu_quota_names_are_the_sourced_ones(accelerator, spot, ref):
+    """Issue 33: v5p and v6e are read from Cloud Quotas by id and dimension (quotas.yaml says where each comes from);
+    the names guessed before (TPU_V5P_PODSLICE, TPU_V6E) are gone."""
+    assert tuple(rules.gcp_gke_tpu_quota(accelerator, spot)) == ref
+    assert "TPU_V6E" not in str(rules.table()["gcp"]) and "TPU_V5P_PODSLICE" not in str(rules.table()["gcp"])
