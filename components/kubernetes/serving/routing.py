@@ -173,8 +173,11 @@ def health_check_policy_spec(route: ServingRoute) -> dict[str, Any]:
 
 
 def backend_policy_spec(route: ServingRoute) -> dict[str, Any]:
+    """The chart's GCPBackendPolicy less its `logging: {enabled: true}`: every request logged is Cloud Logging
+    ingestion (cloud.google.com/stackdriver/pricing) that the plan does not price, so the load balancer keeps GKE's
+    default (no request logs) and what the stack builds stays what the preview prices."""
     return {"targetRef": {"group": INFERENCE_GROUP, "kind": "InferencePool", "name": pool_name(route)},
-            "default": {"timeoutSec": BACKEND_TIMEOUT_SECONDS, "logging": {"enabled": True}}}
+            "default": {"timeoutSec": BACKEND_TIMEOUT_SECONDS}}
 
 
 def gateway_spec(route: ServingRoute) -> dict[str, Any]:
