@@ -4,11 +4,13 @@ the Gateway that gets the load balancer. The route order and why it holds: accel
 
 Every object is what the GAIE inferencepool chart renders at the pinned release, with the chart's default values
 (kubernetes-sigs/gateway-api-inference-extension v1.3.1 @fea5e3db, config/charts/inferencepool/templates:
-epp-deployment.yaml, epp-service.yaml, epp-config.yaml, rbac.yaml, inferencepool.yaml, httproute.yaml), named as
+epp-deployment.yaml, epp-service.yaml, epp-config.yaml, rbac.yaml, inferencepool.yaml, httproute.yaml, and on GKE
+gke.yaml's HealthCheckPolicy and GCPBackendPolicy), named as
 the chart names them for a release called after the workload (`<workload>` pool, `<workload>-epp` picker); the
 Gateway is the one the GAIE guide deploys per implementation (config/manifests/gateway/<implementation>/gateway.yaml),
-with the class and load-balancer annotations of accelfit.planner.serving_traffic. tests/components/
-test_serving_routing.py compares them with those templates field by field.
+with the class and load-balancer annotations of accelfit.planner.serving_traffic; on EKS the route's timeout is an
+NGINX Gateway Fabric ProxySettingsPolicy (NGF does not apply HTTPRoute timeouts). tests/components/kubernetes/
+test_serving_routing.py compares them with those templates field by field, each deviation recorded with its reason.
 """
 
 from __future__ import annotations
