@@ -270,6 +270,9 @@ class ServingPool(Frozen):
     quantization: str | None = Field(default=None, description="vLLM --quantization, when the precision needs one.")
     gpu_memory_utilization: float = Field(gt=0, le=1, description="vLLM --gpu-memory-utilization: the share of "
                                           "device memory the plan sized the KV cache against.")
+    cpu_millis_per_pod: int = Field(default=0, ge=0, description="CPU one server pod requests, millicores: its "
+                                    "accelerators' share of the node's vCPUs, halved (server_pods.yaml); 0 = unknown.")
+    memory_mib_per_pod: int = Field(default=0, ge=0, description="Memory one server pod requests, MiB, as for CPU.")
     weights_gib: float = Field(ge=0, description="Weights one replica holds.")
     weights_read_gbps: float | None = Field(default=None, gt=0, description="What one node reads the weights at "
                                             "(weights_read.yaml); None without model.weights.")

@@ -20,17 +20,19 @@ from accelfit.planner.memory import weights_bytes
 from accelfit.planner.model import NodePool, ServingPlan, ServingPool
 from accelfit.planner.options import Offer
 from accelfit.planner.serving import Efficiency
+from accelfit.planner.server_pods import pod_requests
 from accelfit.planner.sizing import GIB, Unfit, replica_model, size_inference
 from accelfit.planner.team_efficiency import TeamEfficiency
 from accelfit.planner.weights_read import read_gbps, read_source, startup
 from accelfit.spec import Architecture, ModelServer, Precision, WorkloadSpec, weights_scheme
+from accelfit.spec.quantization import AUTO, vllm_tpu_methods
 
-# vLLM --dtype per spec precision (docs.vllm.ai engine args: auto, half, float16, bfloat16, float, float32); fp8 runs
-# bf16 activations with --quantization fp8 (dynamic FP8 weights, docs.vllm.ai features/quantization/fp8); int8 and
-# fp4 need a checkpoint quantized ahead (compressed-tensors / ModelOpt), whose config vLLM reads itself.
-_DTYPE = {Precision.fp32: ("float32", None), Precision.tf32: ("float32", None), Precision.bf16: ("bfloat16", None),
-          Precision.fp16: ("float16", None), Precision.fp8: ("bfloat16", "fp8"), Precision.int8: ("auto", None),
-          Precision.fp4: ("auto", None)}
+# vLLM --dtype per spec precision (docs.vllm.ai engine args: auto, half, float16, bfloat16, float, float32): the
+# activations' type; fp8 runs bf16 activations. The weights' quantization is the checkpoint's own (its
+# quantization_config, which vLLM reads when no --quantization is given: the usual FP8, INT8 and FP4 checkpoints
+# declare compressed-tensors or modelopt) unless model.quantization names a method (accelfit/spec/quantization.py).
+_DTYPE = {Precision.fp32: "float32", Precision.tf32: "float32", Precision.bf16: "bfloat16", Precision.fp16: "float16",
+          Precision.fp8: "bfloat16", Precision.int8: "auto", Precision.fp4: "auto"}
 
 
 @dataclass(frozen=True)
@@ -97,15 +99,16 @@ def serving_pool(spec: WorkloadSpec, step: ServingStep, team: TeamEfficiency | N
     e2e = model.p99_latency_seconds(group, batch) * 1000.0
     lengths = model.lengths
     context = spec.model.context_tokens if lengths.varying else lengths.max_input + lengths.max_output
-    dtype, quantization = _DTYPE[spec.model.precision]
+    dtype, quantization = _DTYPE[spec.model.precision], server_quantization(spec, offer.accelerator.kind)
     if offer.accelerator.kind == "tpu":
-        dtype, quantization = "bfloat16", None  # vLLM TPU serves bf16 (docs.vllm.ai TPU: supported dtypes)
+        dtype = "bfloat16"  # vLLM TPU serves bf16 (docs.vllm.ai TPU: supported dtypes)
     weights = weights_bytes(spec.model)
     scheme = weights_scheme(spec.model.weights) if spec.model.weights else None
     network = offer.instance.network_gbps if offer.instance is not None else None
     rate = read_gbps(scheme, network) if scheme else None
     share = weights / nodes_per_replica  # each pipeline stage (or TPU host) reads its own layers' files
     inference = spec.inference
+    cpu_millis, memory_mib = _pod_requests(offer, per_node, group if nodes_per_replica == 1 else per_node)
     return ServingPool(
         rank=step.rank, fallback_rank=step.fallback_rank, node_pools=tuple(pool.name for pool in step.pools),
         accelerator=offer.accelerator.name, kind=offer.accelerator.kind, machine_type=step.pools[0].machine_type,
@@ -114,12 +117,37 @@ def serving_pool(spec: WorkloadSpec, step: ServingStep, team: TeamEfficiency | N
         replicas_at_rate=at_rate, replicas_min=0 if step.fallback_rank else min(base, max(replicas_max, 1)),
         replicas_max=max(replicas_max, 1), max_num_seqs=batch, max_model_len=int(context), dtype=dtype,
         quantization=quantization, gpu_memory_utilization=pref.USABLE_MEMORY_FRACTION,
+        cpu_millis_per_pod=cpu_millis, memory_mib_per_pod=memory_mib,
         weights_gib=round(weights / GIB, 1), weights_read_gbps=round(rate, 2) if rate else None,
         weights_load_seconds=round(share * 8.0 / (rate * 1e9), 1) if rate else None,
         startup_seconds=startup(offer.accelerator.kind).seconds,
         ttft_p99_ms=round(ttft, 1), tpot_p99_ms=round(tpot, 2), e2e_p99_ms=round(e2e, 1),
         ttft_margin=_margin(inference.ttft_p99_ms, ttft), tpot_margin=_margin(inference.tpot_p99_ms, tpot),
         e2e_margin=_margin(inference.latency_p99_ms, e2e))
+
+
+def _pod_requests(offer: Offer, per_node: int, per_pod: int) -> tuple[int, int]:
+    """(CPU millicores, memory MiB) a server pod requests: from the node's shape (the instance type, or the TPU
+    host), shared among the pods the node holds (server_pods.yaml)."""
+    if offer.tpu_slice is not None:
+        vcpus, memory_gib = offer.tpu_slice.host_vcpus, offer.tpu_slice.host_memory_gib
+    elif offer.instance is not None:
+        vcpus, memory_gib = offer.instance.vcpus, offer.instance.memory_gib
+    else:
+        return 0, 0
+    return pod_requests(vcpus, memory_gib, max(1, per_node // max(per_pod, 1)))
+
+
+def server_quantization(spec: WorkloadSpec, kind: str) -> str | None:
+    """vLLM's --quantization for a pool: None (no flag) unless model.quantization names a method; a method vLLM's TPU
+    platform refuses makes a TPU pool unfit for the server rather than a server that cannot start."""
+    named = spec.model.quantization
+    if named == AUTO:
+        return None
+    if kind == "tpu" and named not in vllm_tpu_methods():
+        raise Unfit("quantization", f"model.quantization {named}: vLLM on TPU accepts "
+                    f"{', '.join(vllm_tpu_methods())} only")
+    return named
 
 
 def _margin(target: float | None, value: float) -> float | None:

@@ -118,6 +118,16 @@ def _computed_outputs(type_token: str, name: str, inputs: dict[str, Any]) -> dic
 
 
 UNECHOED_TEXT_MIN_CHARS = 4096
+# What the project-number look-up answers offline (a real preview asks Resource Manager): the placeholder the GKE docs
+# write in principal:// members, so a preview document shows where the number goes.
+PREVIEW_PROJECT_NUMBER = "PROJECT_NUMBER"
+
+
+def _computed_call(args: pulumi.runtime.MockCallArgs) -> dict[str, Any]:
+    """Invoke results the components read, where a test gives none."""
+    if args.token == "gcp:organizations/getProject:getProject":
+        return {"number": PREVIEW_PROJECT_NUMBER, "projectId": args.args.get("projectId")}
+    return {}
 
 
 class _Mocks(pulumi.runtime.Mocks):
@@ -145,7 +155,7 @@ class _Mocks(pulumi.runtime.Mocks):
 
     def call(self, args: pulumi.runtime.MockCallArgs) -> tuple[dict[str, Any], list]:
         # Mocks must return (dict, []) — (dict, None) crashes the SDK (reference 5.1).
-        return (self._call_results(args) if self._call_results else {}), []
+        return ((self._call_results(args) if self._call_results else {}) or _computed_call(args)), []
 
 
 def engine_urn(urn: str) -> str:

@@ -22,6 +22,7 @@ from accelfit.catalog.names import UnknownAcceleratorError, canonical_accelerato
 from accelfit.catalog.rows import region_of_zone
 from accelfit.errors import did_you_mean, short_repr
 from accelfit.sizes import SizeError, parse_bytes, parse_count
+from accelfit.spec.quantization import AUTO, vllm_methods
 from accelfit.spec.regions import cloud_of_region, cloud_regions
 
 
@@ -233,6 +234,25 @@ class ModelSpec(StrictModel):
         description="hf:// weights: the stack config key holding the Hugging Face token as a secret (e.g. "
                     "accelfit:hfToken, set with `pulumi config set --secret accelfit:hfToken hf_...`); the server "
                     "reads it from a Kubernetes Secret, never from the spec.")
+    quantization: str = Field(
+        default=AUTO, min_length=2, max_length=32,
+        description="What the model server is told with vLLM's --quantization: auto (the default: no flag, vLLM reads "
+                    "the checkpoint's own quantization_config, as the usual published FP8 checkpoints declare "
+                    "compressed-tensors or modelopt; vLLM refuses a flag naming another method than the checkpoint "
+                    "declares), or a method the pinned vLLM accepts, e.g. fp8 to quantize a bf16 checkpoint to FP8 "
+                    "as it loads. TPU servers accept fp8, tpu_int8 or compressed-tensors. Values: auto, "
+                    + ", ".join(vllm_methods()) + ".")
+
+    @field_validator("quantization", mode="after")
+    @classmethod
+    def _quantization_method(cls, quantization: str) -> str:
+        if quantization != AUTO and quantization not in vllm_methods():
+            hint = did_you_mean(quantization, (AUTO, *vllm_methods()))
+            raise ValueError(f"quantization: {short_repr(quantization)} is not a method vLLM accepts"
+                             + (f" (did you mean {hint}?)" if hint else "")
+                             + f"; use auto (no flag: the checkpoint's own config) or one of "
+                             f"{', '.join(vllm_methods())}")
+        return quantization
 
     @field_validator("weights", mode="after")
     @classmethod
@@ -243,7 +263,10 @@ class ModelSpec(StrictModel):
 
     @model_serializer(mode="wrap")
     def _serving_fields_when_set(self, handler: Any) -> Any:
-        return _without_unset_serving(handler(self), ("weights", "weights_token"))
+        data = _without_unset_serving(handler(self), ("weights", "weights_token"))
+        if isinstance(data, dict) and data.get("quantization") == AUTO:
+            data.pop("quantization")  # the default serializes as before the field existed
+        return data
 
     @property
     def active(self) -> float:
@@ -630,6 +653,9 @@ class WorkloadSpec(StrictModel):
         return ModelServer.vllm if self.model.weights is not None else ModelServer.none
 
     def _serving_rules(self) -> None:
+        if self.model.quantization != AUTO and self.model_server is not ModelServer.vllm:
+            raise ValueError(f"model.quantization: {self.model.quantization} is what the vllm server is told, and "
+                             "this spec builds no server (an inference spec with model.weights does); remove it")
         if self.inference is None:
             if self.model.weights is not None:
                 raise ValueError("model.weights: only used for inference (the model server loads them); remove it")

@@ -171,6 +171,7 @@ class EksWorkloadParts:
 
     node_groups: dict[str, ManagedNodeGroup]
     filesystem: LustreFileSystem | None
+    identity: WorkloadIdentity | None = None
 
 
 def build_eks_cluster(build: SharedClusterBuild, catalog: Catalog, access: ClusterAccess | None = None,
@@ -213,4 +214,5 @@ def _own_cluster(build: SharedClusterBuild, catalog: Catalog, access: ClusterAcc
     return EksClusterBuilt(
         name=build.name, cluster=stack.cluster, stack=stack, cluster_addons=list(stack.cluster_addons),
         system_groups=[group for pool, group in stack.node_groups.items() if pool not in accelerators],
-        workloads={plan.workload: EksWorkloadParts(node_groups=accelerators, filesystem=stack.filesystem)})
+        workloads={plan.workload: EksWorkloadParts(node_groups=accelerators, filesystem=stack.filesystem,
+                                                   identity=stack.identity)})

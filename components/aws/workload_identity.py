@@ -60,6 +60,9 @@ class WorkloadIdentity(pulumi.ComponentResource):
     role_arn: pulumi.Output[str]
     agent: aws.eks.Addon
     """The Pod Identity agent add-on; every other Pod Identity association waits for it."""
+    association: aws.eks.PodIdentityAssociation
+    """What gives the workload's pods their credentials: EKS injects them into pods created after it exists
+    (docs.aws.amazon.com/eks/latest/userguide/pod-id-association.html), so the pods' owners wait for it."""
 
     def __init__(self, name: str, args: WorkloadIdentityArgs, opts: pulumi.ResourceOptions | None = None):
         raise_if_any(validate_identity_args(args))
@@ -79,10 +82,10 @@ class WorkloadIdentity(pulumi.ComponentResource):
             # The Run:ai model streamer in the server pod reads the weights with these credentials.
             aws.iam.RolePolicy(child_name(name, "weights-read"), role=role.name,
                                policy=weights_read_policy(args.weights), opts=child)
-        aws.eks.PodIdentityAssociation(child_name(name, "association"), cluster_name=args.cluster_name,
-                                       namespace=args.namespace, service_account=args.service_account,
-                                       role_arn=role.arn, region=args.region, tags=tags,
-                                       opts=pulumi.ResourceOptions(parent=self, depends_on=[agent]))
+        self.association = aws.eks.PodIdentityAssociation(
+            child_name(name, "association"), cluster_name=args.cluster_name, namespace=args.namespace,
+            service_account=args.service_account, role_arn=role.arn, region=args.region, tags=tags,
+            opts=pulumi.ResourceOptions(parent=self, depends_on=[agent]))
         self.role_arn = role.arn
         self.agent = agent
         self.register_outputs({"role_arn": self.role_arn})

@@ -12,7 +12,7 @@ import ipaddress
 from dataclasses import dataclass, field
 
 import pulumi
-from pulumi_gcp import projects
+from pulumi_gcp import organizations, projects
 
 from accelfit.catalog.models import Catalog
 from accelfit.planner.serving_route_plan import builds_route
@@ -173,9 +173,12 @@ def build_cluster(build: SharedClusterBuild, catalog: Catalog, project: str) -> 
     built = GcpSharedCluster(name=build.name, shared=shared, cluster=cluster, group=group)
     if any(builds_route(plan) for plan in build.plans):
         # The KEDA operator reads the serving metrics from Managed Prometheus as itself (Workload Identity
-        # Federation for GKE: its Kubernetes service account is the member; the pool exists once the cluster does).
+        # Federation for GKE: its Kubernetes service account as a principal, which names the project's number; the
+        # pool exists once the cluster does).
+        number = organizations.get_project_output(
+            project_id=project, opts=pulumi.InvokeOutputOptions(provider=shared.services.provider)).number
         projects.IAMMember(f"{build.name}-route-metrics-reader", project=project, role=METRICS_READER_ROLE,
-                           member=metrics_reader_member(project),
+                           member=number.apply(lambda value: metrics_reader_member(project, value)),
                            opts=pulumi.ResourceOptions.merge(shared.on_services,
                                                              pulumi.ResourceOptions(depends_on=[cluster])))
     for workload in build.workloads:

@@ -19,6 +19,7 @@ import pulumi
 
 from accelfit.catalog.models import Catalog
 from accelfit.errors import InputError, problem
+from accelfit.planner.gke_crds import gke_manages_inference_pool
 from accelfit.planner.model import Plan, Platform
 from accelfit.planner.serving_route_plan import route_in_namespace
 from accelfit.planner.serving_traffic import ServingRoute
@@ -65,6 +66,9 @@ class LayerPlan:
     """Model servers of the cluster's inference workloads (issue 26), from their plans' serving sections."""
     routes: tuple[ServingRoute, ...] = ()
     """The serving route and autoscaler of each of those workloads (Plan.route, in its server's namespace)."""
+    inference_crds: bool = True
+    """Apply the GAIE release's InferencePool CRD: False on a GKE cluster whose versions have GKE manage it
+    (accelfit.planner.gke_crds)."""
 
 
 def plan_layer(cluster: SharedClusterBuild, catalog: Catalog, inventory: Inventory | None = None) -> LayerPlan:
@@ -112,7 +116,9 @@ def plan_layer(cluster: SharedClusterBuild, catalog: Catalog, inventory: Invento
     return LayerPlan(queues=tuple(queues), gpu_software=gpu_software(gpu_plan),
                      jobset=any(pool.role == "tpu" for pool in merged.node_pools),
                      eks=eks_addons_plan(merged) if basis.cloud.value == "aws" else None,
-                     serving=serving, routes=routes_of(cluster.plans, serving))
+                     serving=serving, routes=routes_of(cluster.plans, serving),
+                     inference_crds=not (basis.cloud.value == "gcp"
+                                         and gke_manages_inference_pool(basis.gke_release_channel)))
 
 
 _GPU_PLATFORM = {"gcp": Platform.gke_gpu, "aws": Platform.eks_gpu}
@@ -167,6 +173,7 @@ def layer_args(layer: LayerPlan, ownership: Ownership, kubeconfig: pulumi.Input[
         kubeconfig=kubeconfig, queues=layer.queues, pool_selectors=selectors, gpu_software=layer.gpu_software,
         labels=layer_labels(ownership), cluster_dependencies=dependencies, eks_addons=eks_addons,
         jobset=layer.jobset, compute_classes=compute_classes, serving=layer.serving, routes=layer.routes,
+        inference_crds=layer.inference_crds,
         gcp_project=_gcp_project() if any(route.cloud == "gcp" for route in layer.routes) else None)
 
 
@@ -236,9 +243,14 @@ def build_eks_layer(cluster: SharedClusterBuild, layer: LayerPlan, built: EksClu
                             for flavor in group_flavors_of(layer))
     addons = EksAddonsArgs(plan=layer.eks, cluster_name=built.cluster.cluster_name, region=cluster.basis.region,
                            lustre=lustre, capacity_groups=priority_groups) if layer.eks else None
-    return KubernetesLayer(f"{cluster.name}-k8s", layer_args(
-        layer, cluster.ownership, kubeconfig, selectors, [built.cluster, *groups, *built.cluster_addons], addons),
-        _under(built.group))
+    # Each model server after its workload's Pod Identity association: EKS gives credentials only to pods created
+    # once the association exists, and the server reads its s3:// weights with them.
+    associations = {name: (own.identity.association,) for name, own in built.workloads.items()
+                    if own.identity is not None}
+    args = dataclasses.replace(layer_args(layer, cluster.ownership, kubeconfig, selectors,
+                                          [built.cluster, *groups, *built.cluster_addons], addons),
+                               server_dependencies=associations)
+    return KubernetesLayer(f"{cluster.name}-k8s", args, _under(built.group))
 
 
 def build_baremetal_layer(cluster: SharedClusterBuild, layer: LayerPlan, kubeconfig: pulumi.Input[str],

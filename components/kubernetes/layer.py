@@ -48,6 +48,10 @@ class KubernetesLayerArgs:
     routes: tuple[ServingRoute, ...] = field(default=(), metadata={
         "doc": "Serving routes to build (components/kubernetes/serving): route, autoscaler, their add-ons."})
     gcp_project: str | None = field(default=None, metadata={"doc": "GKE: whose Managed Prometheus KEDA reads."})
+    server_dependencies: Mapping[str, Sequence[pulumi.Resource]] = field(default_factory=dict, metadata={
+        "doc": "Per workload: what its model server waits for besides the layer (EKS: its Pod Identity association)."})
+    inference_crds: bool = field(default=True, metadata={
+        "doc": "Apply the GAIE InferencePool CRD (False where GKE manages it: accelfit.planner.gke_crds)."})
     compute_classes: tuple[ComputeClassPlan, ...] = field(default=(), metadata={
         "doc": "GKE only: a ComputeClass per capacity group, its node pools in chain order (capacity_fallback)."})
 
@@ -104,7 +108,7 @@ class KubernetesLayer(pulumi.ComponentResource):
                 args.eks_addons, provider=self.provider, labels=args.labels,
                 after=tuple(self.routing.team_namespaces)), opts=child)
         self.model_servers = build_model_servers(name, args.serving, args.labels, args.pool_selectors, self.provider,
-                                                 [self.routing], child)
+                                                 [self.routing], child, args.server_dependencies)
         # The route and autoscaler select and scale those servers: after them.
         self.serving = self._serving(name, args, child)
         self.register_outputs({"cluster_queues": [queue.name for queue in args.queues],
@@ -124,7 +128,7 @@ class KubernetesLayer(pulumi.ComponentResource):
         from components.kubernetes.serving.traffic_addons import ServingTrafficAddons, ServingTrafficAddonsArgs
 
         addons = ServingTrafficAddons(child_name(name, "serving-addons"), ServingTrafficAddonsArgs(
-            cloud=args.routes[0].cloud, provider=self.provider), opts=child)
+            cloud=args.routes[0].cloud, provider=self.provider, inference_crds=args.inference_crds), opts=child)
         after: list[pulumi.Resource] = [*addons.applied, *self.routing.team_namespaces, *self.model_servers]
         if self.telemetry is not None:
             after.append(self.telemetry)

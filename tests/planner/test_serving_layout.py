@@ -62,9 +62,13 @@ def test_the_pool_is_the_planned_sizing(catalog):
     assert pool.max_model_len == 1024 + 256  # fixed lengths: prompt plus answer
 
 
-def test_fp8_serves_bf16_activations_with_fp8_quantization(catalog):
+def test_fp8_serves_bf16_activations_with_the_checkpoints_own_quantization(catalog):
+    """model.quantization auto (the default): no --quantization, vLLM reads the checkpoint's config (issue 33)."""
     pool = _plan(catalog, model__precision="fp8", placement__accelerators=["h100-80gb"]).serving.pools[0]
-    assert (pool.dtype, pool.quantization) == ("bfloat16", "fp8")
+    assert (pool.dtype, pool.quantization) == ("bfloat16", None)
+    named = _plan(catalog, model__precision="fp8", model__quantization="fp8", model__weights="gs://acme/llama-fp8",
+                  placement__accelerators=["h100-80gb"]).serving.pools[0]
+    assert (named.dtype, named.quantization) == ("bfloat16", "fp8")
 
 
 def test_latency_figures_and_margins_against_each_target(catalog):

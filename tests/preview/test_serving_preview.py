@@ -90,7 +90,11 @@ def test_every_serving_pool_gets_a_server_wired_to_the_plan(previewed):
             resource = "google.com/tpu" if pool["kind"] == "tpu" else "nvidia.com/gpu"
             assert container["resources"]["limits"] == {resource: str(pool["chips_per_replica"])}
             estimate = (pool["weights_load_seconds"] or 0) + pool["startup_seconds"]
-            assert container["startupProbe"]["failureThreshold"] == max(300, math.ceil(2 * estimate))
+            startup = container["startupProbe"]
+            assert startup["failureThreshold"] == math.ceil(max(300, 2 * estimate) / startup["periodSeconds"])
+            requests = container["resources"]["requests"]
+            assert (requests["cpu"], requests["memory"]) == (f"{pool['cpu_millis_per_pod']}m",
+                                                             f"{pool['memory_mib_per_pod']}Mi")
             image = container["image"]
             assert ("vllm-tpu" in image) == (pool["kind"] == "tpu") and ":v" in image
             labels = spec["template"]["metadata"]["labels"]

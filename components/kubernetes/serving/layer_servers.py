@@ -42,8 +42,10 @@ def targets_of(build: ServingBuild, selectors) -> tuple[PoolTarget, ...]:
 
 def build_model_servers(name: str, serving: Sequence[ServingBuild], labels: Mapping[str, str],
                         pool_selectors: Mapping[str, Mapping[str, pulumi.Input[str]]], provider: k8s.Provider,
-                        after: Sequence[pulumi.Resource], child: pulumi.ResourceOptions) -> list[ModelServer]:
-    """The layer's model servers (KubernetesLayerArgs.serving), placed through its pool selectors."""
+                        after: Sequence[pulumi.Resource], child: pulumi.ResourceOptions,
+                        own_after: Mapping[str, Sequence[pulumi.Resource]] | None = None) -> list[ModelServer]:
+    """The layer's model servers (KubernetesLayerArgs.serving), placed through its pool selectors; each also after
+    `own_after[workload]` (EKS: the workload's Pod Identity association)."""
     if not serving:
         return []
     labels = dict(labels)
@@ -65,5 +67,6 @@ def build_model_servers(name: str, serving: Sequence[ServingBuild], labels: Mapp
         servers.append(ModelServer(child_name(name, f"serve-{build.workload}"), ModelServerArgs(
             settings=settings, targets=targets_of(build, pool_selectors), provider=provider,
             hf_token=hf_token(build) if build.hf_token_key else None,
-            create_service_account=build.create_service_account, dependencies=depends), opts=child))
+            create_service_account=build.create_service_account,
+            dependencies=[*depends, *(own_after or {}).get(build.workload, ())]), opts=child))
     return servers

@@ -6,10 +6,13 @@ Sources, field by field (the conformance test compares the rendered objects with
 recorded in tests/components/kubernetes/serving_blueprints.py):
   - GKE Inference Gateway quickstart model server, GoogleCloudPlatform/kubernetes-engine-samples
     ai-ml/infw-gw/examples/getting-started/vllm-llama3-8b-instruct.yaml @334b9d14: container port `http` 8000, the
-    OpenAI server entry point, /health for startup, readiness and liveness probes (readiness period 1 s, failure
-    1; liveness period 1 s, failure 5; timeouts 1 s), a startup probe that gives the model its load time, a
-    30 s preStop sleep so gateways take the pod out of rotation, enableServiceLinks false (a Service named vllm
-    would inject VLLM_PORT), /dev/shm as a memory emptyDir, the Hugging Face token from a Secret;
+    OpenAI server entry point, /health for startup, readiness and liveness probes, a startup probe that gives the
+    model its load time, a 30 s preStop sleep so gateways take the pod out of rotation, enableServiceLinks false
+    (a Service named vllm would inject VLLM_PORT), /dev/shm as a memory emptyDir, the Hugging Face token from a
+    Secret;
+  - vLLM's production Helm chart, vllm-project/production-stack helm/values.yaml @a6c01db0: the probes' periods and
+    failure thresholds (PROBES);
+  - the plan: CPU and memory requests (ServingPool.cpu_millis_per_pod, accelfit/planner/data/server_pods.yaml);
   - GKE vLLM tutorial (same repository, ai-ml/llm-serving-gemma/vllm/vllm-3-27b-it.yaml @3c147d57): a ClusterIP
     Service on 8000, --tensor-parallel-size / --max-model-len / --max-num-seqs / --gpu-memory-utilization as args;
   - LeaderWorkerSet vLLM example, kubernetes-sigs/lws docs/examples/vllm/GPU/lws.yaml @v0.7.0 (cd3a73a3): a
@@ -75,6 +78,14 @@ HF_TOKEN_KEY = "token"
 # The startup probe waits this many times the plan's estimated load + start: an estimate, not a promise.
 STARTUP_SAFETY = 2.0
 STARTUP_FLOOR_SECONDS = 300
+# Probe periods and failure thresholds of vLLM's production Helm chart (vllm-project/production-stack helm/values.yaml
+# @a6c01db05f65f556235413ba8dbcfb0c01132fff, servingEngineSpec: startupProbe periodSeconds 10; livenessProbe
+# periodSeconds 10, failureThreshold 3; readinessProbe periodSeconds 5, failureThreshold 3; timeoutSeconds left at
+# Kubernetes' default, 1 s). A server under full batch answers /health late now and then: one missed 1 s probe must
+# not take it out of rotation (the GKE quickstart's readiness failureThreshold 1) nor restart it.
+STARTUP_PERIOD_SECONDS = 10
+PROBES = {"readiness": {"periodSeconds": 5, "successThreshold": 1, "failureThreshold": 3, "timeoutSeconds": 1},
+          "liveness": {"periodSeconds": 10, "successThreshold": 1, "failureThreshold": 3, "timeoutSeconds": 1}}
 SKIP_AWAIT = {"pulumi.com/skipAwait": "true"}  # `pulumi up` does not block on a model's load (minutes)
 MULTI_NODE_SCRIPT = "/vllm-workspace/examples/online_serving/multi-node-serving.sh"
 
@@ -135,19 +146,21 @@ def server_flags(settings: ServerSettings, pool: ServingPool) -> list[str]:
 
 
 def startup_failure_threshold(pool: ServingPool) -> int:
-    """Probed every second: the plan's load + start estimate times the safety factor, never under 5 minutes."""
+    """Probed every STARTUP_PERIOD_SECONDS: the plan's load + start estimate times the safety factor, never under
+    5 minutes."""
     estimate = (pool.weights_load_seconds or 0.0) + pool.startup_seconds
-    return max(STARTUP_FLOOR_SECONDS, math.ceil(estimate * STARTUP_SAFETY))
+    return math.ceil(max(STARTUP_FLOOR_SECONDS, estimate * STARTUP_SAFETY) / STARTUP_PERIOD_SECONDS)
 
 
 def probes(pool: ServingPool) -> dict[str, Any]:
+    """/health probes with the periods and failure thresholds of vLLM's production Helm chart (PROBES): a busy
+    server that misses one probe is neither taken out of rotation nor restarted; three in a row are."""
     http = {"path": HEALTH_PATH, "port": PORT_NAME, "scheme": "HTTP"}
     return {
-        "startupProbe": {"httpGet": http, "periodSeconds": 1, "failureThreshold": startup_failure_threshold(pool)},
-        "readinessProbe": {"httpGet": http, "periodSeconds": 1, "successThreshold": 1, "failureThreshold": 1,
-                           "timeoutSeconds": 1},
-        "livenessProbe": {"httpGet": http, "periodSeconds": 1, "successThreshold": 1, "failureThreshold": 5,
-                          "timeoutSeconds": 1},
+        "startupProbe": {"httpGet": http, "periodSeconds": STARTUP_PERIOD_SECONDS,
+                         "failureThreshold": startup_failure_threshold(pool)},
+        "readinessProbe": {"httpGet": http, **PROBES["readiness"]},
+        "livenessProbe": {"httpGet": http, **PROBES["liveness"]},
     }
 
 
@@ -157,11 +170,16 @@ def termination_grace_seconds(settings: ServerSettings) -> int:
 
 
 def accelerator_resources(target: PoolTarget) -> dict[str, Any]:
-    """One pod's accelerators: the whole replica on one node, or one node of a multi-node group."""
+    """One pod's accelerators (the whole replica on one node, or one node of a multi-node group) and the CPU and
+    memory the plan gives it (ServingPool.cpu_millis_per_pod / memory_mib_per_pod): requested, not limited, so the
+    pod is Burstable rather than BestEffort (evicted first under node pressure) and may use idle CPU."""
     pool = target.pool
     per_pod = pool.chips_per_replica if pool.nodes_per_replica == 1 else pool.accelerators_per_node
     name = "google.com/tpu" if pool.kind == "tpu" else "nvidia.com/gpu"
-    return {"limits": {name: str(per_pod)}, "requests": {name: str(per_pod)}}
+    requests = {name: str(per_pod)}
+    if pool.cpu_millis_per_pod and pool.memory_mib_per_pod:
+        requests.update({"cpu": f"{pool.cpu_millis_per_pod}m", "memory": f"{pool.memory_mib_per_pod}Mi"})
+    return {"limits": {name: str(per_pod)}, "requests": requests}
 
 
 def _environment(settings: ServerSettings) -> list[dict[str, Any]]:

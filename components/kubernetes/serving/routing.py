@@ -4,11 +4,13 @@ the Gateway that gets the load balancer. The route order and why it holds: accel
 
 Every object is what the GAIE inferencepool chart renders at the pinned release, with the chart's default values
 (kubernetes-sigs/gateway-api-inference-extension v1.3.1 @fea5e3db, config/charts/inferencepool/templates:
-epp-deployment.yaml, epp-service.yaml, epp-config.yaml, rbac.yaml, inferencepool.yaml, httproute.yaml), named as
+epp-deployment.yaml, epp-service.yaml, epp-config.yaml, rbac.yaml, inferencepool.yaml, httproute.yaml, and on GKE
+gke.yaml's HealthCheckPolicy and GCPBackendPolicy), named as
 the chart names them for a release called after the workload (`<workload>` pool, `<workload>-epp` picker); the
 Gateway is the one the GAIE guide deploys per implementation (config/manifests/gateway/<implementation>/gateway.yaml),
-with the class and load-balancer annotations of accelfit.planner.serving_traffic. tests/components/
-test_serving_routing.py compares them with those templates field by field.
+with the class and load-balancer annotations of accelfit.planner.serving_traffic; on EKS the route's timeout is an
+NGINX Gateway Fabric ProxySettingsPolicy (NGF does not apply HTTPRoute timeouts). tests/components/kubernetes/
+test_serving_routing.py compares them with those templates field by field, each deviation recorded with its reason.
 """
 
 from __future__ import annotations
@@ -31,6 +33,8 @@ GATEWAY_GROUP = "gateway.networking.k8s.io"
 SERVER_NAME_LABEL = {"app.kubernetes.io/name": "vllm"}
 WORKLOAD_LABEL = "accelfit.io/workload"
 SERVER_PORT = 8000
+HEALTH_PATH = "/health"
+GKE_POLICY_GROUP = "networking.gke.io"
 EXT_PROC_PORT = 9002  # values.yaml inferenceExtension.extProcPort
 HEALTH_PORT = 9003
 METRICS_PORT = 9090
@@ -126,10 +130,56 @@ def inference_pool_spec(route: ServingRoute) -> dict[str, Any]:
 
 
 def http_route_spec(route: ServingRoute) -> dict[str, Any]:
-    return {"parentRefs": [{"group": GATEWAY_GROUP, "kind": "Gateway", "name": GATEWAY_NAME}],
-            "rules": [{"backendRefs": [{"group": INFERENCE_GROUP, "kind": "InferencePool", "name": pool_name(route)}],
-                       "matches": [{"path": {"type": "PathPrefix", "value": "/"}}],
-                       "timeouts": {"request": serving_traffic_facts().gateway.request_timeout}}]}
+    """The chart's HTTPRoute. On EKS without `timeouts`: NGINX Gateway Fabric accepts the field but does not apply it
+    (v2.6.7 internal/controller/state/graph/httproute.go checkForUnsupportedHTTPFields: rule.Timeouts is Forbidden,
+    a warning, and nginx keeps its 60 s proxy_read_timeout); the route's ProxySettingsPolicy sets the timeout there."""
+    rule: dict[str, Any] = {
+        "backendRefs": [{"group": INFERENCE_GROUP, "kind": "InferencePool", "name": pool_name(route)}],
+        "matches": [{"path": {"type": "PathPrefix", "value": "/"}}]}
+    if route.cloud != "aws":
+        rule["timeouts"] = {"request": serving_traffic_facts().gateway.request_timeout}
+    return {"parentRefs": [{"group": GATEWAY_GROUP, "kind": "Gateway", "name": GATEWAY_NAME}], "rules": [rule]}
+
+
+# EKS: NGINX Gateway Fabric's ProxySettingsPolicy (gateway.nginx.org/v1alpha1, in the deploy/crds.yaml the stack
+# applies; timeouts since NGF 2.6.0, CHANGELOG "Extend ProxySettingsPolicy to support proxy timeouts", PR 5165)
+# attached to the HTTPRoute: its timeout.read becomes proxy_read_timeout in every location of the route, the
+# internal ones that proxy_pass to the picked vLLM endpoint included (internal/controller/nginx/config/servers.go
+# GenerateForInternalLocation, policies/proxysettings/generator.go at v2.6.7 @5e34a17a).
+NGF_POLICY_GROUP = "gateway.nginx.org"
+
+
+def proxy_settings_policy_spec(route: ServingRoute) -> dict[str, Any]:
+    return {"targetRefs": [{"group": GATEWAY_GROUP, "kind": "HTTPRoute", "name": pool_name(route)}],
+            "timeout": {"read": serving_traffic_facts().gateway.request_timeout}}
+
+
+# GKE: what the chart renders with provider.name gke (templates/gke.yaml at v1.3.1). Without a HealthCheckPolicy
+# GKE's load balancer health-checks the pool's endpoints with its default request path "/" (the HealthCheckPolicy
+# API: "If not specified or left empty, a default value of "/" is used", GoogleCloudPlatform/gke-gateway-api
+# apis/networking/v1/healthcheck_types.go @fc40d606), which vLLM does not serve (404): every endpoint is unhealthy
+# and the route answers 503. vLLM serves /health on its OpenAI port (vllm/entrypoints/openai/api_server.py at
+# v0.11.0). One deviation: the chart sets `port` alone, which the HealthCheckPolicy CRD GKE serves refuses since
+# gke-gateway-api 983ac3d6 ("port and portName must be unset for portSpecification being USE_SERVING_PORT (which is
+# the default)"); `portSpecification: USE_FIXED_PORT` says what the chart means (the port given), as the chart's own
+# gRPC health check does at v1.5.0.
+HEALTH_CHECK_SECONDS = 2  # the chart's timeoutSec and checkIntervalSec: fast switch-over during an EPP rollout
+BACKEND_TIMEOUT_SECONDS = 300  # the chart's GCPBackendPolicy timeoutSec, the same 300 s as its HTTPRoute
+
+
+def health_check_policy_spec(route: ServingRoute) -> dict[str, Any]:
+    return {"targetRef": {"group": INFERENCE_GROUP, "kind": "InferencePool", "name": pool_name(route)},
+            "default": {"timeoutSec": HEALTH_CHECK_SECONDS, "checkIntervalSec": HEALTH_CHECK_SECONDS,
+                        "config": {"type": "HTTP", "httpHealthCheck": {
+                            "requestPath": HEALTH_PATH, "portSpecification": "USE_FIXED_PORT", "port": SERVER_PORT}}}}
+
+
+def backend_policy_spec(route: ServingRoute) -> dict[str, Any]:
+    """The chart's GCPBackendPolicy less its `logging: {enabled: true}`: every request logged is Cloud Logging
+    ingestion (cloud.google.com/stackdriver/pricing) that the plan does not price, so the load balancer keeps GKE's
+    default (no request logs) and what the stack builds stays what the preview prices."""
+    return {"targetRef": {"group": INFERENCE_GROUP, "kind": "InferencePool", "name": pool_name(route)},
+            "default": {"timeoutSec": BACKEND_TIMEOUT_SECONDS}}
 
 
 def gateway_spec(route: ServingRoute) -> dict[str, Any]:
@@ -155,6 +205,7 @@ class ServingRouting(pulumi.ComponentResource):
     gateway: k8s.apiextensions.CustomResource
     inference_pool: k8s.apiextensions.CustomResource
     http_route: k8s.apiextensions.CustomResource
+    policies: list[k8s.apiextensions.CustomResource]
 
     def __init__(self, name: str, args: ServingRoutingArgs, opts: pulumi.ResourceOptions | None = None):
         super().__init__("accelfit:kubernetes:ServingRouting", name, None, opts)
@@ -196,10 +247,28 @@ class ServingRouting(pulumi.ComponentResource):
         self.gateway = k8s.apiextensions.CustomResource(
             child_name(name, "gateway"), api_version=f"{GATEWAY_GROUP}/v1", kind="Gateway",
             metadata=meta(GATEWAY_NAME, {ROUTE_LABEL: route.workload}), spec=gateway_spec(route), opts=on_cluster)
+        self.policies = self._gke_policies(name, route, meta(pool_name(route), epp_labels), on_cluster) \
+            if route.cloud == "gcp" else []
         self.http_route = k8s.apiextensions.CustomResource(
             child_name(name, "http-route"), api_version=f"{GATEWAY_GROUP}/v1", kind="HTTPRoute",
             metadata=meta(pool_name(route)), spec=http_route_spec(route),
             opts=pulumi.ResourceOptions.merge(on_cluster, pulumi.ResourceOptions(
-                depends_on=[self.gateway, self.inference_pool])))
+                depends_on=[self.gateway, self.inference_pool, *self.policies])))
+        if route.cloud == "aws":
+            self.policies.append(k8s.apiextensions.CustomResource(
+                child_name(name, "proxy-settings"), api_version=f"{NGF_POLICY_GROUP}/v1alpha1",
+                kind="ProxySettingsPolicy", metadata=meta(pool_name(route)), spec=proxy_settings_policy_spec(route),
+                opts=pulumi.ResourceOptions.merge(on_cluster, pulumi.ResourceOptions(depends_on=[self.http_route]))))
         self.register_outputs({"gateway_class": route.gateway_class, "public": route.public,
                                "route_order": [pool.pool for pool in route.pools]})
+
+    def _gke_policies(self, name: str, route: ServingRoute, metadata: dict[str, Any],
+                      on_cluster: pulumi.ResourceOptions) -> list[k8s.apiextensions.CustomResource]:
+        """The pool's HealthCheckPolicy and GCPBackendPolicy, after the InferencePool they attach to."""
+        after_pool = pulumi.ResourceOptions.merge(on_cluster, pulumi.ResourceOptions(depends_on=[self.inference_pool]))
+        return [k8s.apiextensions.CustomResource(
+                    child_name(name, "health-check-policy"), api_version=f"{GKE_POLICY_GROUP}/v1",
+                    kind="HealthCheckPolicy", metadata=metadata, spec=health_check_policy_spec(route), opts=after_pool),
+                k8s.apiextensions.CustomResource(
+                    child_name(name, "backend-policy"), api_version=f"{GKE_POLICY_GROUP}/v1", kind="GCPBackendPolicy",
+                    metadata=metadata, spec=backend_policy_spec(route), opts=after_pool)]

@@ -17,23 +17,16 @@ GKE_INFERENCE_QUICKSTART = {
         "spec.template.spec.containers[0].livenessProbe.httpGet.path": "/health",
         "spec.template.spec.containers[0].livenessProbe.httpGet.port": "http",
         "spec.template.spec.containers[0].livenessProbe.httpGet.scheme": "HTTP",
-        "spec.template.spec.containers[0].livenessProbe.periodSeconds": 1,
-        "spec.template.spec.containers[0].livenessProbe.successThreshold": 1,
-        "spec.template.spec.containers[0].livenessProbe.failureThreshold": 5,
-        "spec.template.spec.containers[0].livenessProbe.timeoutSeconds": 1,
         "spec.template.spec.containers[0].readinessProbe.httpGet.path": "/health",
         "spec.template.spec.containers[0].readinessProbe.httpGet.port": "http",
-        "spec.template.spec.containers[0].readinessProbe.periodSeconds": 1,
-        "spec.template.spec.containers[0].readinessProbe.successThreshold": 1,
-        "spec.template.spec.containers[0].readinessProbe.failureThreshold": 1,
-        "spec.template.spec.containers[0].readinessProbe.timeoutSeconds": 1,
         "spec.template.spec.containers[0].startupProbe.httpGet.path": "/health",
         "spec.template.spec.containers[0].startupProbe.httpGet.port": "http",
-        "spec.template.spec.containers[0].startupProbe.periodSeconds": 1,
         "spec.template.spec.containers[0].lifecycle.preStop.sleep.seconds": 30,
         "spec.template.spec.enableServiceLinks": False,
     },
-    # The blueprint's own numbers for these are its example's: the plan decides them here.
+    # Its probe periods and thresholds (readiness every 1 s, failureThreshold 1; liveness every 1 s, 5) are not
+    # followed: VLLM_PRODUCTION_STACK's are. The blueprint's own numbers for these are its example's: the plan
+    # decides them here.
     "derived": {
         "spec.template.spec.containers[0].startupProbe.failureThreshold": int,  # blueprint 600: its 10 min guess
         "spec.template.spec.terminationGracePeriodSeconds": int,  # blueprint 130: preStop + its slowest request
@@ -41,6 +34,21 @@ GKE_INFERENCE_QUICKSTART = {
     },
     "volumes": {"shm": {"emptyDir": {"medium": "Memory"}}},
     "hf_token_env": "HUGGING_FACE_HUB_TOKEN",
+}
+
+# vLLM's production Helm chart: the server's probes (servingEngineSpec.startupProbe / livenessProbe /
+# readinessProbe; timeoutSeconds unset there, so Kubernetes' default 1 s).
+VLLM_PRODUCTION_STACK = {
+    "source": "vllm-project/production-stack helm/values.yaml @a6c01db05f65f556235413ba8dbcfb0c01132fff",
+    "facts": {
+        "spec.template.spec.containers[0].startupProbe.periodSeconds": 10,
+        "spec.template.spec.containers[0].livenessProbe.periodSeconds": 10,
+        "spec.template.spec.containers[0].livenessProbe.failureThreshold": 3,
+        "spec.template.spec.containers[0].livenessProbe.timeoutSeconds": 1,
+        "spec.template.spec.containers[0].readinessProbe.periodSeconds": 5,
+        "spec.template.spec.containers[0].readinessProbe.failureThreshold": 3,
+        "spec.template.spec.containers[0].readinessProbe.timeoutSeconds": 1,
+    },
 }
 
 GKE_VLLM_TUTORIAL = {
