@@ -48,10 +48,11 @@ def plan_constraints(project_dir: Path, environment: str, catalog: Any, *, requi
 
 def stack_environment(stack: Any, catalog: Any, loaded: Any = None) -> Any:
     """The planner's Environment for a stack, as its Pulumi program builds it: the stack's environment and
-    inventory (of `loaded`, one of a fleet's workloads, when given), the team's calibration, and the environment's
-    policy configuration as constraints."""
+    inventory (of `loaded`, one of a fleet's workloads, when given), the team's calibration, the environment's
+    policy configuration as constraints, and the stack's region (and zone) per cloud: where it places."""
     from accelfit.calibration.store import load_team_efficiency
     from accelfit.planner import Environment
+    from accelfit.stackrules.regions import stack_placement
 
     return Environment(stack.environment, (loaded or stack.workload).inventory, load_team_efficiency(),
-                       plan_constraints(stack.project_dir, stack.environment, catalog))
+                       plan_constraints(stack.project_dir, stack.environment, catalog), stack_placement(stack.config))

@@ -7,7 +7,6 @@ project, applies Pulumi.yaml's `config:` defaults, then the stack file's `config
 from __future__ import annotations
 
 import json
-import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -18,6 +17,7 @@ from accelfit.errors import InputError, Problem, did_you_mean, problem, shorten
 from accelfit.inputfile import is_regular_file
 from accelfit.spec import LoadedWorkload, WorkloadSpec
 from accelfit.spec.loader import with_inventory, workloads_from_document, workloads_key
+from accelfit.stackrules import loaded_problems
 from accelfit.yamlio import read_yaml
 
 PROJECT_FILE = "Pulumi.yaml"
@@ -237,6 +237,7 @@ def load_stack_file(path: Path, name: str, project_dir: Path) -> StackFile:
     token_keys = tuple(spec.model.weights_token for spec, _ in found if spec.model.weights_token)
     problems = config_problems(config, project_doc, name, str(path), token_keys)
     problems += weights_token_problems(config, found, str(path))
+    problems += loaded_problems(config, found, str(path))  # the stack rules that need no plan (accelfit.stackrules)
     fleet = workloads_key(project) in document["config"]
     if fleet:
         problems += fleet_problems(config, project, name, str(path), [spec.name for spec, _ in found])
@@ -297,27 +298,6 @@ def fleet_problems(config: dict[str, Any], project: str, stack_name: str, source
         except InputError as error:
             problems += error.problems
     return problems
-
-
-def plan_requirement_problems(stack: StackFile, cloud: str) -> list[Problem]:
-    """Config the provider needs for a plan on `cloud`: the GCP provider a project; the AWS provider a region (it
-    refuses to configure without one from aws:region, AWS_REGION/AWS_DEFAULT_REGION or a profile:
-    pulumi/pulumi-aws#2088, preConfigureCallback), even though accelfit's AWS resources name their region."""
-    if cloud == "aws":
-        found = stack.config.get("aws:region") or stack.config.get("aws:profile") or any(
-            os.environ.get(name) for name in ("AWS_REGION", "AWS_DEFAULT_REGION", "AWS_PROFILE"))
-        if found:
-            return []
-        return [problem(str(stack.path), "config.aws:region", "the plan runs on AWS, whose provider needs a region",
-                        "set aws:region (e.g. us-east-1), or AWS_REGION, or a profile with a region")]
-    if cloud != "gcp":
-        return []
-    project = stack.config.get("gcp:project")
-    if is_secure(project) or (isinstance(project, str) and _GCP_PROJECT.match(project)):
-        return []
-    return [problem(str(stack.path), "config.gcp:project", "the plan runs on Google Cloud, which needs the project "
-                    "id (6-30 lowercase letters, digits or '-')", "set gcp:project: <your-project-id>",
-                    *(() if project is None else (project,)))]
 
 
 def config_problems(config: dict[str, Any], project_doc: dict[str, Any], name: str, source: str,

@@ -68,7 +68,7 @@ def build_cluster(cluster: SharedClusterBuild, catalog: Catalog, *, layer: Any =
     basis = cluster.basis
     if basis.platform.value == "baremetal-gpu":
         from components.baremetal import build as build_baremetal
-        from components.baremetal.checks import check_plan
+        from accelfit.cloudrules.baremetal.checks import check_plan
         from components.kubernetes.build import build_baremetal_layer
 
         checked = check_plan(basis, inventory, inventory_source)
@@ -193,7 +193,7 @@ def alone_problems(plan: Plan, ownership: Ownership, catalog: Catalog, inventory
             return []
         cluster = own_cluster(plan, ownership)
         if plan.platform.value == "baremetal-gpu":
-            from components.baremetal.checks import check_plan
+            from accelfit.cloudrules.baremetal.checks import check_plan
 
             plan_layer(cluster, catalog, check_plan(plan, inventory, source))
             return []

@@ -15,10 +15,10 @@ import pulumi
 
 from accelfit.catalog import load_catalog
 from accelfit.errors import InputError, problem
-from accelfit.planner import FleetPlan, Plan, plan_fleet
+from accelfit.cli.fleet_stack import plan_stack_fleet
+from accelfit.planner import FleetPlan, Plan
 from accelfit.lock_setting import lock_required as parse_lock_required
 from accelfit.planner.lock import LockStatus
-from accelfit.policy_config import stack_environment
 from accelfit.stackfile import known_project_keys, load_stack_file, read_project, secret_named, stack_path, \
     unknown_key_problems
 from components.build import build_fleet
@@ -85,10 +85,9 @@ def _run_stack(project_dir: Path, stack_name: str, source: Path, config: pulumi.
     workload placed alone (the single form's, TPU VMs, bare metal) as a stack of its own."""
     stack = load_stack_file(source, stack_name, project_dir)
     catalog = load_catalog()
-    # The environment's policy configuration constrains each plan, so it never chooses what the policies flag.
-    environments = [stack_environment(stack, catalog, loaded) for loaded in stack.workloads]
-    fleet, locks = plan_fleet(stack.specs, catalog, environments, stack.selections, fleet_name=stack.fleet,
-                              require_lock=lock_required(config), stack=stack_name)
+    # Planned as every stack command plans it (the environment's policies and the stack's region constrain each
+    # plan), then checked by the same stack rules `accelfit check` runs, before anything is created.
+    fleet, locks = plan_stack_fleet(stack, catalog, require_lock=lock_required(config))
     for lock in locks.values():
         if lock.state == "stale":
             pulumi.log.warn(lock.message)

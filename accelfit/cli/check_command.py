@@ -1,9 +1,9 @@
 """`accelfit check FILE`: validate a workload spec, a stack file or a bare-metal inventory.
 
-A stack file gets every check `plan --stack`, `lock` and `preview` make before they build anything (config keys,
-team, cost center, environment, the locked selection, the workload and its plan, the provider config that plan
-needs, and the cloud rules its plan must meet: accelfit.cloudrules.stack_checks), so `check` never says ok to a
-stack that one of them then refuses.
+A stack file gets every check `plan --stack`, `lock` and `preview` make before they build anything: the same
+loader (config keys, team, cost center, environment, the locked selection, the workloads, the stack's region) and the
+same planning with the same stack rules after it (accelfit.stackrules: provider config, cloud rules, EKS and GKE
+API access, team namespaces, bare-metal join settings), so `check` never says ok to a stack one of them refuses.
 """
 
 from __future__ import annotations
@@ -55,9 +55,8 @@ def check(ctx: click.Context, file: Path) -> None:
 def _check_stack(ctx: click.Context, file: Path, name: str | None) -> None:
     from accelfit.catalog import load_catalog
     from accelfit.cli.fleet_stack import plan_stack_fleet, single_view
-    from accelfit.cloudrules.stack_checks import fleet_problems
     from accelfit.planner import NoFeasiblePlan
-    from accelfit.stackfile import find_project_dir, load_stack_file, plan_requirement_problems
+    from accelfit.stackfile import find_project_dir, load_stack_file
 
     if name is None:
         raise InputError([problem(str(file), "", "a stack file is named Pulumi.<stack>.yaml",
@@ -76,9 +75,6 @@ def _check_stack(ctx: click.Context, file: Path, name: str | None) -> None:
         ctx.exit(EXIT_POLICY_OR_INFEASIBLE)
         return
     plan, lock = single_view(fleet, locks)
-    problems = plan_requirement_problems(stack, plan.cloud.value) + fleet_problems(fleet, catalog, single=True)
-    if problems:
-        raise InputError(problems)
     spec = stack.spec
     click.echo(f"ok: stack file {file}: {spec.name} ({spec.kind.value}, {spec.framework.value}, "
                f"{spec.model.precision.value}) in {stack.environment}; plans {plan.option} ({lock_words(lock.state)})")
@@ -95,12 +91,10 @@ def lock_words(state: str) -> str:
 
 
 def _check_fleet(ctx: click.Context, file: Path, stack) -> None:
-    """A fleet stack: every workload plans (with its lock) and the provider config of every cloud it plans on."""
+    """A fleet stack: every workload plans (with its lock) and the fleet meets every stack rule."""
     from accelfit.catalog import load_catalog
     from accelfit.cli.fleet_stack import plan_stack_fleet
-    from accelfit.cloudrules.stack_checks import fleet_problems
     from accelfit.planner import NoFeasiblePlan
-    from accelfit.stackfile import plan_requirement_problems
 
     catalog = load_catalog()
     try:
@@ -109,12 +103,6 @@ def _check_fleet(ctx: click.Context, file: Path, stack) -> None:
         click.echo(f"no feasible plan for {file}: {failure.message}", err=True)
         ctx.exit(EXIT_POLICY_OR_INFEASIBLE)
         return
-    problems = []
-    for cloud in dict.fromkeys(member.plan.cloud.value for member in fleet.workloads):
-        problems += plan_requirement_problems(stack, cloud)
-    problems += fleet_problems(fleet, catalog, single=False)
-    if problems:
-        raise InputError(problems)
     click.echo(f"ok: fleet stack {file}: fleet {fleet.name} in {stack.environment}, {len(fleet.workloads)} "
                f"workloads in {len(fleet.clusters)} shared cluster{'s' if len(fleet.clusters) != 1 else ''}")
     for member in fleet.workloads:

@@ -13,6 +13,8 @@ package imports nothing from `components/` or `policies/` and never Pulumi (test
   node_settings.py, retention.py; validation.py checks a whole GCP plan);
 - `aws/`: AWS (instance_rules.py + data/efa_layouts.yaml and capacity_blocks.yaml, efa.py, eks_versions.py,
   fsx_sizes.py, addressing.py; plan_checks.py checks a whole EKS plan);
+- `baremetal/`: owned servers (host_software.py + data/host_packages.yaml: driver branches, packages, which GPU
+  models are SXM; checks.py checks a bare-metal plan against its inventory);
 - `shared_cluster.py` + data/shared_cluster_rules.yaml: what one cluster holding several workloads may hold;
 - `stack_checks.py`: all of the above that a stack's plan can be checked against alone, which `accelfit check` runs.
 """

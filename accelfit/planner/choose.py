@@ -127,7 +127,10 @@ def infeasible(spec: WorkloadSpec, evaluation: Evaluation, rejected: tuple[Rejec
             f"{evaluation.best_latency_ms / (1 - spec.inference.headroom_pct / 100):,.0f}, lower "
             "inference.headroom_pct, or use a smaller model or lower precision"), rejected)
     rules = sorted({rejection.rule for rejection in rejected})
+    # The stack's own region or zone (gcp:region, gcp:zone, aws:region) confines the plan too: say which to change.
+    stack_keys = " or the stack's region (gcp:region, gcp:zone, aws:region)" if {
+        "stack-region", "stack-zone"} & set(rules) else ""
     return NoFeasiblePlan("placement", (
         "no accelerator in the allowed clouds, regions and accelerators can run this workload "
         f"(rejected for: {', '.join(rules) or 'nothing offered'}); widen placement.clouds, placement.regions or "
-        "placement.accelerators, or see the rejected options"), rejected)
+        f"placement.accelerators{stack_keys}, or see the rejected options"), rejected)

@@ -21,6 +21,7 @@ from accelfit.planner.data_transfer import region_reason
 from accelfit.planner.options import RawRejection, Sized
 from accelfit.planner.serving_layout import ServingStep, serving_section
 from accelfit.planner.serving_route_plan import with_route
+from accelfit.planner.stack_placement import StackPlacement, placed_offers
 from accelfit.planner.team_efficiency import TeamEfficiency
 from accelfit.reports.durations import duration
 from accelfit.sizes import format_count
@@ -37,6 +38,8 @@ class Environment:
     efficiency: TeamEfficiency | None = None
     # The environment's policy configuration as plan constraints (None: plan unconstrained by policy).
     constraints: PolicyConstraints | None = None
+    # The stack's region (and zone) per cloud from its provider config: the only place it plans on that cloud.
+    placement: StackPlacement = StackPlacement()
 
 
 @dataclass(frozen=True)
@@ -50,9 +53,10 @@ class Search:
 
 def search(spec: WorkloadSpec, catalog: Catalog, environment: Environment) -> Search:
     offers = offers_for(spec, catalog, environment.inventory)
-    allowed, rejected = allowed_offers(offers.offers, environment.constraints)
+    placed, elsewhere = placed_offers(offers.offers, environment.placement)
+    allowed, rejected = allowed_offers(placed, environment.constraints)
     evaluation = evaluate(spec, catalog, allowed, environment.efficiency, environment.constraints)
-    return Search(allowed, evaluation, offers.rejected + rejected + evaluation.rejected)
+    return Search(allowed, evaluation, offers.rejected + elsewhere + rejected + evaluation.rejected)
 
 
 def allowed_offers(offers: list, constraints: PolicyConstraints | None) -> tuple[list, list[RawRejection]]:

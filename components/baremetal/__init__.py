@@ -22,7 +22,7 @@ def build(plan: Plan, inventory: Inventory | None, inventory_source: str = "inve
     """Raises InputError before creating anything when the plan does not match the inventory or the access
     config (SSH key, join token, kubeconfig, join endpoint and CA hash) is incomplete."""
     from components.baremetal.access import read_host_access
-    from components.baremetal.checks import plan_problems
+    from accelfit.cloudrules.baremetal.checks import plan_problems
     from components.baremetal.cluster import BaremetalCluster, BaremetalClusterArgs
     from accelfit.errors import InputError
 

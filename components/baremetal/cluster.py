@@ -15,7 +15,7 @@ from accelfit.planner.model import Plan
 from accelfit.planner.software import baremetal_gpu_driver
 from accelfit.spec.inventory import Inventory
 from components.baremetal.access import HostAccess
-from components.baremetal.checks import check_plan
+from accelfit.cloudrules.baremetal.checks import check_plan
 from components.baremetal.host_preparation import HostPreparation, HostPreparationArgs
 from components.baremetal.join_token import join_token_secret
 from components.baremetal.membership import NodeMembership, NodeMembershipArgs

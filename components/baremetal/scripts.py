@@ -1,6 +1,6 @@
 """Host scripts rendered from templates/: preflight, apt repositories, kubeadm prerequisites, NVIDIA driver,
 container toolkit, cluster join. Pure. Repository URLs, key fingerprints and package names come from
-data/host_packages.yaml (host_software.py), never from the templates.
+accelfit/cloudrules/baremetal/data/host_packages.yaml (host_software.py there), never from the templates.
 
 Templates hold `{{ name }}` placeholders, each filled with a shell-quoted value (shlex.quote), and
 `# @include <file>` lines for shared parts. Rendering fails on a placeholder without a value and on a value
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from accelfit.spec.inventory import Server
-from components.baremetal.host_software import driver_branch, fabric, host_packages, repositories, supported_os, words
+from accelfit.cloudrules.baremetal.host_software import driver_branch, fabric, host_packages, repositories, supported_os, words
 
 TEMPLATES = Path(__file__).parent / "templates"
 SCRIPTS = ("preflight", "repositories", "kubernetes", "driver", "toolkit", "join")

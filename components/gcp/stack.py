@@ -8,7 +8,6 @@ on."""
 
 from __future__ import annotations
 
-import ipaddress
 from dataclasses import dataclass, field
 
 import pulumi
@@ -17,6 +16,7 @@ from pulumi_gcp import organizations, projects
 from accelfit.catalog.models import Catalog
 from accelfit.planner.serving_route_plan import builds_route
 from accelfit.errors import InputError, problem
+from accelfit.stackrules.control_plane import control_plane_problems
 from accelfit.planner.model import Plan
 from components.common import Ownership
 from components.fleet import SharedClusterBuild, own_cluster
@@ -72,34 +72,16 @@ def resolve_project(project: str | None) -> str:
 
 
 def control_plane_access() -> ControlPlaneAccess:
-    """Stack config `accelfit:controlPlane`: {authorizedCidrs: [CIDR, ...], dnsEndpoint: true|false}."""
+    """Stack config `accelfit:controlPlane`: {authorizedCidrs: [CIDR, ...], dnsEndpoint: true|false}, checked by
+    its one rule (accelfit.stackrules.control_plane)."""
     raw = pulumi.Config().get_object("controlPlane")
-    if raw is None:
-        return ControlPlaneAccess()
-    field = "accelfit:controlPlane"
-    if not isinstance(raw, dict) or set(raw) - {"authorizedCidrs", "dnsEndpoint"}:
-        raise InputError([problem("stack", field, "expected a mapping with authorizedCidrs and/or dnsEndpoint",
-                                  "e.g. controlPlane: {authorizedCidrs: [203.0.113.0/24], dnsEndpoint: true}", raw)])
-    cidrs = raw.get("authorizedCidrs", [])
-    problems = []
-    if not isinstance(cidrs, list) or not all(isinstance(cidr, str) and _is_cidr(cidr) for cidr in cidrs):
-        problems.append(problem("stack", f"{field}.authorizedCidrs", "must be a list of CIDR ranges",
-                                "e.g. [203.0.113.0/24, 198.51.100.7/32]", cidrs))
-    dns = raw.get("dnsEndpoint", False)
-    if not isinstance(dns, bool):
-        problems.append(problem("stack", f"{field}.dnsEndpoint", "must be true or false", "write true or false",
-                                dns))
+    problems = control_plane_problems(raw)
     if problems:
         raise InputError(problems)
-    return ControlPlaneAccess(authorized_cidrs=tuple(cidrs), dns_endpoint=dns)
-
-
-def _is_cidr(text: str) -> bool:
-    try:
-        ipaddress.ip_network(text)
-    except ValueError:
-        return False
-    return True
+    if raw is None:
+        return ControlPlaneAccess()
+    return ControlPlaneAccess(authorized_cidrs=tuple(raw.get("authorizedCidrs", [])),
+                              dns_endpoint=raw.get("dnsEndpoint", False))
 
 
 def project_features(plan: Plan) -> set[str]:

@@ -24,6 +24,7 @@ from accelfit.planner.model import Plan, Platform
 from accelfit.planner.serving_route_plan import route_in_namespace
 from accelfit.planner.serving_traffic import ServingRoute
 from accelfit.spec.inventory import Inventory
+from accelfit.stackrules.namespaces import fleet_namespaces_problem
 from components.common import Ownership
 from components.kubernetes.access import eks_kubeconfig
 from components.kubernetes.capacity import cloud_capacities, inventory_capacities
@@ -81,8 +82,7 @@ def plan_layer(cluster: SharedClusterBuild, catalog: Catalog, inventory: Invento
     its own keys flavors by pool name, runs its pods in accelfit:teamNamespaces and has no cohort. Pool capacities
     come from the catalog, or for bare metal from `inventory`. Checked before anything is created."""
     if not cluster.own and pulumi.Config().get_object("teamNamespaces") is not None:
-        raise InputError([problem("stack", "accelfit:teamNamespaces", "a fleet gives each workload its own "
-                                  "namespace, named after it", "remove accelfit:teamNamespaces")])
+        raise InputError([fleet_namespaces_problem(f"config.{pulumi.get_project()}:teamNamespaces", "stack")])
     queues = []
     for workload in cluster.workloads:
         plan, prefix = workload.plan, cluster.pool_prefix(workload.plan)

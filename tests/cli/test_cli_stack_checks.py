@@ -185,7 +185,7 @@ def test_component_errors_name_the_stack_file(project, capsys):
     (project / "stacks" / "Pulumi.endpoint.yaml").write_text(text, encoding="utf-8")
     code, _, err = run(capsys, "preview", "--stack", "endpoint")
     assert code == 2
-    assert "Pulumi.endpoint.yaml: accelfit:joinEndpoint" in err and "error: stack:" not in err
+    assert "Pulumi.endpoint.yaml: config.accelfit:joinEndpoint" in err and "error: stack:" not in err
 
 
 def test_an_aws_plan_needs_a_region_for_the_provider(project, capsys, monkeypatch):

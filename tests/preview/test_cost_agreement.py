@@ -98,6 +98,12 @@ def example_project(tmp_path: Path, spec: dict, environment: str = "dev") -> Pat
               "accelfit:eksAdminPrincipals": ["arn:aws:iam::111122223333:role/accelfit-deploy"]}
     if spec.get("placement", {}).get("inventory"):
         config.update(BAREMETAL_CONFIG)
+    # The stack builds where its region says (issue 33): a team whose data lives in one region sets it there.
+    data_region = (spec.get("data") or {}).get("region")
+    if data_region:
+        from accelfit.spec.regions import cloud_of_region
+
+        config[f"{cloud_of_region(data_region)}:region"] = data_region
     (tmp_path / "stacks" / "Pulumi.example.yaml").write_text(yaml.safe_dump({"config": config}))
     return tmp_path
 

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from accelfit.errors import InputError, problem
+from accelfit.errors import InputError
 from accelfit.planner.model import Plan, ServingPlan, ServingPool, Taint
+from accelfit.stackrules.namespaces import serving_namespace_problem
 
 # GKE places a TPU pod only with both labels (GKE docs: "Deploy TPU workloads in GKE Standard", nodeSelector
 # cloud.google.com/gke-tpu-accelerator and cloud.google.com/gke-tpu-topology).
@@ -53,11 +54,10 @@ def serving_build(plan: Plan, prefix: str, namespaces: tuple[str, ...]) -> Servi
         return None
     cloud = plan.cloud.value
     namespace = namespaces[0] if namespaces else plan.workload
-    if cloud == "aws" and namespace != plan.workload:
-        # The workload's Pod Identity association (components/aws/workload_identity.py) names this namespace.
-        raise InputError([problem("stack", "accelfit:teamNamespaces", f"the model server on EKS runs in namespace "
-                                  f"{plan.workload}, where its Pod Identity association is",
-                                  f"remove accelfit:teamNamespaces or list {plan.workload} first")])
+    wrong = serving_namespace_problem((namespace,), plan.workload, "config.accelfit:teamNamespaces",
+                                      "stack") if cloud == "aws" else None
+    if wrong is not None:
+        raise InputError([wrong])
     by_name = {pool.name: pool for pool in plan.node_pools}
     placements = []
     for pool in serving.pools:

@@ -1,5 +1,5 @@
 """The package and repository steps of the rendered host scripts against what NVIDIA and Kubernetes publish, as
-recorded with sources in components/baremetal/data/host_packages.yaml; and the rules that refuse a pin apt could
+recorded with sources in accelfit/cloudrules/baremetal/data/host_packages.yaml; and the rules that refuse a pin apt could
 not resolve (a driver branch past end of life, an unpublished build, an SXM claim for a PCIe-only GPU)."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import pytest
 
 from accelfit.planner.software import baremetal_gpu_driver
 from accelfit.spec import load_inventory
-from components.baremetal.host_software import (
+from accelfit.cloudrules.baremetal.host_software import (
     driver_branch, driver_problems, form_factor_problems, host_packages, repositories, toolkit_problems,
 )
 from components.baremetal.join_token import JOIN_GROUP, token_secret_data

@@ -18,7 +18,7 @@ import metal_stack
 from accelfit.cli.main import cli
 from accelfit.errors import InputError
 from accelfit.spec.inventory import Inventory
-from components.baremetal.checks import MAX_SPELLING_HINTS, plan_problems
+from accelfit.cloudrules.baremetal.checks import MAX_SPELLING_HINTS, plan_problems
 
 # Not in golden/: the policy tests read every golden/*.json as recorded resources; this file holds digests.
 GOLDEN = Path(__file__).parent / "recorded" / "recording-3-servers.json"

@@ -1,4 +1,5 @@
-"""Checks of a bare-metal plan against its inventory, run before any resource exists. Pure."""
+"""Checks of a bare-metal plan against its inventory, run before any resource exists: by `accelfit check` (the stack
+rules, accelfit.stackrules) and by the bare-metal components. Pure."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from accelfit.planner.model import Plan
 from accelfit.spec.inventory import Inventory
 from accelfit.validation import validate
 from accelfit.planner.software import baremetal_gpu_driver
-from components.baremetal.host_software import driver_problems, form_factor_problems, toolkit_problems
+from accelfit.cloudrules.baremetal.host_software import driver_problems, form_factor_problems, toolkit_problems
 
 GKE_MANAGED = frozenset({"DEFAULT", "LATEST"})
 # A spelling hint compares one name with every server's (difflib): for a plan made from another inventory, 10,000

@@ -1,0 +1,131 @@
+"""The stack's region and zone (`gcp:region`, `gcp:zone`, `aws:region`): a region of its cloud, the zone inside it,
+every workload's placement in agreement, and read into the planner's StackPlacement so the plan places there.
+
+A region is known when the clouds' published region lists name it (accelfit/spec/data/regions.yaml, with its
+sources: the same list `placement.regions` and `data.region` are checked against), so `us-central-1` is refused
+(exit 2) instead of planning somewhere else. A GCP zone is `<region>-<letter>`
+(https://cloud.google.com/compute/docs/regions-zones: "zone names ... us-central1-a"). Whether the accelerator is
+offered there is the planner's question (the catalog's availability data): a known region with no offer is an
+infeasible plan (exit 1) that names the key to change.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from accelfit.errors import Problem, did_you_mean, problem, short_repr
+from accelfit.planner.stack_placement import StackPlacement
+from accelfit.spec.models import WorkloadSpec
+from accelfit.spec.regions import cloud_of_region, cloud_regions
+
+REGION_KEYS = {"gcp": "gcp:region", "aws": "aws:region"}
+ZONE_KEYS = {"gcp": "gcp:zone"}
+_GCP_ZONE = re.compile(r"^(?P<region>[a-z]+-[a-z]+[0-9]+)-[a-z]\Z")
+_CLOUD_NAMES = {"gcp": "Google Cloud", "aws": "AWS"}
+_A_CLOUD = {"gcp": "a Google Cloud", "aws": "an AWS"}
+
+
+def stack_placement(config: Mapping[str, Any]) -> StackPlacement:
+    """The regions and zones the stack's config names (values already checked by `region_problems`); a GCP zone
+    without gcp:region implies its region."""
+    regions = {cloud: config[key] for cloud, key in REGION_KEYS.items() if isinstance(config.get(key), str)}
+    zones = {cloud: config[key] for cloud, key in ZONE_KEYS.items() if isinstance(config.get(key), str)}
+    for cloud, zone in zones.items():
+        match = _GCP_ZONE.match(zone)
+        if match and cloud not in regions:
+            regions[cloud] = match["region"]
+    return StackPlacement(regions=tuple(sorted(regions.items())), zones=tuple(sorted(zones.items())))
+
+
+def region_problems(config: Mapping[str, Any], found: Iterable[tuple[WorkloadSpec, str]],
+                    source: str) -> list[Problem]:
+    """The stack's region and zone values, then every workload's placement against them (when they are sound)."""
+    problems = _value_problems(config, source)
+    if problems:
+        return problems
+    placement = stack_placement(config)
+    # The key that set each cloud's region: gcp:region, or gcp:zone alone (which implies its region).
+    keys = {cloud: key if config.get(key) is not None else ZONE_KEYS.get(cloud, key)
+            for cloud, key in REGION_KEYS.items()}
+    for spec, prefix in found:
+        problems += _agreement_problems(spec, prefix, placement, keys, source)
+    return problems
+
+
+def _value_problems(config: Mapping[str, Any], source: str) -> list[Problem]:
+    problems = []
+    for cloud, key in REGION_KEYS.items():
+        value = config.get(key)
+        if value is not None:
+            problems += _region_value_problems(cloud, key, value, source)
+    zone = config.get("gcp:zone")
+    if zone is None:
+        return problems
+    match = _GCP_ZONE.match(zone) if isinstance(zone, str) else None
+    region = config.get("gcp:region")
+    if match is None or match["region"] not in cloud_regions()["gcp"]:
+        problems.append(problem(source, "config.gcp:zone", "not a Google Cloud zone (a region of Google Cloud and "
+                                "a letter: us-central1-a)", "set gcp:zone to a zone of gcp:region, e.g. "
+                                f"{region if isinstance(region, str) else 'us-central1'}-a, or remove it",
+                                zone if isinstance(zone, str) and len(zone) <= 64 else short_repr(zone)))
+    elif isinstance(region, str) and match["region"] != region:
+        problems.append(problem(source, "config.gcp:zone", f"is in {match['region']}, but gcp:region is {region}: "
+                                "the zone must be in the stack's region", f"set gcp:zone to a zone of {region} "
+                                f"(e.g. {region}-a), or gcp:region: {match['region']}", zone))
+    return problems
+
+
+def _region_value_problems(cloud: str, key: str, value: Any, source: str) -> list[Problem]:
+    name = _CLOUD_NAMES[cloud]
+    if not isinstance(value, str):
+        return [problem(source, f"config.{key}", f"must be the name of {_A_CLOUD[cloud]} region in plain text",
+                        f"e.g. {key}: {sorted(cloud_regions()[cloud])[0]}", short_repr(value))]
+    if value in cloud_regions()[cloud]:
+        return []
+    other = cloud_of_region(value)
+    close = did_you_mean(value, sorted(cloud_regions()[cloud])) if len(value) <= 64 else None
+    why = f" ({value} is {_A_CLOUD[other]} region)" if other else ""
+    fix = f"did you mean {key}: {close}?" if close else f"use {_A_CLOUD[cloud]} region, e.g. {key}: " \
+        f"{'us-central1' if cloud == 'gcp' else 'us-east-1'}"
+    return [problem(source, f"config.{key}", f"not {_A_CLOUD[cloud]} region{why}; the stack builds every {name} "
+                    "resource in this region", fix, value if len(value) <= 64 else short_repr(value))]
+
+
+def _agreement_problems(spec: WorkloadSpec, prefix: str, placement: StackPlacement, keys: Mapping[str, str],
+                        source: str) -> list[Problem]:
+    """placement.regions and placement.reservations must allow the stack's region (and zone) of every cloud the
+    workload may run on: otherwise the plan would be confined to a place the spec forbids, or the reverse."""
+    problems = []
+    allowed = spec.placement.regions
+    for cloud in (cloud.value for cloud in spec.placement.clouds):
+        region = placement.region(cloud)
+        if region is None or not allowed or region in allowed:
+            continue
+        key = keys[cloud]
+        problems.append(problem(source, f"{prefix}.placement.regions".lstrip("."),
+                                f"does not include {region}, where the stack builds {_CLOUD_NAMES[cloud]} resources "
+                                f"({key})", f"add {region} to placement.regions, or set {key} to a region "
+                                f"placement.regions allows ({', '.join(allowed)})", list(allowed)))
+    for index, reservation in enumerate(spec.placement.reservations):
+        problems += _reservation_problems(reservation, f"{prefix}.placement.reservations[{index}].zone".lstrip("."),
+                                          placement, keys, source)
+    return problems
+
+
+def _reservation_problems(reservation: Any, field: str, placement: StackPlacement, keys: Mapping[str, str],
+                          source: str) -> list[Problem]:
+    cloud = reservation.cloud
+    region, zone = placement.region(cloud), placement.zone(cloud)
+    if region is not None and reservation.region != region:
+        return [problem(source, field, f"reservation {reservation.name} is in {reservation.region}, but the stack "
+                        f"builds {_CLOUD_NAMES.get(cloud, cloud)} resources in {region} ({keys[cloud]})",
+                        f"set {keys[cloud]} to {reservation.region} (or a zone of it), or list a reservation held "
+                        f"in {region}",
+                        reservation.zone)]
+    if zone is not None and reservation.zone != zone:
+        return [problem(source, field, f"reservation {reservation.name} is in {reservation.zone}, but the stack "
+                        f"builds in zone {zone} ({ZONE_KEYS[cloud]})", f"set {ZONE_KEYS[cloud]}: {reservation.zone}, "
+                        "or remove gcp:zone", reservation.zone)]
+    return []
