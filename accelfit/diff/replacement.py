@@ -71,6 +71,16 @@ REPLACEMENT_RULES: Mapping[str, tuple[ReplacementRule, ...]] = {
                      "means a new VM and a fresh disk"),
         ("name", "the VM's name is its identity in Compute Engine"),
     ),
+    # A gce-gpu-vm's group and template: a template cannot be edited, so every change creates a new one, and the
+    # group then restarts its VM on it in place (the boot disk is stateful: kept).
+    "gcp:compute/instanceTemplate:InstanceTemplate": _rules(
+        (ANY_INPUT, "an instance template cannot be changed; a new one is created and the VM's managed instance "
+                    "group restarts its VM on it, keeping the VM's (stateful) boot disk"),
+    ),
+    "gcp:compute/instanceGroupManager:InstanceGroupManager": _rules(
+        ("zone", "a zonal managed instance group cannot move between zones; it is deleted with its VM and disk"),
+        ("name", "the group's name is its identity in Compute Engine"),
+    ),
     "aws:ec2/instance:Instance": _rules(
         ("availabilityZone", "an EC2 instance cannot move between availability zones; it is terminated and "
                              "launched again"),

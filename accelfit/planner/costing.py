@@ -108,8 +108,11 @@ def _service(catalog: Catalog, cloud: str, service: str, region: str) -> float:
 
 
 def nat_gateways(offer: Offer) -> int:
-    """AWS builds one NAT gateway per zone (each private subnet routes through its own); GCP one Cloud NAT."""
-    return len(offer.zones) if offer.cloud == "aws" else 1
+    """AWS builds one NAT gateway per zone (each private subnet routes through its own), except for one GPU VM: a
+    single NAT gateway in the VM's zone (components/aws/gpu_vm.py); GCP one Cloud NAT."""
+    if offer.cloud != "aws" or offer.platform == "ec2-gpu-vm":
+        return 1
+    return len(offer.zones)
 
 
 def run_of(spec: WorkloadSpec, offer: Offer, run_hours: float) -> RunWindow | None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from accelfit.catalog.models import Accelerator
 from accelfit.planner import preferences as pref
+from accelfit.planner.gpu_vms import job_rejection
 from accelfit.spec import (
     WEIGHTS_CLOUD, Framework, Maturity, ModelServer, Portability, Traffic, WorkloadKind, WorkloadSpec, weights_scheme,
 )
@@ -32,7 +33,8 @@ def hard_rejection(spec: WorkloadSpec, accelerator: Accelerator, platform: str) 
                              "change model.precision or allow a newer accelerator")
     if is_tpu and spec.kind is WorkloadKind.inference and accelerator.name not in SERVING_TPUS:
         return ("tpu-serving", f"{accelerator.name} is a training TPU; serving on TPU uses {' or '.join(SERVING_TPUS)}")
-    return server_rejection(spec, platform)
+    pricing = spec.budget.pricing
+    return server_rejection(spec, platform) or job_rejection(spec, platform, getattr(pricing, "value", ""))
 
 
 # Where the stack builds a model server: a Kubernetes cluster accelfit creates (GKE or EKS), whose workload identity

@@ -16,6 +16,7 @@ from accelfit.pricing.figures import COMMITMENT_TERM_HOURS, Part, RunWindow, vm_
 from accelfit.pricing.node_disks import EKS_ROOT_VOLUME_SERVICE, disk_hourly_usd, gke_boot_disk_type
 from accelfit.reports.durations import duration
 from accelfit.spec import Orchestration, WorkloadSpec
+from accelfit.spec.job_source import job_cloud
 
 DATA = Path(__file__).parent / "data" / "gpu_vms.yaml"
 VM_PLATFORMS = {"gcp": "gce-gpu-vm", "aws": "ec2-gpu-vm"}
@@ -45,6 +46,31 @@ def vm_rejection(spec: WorkloadSpec) -> tuple[str, str] | None:
         return ("vm-serving", "GPU VMs run training and fine-tuning jobs that end; serving needs the model server, "
                               "autoscaler and route accelfit builds on Kubernetes: set placement.orchestration: "
                               "kubernetes (or any)")
+    return None
+
+
+def job_rejection(spec: WorkloadSpec, platform: str, pricing: str) -> tuple[str, str] | None:
+    """(rule, reason) when the platform cannot run the job the spec names (training.command, code, image): only a
+    GPU VM's startup script runs it, with the identity of the cloud that holds its code or image; and on EC2 a Spot
+    VM resumes only when it stops on interruption."""
+    training = spec.training
+    if training is None or not training.runs_job:
+        return None
+    if platform not in VM_PLATFORMS.values():
+        return ("job-on-vm", "training.command/code/image are run by a GPU VM's startup script; on "
+                             f"{platform} nothing runs them (submit the job yourself there), so only GPU VMs qualify")
+    cloud = next(name for name, vm in VM_PLATFORMS.items() if vm == platform)
+    source = job_cloud(training.code, training.image)
+    if source is not None and source[1] != cloud:
+        return ("job-source", f"training.{source[0]} is read with the VM's {source[1]} identity, and {platform} runs "
+                              f"in {cloud}; copy it to {cloud} (or use a public git repository or registry)")
+    if platform == "ec2-gpu-vm" and pricing == "spot" and spec.placement.autostop_action.value == "delete":
+        # https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/interruption-behavior.html: only a persistent Spot
+        # request that stops on interruption is restarted by EC2 ("Amazon EC2 restarts the stopped instance when
+        # capacity is available"); persistent requests need interruption behavior stop or hibernate.
+        return ("spot-resume", "autostop_action delete launches a one-time Spot request that terminates on "
+                               "interruption, so the job would not resume; EC2 restarts an interrupted Spot instance "
+                               "only when it stops: set placement.autostop_action: stop")
     return None
 
 
@@ -99,7 +125,9 @@ def gpu_vm_plan(spec: WorkloadSpec, offer: Offer) -> GpuVmPlan:
                      image_source=" ".join(str(source).split()) + f" (as of {data['as_of']})",
                      autostop_idle_minutes=spec.placement.autostop_idle_minutes,
                      autostop_action=spec.placement.autostop_action.value,
-                     command=spec.training.command if spec.training is not None else None)
+                     command=spec.training.command if spec.training is not None else None,
+                     code=spec.training.code if spec.training is not None else None,
+                     container_image=spec.training.image if spec.training is not None else None)
 
 
 def boot_disk_type_only(offer: Offer) -> tuple[str, str, float]:
@@ -119,10 +147,22 @@ def vm_reasons(spec: WorkloadSpec, offer: Offer) -> tuple[str, ...]:
            f"every minute {action}s the VM after {minutes} min with idle GPUs; the plan prices that idle tail. "
            f"No public IP: reach it through {access}."]
     if offer.pricing == "spot":
-        out.append("Spot: the cloud may reclaim the VM at any time; it "
-                   + ("stops (keeping its disk)" if action == "stop" else "is deleted")
-                   + ", so the command must resume from its last checkpoint in the bucket.")
-    if spec.training is not None and spec.training.command is None:
-        out.append("No training.command: the VM boots idle (ready for you to log in) and autostop stops it after "
-                   f"{minutes} min.")
+        back = ("its managed instance group recreates it with the same boot disk when capacity returns"
+                if offer.cloud == "gcp" else
+                "it stops (keeping its root volume) and EC2 restarts it when capacity returns (a persistent Spot "
+                "request)")
+        out.append(f"Spot: the cloud may reclaim the VM at any time; {back}, and the job starts again at boot, so "
+                   "the command must resume from its last checkpoint ($ACCELFIT_BUCKET_URL or the job directory). "
+                   "The run time includes the preemptions' cost (see Spot interruptions).")
+    training = spec.training
+    if training is not None and not training.runs_job:
+        out.append("No training.command or image: the VM boots idle (ready for you to log in) and autostop stops it "
+                   f"after {minutes} min.")
+    elif training is not None:
+        source = (f"fetches {training.code} into the job directory, then runs training.command there"
+                  if training.code else
+                  f"pulls {training.image} and runs it with every GPU" if training.image else
+                  "runs training.command in the job directory")
+        out.append(f"The job: at boot the VM {source}, with $ACCELFIT_BUCKET_URL naming the stack's bucket; it "
+                   "starts at every boot until it succeeds once.")
     return tuple(out)

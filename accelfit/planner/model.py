@@ -133,7 +133,22 @@ class GpuVmPlan(Frozen):
     image_source: str = Field(description="Where the image name comes from (docs page), with its date.")
     autostop_idle_minutes: int = Field(ge=5)
     autostop_action: Literal["stop", "delete"] = "stop"
-    command: str | None = Field(default=None, description="What the startup script runs once (training.command).")
+    command: str | None = Field(default=None, description="What the job runs (training.command): at every boot "
+                                                          "until it succeeds once.")
+    code: str | None = Field(default=None, description="training.code: the archive or pinned git commit the startup "
+                                                       "script fetches into the job directory.")
+    container_image: str | None = Field(default=None, description="training.image: the container the startup script "
+                                                                  "runs with the GPUs.")
+
+    @model_serializer(mode="wrap")
+    def _job_fields_when_set(self, handler: Any) -> Any:
+        """A VM without code or image serializes as before those fields existed."""
+        data = handler(self)
+        if isinstance(data, dict):
+            for name in ("code", "container_image"):
+                if data.get(name) is None:
+                    data.pop(name, None)
+        return data
 
 
 class NetworkPlan(Frozen):

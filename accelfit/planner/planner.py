@@ -282,7 +282,8 @@ def pricing_reasons(spec: WorkloadSpec, chosen: Sized, ranked: list[Sized]) -> l
                    "extra (work since the last checkpoint plus restarts, on top of the "
                    f"{pref.TRAINING_OVERHEAD_FRACTION:.0%} every run loses); the deadline holds with that margin, not "
                    "through a long capacity shortage. Checkpoint often, or list on-demand after spot in "
-                   "budget.pricing to compare.")
+                   "budget.pricing to compare. The figure is an estimate: neither cloud publishes a preemption "
+                   f"rate for GPUs (as of {pref.SPOT_PREEMPTION['as_of']}; accelfit/planner/data/spot_preemption.yaml).")
     return out
 
 

@@ -9,6 +9,9 @@ Each penalty appears by name in the plan's reasons or an alternative's `why_not`
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
+
+from accelfit.yamlio import read_package_yaml
 
 
 @dataclass(frozen=True)
@@ -43,8 +46,11 @@ PORTABILITY_PREFERRED_ON_TPU = Penalty(
 # --- Efficiency assumptions ----------------------------------------------------------------------------------------
 # Time lost to checkpointing, restarts and evaluation on top of pure step time (reference section 8: 5-15%).
 TRAINING_OVERHEAD_FRACTION = 0.10
-# Extra time on spot capacity: preemptions cost the work since the last checkpoint plus a restart.
-SPOT_TRAINING_OVERHEAD_FRACTION = 0.15
+# Extra time on spot capacity: preemptions cost the work since the last checkpoint plus a restart. Sourced data with
+# its reasoning: data/spot_preemption.yaml.
+SPOT_PREEMPTION_DATA = Path(__file__).parent / "data" / "spot_preemption.yaml"
+SPOT_PREEMPTION = read_package_yaml(SPOT_PREEMPTION_DATA)
+SPOT_TRAINING_OVERHEAD_FRACTION = float(SPOT_PREEMPTION["overhead_fraction"])
 # Multi-node GPU training over a network slower than this per node loses efficiency (no RDMA-class fabric).
 FAST_FABRIC_GBPS_PER_NODE = 400.0
 SLOW_FABRIC_MFU_FACTOR = 0.75  # 0.30 vs 0.40 in the reference's starting values

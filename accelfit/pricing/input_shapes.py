@@ -44,6 +44,10 @@ SHAPES: dict[str, Mapping[str, Shape]] = {
     "gcp:storage/bucket:Bucket": {"location": LOCATION},
     "gcp:filestore/instance:Instance": {"fileShares": {"capacityGb": COUNT}, "tier": TEXT},
     "gcp:compute/disk:Disk": {"size": COUNT, "type": TEXT},
+    "gcp:compute/instanceGroupManager:InstanceGroupManager": {"zone": LOCATION, "targetSize": COUNT},
+    "gcp:compute/instanceTemplate:InstanceTemplate": {
+        "machineType": TEXT, "scheduling": {"provisioningModel": TEXT},
+        "disks": [{"diskSizeGb": COUNT, "diskType": TEXT, "boot": FLAG}]},
     "aws:eks/nodeGroup:NodeGroup": {"instanceTypes": [TEXT], "scalingConfig": {"maxSize": COUNT, "minSize": COUNT},
                                     "capacityType": TEXT, "region": LOCATION},
     "aws:fsx/lustreFileSystem:LustreFileSystem": {"storageCapacity": COUNT, "deploymentType": TEXT,

@@ -41,6 +41,8 @@ GIB_PER_TB = 1e12 / 2.0**30
 AUTOSCALER_CHARTS = ("cluster-autoscaler", "karpenter")
 SCHEDULE_TYPE = "aws:autoscaling/schedule:Schedule"
 LAUNCH_TEMPLATE_TYPE = "aws:ec2/launchTemplate:LaunchTemplate"
+INSTANCE_TEMPLATE_TYPE = "gcp:compute/instanceTemplate:InstanceTemplate"
+INSTANCE_GROUP_TYPE = "gcp:compute/instanceGroupManager:InstanceGroupManager"
 GKE_DEFAULT_DISK_SIZE_GB = 100  # GKE NodeConfig.diskSizeGb: "If unspecified, the default disk size is 100GB"
 ROLE_LABEL = "accelfit.io/role"
 # A fleet workload's standby pool for step N of its fallback chain carries this node label (N > 0; the planner's
@@ -392,6 +394,28 @@ class _Pricer:
         disk_rate = self.service(Cloud.gcp, disk_type, region)
         return self._vm(found, disk_gb, disk_type, disk_rate, props.get("labels") or {}, spot, region)
 
+    def gcp_gpu_group(self, name: str, props: Mapping[str, Any]) -> Priced | None:
+        """A GPU VM's managed instance group (gce-gpu-vm, components/gcp/gpu_vm.py): its target size of VMs made
+        from its instance template (`<vm>-mig` uses `<vm>-template`): machine type, spot or not, boot disk, and the
+        autostop its labels declare. A template alone costs nothing; the group runs it."""
+        template = self.launch_templates.get(f"{name.removesuffix('-mig')}-template")
+        if template is None:
+            return None
+        region = _region_of_location(props.get("zone")) or self.context.gcp_region
+        spot = str((template.get("scheduling") or {}).get("provisioningModel", "")).upper() == "SPOT"
+        found = self.compute_hourly(Cloud.gcp, str(template.get("machineType", "")), region, spot)
+        if found is None:
+            return None
+        count = _first(props.get("targetSize"), 0)
+        boot = next((disk for disk in template.get("disks") or [] if disk.get("boot")), {})
+        disk_gb = _first(boot.get("diskSizeGb"), 10)
+        disk_type = str(boot.get("diskType") or GKE_DEFAULT_DISK_TYPE)
+        disk_rate = self.service(Cloud.gcp, disk_type, region)
+        one = self._vm(found, disk_gb, disk_type, disk_rate, template.get("labels") or {}, spot, region)
+        return Priced("vm", one.hourly_max * count, one.hourly_max * count, f"{count:g} × {one.basis}", spot=spot,
+                      disk_hourly=one.disk_hourly * count, idle_tail_hours=one.idle_tail_hours,
+                      autostop_action=one.autostop_action)
+
     def aws_gpu_vm(self, props: Mapping[str, Any]) -> Priced | None:
         """An EC2 instance (ec2-gpu-vm): its type, spot market, root volume and the autostop its tags declare."""
         region = self.context.aws_region
@@ -454,6 +478,8 @@ def price_resource(resource: NeutralResource, pricer: _Pricer) -> Priced | None:
         return pricer.gcp_node_pool(props)
     if kind == "gcp:compute/instance:Instance":
         return pricer.gcp_gpu_vm(props)
+    if kind == INSTANCE_GROUP_TYPE:
+        return pricer.gcp_gpu_group(resource.name, props)
     if kind == "aws:ec2/instance:Instance":
         return pricer.aws_gpu_vm(props)
     if kind == "gcp:tpu/v2Vm:V2Vm":
@@ -555,6 +581,7 @@ PRICED_TYPES = frozenset({
     "gcp:filestore/instance:Instance", "gcp:compute/disk:Disk", "aws:eks/nodeGroup:NodeGroup",
     "aws:fsx/lustreFileSystem:LustreFileSystem", "kubernetes:core/v1:NodePatch",
     "gcp:compute/instance:Instance", "aws:ec2/instance:Instance", GATEWAY_TYPE, POD_MONITORING_TYPE,
+    INSTANCE_GROUP_TYPE,
 })
 
 
@@ -568,7 +595,7 @@ def price_resources(resources: Iterable[NeutralResource], catalog: Catalog,
     resources = list(resources)
     around = [*resources, *surroundings]
     pricer = _Pricer(catalog, context, {resource.name: resource.props for resource in around
-                                        if resource.type == LAUNCH_TEMPLATE_TYPE},
+                                        if resource.type in (LAUNCH_TEMPLATE_TYPE, INSTANCE_TEMPLATE_TYPE)},
                      planned_servers(resource.props for resource in around if resource.type == SCALED_OBJECT_TYPE))
     usage = StackUsage.of(around)
     costs: list[ResourceCost] = []

@@ -22,6 +22,7 @@ from accelfit.catalog.names import UnknownAcceleratorError, canonical_accelerato
 from accelfit.catalog.rows import region_of_zone
 from accelfit.errors import did_you_mean, short_repr
 from accelfit.sizes import SizeError, parse_bytes, parse_count
+from accelfit.spec.job_source import job_cloud, parse_code, parse_image
 from accelfit.spec.quantization import AUTO, vllm_methods
 from accelfit.spec.regions import cloud_of_region, cloud_regions
 
@@ -335,11 +336,25 @@ class TrainingSpec(StrictModel):
                                         description="Plan the run to finish this share of the deadline early (room "
                                                     "for a slow start, a bad node, a rerun).")
     method: TrainingMethod = Field(default=TrainingMethod.full, description="full, or lora (fine-tuning only).")
+    code: str | None = Field(
+        default=None, min_length=8, max_length=1024,
+        description="GPU VMs: the job's code, fetched into the job's working directory before training.command "
+                    "runs (again after a restart only if it is missing): an archive gs://BUCKET/PATH.tar.gz or "
+                    "s3://BUCKET/KEY.tar.gz (.tgz, .tar; the VM's identity reads the bucket), or a public git "
+                    "repository pinned to a commit, https://HOST/PATH.git@<40-hex commit>.")
+    image: str | None = Field(
+        default=None, min_length=3, max_length=255,
+        description="GPU VMs: a container image run with all the VM's GPUs (NVIDIA Container Toolkit) instead of "
+                    "code: REGISTRY/PATH:TAG or REGISTRY/PATH@sha256:DIGEST (not :latest). The job directory is "
+                    "mounted at /workspace; training.command, if set, replaces the image's entrypoint (run with "
+                    "sh -c). Artifact Registry and ECR images are pulled with the VM's identity.")
     command: str | None = Field(
         default=None, min_length=1, max_length=4096,
-        description="GPU VMs (placement.orchestration: vms or any): the shell command the VM's startup script runs "
-                    "once, as root, in the image's environment (e.g. `cd /opt/job && torchrun train.py`); one line. "
-                    "Without it the VM boots idle and autostop stops it after placement.autostop_idle_minutes.")
+        description="GPU VMs (placement.orchestration: vms or any): the shell command the job runs, as root, in the "
+                    "job's working directory (with training.code: the unpacked code; with training.image: in the "
+                    "container); one line. $ACCELFIT_BUCKET_URL names the stack's bucket (gs://... or s3://...) "
+                    "for data and checkpoints. It runs at every boot until it succeeds once, so it must resume from "
+                    "its last checkpoint. Without command and image the VM boots idle and autostop stops it.")
 
     @field_validator("command", mode="after")
     @classmethod
@@ -348,6 +363,39 @@ class TrainingSpec(StrictModel):
             raise ValueError("command must be one non-empty line without NUL characters; put a longer job in a "
                              "script in the image or the bucket and call that")
         return command
+
+    @field_validator("code", mode="after")
+    @classmethod
+    def _code_form(cls, code: str | None) -> str | None:
+        if code is not None:
+            parse_code(code)  # raises with the forms it takes
+        return code
+
+    @field_validator("image", mode="after")
+    @classmethod
+    def _image_form(cls, image: str | None) -> str | None:
+        if image is not None:
+            parse_image(image)  # raises with the form it takes
+        return image
+
+    @model_validator(mode="after")
+    def _one_job_source(self) -> TrainingSpec:
+        if self.code is not None and self.image is not None:
+            raise ValueError("image: give training.code (run on the VM's own image) or training.image (a container "
+                             "with the code in it), not both; bake the code into the image or drop image")
+        if self.code is not None and self.command is None:
+            raise ValueError("command: required with training.code (what to run in the unpacked code's directory), "
+                             "e.g. command: torchrun --nproc-per-node=gpu train.py")
+        return self
+
+    @model_serializer(mode="wrap")
+    def _job_fields_when_set(self, handler: Any) -> Any:
+        return _without_unset_serving(handler(self), ("code", "image"))
+
+    @property
+    def runs_job(self) -> bool:
+        """The spec asks a GPU VM to run something (a command, code or an image)."""
+        return any(value is not None for value in (self.command, self.code, self.image))
 
 
 class InferenceSpec(StrictModel):
@@ -640,7 +688,27 @@ class WorkloadSpec(StrictModel):
                              "placement.reservations lists none; add each reservation as {name, zone, instance_type, "
                              "count} or remove reservation from budget.pricing")
         self._serving_rules()
+        self._job_rules()
         return self
+
+    def _job_rules(self) -> None:
+        """training.command, code and image are run by a GPU VM's startup script, and read with its cloud's
+        identity: refused where nothing would run or read them."""
+        training = self.training
+        if training is None or not training.runs_job:
+            return
+        field = next(name for name in ("code", "image", "command") if getattr(training, name) is not None)
+        if self.placement.orchestration is Orchestration.kubernetes:
+            raise ValueError(f"training.{field}: only a GPU VM runs it (its startup script), and "
+                             "placement.orchestration is kubernetes, where you submit the job yourself; set "
+                             f"orchestration: vms (or any), or remove training.{field}")
+        source = job_cloud(training.code, training.image)
+        clouds = {allowed.value for allowed in self.placement.clouds}
+        if source is not None and source[1] not in clouds:
+            name, cloud = source
+            raise ValueError(f"training.{name}: {getattr(training, name)} is read with the VM's {cloud} identity, "
+                             f"and placement.clouds is [{', '.join(sorted(clouds))}]; add {cloud} to "
+                             "placement.clouds, or copy it where the job runs")
 
     @property
     def model_server(self) -> ModelServer | None:

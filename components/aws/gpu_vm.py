@@ -7,12 +7,20 @@
 - IMDSv2 required; root volume gp3, encrypted; no public IP, no inbound rule: access through SSM Session Manager
   (the instance role carries AmazonSSMManagedInstanceCore, https://docs.aws.amazon.com/systems-manager/latest/userguide/setup-instance-permissions.html;
   the agent reaches Systems Manager through the network's NAT gateway, outbound HTTPS only).
-- Spot: instance market options. autostop_action stop needs a persistent request that stops on interruption
-  (only a persistent spot instance can be stopped); delete uses a one-time request that terminates.
+- Spot: instance market options. autostop_action stop: a persistent request that stops on interruption, which EC2
+  restarts when capacity returns ("For a Spot Instance launched by a persistent Spot Instance request: Amazon EC2
+  restarts the stopped instance when capacity is available",
+  https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/interruption-behavior.html); the root volume, with the job
+  directory and its done marker, is kept, and the job's systemd unit starts it again at boot. An instance the idle
+  check stops stays stopped (a persistent request reopens only when the instance is started,
+  https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/spot-request-status.html). delete: a one-time request that
+  terminates, which cannot resume, so the planner never offers spot with delete for a job (gpu_vms.job_rejection).
 - Autostop: the user data installs the nvidia-smi idle check (components/gpu_vm_script.py), which runs
   `shutdown -h now`; InstanceInitiatedShutdownBehavior (stop | terminate) decides what EC2 does then
   (https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/Using_ChangingInstanceInitiatedShutdownBehavior.html).
-- The workload's bucket: the instance role may read and write that bucket only.
+- Buckets: the instance role may read and write the workload's bucket, and read the code archive training.code
+  names (that object only); an image in a private ECR registry is pulled with AmazonEC2ContainerRegistryReadOnly
+  (https://docs.aws.amazon.com/AmazonECR/latest/userguide/security-iam-awsmanpol.html).
 """
 
 from __future__ import annotations
@@ -26,7 +34,8 @@ import pulumi_aws as aws
 
 from components.aws.checks import args_problem, raise_if_any
 from components.common import child_name
-from components.gpu_vm_script import render_startup_script
+from accelfit.spec.job_source import parse_code, parse_image
+from components.gpu_vm_script import GpuVmJob, render_startup_script
 
 _COMPONENT = "Ec2GpuVm"
 # Root device of the Ubuntu Deep Learning AMIs (Canonical's Ubuntu AMIs boot from /dev/sda1).
@@ -34,6 +43,7 @@ ROOT_DEVICE = "/dev/sda1"
 # The job may run in containers on the instance, one hop away: they need the role's credentials to reach the bucket.
 IMDS_HOP_LIMIT = 2
 SSM_CORE_POLICY = "arn:aws:iam::aws:policy/AmazonSSMManagedInstanceCore"
+ECR_READ_POLICY = "arn:aws:iam::aws:policy/AmazonEC2ContainerRegistryReadOnly"
 
 
 @dataclass(frozen=True)
@@ -44,11 +54,12 @@ class Ec2GpuVmArgs:
     vpc_id: pulumi.Input[str]
     subnet_id: pulumi.Input[str]
     bucket_arn: pulumi.Input[str]
+    bucket_name: pulumi.Input[str]
     root_volume_gb: int
     autostop_idle_minutes: int
     autostop_action: str = "stop"
     spot: bool = False
-    command: str | None = None
+    job: GpuVmJob = field(default_factory=GpuVmJob)
     tags: Mapping[str, str] = field(default_factory=dict)
     region: str | None = None
 
@@ -70,11 +81,16 @@ def validate_ec2_gpu_vm_args(args: Ec2GpuVmArgs) -> None:
     raise_if_any(problems)
 
 
-def _bucket_policy(bucket_arn: str) -> str:
-    return json.dumps({"Version": "2012-10-17", "Statement": [
+def _bucket_policy(bucket_arn: str, code_url: str | None = None) -> str:
+    """Read and write the workload's bucket; read the code archive (s3://BUCKET/KEY) when the job has one."""
+    statements = [
         {"Effect": "Allow", "Action": ["s3:ListBucket", "s3:GetBucketLocation"], "Resource": bucket_arn},
         {"Effect": "Allow", "Action": ["s3:GetObject", "s3:PutObject", "s3:DeleteObject"],
-         "Resource": f"{bucket_arn}/*"}]})
+         "Resource": f"{bucket_arn}/*"}]
+    if code_url is not None:
+        statements.append({"Effect": "Allow", "Action": ["s3:GetObject"],
+                           "Resource": f"arn:aws:s3:::{code_url.removeprefix('s3://')}"})
+    return json.dumps({"Version": "2012-10-17", "Statement": statements})
 
 
 class Ec2GpuVm(pulumi.ComponentResource):
@@ -92,8 +108,14 @@ class Ec2GpuVm(pulumi.ComponentResource):
                                                      "Principal": {"Service": "ec2.amazonaws.com"}}]}),
                             tags=tags, opts=child)
         aws.iam.RolePolicyAttachment(child_name(name, "ssm"), role=role.name, policy_arn=SSM_CORE_POLICY, opts=child)
+        code = parse_code(args.job.code) if args.job.code else None
+        code_url = code.url if code is not None and code.scheme == "s3" else None
         aws.iam.RolePolicy(child_name(name, "bucket"), role=role.id,
-                           policy=pulumi.Output.from_input(args.bucket_arn).apply(_bucket_policy), opts=child)
+                           policy=pulumi.Output.from_input(args.bucket_arn).apply(
+                               lambda arn: _bucket_policy(arn, code_url)), opts=child)
+        if args.job.image and parse_image(args.job.image).cloud == "aws":
+            aws.iam.RolePolicyAttachment(child_name(name, "ecr"), role=role.name, policy_arn=ECR_READ_POLICY,
+                                         opts=child)
         profile = aws.iam.InstanceProfile(child_name(name, "profile"), role=role.name, tags=tags, opts=child)
         # No inbound rule: Session Manager needs only outbound HTTPS from the agent.
         group = aws.ec2.SecurityGroup(
@@ -126,7 +148,8 @@ class Ec2GpuVm(pulumi.ComponentResource):
             metadata_options=aws.ec2.InstanceMetadataOptionsArgs(**imds),
             root_block_device=aws.ec2.InstanceRootBlockDeviceArgs(volume_size=args.root_volume_gb, volume_type="gp3",
                                                                   encrypted=True, delete_on_termination=True),
-            user_data=render_startup_script("aws", args.autostop_idle_minutes, args.autostop_action, args.command),
+            user_data=pulumi.Output.from_input(args.bucket_name).apply(lambda bucket: render_startup_script(
+                "aws", args.autostop_idle_minutes, args.autostop_action, args.job, bucket_url=f"s3://{bucket}")),
             tags={**tags, "Name": name, "autostop-idle-minutes": str(args.autostop_idle_minutes),
                   "autostop-action": args.autostop_action},
             region=region, opts=child)
@@ -135,7 +158,8 @@ class Ec2GpuVm(pulumi.ComponentResource):
 
 
 class Ec2GpuVmStack(pulumi.ComponentResource):
-    """An ec2-gpu-vm plan: the network (private subnets, NAT), the data bucket, and the VM."""
+    """An ec2-gpu-vm plan: the network (private subnets, one NAT gateway in the VM's zone), the data bucket, and
+    the VM."""
 
     def __init__(self, name: str, plan, ownership, opts: pulumi.ResourceOptions | None = None):
         from components.aws.data_bucket import DataBucket, DataBucketArgs
@@ -146,7 +170,8 @@ class Ec2GpuVmStack(pulumi.ComponentResource):
         child = pulumi.ResourceOptions(parent=self)
         tags = ownership.aws_tags()
         self.network = AwsNetwork(child_name(name, "network"), AwsNetworkArgs(
-            region=plan.region, zones=tuple(plan.zones), cidr=plan.network.cidr, tags=tags), opts=child)
+            region=plan.region, zones=tuple(plan.zones), cidr=plan.network.cidr, tags=tags,
+            nat_zones=(vm.zone,)), opts=child)
         storage = plan.storage
         self.bucket = DataBucket(child_name(name, "data"), DataBucketArgs(
             checkpoint_retention_days=storage.checkpoint_retention_days, versioning=storage.bucket_versioning,
@@ -154,7 +179,8 @@ class Ec2GpuVmStack(pulumi.ComponentResource):
         self.vm = Ec2GpuVm(child_name(name, "gpu"), Ec2GpuVmArgs(
             instance_type=vm.machine_type, zone=vm.zone, image=vm.image, vpc_id=self.network.vpc_id,
             subnet_id=self.network.private_subnet_ids[vm.zone], bucket_arn=self.bucket.bucket_arn,
-            root_volume_gb=vm.boot_disk_gb, autostop_idle_minutes=vm.autostop_idle_minutes,
-            autostop_action=vm.autostop_action, spot=vm.spot, command=vm.command, tags=tags, region=plan.region),
+            bucket_name=self.bucket.bucket_name, root_volume_gb=vm.boot_disk_gb,
+            autostop_idle_minutes=vm.autostop_idle_minutes, autostop_action=vm.autostop_action, spot=vm.spot,
+            job=GpuVmJob(vm.command, vm.code, vm.container_image), tags=tags, region=plan.region),
             opts=child)
         self.register_outputs({"instance_id": self.vm.instance_id, "bucket_name": self.bucket.bucket_name})

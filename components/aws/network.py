@@ -1,9 +1,10 @@
 """AwsNetwork: the VPC a GPU cluster lives in.
 
 Private subnets (nodes, pods, file systems) and public subnets (only NAT gateways and load balancers) in every
-zone, a NAT gateway per zone so one zone failing does not cut the others off, a node security group that lets
-nodes talk to each other on every port (EFA requires it) and admits nothing from outside, and an S3 gateway
-endpoint so dataset and checkpoint traffic stays off the NAT gateways (no per-GB NAT charge).
+zone, a NAT gateway per zone so one zone failing does not cut the others off (a single GPU VM gets one, in its
+zone), a node security group that lets nodes talk to each other on every port (EFA requires it) and admits nothing
+from outside, and an S3 gateway endpoint so dataset and checkpoint traffic stays off the NAT gateways (no per-GB
+NAT charge).
 """
 
 from __future__ import annotations
@@ -29,6 +30,9 @@ class AwsNetworkArgs:
     zones: tuple[str, ...] = field(metadata={"doc": "Availability zones of the region, at least two (EKS)."})
     cidr: str = field(default="10.0.0.0/16", metadata={"doc": "VPC CIDR, a private range."})
     tags: Mapping[str, str] = field(default_factory=dict, metadata={"doc": "Tags for every resource."})
+    nat_zones: tuple[str, ...] | None = field(default=None, metadata={
+        "doc": "Zones that get a NAT gateway; None: every zone. The other zones' private subnets route through the "
+               "first of them (one GPU VM in one zone needs one NAT gateway)."})
 
 
 def validate_network_args(args: AwsNetworkArgs) -> list[Problem]:
@@ -39,6 +43,9 @@ def validate_network_args(args: AwsNetworkArgs) -> list[Problem]:
     if len(set(args.zones)) != len(args.zones):
         problems.append(args_problem(_COMPONENT, "zones", "a zone is listed twice", "list each zone once",
                                      list(args.zones)))
+    if args.nat_zones is not None and (not args.nat_zones or set(args.nat_zones) - set(args.zones)):
+        problems.append(args_problem(_COMPONENT, "nat_zones", "NAT gateways go in zones the network spans",
+                                     "list one or more of the network's zones", list(args.nat_zones)))
     if any(not zone.startswith(args.region) for zone in args.zones):
         problems.append(args_problem(_COMPONENT, "zones", f"every zone must be in region {args.region}",
                                      f"use zones such as {args.region}a", list(args.zones)))
@@ -86,7 +93,12 @@ class AwsNetwork(pulumi.ComponentResource):
         self.private_subnet_ids = {}
         self.public_subnet_ids = {}
         private_route_tables = []
-        for layout in subnet_layout(args.cidr, args.zones):
+        nat_zones = args.nat_zones if args.nat_zones is not None else args.zones
+        layouts = subnet_layout(args.cidr, args.zones)
+        # The zones with a NAT gateway come first, so a zone without one can route through it.
+        layouts = sorted(layouts, key=lambda layout: layout.zone not in nat_zones)
+        nat = None
+        for layout in layouts:
             suffix = layout.zone[-1] if layout.zone[-1].isalpha() else layout.zone
             # Subnet role tags tell the AWS Load Balancer Controller where to put load balancers
             # (https://docs.aws.amazon.com/eks/latest/userguide/network-load-balancing.html).
@@ -100,12 +112,17 @@ class AwsNetwork(pulumi.ComponentResource):
                 tags={**named(f"private-{suffix}"), "kubernetes.io/role/internal-elb": "1"}, opts=child)
             aws.ec2.RouteTableAssociation(child_name(name, f"public-{suffix}-rta"), subnet_id=public.id,
                                           route_table_id=public_routes.id, region=args.region, opts=child)
-            address = aws.ec2.Eip(child_name(name, f"nat-{suffix}-eip"), domain="vpc", region=args.region,
-                                  tags=named(f"nat-{suffix}-eip"), opts=child)
-            nat = aws.ec2.NatGateway(child_name(name, f"nat-{suffix}"), subnet_id=public.id,
-                                     allocation_id=address.id, connectivity_type="public", region=args.region,
-                                     tags=named(f"nat-{suffix}"),
-                                     opts=pulumi.ResourceOptions(parent=self, depends_on=[gateway]))
+            if layout.zone in nat_zones:
+                # A NAT gateway per zone keeps one zone's failure from cutting the others off; a zone that runs
+                # nothing (a GPU VM's network spans two zones, the VM sits in one) shares the VM zone's gateway
+                # (https://docs.aws.amazon.com/vpc/latest/userguide/vpc-nat-gateway.html: "create a NAT gateway in
+                # each Availability Zone" is for resources in several zones).
+                address = aws.ec2.Eip(child_name(name, f"nat-{suffix}-eip"), domain="vpc", region=args.region,
+                                      tags=named(f"nat-{suffix}-eip"), opts=child)
+                nat = aws.ec2.NatGateway(child_name(name, f"nat-{suffix}"), subnet_id=public.id,
+                                         allocation_id=address.id, connectivity_type="public", region=args.region,
+                                         tags=named(f"nat-{suffix}"),
+                                         opts=pulumi.ResourceOptions(parent=self, depends_on=[gateway]))
             private_routes = aws.ec2.RouteTable(
                 child_name(name, f"private-{suffix}-rt"), vpc_id=vpc.id, region=args.region,
                 tags=named(f"private-{suffix}-rt"),

@@ -110,18 +110,26 @@ def build_stack(plan: Plan, ownership: Ownership, *, catalog: Catalog | None = N
     labels = ownership.gcp_labels()
     shared = build_shared(plan.workload, plan, project_features(plan), project, labels, plan.environment)
     parts = WorkloadParts()
-    if plan.gpu_vm is not None:
-        from components.gcp.gpu_vm import GceGpuVm, GceGpuVmArgs
-
-        vm = plan.gpu_vm
-        parts.gpu_vm = GceGpuVm(f"{plan.workload}-gpu", GceGpuVmArgs(
-            project=project, zone=vm.zone, machine_type=vm.machine_type, image=vm.image,
-            boot_disk_gb=vm.boot_disk_gb, boot_disk_type=vm.boot_disk_type, subnetwork=shared.network.subnet.id,
-            service_account=shared.service_account.email, autostop_idle_minutes=vm.autostop_idle_minutes,
-            autostop_action=vm.autostop_action, spot=vm.spot, command=vm.command, labels=labels), shared.on_services)
-    else:
+    if plan.gpu_vm is None:
         _build_tpu_vms(parts, plan, project, shared.network, shared.service_account, labels, shared.on_services)
-    return build_workload_storage(parts, plan, project, shared, labels, shared.on_services, namespaces=())
+    built = build_workload_storage(parts, plan, project, shared, labels, shared.on_services, namespaces=())
+    if plan.gpu_vm is not None:
+        built.gpu_vm = _build_gpu_vm(plan, project, shared, built.bucket, labels)
+    return built
+
+
+def _build_gpu_vm(plan: Plan, project: str, shared: SharedParts, bucket: DataBucket, labels: dict[str, str]):
+    """The GPU VM, after the bucket whose name its job is given ($ACCELFIT_BUCKET_URL)."""
+    from components.gcp.gpu_vm import GceGpuVm, GceGpuVmArgs
+    from components.gpu_vm_script import GpuVmJob
+
+    vm = plan.gpu_vm
+    return GceGpuVm(f"{plan.workload}-gpu", GceGpuVmArgs(
+        project=project, zone=vm.zone, machine_type=vm.machine_type, image=vm.image,
+        boot_disk_gb=vm.boot_disk_gb, boot_disk_type=vm.boot_disk_type, subnetwork=shared.network.subnet.id,
+        service_account=shared.service_account.email, bucket_name=bucket.bucket_name,
+        autostop_idle_minutes=vm.autostop_idle_minutes, autostop_action=vm.autostop_action, spot=vm.spot,
+        job=GpuVmJob(vm.command, vm.code, vm.container_image), labels=labels), shared.on_services)
 
 
 @dataclass

@@ -31,7 +31,8 @@ SECURITY_GROUP = "aws:ec2/securityGroup:SecurityGroup"
 SECURITY_GROUP_RULE = "aws:ec2/securityGroupRule:SecurityGroupRule"
 INGRESS_RULE = "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule"
 EBS_VOLUME = "aws:ebs/volume:Volume"
-GCE_INSTANCE = "gcp:compute/instance:Instance"  # gce-gpu-vm (components/gcp/gpu_vm.py)
+GCE_INSTANCE = "gcp:compute/instance:Instance"
+GCE_TEMPLATE = "gcp:compute/instanceTemplate:InstanceTemplate"  # gce-gpu-vm: its group's VMs (components/gcp/gpu_vm.py)
 EC2_INSTANCE = "aws:ec2/instance:Instance"  # ec2-gpu-vm (components/aws/gpu_vm.py)
 WORLD = ("0.0.0.0/0", "::/0")
 
@@ -55,7 +56,7 @@ def check_no_public_ips(view: ResourceView, settings: Settings) -> list[str]:
             if truthy(get(spec, "node.networkConfig.enableExternalIps")):
                 return [f"{view.label} asks for external IPs on slice {get(spec, 'nodeId', '?')}; allowed: false. "
                         "Fix: set node.networkConfig.enableExternalIps: false."]
-    if view.type == GCE_INSTANCE:
+    if view.type in (GCE_INSTANCE, GCE_TEMPLATE):
         for index, interface in enumerate(items(get(props, "networkInterfaces"))):
             if items(get(interface, "accessConfigs")) or items(get(interface, "ipv6AccessConfigs")):
                 return [f"{view.label} gives network interface {index} an external IP (accessConfigs is set); "

@@ -21,6 +21,7 @@ GCP_LABELS = {
     "gcp:filestore/instance:Instance": "labels",
     "gcp:compute/disk:Disk": "labels",
     "gcp:compute/instance:Instance": "labels",
+    "gcp:compute/instanceTemplate:InstanceTemplate": "labels",  # the labels of the VMs a GPU VM's group makes
 }
 # AWS types the components create that accept tags (associations, attachments and bucket sub-configurations
 # do not).

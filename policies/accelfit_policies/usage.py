@@ -17,13 +17,15 @@ from .view import ResourceView, get, items, number, truthy
 GKE_NODE_POOL = "gcp:container/nodePool:NodePool"
 GKE_CLUSTER = "gcp:container/cluster:Cluster"
 GCE_INSTANCE = "gcp:compute/instance:Instance"
+# A GPU VM's managed instance group makes its one VM from this template (components/gcp/gpu_vm.py).
+GCE_TEMPLATE = "gcp:compute/instanceTemplate:InstanceTemplate"
 TPU_VM = "gcp:tpu/v2Vm:V2Vm"
 TPU_QUEUED = "gcp:tpu/v2QueuedResource:V2QueuedResource"
 EKS_NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
 EKS_CLUSTER = "aws:eks/cluster:Cluster"
 LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
 
-ACCELERATOR_TYPES = frozenset({GKE_NODE_POOL, GCE_INSTANCE, TPU_VM, TPU_QUEUED, EKS_NODE_GROUP})
+ACCELERATOR_TYPES = frozenset({GKE_NODE_POOL, GCE_INSTANCE, GCE_TEMPLATE, TPU_VM, TPU_QUEUED, EKS_NODE_GROUP})
 
 
 @dataclass(frozen=True)
@@ -166,8 +168,17 @@ def _gce_instance(view: ResourceView, catalog: Catalog) -> AcceleratorUse | None
     return AcceleratorUse(canonical(str(get(guests[0], "type", "")), catalog), "gpu", per_node, 1, 1, spot)
 
 
+def _gce_template(view: ResourceView, catalog: Catalog) -> AcceleratorUse | None:
+    """The VM of a GPU VM's group of one: its GPUs come with the accelerator-optimized machine type (A2, A3, G2)."""
+    shape = catalog.instance_type("gcp", str(get(view.props, "machineType", "")))
+    if shape is None:
+        return None
+    spot = str(get(view.props, "scheduling.provisioningModel", "")).upper() == "SPOT"
+    return AcceleratorUse(shape.accelerator, "gpu", shape.accelerator_count, 1, 1, spot)
+
+
 _READERS = {GKE_NODE_POOL: _gke_pool, TPU_VM: _tpu_vm, TPU_QUEUED: _tpu_queued, EKS_NODE_GROUP: _eks_node_group,
-            GCE_INSTANCE: _gce_instance}
+            GCE_INSTANCE: _gce_instance, GCE_TEMPLATE: _gce_template}
 
 
 def accelerator_use(view: ResourceView, catalog: Catalog | None = None) -> AcceleratorUse | None:

@@ -102,7 +102,7 @@ def _gpu_vm(stack: str, name: str):
 
 
 def test_gpu_vms_as_built_pass_public_ip_imds_and_encryption_rules():
-    gce = _gpu_vm("example-gcp-lora-vm", "lora-ft-gpu-vm")
+    gce = _gpu_vm("example-gcp-lora-vm", "lora-ft-gpu-template")  # the template its managed instance group runs
     ec2 = _gpu_vm("example-aws-lora-vm", "lora-ft-gpu-vm")
     for policy in (security.no_public_ips_policy(), security.imdsv2_policy(), security.encryption_policy()):
         assert violations(policy, resource_args(gce)) == []
@@ -110,10 +110,10 @@ def test_gpu_vms_as_built_pass_public_ip_imds_and_encryption_rules():
 
 
 def test_gce_vm_with_an_external_ip_fails():
-    vm = edit(_gpu_vm("example-gcp-lora-vm", "lora-ft-gpu-vm"),
+    vm = edit(_gpu_vm("example-gcp-lora-vm", "lora-ft-gpu-template"),
               lambda p: p["networkInterfaces"][0].update(accessConfigs=[{"networkTier": "PREMIUM"}]))
     [message] = violations(security.no_public_ips_policy(), resource_args(vm))
-    assert "lora-ft-gpu-vm" in message and "accessConfigs" in message and "IAP" in message
+    assert "lora-ft-gpu-template" in message and "accessConfigs" in message and "IAP" in message
 
 
 def test_ec2_vm_with_a_public_ip_imdsv1_or_plain_root_volume_fails():

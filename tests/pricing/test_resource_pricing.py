@@ -122,3 +122,37 @@ def test_cost_command(capsys, monkeypatch):
     code = main(["cost", "--pulumi-preview", str(FIXTURES / "pulumi-preview-dev.json"), "--stack", "dev", "--json"])
     document = json.loads(capsys.readouterr().out)
     assert code == 0 and document["monthly_usd"] > 0 and document["assumptions"]
+
+
+# --- a GPU VM's managed instance group (gce-gpu-vm) --------------------------------------------------------------
+
+GPU_TEMPLATE = {"machineType": "g2-standard-24", "scheduling": {"provisioningModel": "SPOT"},
+                "disks": [{"boot": True, "diskSizeGb": 200, "diskType": "pd-balanced"}],
+                "labels": {"autostop-idle-minutes": "30", "autostop-action": "stop"}}
+
+
+def _group(catalog, target_size, template=GPU_TEMPLATE):
+    resources = [NeutralResource("gcp:compute/instanceGroupManager:InstanceGroupManager", "job-gpu-mig",
+                                 {"zone": "us-central1-a", "targetSize": target_size})]
+    if template is not None:
+        resources.append(NeutralResource("gcp:compute/instanceTemplate:InstanceTemplate", "job-gpu-template",
+                                         template))
+    return price_resources(resources, catalog, PricingContext(gcp_region="us-central1"))
+
+
+def test_a_gpu_vm_group_is_priced_as_its_template_times_its_size(catalog):
+    hourly = catalog.price("gcp", "g2-standard-24", "us-central1", "spot").hourly_usd
+    disk_hourly = 200 * catalog.service_price("gcp", "pd-balanced", "us-central1").usd / 730
+    [one_vm] = _group(catalog, 1).resources
+    assert one_vm.name == "job-gpu-mig"  # the template itself costs nothing
+    # No run in the context: with autostop the VM bills the idle tail, its kept boot disk all month.
+    assert one_vm.full_scale_monthly_usd == pytest.approx((hourly + disk_hourly) * 730, abs=0.01)
+    [two] = _group(catalog, 2).resources
+    assert two.full_scale_monthly_usd == pytest.approx(2 * one_vm.full_scale_monthly_usd, abs=0.02)
+    [none] = _group(catalog, 0).resources
+    assert none.full_scale_monthly_usd == 0
+
+
+def test_a_group_without_its_template_is_reported_unpriced(catalog):
+    report = _group(catalog, 1, template=None)
+    assert not report.resources and report.unpriced and "job-gpu-mig" in report.unpriced[0]

@@ -21,7 +21,8 @@ RULES_FILE = Path(__file__).parent / "data" / "gke_rules.yaml"
 
 NameKind = Literal["container_cluster", "container_node_pool", "compute_firewall", "compute_network",
                    "compute_subnetwork", "compute_router", "compute_router_nat", "iam_service_account_id",
-                   "kubernetes_object", "filestore_instance"]
+                   "kubernetes_object", "filestore_instance", "compute_instance_group_manager",
+                   "compute_base_instance_name"]
 
 
 class NameLimit(Sourced):

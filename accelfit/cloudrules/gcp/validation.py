@@ -101,6 +101,10 @@ def derived_names(plan: Plan) -> list[tuple[str, str, str]]:
         names += [(join_path("node_pools", index, "name"), "container_node_pool",
                    fitted_name("container_node_pool", f"{plan.workload}-{pool.name}"))
                   for index, pool in enumerate(plan.node_pools) if pool.role in ("gpu", "tpu")]
+    if plan.gpu_vm is not None:
+        group = f"{plan.workload}-gpu"  # components/gcp/gpu_vm.py: the VM's managed instance group
+        names += [("workload", "compute_instance_group_manager", fitted_name("compute_instance_group_manager", group)),
+                  ("workload", "compute_base_instance_name", fitted_name("compute_base_instance_name", group))]
     if plan.storage.shared_filesystem == "filestore":
         names.append(("storage.shared_filesystem", "filestore_instance",
                       fitted_name("filestore_instance", f"{plan.workload}-shared-filestore")))

@@ -375,3 +375,19 @@ class TestByHand:
             record(lambda: AwsNetwork("n", AwsNetworkArgs(region="us-east-1", zones=("us-east-1a",),
                                                           cidr="8.8.0.0/16")))
         assert {p.field for p in raised.value.problems} == {"zones", "cidr"}
+
+    def test_nat_zones_must_be_the_networks_own(self):
+        with pytest.raises(InputError) as raised:
+            record(lambda: AwsNetwork("n", AwsNetworkArgs(region="us-east-1", zones=("us-east-1a", "us-east-1b"),
+                                                          nat_zones=("us-east-1c",))))
+        assert {p.field for p in raised.value.problems} == {"nat_zones"}
+
+    def test_a_network_with_one_nat_zone_routes_every_zone_through_it(self):
+        recording = record(lambda: AwsNetwork("n", AwsNetworkArgs(
+            region="us-east-1", zones=("us-east-1a", "us-east-1b"), nat_zones=("us-east-1b",))))
+        [nat] = recording.of_type("aws:ec2/natGateway:NatGateway")
+        assert nat.name == "n-nat-b" and len(recording.of_type("aws:ec2/eip:Eip")) == 1
+        for table in ("n-private-a-rt", "n-private-b-rt"):
+            assert recording.named(table).inputs["routes"] == [{"cidrBlock": "0.0.0.0/0", "natGatewayId": "n-nat-b-id"}]
+        every = record(lambda: AwsNetwork("n", AwsNetworkArgs(region="us-east-1", zones=("us-east-1a", "us-east-1b"))))
+        assert len(every.of_type("aws:ec2/natGateway:NatGateway")) == 2  # a cluster keeps one per zone

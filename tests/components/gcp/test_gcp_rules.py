@@ -28,6 +28,7 @@ NAMED_TYPES = {
     "gcp:compute/router:Router": "compute_router",
     "gcp:compute/routerNat:RouterNat": "compute_router_nat",
     "gcp:filestore/instance:Instance": "filestore_instance",
+    "gcp:compute/instanceGroupManager:InstanceGroupManager": "compute_instance_group_manager",  # gce-gpu-vm
 }
 
 
@@ -49,7 +50,7 @@ def test_every_rule_row_names_its_source_and_date():
             *rules.project_services, *rules.host_maintenance]
     assert rows and all(len(row.source) > 10 and row.as_of.year >= 2026 for row in rows)
     assert {row.resource for row in rules.name_limits} == set(NAMED_TYPES.values()) | {
-        "iam_service_account_id", "kubernetes_object"}
+        "iam_service_account_id", "kubernetes_object", "compute_base_instance_name"}
 
 
 # --- names ---------------------------------------------------------------------------------------------------
@@ -234,3 +235,20 @@ def test_tpu_pools_and_filestore_names_fit_for_the_longest_workload_name(make):
                for item in named)
     for item in named:
         assert names.check_name("test", "name", NAMED_TYPES[item.type], item.inputs["name"]) == [], item.name
+
+
+def test_a_gpu_vm_groups_names_fit_for_the_longest_workload_name():
+    from accelfit.catalog import load_catalog
+    from accelfit.planner import plan
+    from accelfit.spec import WorkloadSpec
+
+    workload = "w" * 40
+    spec = WorkloadSpec.model_validate({
+        "name": workload, "kind": "fine-tuning", "framework": "pytorch",
+        "model": {"parameters": "8B", "precision": "bf16"},
+        "training": {"tokens": "200M", "deadline_days": 2, "method": "lora", "command": "python train.py"},
+        "placement": {"clouds": ["gcp"], "regions": ["us-central1"], "orchestration": "vms"}})
+    derived = {kind: name for _, kind, name in derived_names(plan(spec, load_catalog()))}
+    for kind in ("compute_instance_group_manager", "compute_base_instance_name"):
+        assert names.check_name("plan", "workload", kind, derived[kind]) == [], derived[kind]
+    assert derived["compute_instance_group_manager"] == f"{workload}-gpu"
