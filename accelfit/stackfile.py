@@ -18,6 +18,7 @@ from accelfit.errors import InputError, Problem, did_you_mean, problem, shorten
 from accelfit.inputfile import is_regular_file
 from accelfit.spec import LoadedWorkload, WorkloadSpec
 from accelfit.spec.loader import with_inventory, workloads_from_document, workloads_key
+from accelfit.values import find_credential, is_ca_cert_hash, is_join_endpoint, is_kubernetes_minor
 from accelfit.yamlio import read_yaml
 
 PROJECT_FILE = "Pulumi.yaml"
@@ -117,14 +118,14 @@ class StackFile:
 
     def secret_values(self) -> tuple[str, ...]:
         """Plain-text values of secret-named keys (longest first), to blind wherever a report would copy them."""
-        values = {value for key, value in self.config.items() if secret_named(key) and isinstance(value, str)
+        values = {value for key, value in self.config.items() if secret_like(key, value) and isinstance(value, str)
                   and len(value) >= 4}
         return tuple(sorted(values, key=len, reverse=True))
 
     def secret_keys(self) -> list[str]:
         """Encrypted keys, and secret-named keys set in plain text: both are secrets to the program, so their
         values are blinded in every report."""
-        return sorted(key for key, value in self.config.items() if is_secure(value) or secret_named(key))
+        return sorted(key for key, value in self.config.items() if is_secure(value) or secret_like(key, value))
 
 
 def find_project_dir(start: Path | None = None) -> Path:
@@ -198,10 +199,17 @@ def secret_named(key: str) -> bool:
     return bool(_SECRET_NAME.search(key.partition(":")[2] or key))
 
 
+def secret_like(key: str, value: Any) -> bool:
+    """A key named like a secret, or a plain text value shaped like a credential (an AWS key id, a token, a URI
+    with a password: accelfit.values.find_credential) whatever its key is called."""
+    return secret_named(key) or (isinstance(value, str) and find_credential(value) is not None)
+
+
 def plaintext_secrets(config: dict[str, Any]) -> list[str]:
-    """Keys named like secrets whose value is written in plain text instead of `{secure: ...}`."""
-    return sorted(key for key, value in config.items() if secret_named(key) and value not in (None, "")
-                  and not is_secure(value))
+    """Keys named like secrets, or holding a credential-shaped value, whose value is written in plain text instead
+    of `{secure: ...}`."""
+    return sorted(key for key, value in config.items() if isinstance(key, str) and secret_like(key, value)
+                  and value not in (None, "") and not is_secure(value))
 
 
 def load_stack(name: str, project_dir: Path | None = None) -> StackFile:
@@ -376,10 +384,32 @@ def config_problems(config: dict[str, Any], project_doc: dict[str, Any], name: s
                                     f"{'mapping' if isinstance(value, dict) else 'list' if isinstance(value, list) else type(value).__name__} "
                                     "(the value is not shown)", f"set it as one string: pulumi config set --secret "
                                     f"{shorten(key, 80)} ..."))
+    problems += join_setting_problems(config, project, source)
     for key in plaintext_secrets(config):
         if environment == "prod":
             problems.append(problem(source, f"config.{shorten(key, 80)}", "a secret is written in plain text, "
                                     "which prod refuses", f"remove it and run `pulumi config set --secret {key} ...`"))
+    return problems
+
+
+# The bare-metal join settings (components/baremetal/access.py reads them for the build), checked where the stack
+# file is read so `check`, `plan` and `lock` refuse what the build would: each anchored with \Z (accelfit.values).
+_JOIN_SETTINGS = (
+    ("joinEndpoint", is_join_endpoint, "not host:port of the API server hosts join (one line, port 1-65535)",
+     "pulumi config set accelfit:joinEndpoint 10.20.0.5:6443"),
+    ("joinCaCertHash", is_ca_cert_hash, "not sha256:<64 lowercase hex digits>",
+     "take it from `kubeadm token create --print-join-command` on a control-plane node"),
+    ("kubernetesVersion", is_kubernetes_minor, "not a Kubernetes minor version such as 1.35",
+     "pulumi config set accelfit:kubernetesVersion 1.35 (the control plane's), or remove it"),
+)
+
+
+def join_setting_problems(config: dict[str, Any], project: str, source: str) -> list[Problem]:
+    problems = []
+    for key, valid, what, fix in _JOIN_SETTINGS:
+        value = config.get(f"{project}:{key}")
+        if value is not None and not is_secure(value) and not valid(value):
+            problems.append(problem(source, f"config.{project}:{key}", what, fix, value))
     return problems
 
 

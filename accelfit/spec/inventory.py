@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import ipaddress
 import re
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
 from accelfit.catalog.names import UnknownAcceleratorError, accelerator_kind, canonical_accelerator, max_per_server
 from accelfit.errors import short_repr
 from accelfit.spec.models import DNS_LABEL, Number, StrictModel, WholeNumber
+from accelfit.values import credential_message, credential_paths
 
 # RFC 1123 host names: dot-separated labels of letters, digits and '-', at most 253 characters in all. `\Z`, not
 # `$`: `$` also matches before a final newline, and "gpu-01\n" is not a host name.
@@ -113,6 +114,15 @@ class Server(StrictModel):
 class Inventory(StrictModel):
     site: str = Field(pattern=DNS_LABEL, max_length=63, description="Site name, used in labels and resource names.")
     servers: tuple[Server, ...] = Field(min_length=1, max_length=10_000, description="The GPU servers.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_credentials(cls, data: Any) -> Any:
+        """A password or key pasted into an inventory (ssh_user, a label) is refused unquoted: hosts are reached
+        with the stack's secret accelfit:sshPrivateKey."""
+        for path, kind, masked_form in credential_paths(data):
+            raise ValueError(credential_message(path, kind, masked_form))
+        return data
 
     @model_validator(mode="after")
     def _unique(self) -> Inventory:

@@ -11,21 +11,18 @@
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
 
 import pulumi
 
 from accelfit.errors import InputError, Problem, problem
+from accelfit.values import is_ca_cert_hash, is_join_endpoint, is_kubernetes_minor
 
 SECRET_KEYS = {
     "sshPrivateKey": "pulumi config set --secret accelfit:sshPrivateKey < ~/.ssh/<key>",
     "joinToken": "pulumi config set --secret accelfit:joinToken \"$(kubeadm token generate)\"",
     "kubeconfig": "pulumi config set --secret accelfit:kubeconfig < <admin kubeconfig of the cluster>",
 }
-_ENDPOINT = re.compile(r"^[A-Za-z0-9.-]+:[0-9]{1,5}$")
-_CA_HASH = re.compile(r"^sha256:[0-9a-f]{64}$")
-_MINOR = re.compile(r"^1\.[0-9]{2}$")
 
 
 def _structured(full_key: str) -> bool:
@@ -65,16 +62,16 @@ def read_host_access(source: str = "stack") -> HostAccess:
                                     "(the value is not shown)", fix))
         secrets[key] = value
     endpoint = config.get("joinEndpoint")
-    if not endpoint or not _ENDPOINT.match(endpoint):
+    if not is_join_endpoint(endpoint):
         problems.append(problem(source, "accelfit:joinEndpoint", "the API server hosts join is missing or not "
                                 "host:port", "pulumi config set accelfit:joinEndpoint 10.20.0.5:6443", endpoint))
     ca_hash = config.get("joinCaCertHash")
-    if not ca_hash or not _CA_HASH.match(ca_hash):
+    if not is_ca_cert_hash(ca_hash):
         problems.append(problem(source, "accelfit:joinCaCertHash", "missing or not sha256:<64 hex digits>",
                                 "take it from `kubeadm token create --print-join-command` on a control-plane node",
                                 ca_hash))
     minor = config.get("kubernetesVersion") or ""
-    if minor and not _MINOR.match(minor):
+    if minor and not is_kubernetes_minor(minor):
         problems.append(problem(source, "accelfit:kubernetesVersion", "not a Kubernetes minor version",
                                 "pulumi config set accelfit:kubernetesVersion 1.35 (the control plane's)", minor))
     if problems:
