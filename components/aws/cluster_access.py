@@ -29,7 +29,7 @@ from typing import Any, Literal
 from accelfit.errors import InputError, Problem, problem
 
 EndpointAccess = Literal["public", "private"]
-_IAM_PRINCIPAL = re.compile(r"^arn:aws(-cn|-us-gov)?:(iam|sts)::[0-9]{12}:(role|user|assumed-role)/[\w+=,.@/-]+$")
+_IAM_PRINCIPAL = re.compile(r"^arn:aws(-cn|-us-gov)?:(iam|sts)::[0-9]{12}:(role|user|assumed-role)/[\w+=,.@/-]+\Z")
 SOURCE = "stack"
 
 

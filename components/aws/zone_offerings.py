@@ -19,7 +19,7 @@ from accelfit.catalog.models import Catalog
 from accelfit.errors import InputError, Problem, problem
 from accelfit.planner.model import Plan
 
-_ZONE_ID = re.compile(r"^[a-z]{2,6}[0-9]-az[0-9]+$")
+_ZONE_ID = re.compile(r"^[a-z]{2,6}[0-9]-az[0-9]+\Z")
 
 
 def offered_zone_ids(catalog: Catalog, region: str, instance_type: str) -> tuple[str, ...] | None:
