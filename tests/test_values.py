@@ -111,13 +111,15 @@ def test_a_training_command_passing_its_secret_by_reference_is_accepted():
     assert validate(WorkloadSpec, data, "w.yaml").training.command.startswith("export")
 
 
-def test_an_inventory_with_a_password_is_refused_unquoted():
+@pytest.mark.parametrize("field, value", [("ssh_user", "ops:hunter2-long-password"),
+                                          ("address", "ops:hunter2-long-password@10.0.0.1"),
+                                          ("labels", {"note": "password=hunter2-long-password"})])
+def test_an_inventory_with_a_password_is_refused_unquoted(field, value):
     inventory = yaml.safe_load((ROOT / "examples/inventories/lab-rack-a.yaml").read_text(encoding="utf-8"))
-    inventory["servers"][0]["ssh_user"] = f"ops:{AWS_SECRET}"
-    inventory["servers"][0]["labels"] = {"note": f"password={AWS_SECRET}"}
+    inventory["servers"][0][field] = value
     with pytest.raises(InputError) as caught:
         validate(Inventory, inventory, "inv.yaml")
-    assert AWS_SECRET not in caught.value.render()
+    assert "hunter2" not in caught.value.render() and caught.value.problems[0].field.startswith("servers[0]")
 
 
 # --- object locations ----------------------------------------------------------------------------------------------

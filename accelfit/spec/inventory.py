@@ -122,6 +122,20 @@ class Inventory(StrictModel):
         with the stack's secret accelfit:sshPrivateKey."""
         for path, kind, masked_form in credential_paths(data):
             raise ValueError(credential_message(path, kind, masked_form))
+        servers = data.get("servers") if isinstance(data, dict) else None
+        for index, server in enumerate(servers if isinstance(servers, list) else []):
+            if not isinstance(server, dict):
+                continue
+            # A user name never holds ':', an address never '@': either is `user:password` or `user@host` pasted
+            # whole, and the usual "(got ...)" would print it.
+            for field, mark, kind in (("ssh_user", ":", "a user name with its password"),
+                                      ("address", "@", "a user (and password) in the address")):
+                value = server.get(field)
+                if isinstance(value, str) and mark in value:
+                    raise ValueError(f"servers[{index}].{field}: holds {kind} (the value is not shown); give "
+                                     f"{'the user name alone' if field == 'ssh_user' else 'the host name or IP alone'}"
+                                     "; hosts are reached with the stack's secret key (pulumi config set --secret "
+                                     "accelfit:sshPrivateKey < <key file>)")
         return data
 
     @model_validator(mode="after")
