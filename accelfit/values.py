@@ -209,9 +209,7 @@ def _check_key(scheme: str, key: str) -> None:
 
 
 def _quoted(text: str) -> str:
-    from accelfit.errors import short_repr
-
-    return short_repr(text)
+    return masked(text)  # bounded and masked, as accelfit.errors.short_repr would (which imports this module)
 
 
 # --- addresses and hashes (kubeadm join) ---------------------------------------------------------------------------
