@@ -13,6 +13,8 @@ import reprlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from accelfit.values import mask_credentials
+
 EXIT_OK = 0
 EXIT_POLICY_OR_INFEASIBLE = 1
 EXIT_INVALID_INPUT = 2
@@ -106,7 +108,8 @@ class Problem:
         field = shorten(self.field or "(top level)", MAX_FIELD_CHARS)
         at = f" (line {self.line})" if self.line else ""
         got = f" (got {short_repr(self.value)})" if self.has_value else ""
-        return f"{where}{field}{at}: {shorten(self.message, 400)}{got}. Fix: {shorten(self.fix, 600)}"
+        # Whatever a user wrote may be quoted here: a credential-shaped part of it never is (accelfit.values).
+        return mask_credentials(f"{where}{field}{at}: {shorten(self.message, 400)}{got}. Fix: {shorten(self.fix, 600)}")
 
 
 class InputError(Exception):

@@ -18,6 +18,7 @@ from accelfit.inputfile import is_regular_file
 from accelfit.spec import LoadedWorkload, WorkloadSpec
 from accelfit.spec.loader import with_inventory, workloads_from_document, workloads_key
 from accelfit.stackrules import loaded_problems
+from accelfit.values import find_credential
 from accelfit.yamlio import read_yaml
 
 PROJECT_FILE = "Pulumi.yaml"
@@ -117,14 +118,14 @@ class StackFile:
 
     def secret_values(self) -> tuple[str, ...]:
         """Plain-text values of secret-named keys (longest first), to blind wherever a report would copy them."""
-        values = {value for key, value in self.config.items() if secret_named(key) and isinstance(value, str)
+        values = {value for key, value in self.config.items() if secret_like(key, value) and isinstance(value, str)
                   and len(value) >= 4}
         return tuple(sorted(values, key=len, reverse=True))
 
     def secret_keys(self) -> list[str]:
         """Encrypted keys, and secret-named keys set in plain text: both are secrets to the program, so their
         values are blinded in every report."""
-        return sorted(key for key, value in self.config.items() if is_secure(value) or secret_named(key))
+        return sorted(key for key, value in self.config.items() if is_secure(value) or secret_like(key, value))
 
 
 def find_project_dir(start: Path | None = None) -> Path:
@@ -198,10 +199,17 @@ def secret_named(key: str) -> bool:
     return bool(_SECRET_NAME.search(key.partition(":")[2] or key))
 
 
+def secret_like(key: str, value: Any) -> bool:
+    """A key named like a secret, or a plain text value shaped like a credential (an AWS key id, a token, a URI
+    with a password: accelfit.values.find_credential) whatever its key is called."""
+    return secret_named(key) or (isinstance(value, str) and find_credential(value) is not None)
+
+
 def plaintext_secrets(config: dict[str, Any]) -> list[str]:
-    """Keys named like secrets whose value is written in plain text instead of `{secure: ...}`."""
-    return sorted(key for key, value in config.items() if secret_named(key) and value not in (None, "")
-                  and not is_secure(value))
+    """Keys named like secrets, or holding a credential-shaped value, whose value is written in plain text instead
+    of `{secure: ...}`."""
+    return sorted(key for key, value in config.items() if isinstance(key, str) and secret_like(key, value)
+                  and value not in (None, "") and not is_secure(value))
 
 
 def load_stack(name: str, project_dir: Path | None = None) -> StackFile:

@@ -25,7 +25,7 @@ from accelfit.jsonio import parse_json
 TENSOR = "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE"
 DRAM = "DCGM_FI_PROF_DRAM_ACTIVE"
 METRICS = (TENSOR, DRAM)
-_LINE = re.compile(r'^(?P<name>[A-Za-z_:][A-Za-z0-9_:]*)(\{(?P<labels>.*)\})?\s+(?P<value>\S+)(\s+\S+)?\s*$')
+_LINE = re.compile(r'^(?P<name>[A-Za-z_:][A-Za-z0-9_:]*)(\{(?P<labels>.*)\})?\s+(?P<value>\S+)(\s+\S+)?\s*\Z')
 # A window of a few hours of 15 s samples on a few hundred GPUs is well under this; more is not a calibration export.
 MAX_SAMPLES = 1_000_000
 _LABEL = re.compile(r'(?P<key>[A-Za-z_][A-Za-z0-9_]*)="(?P<value>(?:[^"\\]|\\.)*)"')

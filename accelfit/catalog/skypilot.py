@@ -61,7 +61,7 @@ MIN_HOURLY_USD = 1e-4
 MAX_CELL_CHARS = 131_072  # the csv module's own default field_size_limit, left as it is
 LINE = "\0line"  # the row's line number, stored in the row dict under a name no header can have
 # Standard AWS AZ IDs (use1-az1); local and Wavelength zones (use1-atl2-az1) are not where EKS node groups go.
-_AWS_STANDARD_AZ = re.compile(r"^[a-z]+[0-9]+-az[0-9]+$")
+_AWS_STANDARD_AZ = re.compile(r"^[a-z]+[0-9]+-az[0-9]+\Z")
 # TPU generation and how many units of the slice-size suffix make one chip (Cloud TPU naming).
 _TPU_GENERATIONS = {"v4": ("tpu-v4", 2), "v5p": ("tpu-v5p", 2), "v5litepod": ("tpu-v5e", 1), "v6e": ("tpu-v6e", 1)}
 

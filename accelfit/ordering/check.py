@@ -103,7 +103,7 @@ def _names(graph: Graph, urns: Iterable[str]) -> str:
     return ", ".join(sorted(graph.by_urn[urn]["name"] if urn in graph.by_urn else urn for urn in urns))
 
 
-_WI_MEMBER = re.compile(r"^serviceAccount:([^\[\]]+\.svc\.id\.goog)\[[^\]]+\]$")
+_WI_MEMBER = re.compile(r"^serviceAccount:([^\[\]]+\.svc\.id\.goog)\[[^\]]+\]\Z")
 
 
 def _identity_pool(rule: OrderingRule, graph: Graph) -> list[Breach]:

@@ -28,13 +28,13 @@ Pure: no Pulumi, no provider SDK.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 from accelfit.planner.build import SLICE_SET_LABEL
 from accelfit.planner.model import NodePool, Plan, Platform
 from accelfit.planner.provisioning import provisioning_class
+from accelfit.values import fitted_name
 
 # GKE: the node label that ties a manually created pool's nodes to a ComputeClass (About custom ComputeClasses, "Use
 # manually created node pools": cloud.google.com/compute-class=CLASS_NAME on the pool). GKE's docs pair it with a
@@ -85,11 +85,7 @@ def why_not_grouped(plan: Plan, pool: NodePool) -> str | None:
 
 
 def group_name(workload: str, pool: str) -> str:
-    name = f"{workload}-{pool}"
-    if len(name) <= _MAX_NAME:
-        return name
-    digest = hashlib.sha256(name.encode()).hexdigest()[:8]
-    return f"{name[:_MAX_NAME - 9].rstrip('-')}-{digest}"
+    return fitted_name(f"{workload}-{pool}", _MAX_NAME)
 
 
 def capacity_groups(plan: Plan, pools: Iterable[NodePool] | None = None) -> tuple[CapacityGroup, ...]:

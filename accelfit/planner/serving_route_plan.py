@@ -6,10 +6,11 @@ with the same functions the preview prices the built objects with (accelfit.pric
 from __future__ import annotations
 
 from accelfit.catalog.models import Catalog
-from accelfit.planner.model import CostLine, NodePool, Plan
+from accelfit.planner.model import CostLine, NodePool, Plan, ServingPool
 from accelfit.planner.serving_traffic import RoutePool, ServingRoute, serving_route, serving_traffic_facts
 from accelfit.pricing.serving_route import gateway_part, metrics_part, route_gb_per_month
 from accelfit.spec import WorkloadSpec
+from accelfit.values import DNS_LABEL_MAX, fitted_name, leader_worker_set_name_limit
 
 ROUTE_ITEMS = ("gateway", "metrics")
 
@@ -21,10 +22,18 @@ def builds_route(plan: Plan) -> bool:
             and plan.orchestration == "kubernetes" and plan.cloud.value in ("gcp", "aws"))
 
 
-def server_name(workload: str, pool: str) -> str:
-    """The model server object of one serving pool (what the autoscaler scales), as components/kubernetes/serving/
-    manifests.object_name names it: `<workload>-vllm-<node pool>`."""
-    return f"{workload}-vllm-{pool}"
+def server_name(workload: str, pool: ServingPool) -> str:
+    """The model server object of one serving pool (what the autoscaler scales; components/kubernetes/serving/
+    manifests.object_name): `<workload>-vllm-<node pool>`, fitted to its kind's limit. A Deployment and its Service
+    take a DNS label (63); a LeaderWorkerSet's worker pods carry `<lws>-<group>-<revision hash>` as a label value, so
+    its name is shorter (accelfit.values.leader_worker_set_name_limit: 50 for up to 10 groups, 49 for up to 100).
+    The limit follows the pool's replicas_max, so a name that worked is never changed: it is cut only where its
+    worker pods could not be created (a running server is renamed only when the maximum grows past that point)."""
+    suffix = f"-vllm-{pool.node_pools[0]}"
+    limit = DNS_LABEL_MAX
+    if pool.nodes_per_replica > 1:
+        limit = leader_worker_set_name_limit(pool.replicas_max)
+    return fitted_name(f"{workload}{suffix}", limit, keep_suffix=suffix)
 
 
 def route_pools(plan: Plan, standby: tuple[NodePool, ...] = ()) -> tuple[RoutePool, ...]:
@@ -38,7 +47,7 @@ def route_pools(plan: Plan, standby: tuple[NodePool, ...] = ()) -> tuple[RoutePo
         return pool.serving_start_utc, pool.serving_hours_per_day
 
     return tuple(RoutePool(pool=pool.node_pools[0], accelerator=pool.accelerator, replicas_min=pool.replicas_min,
-                           replicas_max=pool.replicas_max, server=server_name(plan.workload, pool.node_pools[0]),
+                           replicas_max=pool.replicas_max, server=server_name(plan.workload, pool),
                            server_kind="LeaderWorkerSet" if pool.nodes_per_replica > 1 else "Deployment",
                            serving_window=window(pool.node_pools[0]))
                  for pool in sorted(plan.serving.pools, key=lambda item: item.rank))

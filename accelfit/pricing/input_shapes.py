@@ -17,8 +17,8 @@ from accelfit.errors import Problem, join_path, problem
 
 # Node counts, sizes in GiB and throughput per TiB: far above any real value, far below float trouble.
 MAX_QUANTITY = 1e9
-_LOCATION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9-]{1,63}$")
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/-]{0,127}$")
+_LOCATION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9-]{1,63}\Z")
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/-]{0,127}\Z")
 
 COUNT, TEXT, LOCATION, FLAG = "count", "text", "location", "flag"
 Shape = str | Mapping[str, Any] | list[Any]

@@ -166,7 +166,7 @@ def _is_system(labels: Mapping[str, Any], no_accelerator: bool) -> bool:
     return role == "system" if role is not None else no_accelerator
 
 
-_CRON = re.compile(r"^\s*(\d+)\s+(\d+)\s+\*\s+\*\s+\*\s*$")
+_CRON = re.compile(r"^\s*(\d+)\s+(\d+)\s+\*\s+\*\s+\*\s*\Z")
 
 
 def scheduled_hours_per_day(start_recurrence: str, stop_recurrence: str) -> float | None:

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import ipaddress
 import re
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
 from accelfit.catalog.names import UnknownAcceleratorError, accelerator_kind, canonical_accelerator, max_per_server
 from accelfit.errors import short_repr
 from accelfit.spec.models import DNS_LABEL, Number, StrictModel, WholeNumber
+from accelfit.values import credential_message, credential_paths
 
 # RFC 1123 host names: dot-separated labels of letters, digits and '-', at most 253 characters in all. `\Z`, not
 # `$`: `$` also matches before a final newline, and "gpu-01\n" is not a host name.
@@ -113,6 +114,29 @@ class Server(StrictModel):
 class Inventory(StrictModel):
     site: str = Field(pattern=DNS_LABEL, max_length=63, description="Site name, used in labels and resource names.")
     servers: tuple[Server, ...] = Field(min_length=1, max_length=10_000, description="The GPU servers.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_credentials(cls, data: Any) -> Any:
+        """A password or key pasted into an inventory (ssh_user, a label) is refused unquoted: hosts are reached
+        with the stack's secret accelfit:sshPrivateKey."""
+        for path, kind, masked_form in credential_paths(data):
+            raise ValueError(credential_message(path, kind, masked_form))
+        servers = data.get("servers") if isinstance(data, dict) else None
+        for index, server in enumerate(servers if isinstance(servers, list) else []):
+            if not isinstance(server, dict):
+                continue
+            # A user name never holds ':', an address never '@': either is `user:password` or `user@host` pasted
+            # whole, and the usual "(got ...)" would print it.
+            for field, mark, kind in (("ssh_user", ":", "a user name with its password"),
+                                      ("address", "@", "a user (and password) in the address")):
+                value = server.get(field)
+                if isinstance(value, str) and mark in value:
+                    raise ValueError(f"servers[{index}].{field}: holds {kind} (the value is not shown); give "
+                                     f"{'the user name alone' if field == 'ssh_user' else 'the host name or IP alone'}"
+                                     "; hosts are reached with the stack's secret key (pulumi config set --secret "
+                                     "accelfit:sshPrivateKey < <key file>)")
+        return data
 
     @model_validator(mode="after")
     def _unique(self) -> Inventory:

@@ -25,6 +25,7 @@ from accelfit.sizes import SizeError, parse_bytes, parse_count
 from accelfit.spec.job_source import job_cloud, parse_code, parse_image
 from accelfit.spec.quantization import AUTO, vllm_methods
 from accelfit.spec.regions import cloud_of_region, cloud_regions
+from accelfit.values import credential_message, credential_paths, object_location
 
 
 class StrictModel(BaseModel):
@@ -73,32 +74,14 @@ WholeNumber = Annotated[int, Strict()]
 
 DNS_LABEL = r"^[a-z]([-a-z0-9]*[a-z0-9])?$"
 _NAME_CHARACTERS = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}\Z")
-# Weights locations. Bucket names: GCS 3-63 characters per dot-separated part (lowercase, digits, '-', '_', '.'),
-# cloud.google.com/storage/docs/buckets#naming; S3 3-63 lowercase letters, digits, '.', '-',
-# docs.aws.amazon.com/AmazonS3/latest/userguide/bucketnamingrules.html. Hugging Face repo ids are org/name of
-# letters, digits, '-', '_', '.' (huggingface_hub validate_repo_id, at most 96 characters).
-_WEIGHTS_FORMS = {
-    "gs": re.compile(r"gs://[a-z0-9][a-z0-9._-]{1,61}[a-z0-9](/[^\s]*)?\Z"),
-    "s3": re.compile(r"s3://[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](/[^\s]*)?\Z"),
-    "hf": re.compile(r"hf://[A-Za-z0-9][A-Za-z0-9._-]{0,95}/[A-Za-z0-9][A-Za-z0-9._-]{0,95}\Z"),
-}
-_WEIGHTS_EXAMPLES = {"gs": "gs://my-models/llama-3.1-8b", "s3": "s3://my-models/llama-3.1-8b",
-                     "hf": "hf://meta-llama/Llama-3.1-8B-Instruct"}
 HF_TOKEN_KEY = "accelfit:hfToken"  # declared in Pulumi.yaml; keys of other namespaces are the user's own
 _CONFIG_KEY = re.compile(r"[A-Za-z][A-Za-z0-9_-]*:[A-Za-z][A-Za-z0-9_.-]*\Z")
 
 
 def weights_scheme(weights: str) -> str:
-    """gs, s3 or hf for a well-formed model.weights; ValueError naming the form otherwise."""
-    scheme = weights.partition("://")[0] if "://" in weights else ""
-    form = _WEIGHTS_FORMS.get(scheme)
-    if form is None:
-        raise ValueError(f"weights {short_repr(weights)}: give gs://bucket/path, s3://bucket/prefix or "
-                         "hf://org/name (e.g. " + ", ".join(_WEIGHTS_EXAMPLES.values()) + ")")
-    if not form.match(weights):
-        raise ValueError(f"weights {short_repr(weights)} is not a valid {scheme}:// location; e.g. "
-                         f"{_WEIGHTS_EXAMPLES[scheme]}")
-    return scheme
+    """gs, s3 or hf for a well-formed model.weights; ValueError naming the form otherwise (accelfit.values: the
+    bucket, the key's characters, no credential)."""
+    return object_location(weights).scheme
 
 
 # The cloud whose identity reads each bucket scheme (hf:// is read over the internet from either cloud).
@@ -259,7 +242,7 @@ class ModelSpec(StrictModel):
     @classmethod
     def _weights_uri(cls, weights: str | None) -> str | None:
         if weights is not None:
-            weights_scheme(weights)  # raises with the form each scheme takes
+            object_location(weights)  # raises with the form each scheme takes and the characters a key may hold
         return weights
 
     @model_serializer(mode="wrap")
@@ -640,6 +623,15 @@ class WorkloadSpec(StrictModel):
     data: DataSpec = Field(default_factory=DataSpec, description="Data volumes, for storage and egress cost.")
     placement: PlacementSpec = Field(default_factory=PlacementSpec, description="Where the workload may run.")
     budget: BudgetSpec = Field(default_factory=BudgetSpec, description="Limits on cost and the pricing model.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_credentials(cls, data: Any) -> Any:
+        """A secret pasted into any field (training.command, model.weights, ...) is refused before anything reads
+        it, and no message quotes it: a spec is copied into plans, previews and VM metadata."""
+        for path, kind, masked_form in credential_paths(data):
+            raise ValueError(credential_message(path, kind, masked_form))
+        return data
 
     @model_validator(mode="after")
     def _cross_field_rules(self) -> WorkloadSpec:

@@ -10,30 +10,14 @@ JoinConfiguration (issue 36).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from typing import Any
 
 from accelfit.errors import Problem, problem, short_repr
+# One predicate per kind of value, shared with the hostile-input validators (issue 36).
+from accelfit.values import is_ca_cert_hash, is_join_endpoint, is_kubernetes_minor
 
 KEYS = ("joinEndpoint", "joinCaCertHash", "kubernetesVersion")
-_ENDPOINT = re.compile(r"^[A-Za-z0-9.-]+:[0-9]{1,5}\Z")
-_CA_HASH = re.compile(r"^sha256:[0-9a-f]{64}\Z")
-_MINOR = re.compile(r"^1\.[0-9]{2}\Z")
-
-
-# One predicate per kind of value (the same names and rules as the hostile-input validators of issue 36, so the
-# two can become one module).
-def is_join_endpoint(value: object) -> bool:
-    return isinstance(value, str) and bool(_ENDPOINT.match(value))
-
-
-def is_ca_cert_hash(value: object) -> bool:
-    return isinstance(value, str) and bool(_CA_HASH.match(value))
-
-
-def is_kubernetes_minor(value: object) -> bool:
-    return isinstance(value, str) and bool(_MINOR.match(value))
 
 
 def _shown(value: Any) -> Any:

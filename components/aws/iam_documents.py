@@ -7,6 +7,9 @@ the node role, and workloads reach the data bucket through EKS Pod Identity with
 from __future__ import annotations
 
 import json
+import re
+
+from accelfit.values import split_location
 
 
 def partition(region: str | None) -> str:
@@ -47,12 +50,26 @@ def bucket_read_write_policy(bucket_arn: str) -> str:
          "Resource": f"{bucket_arn}/*"}]})
 
 
+# In a Resource ARN and a StringLike value, '*' and '?' are wildcards and '${...}' a policy variable; the literal
+# characters are written ${*}, ${?} and ${$} (IAM User Guide, "IAM policy elements: Variables and tags", special
+# characters: https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_variables.html#policy-vars-specialchars;
+# the same three in the AWS IoT Core policy-variables page). One pass, so the '$' of an inserted ${*} is not escaped.
+_IAM_SPECIAL = re.compile(r"[*?$]")
+
+
+def iam_literal(text: str) -> str:
+    """`text` as a literal inside an IAM Resource or StringLike value: it matches itself and nothing else."""
+    return _IAM_SPECIAL.sub(lambda match: "${" + match.group() + "}", text)
+
+
 def weights_read_policy(weights: str) -> str:
     """List the weights' prefix and read its objects (s3://bucket/prefix), nothing else: what the model streamer
     needs to read a model folder (vLLM docs, Run:ai model streamer; IAM: s3:prefix condition key,
-    https://docs.aws.amazon.com/AmazonS3/latest/userguide/amazon-s3-policy-keys.html)."""
-    bucket, _, prefix = weights.removeprefix("s3://").partition("/")
-    prefix = prefix.strip("/")
+    https://docs.aws.amazon.com/AmazonS3/latest/userguide/amazon-s3-policy-keys.html). The bucket and prefix are
+    literals (iam_literal): `s3://bucket/team-a*` grants the prefix `team-a*`, never every `team-a...`; only the
+    trailing `/*` this function adds is a wildcard."""
+    location = split_location(weights)
+    bucket, prefix = iam_literal(location.bucket), iam_literal(location.key)
     listing: dict = {"Sid": "ListWeights", "Effect": "Allow", "Action": ["s3:ListBucket", "s3:GetBucketLocation"],
                      "Resource": f"arn:aws:s3:::{bucket}"}
     if prefix:

@@ -24,7 +24,7 @@ from components.aws.checks import args_problem, raise_if_any
 from components.common import child_name
 
 _COMPONENT = "ServingSchedule"
-_HH_MM = re.compile(r"^([01]\d|2[0-3]):([0-5]\d)$")
+_HH_MM = re.compile(r"^([01]\d|2[0-3]):([0-5]\d)\Z")
 TIME_ZONE = "Etc/UTC"
 
 

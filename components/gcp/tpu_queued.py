@@ -49,7 +49,7 @@ class TpuQueuedSlicesArgs:
     description: str = ""
 
 
-DEFAULT_COMPUTE_ACCOUNT = re.compile(r"^[0-9]+-compute@developer\.gserviceaccount\.com$")
+DEFAULT_COMPUTE_ACCOUNT = re.compile(r"^[0-9]+-compute@developer\.gserviceaccount\.com\Z")
 
 
 def validate_queued_args(name: str, args: TpuQueuedSlicesArgs) -> None:

@@ -100,7 +100,7 @@ def gpu_driver_policy(enforcement_level: EnforcementLevel | None = None) -> Reso
 
 # ---- helm-chart-version-pinned ------------------------------------------------------------------------------
 
-_EXACT_VERSION = re.compile(r"^v?\d+\.\d+\.\d+([-+][0-9A-Za-z.-]+)?$")
+_EXACT_VERSION = re.compile(r"^v?\d+\.\d+\.\d+([-+][0-9A-Za-z.-]+)?\Z")
 
 
 def check_helm_pinned(view: ResourceView, settings: Settings) -> list[str]:

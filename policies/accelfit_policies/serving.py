@@ -30,7 +30,7 @@ GKE_INTERNAL_CLASSES = ("gke-l7-rilb", "gke-l7-rilb-mc", "gke-l7-cross-regional-
 AWS_INTERNAL = {"service.beta.kubernetes.io/aws-load-balancer-internal": "true",
                 "service.beta.kubernetes.io/aws-load-balancer-scheme": "internal"}
 SERVER_LABEL = ("app.kubernetes.io/name", "vllm")
-DIGEST = re.compile(r"@sha256:[0-9a-f]{64}$")
+DIGEST = re.compile(r"@sha256:[0-9a-f]{64}\Z")
 FIX_PUBLIC = ("Fix: leave inference.public_endpoint unset for an internal load balancer (reachable from the VPC "
               "only); keep it only for an endpoint meant for the internet, and put authentication in front of it.")
 

@@ -181,7 +181,8 @@ def test_every_key_the_program_reads_is_known():
 
 def test_component_errors_name_the_stack_file(project, capsys):
     text = (project / "stacks" / "Pulumi.example-onprem-h100.yaml").read_text(encoding="utf-8")
-    text = text.replace("accelfit:joinEndpoint: 10.20.0.5:6443", "accelfit:joinEndpoint: not-an-endpoint")
+    # Missing (not malformed: the stack loader refuses a malformed one first), so the component reports it.
+    text = text.replace("  accelfit:joinEndpoint: 10.20.0.5:6443\n", "")
     (project / "stacks" / "Pulumi.endpoint.yaml").write_text(text, encoding="utf-8")
     code, _, err = run(capsys, "preview", "--stack", "endpoint")
     assert code == 2

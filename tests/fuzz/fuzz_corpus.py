@@ -51,6 +51,7 @@ class Case:
     secret: str | None = None  # text that must not appear in the output (a planted secret)
     followup: tuple[str, ...] | None = None  # a command that must exit 0 after the case succeeded (e.g. check)
     keep_always: str | None = None  # a file no outcome may change (the installed catalog when an import fails)
+    oracle: bool = False  # a `preview --json` whose document injection_oracle checks when it exits 0 (issue 36)
 
 
 # --- hostile values ----------------------------------------------------------------------------------------------
@@ -828,8 +829,10 @@ def surface_cases() -> Iterator[Case]:
 
 @functools.cache
 def all_cases() -> tuple[Case, ...]:
+    from hostile_corpus import hostile_cases
+
     cases = [*spec_cases(), *inventory_cases(), *stack_cases(), *project_cases(), *chart_cases(), *diff_cases(),
-             *cost_cases(), *odd_file_cases(), *lock_cases(), *surface_cases()]
+             *cost_cases(), *odd_file_cases(), *lock_cases(), *surface_cases(), *hostile_cases()]
     seen: set[str] = set()
     unique = []
     for case in cases:

@@ -4,13 +4,15 @@
     .venv/bin/python tests/fuzz/run_fuzz.py --quick         # a fixed sample of about 60 light cases
     .venv/bin/python tests/fuzz/run_fuzz.py --only lock-    # cases whose id starts with a prefix
     .venv/bin/python tests/fuzz/run_fuzz.py --surfaces      # catalog, calibration, lock writes, settings, secrets
+    .venv/bin/python tests/fuzz/run_fuzz.py --hostile       # issue 36: URIs, option separators, IAM, credentials, names
     .venv/bin/python tests/fuzz/run_fuzz.py --report out.json
 
 Each case runs `python -m accelfit.cli.main ARGS` in its own process, in a scratch copy of the project, with a
 timeout. A case fails when the process prints a Python traceback, dies from a signal (a segfault), runs past the
 timeout (a hang), exits with a code the case does not allow, changes a file it must leave intact ("damaged"),
-prints a secret planted in its input ("leak"), or leaves a file no longer accepted by the follow-up command (e.g.
-a locked stack file `check` refuses). Every case runs with XDG_DATA_HOME in the scratch tree, so the user's own
+prints a secret planted in its input ("leak"), builds user text into syntax (an "injection": a preview whose
+document injection_oracle.py finds a command, mount option, IAM value or name that a value changed), or leaves a
+file no longer accepted by the follow-up command (e.g. a locked stack file `check` refuses). Every case runs with XDG_DATA_HOME in the scratch tree, so the user's own
 catalog and efficiency file are never touched. Exit code 0 when every case passed, 1 otherwise.
 """
 
@@ -32,6 +34,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 
 from fuzz_corpus import ROOT, SURFACE_PREFIXES, Case, all_cases  # noqa: E402
+from hostile_corpus import HOSTILE_PREFIXES  # noqa: E402
+from injection_oracle import injections  # noqa: E402
 
 TIMEOUT_S = 60.0
 HEAVY_TIMEOUT_S = 180.0
@@ -185,7 +189,9 @@ def run_case(case: Case, shared: Path, scratch: Path) -> Outcome:
         problem = f"damaged: {case.keep_always} changed"
     elif case.secret and (case.secret.encode() in done.stdout or case.secret.encode() in done.stderr):
         problem = "leak: the planted secret is in the output"
-    elif len(done.stderr) + len(done.stdout) > 200_000:
+    elif case.oracle and done.returncode == 0 and (found := oracle_findings(done.stdout)):
+        problem = f"injection: {found[0][:160]}"
+    elif len(done.stderr) + len(done.stdout) > output_limit(case):
         problem = f"unbounded output ({len(done.stderr) + len(done.stdout):,} bytes)"
     elif _temporaries(cwd, case):
         problem = f"damaged: temporary files left behind ({', '.join(_temporaries(cwd, case))[:200]})"
@@ -195,6 +201,20 @@ def run_case(case: Case, shared: Path, scratch: Path) -> Outcome:
             problem = f"damaged: `{' '.join(case.followup)[:60]}` exits {follow.returncode} afterwards"
             tail = follow.stderr.decode("utf-8", "replace")[-600:]
     return Outcome(case, done.returncode, seconds, problem, tail)
+
+
+def output_limit(case: Case) -> int:
+    """Bytes a case may print: a `preview --json` document of a serving stack is a few hundred kB by design."""
+    return 4_000_000 if case.oracle else 200_000
+
+
+def oracle_findings(stdout: bytes) -> list[str]:
+    """What injection_oracle finds in a `preview --json` document; output that is not one is itself a finding."""
+    try:
+        document = json.loads(stdout.decode("utf-8"))
+    except ValueError:
+        return ["the preview printed no JSON document to check"]
+    return injections(document)
 
 
 def _temporaries(cwd: Path, case: Case) -> list[str]:
@@ -228,6 +248,9 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true", help="run the fixed light sample only")
     parser.add_argument("--only", metavar="PREFIX", help="only cases whose id starts with PREFIX")
     parser.add_argument("--skip-heavy", action="store_true", help="leave out the preview cases")
+    parser.add_argument("--hostile", action="store_true",
+                        help="only issue 36's families: shell metacharacters in every URI form, option separators, "
+                             "IAM wildcards, credential shapes, derived-name lengths (hostile_corpus.py)")
     parser.add_argument("--surfaces", action="store_true",
                         help="only the cases of the catalog import and cache, calibration, lock writes, the lock "
                              "setting and secrets (fuzz_corpus.SURFACE_PREFIXES)")
@@ -242,6 +265,8 @@ def main() -> int:
         cases = [case for case in cases if case.id.startswith(args.only)]
     if args.surfaces:
         cases = [case for case in cases if case.id.startswith(SURFACE_PREFIXES)]
+    if args.hostile:
+        cases = [case for case in cases if case.id.startswith(HOSTILE_PREFIXES)]
     if args.skip_heavy:
         cases = [case for case in cases if not case.heavy]
     started = time.perf_counter()

@@ -34,7 +34,7 @@ def test_the_route_follows_the_plans_serving_pools_in_route_order(served):
     route = served.route
     assert builds_route(served) and route is not None
     assert [pool.pool for pool in route.pools] == [pool.node_pools[0] for pool in served.serving.pools]
-    assert route.pools[0].server == server_name("chat", served.serving.pools[0].node_pools[0]) == "chat-vllm-gpu"
+    assert route.pools[0].server == server_name("chat", served.serving.pools[0]) == "chat-vllm-gpu"
     assert route.scaling[0].min_replicas == max(1, served.serving.pools[0].replicas_min)
     assert all(item.min_replicas == 0 for item in route.scaling[1:])
     assert route.gateway_class == "gke-l7-rilb" and not route.public

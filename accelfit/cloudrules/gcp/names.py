@@ -26,7 +26,7 @@ from accelfit.cloudrules.gcp.rules import NameKind, gcp_rules
 KEEP_EXISTING_NAME = ("name",)
 
 # RFC 1035 label: a lowercase letter first, then lowercase letters, digits and hyphens, no hyphen last.
-_RFC1035 = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
+_RFC1035 = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?\Z")
 HASH_LENGTH = 6
 
 

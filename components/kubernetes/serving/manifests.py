@@ -34,8 +34,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from accelfit.errors import InputError, problem
 from accelfit.planner.model import ServingPlan, ServingPool, Taint
-from accelfit.spec import weights_scheme
+from accelfit.planner.serving_route_plan import server_name
+from accelfit.values import ObjectLocation, split_location
 from components.kubernetes.serving.images import server_image
 
 PORT = 8000
@@ -88,6 +90,12 @@ PROBES = {"readiness": {"periodSeconds": 5, "successThreshold": 1, "failureThres
           "liveness": {"periodSeconds": 10, "successThreshold": 1, "failureThreshold": 3, "timeoutSeconds": 1}}
 SKIP_AWAIT = {"pulumi.com/skipAwait": "true"}  # `pulumi up` does not block on a model's load (minutes)
 MULTI_NODE_SCRIPT = "/vllm-workspace/examples/online_serving/multi-node-serving.sh"
+# The LWS leader: the blueprint's Ray start (its $(LWS_GROUP_SIZE) is Kubernetes' own expansion of the variable LWS
+# puts in every group pod), then the server. The server's argv is passed to the shell as positional parameters and
+# run with `exec "$@"`: a value is never shell text, whatever a weights key holds (`r&d/llama`, `llama(v2)`, quotes),
+# and vLLM becomes the container's main process, receiving the pod's SIGTERM as a single-node server does.
+LEADER_SCRIPT = f'bash {MULTI_NODE_SCRIPT} leader --ray_cluster_size=$(LWS_GROUP_SIZE); exec "$@"'
+LEADER_SHELL_NAME = "vllm-leader"  # $0 of the leader's shell (its name in `ps` and error messages)
 
 
 @dataclass(frozen=True)
@@ -114,8 +122,15 @@ class ServerSettings:
 
 
 def object_name(settings: ServerSettings, pool: ServingPool) -> str:
-    """`<workload>-vllm-<node pool>`: at most 40 + 5 + 11 characters, a DNS label."""
-    return f"{settings.workload}-vllm-{pool.node_pools[0]}"
+    """`<workload>-vllm-<node pool>`, fitted to what its kind allows (accelfit.planner.serving_route_plan)."""
+    return server_name(settings.workload, pool)
+
+
+def argument(value: str) -> str:
+    """A container command or argument that reaches the process unchanged: Kubernetes expands `$(NAME)` in both
+    from the container's environment and reads `$$` as one `$` (Container.args, core/v1 API reference;
+    kubernetes third_party/forked/golang/expansion/expand.go), so every `$` of a value is doubled."""
+    return value.replace("$", "$$")
 
 
 def selector_labels(settings: ServerSettings, pool: ServingPool) -> dict[str, str]:
@@ -125,7 +140,7 @@ def selector_labels(settings: ServerSettings, pool: ServingPool) -> dict[str, st
 def model_source(settings: ServerSettings) -> tuple[str, list[str]]:
     """(what --model names, extra flags) for the weights location."""
     weights = settings.serving.weights or ""
-    scheme = weights_scheme(weights)
+    scheme = split_location(weights).scheme  # checked where the spec was read; parts only here
     if scheme == "gs":
         return WEIGHTS_MOUNT, []
     if scheme == "s3":
@@ -187,7 +202,7 @@ def _environment(settings: ServerSettings) -> list[dict[str, Any]]:
     if settings.hf_secret:
         env.append({"name": HF_TOKEN_ENV, "valueFrom": {"secretKeyRef": {"name": settings.hf_secret,
                                                                           "key": HF_TOKEN_KEY}}})
-    if settings.serving.weights and weights_scheme(settings.serving.weights) == "s3":
+    if settings.serving.weights and split_location(settings.serving.weights).scheme == "s3":
         env.append({"name": "AWS_REGION", "value": settings.region})  # the streamer's S3 client region
     return env
 
@@ -198,15 +213,27 @@ def _volumes(settings: ServerSettings) -> tuple[list[dict[str, Any]], list[dict[
     mounts: list[dict[str, Any]] = [{"name": "dshm", "mountPath": "/dev/shm"}]
     annotations: dict[str, str] = {}
     weights = settings.serving.weights
-    if weights and weights_scheme(weights) == "gs":
-        bucket, _, folder = weights.removeprefix("gs://").partition("/")
-        options = ",".join((*GCSFUSE_OPTIONS, *((f"only-dir={folder.rstrip('/')}",) if folder.strip("/") else ())))
+    if weights and split_location(weights).scheme == "gs":
+        location = split_location(weights)
         volumes.append({"name": "weights", "csi": {"driver": GCSFUSE_DRIVER, "readOnly": True,
-                                                   "volumeAttributes": {"bucketName": bucket,
-                                                                        "mountOptions": options}}})
+                                                   "volumeAttributes": {"bucketName": location.bucket,
+                                                                        "mountOptions": mount_options(location)}}})
         mounts.append({"name": "weights", "mountPath": WEIGHTS_MOUNT, "readOnly": True})
         annotations.update(GCSFUSE_POD_ANNOTATIONS)
     return volumes, mounts, annotations
+
+
+def mount_options(location: ObjectLocation) -> str:
+    """The GCS FUSE volume's mountOptions: the fixed options, then `only-dir=<folder>` for the model's folder. The
+    CSI driver splits this text on ',' with no escape and each option on its first '=' (gcs-fuse-csi-driver
+    pkg/csi_driver/utils.go parseVolumeAttributes, pkg/sidecar_mounter/sidecar_mounter_config.go prepareMountArgs
+    @5fcdc04a), so a folder holding ',' would add options of its own (uid=0, key-file=...): refused here as well as
+    where the spec is read (accelfit.values)."""
+    if "," in location.key or any(ord(char) < 32 for char in location.key):
+        raise InputError([problem("spec", "model.weights", f"the folder of gs://{location.bucket} holds ',' or a "
+                                  "control character, which the GCS FUSE mount options cannot carry",
+                                  "copy the model to a folder without them")])
+    return ",".join((*GCSFUSE_OPTIONS, *((f"only-dir={location.key}",) if location.key else ())))
 
 
 def _placement(target: PoolTarget) -> dict[str, Any]:
@@ -237,11 +264,11 @@ def pod_template(settings: ServerSettings, target: PoolTarget, role: str = "serv
                   "app.kubernetes.io/component": WORKER_COMPONENT}
         container["command"] = ["sh", "-c", f"bash {MULTI_NODE_SCRIPT} worker --ray_address=$(LWS_LEADER_ADDRESS)"]
     else:
-        serve = ["python3", "-m", "vllm.entrypoints.openai.api_server", *server_flags(settings, pool)]
+        serve = [argument(part) for part in
+                 ("python3", "-m", "vllm.entrypoints.openai.api_server", *server_flags(settings, pool))]
         if role == "leader":
             labels["role"] = "leader"
-            container["command"] = ["sh", "-c", f"bash {MULTI_NODE_SCRIPT} leader "
-                                    "--ray_cluster_size=$(LWS_GROUP_SIZE); " + " ".join(serve)]
+            container["command"], container["args"] = ["sh", "-c", LEADER_SCRIPT, LEADER_SHELL_NAME], serve
         else:
             container["command"], container["args"] = serve[:3], serve[3:]
         container["ports"] = [{"name": PORT_NAME, "containerPort": PORT, "protocol": "TCP"}]

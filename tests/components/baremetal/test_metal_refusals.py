@@ -93,3 +93,14 @@ def test_a_taint_the_join_would_not_register_is_refused():
     recording, error = metal_stack.record_build(plan.model_copy(update={"node_pools": pools}), inventory)
     assert recording.resources == []
     assert error.problems[0].field == "node_pools.taints"
+
+
+def test_a_trailing_newline_in_the_join_settings_is_refused_before_anything_is_created(monkeypatch):
+    """Issue 36 item 6: `^...$` let "10.20.0.5:6443\n" through into the kubeadm JoinConfiguration."""
+    inventory = metal_stack.make_inventory(2)
+    bad = {"accelfit:joinEndpoint": "10.20.0.5:6443\n", "accelfit:joinCaCertHash": "sha256:" + "ab" * 32 + "\n",
+           "accelfit:kubernetesVersion": "1.35\n"}
+    monkeypatch.setattr(metal_stack, "ACCESS", bad)
+    recording, error = metal_stack.record_build(metal_stack.plan_for(inventory), inventory)
+    assert recording.resources == []
+    assert {item.field for item in error.problems} == set(bad)

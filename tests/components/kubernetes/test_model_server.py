@@ -146,10 +146,13 @@ def test_a_multi_node_replica_is_a_leader_worker_set_valid_against_its_pinned_cr
     for path, value in lws["facts"].items():
         assert at(body, path) == value, (path, lws["source"])
     assert at(body, "spec.leaderWorkerTemplate.size") == 2
-    leader = at(body, "spec.leaderWorkerTemplate.leaderTemplate.spec.containers[0].command")[2]
-    assert leader.startswith(lws["leader_command_starts"])
-    assert "--tensor-parallel-size=8" in leader and "--pipeline-parallel-size=2" in leader
-    assert "--load-format=runai_streamer" in leader
+    leader = at(body, "spec.leaderWorkerTemplate.leaderTemplate.spec.containers[0]")
+    assert leader["command"][2].startswith(lws["leader_command_starts"])
+    # The server's argv follows as arguments (`exec "$@"`), never as shell text: tests/components/kubernetes/
+    # test_container_commands.py runs it with stub binaries.
+    assert leader["args"][:3] == ["python3", "-m", "vllm.entrypoints.openai.api_server"]
+    assert "--tensor-parallel-size=8" in leader["args"] and "--pipeline-parallel-size=2" in leader["args"]
+    assert "--load-format=runai_streamer" in leader["args"]
     worker = at(body, "spec.leaderWorkerTemplate.workerTemplate.spec.containers[0]")
     assert worker["command"][2] == lws["worker_command"]
     assert worker["resources"]["limits"] == {"nvidia.com/gpu": "8"}  # one node of the group per pod
