@@ -33,9 +33,10 @@ class _Shape:
 
 _SHAPES = (
     # user:password@ in a URI (first: the whole user part goes, whatever key shapes it holds), or a long user part
-    # alone (a token used as the user name, as git hosts accept). A pasted AWS secret key may hold '/'.
+    # alone (a token used as the user name, as git hosts accept). A pasted AWS secret key may hold '/', but
+    # host:PORT/ is a port, not a password (a pinned git URL `https://host:8443/repo.git@<commit>`).
     _Shape("credentials in a URI (user:password@host)",
-           re.compile(r"\b([a-z][a-z0-9+.-]{0,20}://)(?:[^/\s@?#:]{0,256}:[^\s@?#]{0,512}|[^/\s@?#:]{20,512})@"),
+           re.compile(r"\b([a-z][a-z0-9+.-]{0,20}://)(?:[^/\s@?#:]{0,256}:(?![0-9]{1,5}/)[^\s@?#]{0,512}|[^/\s@?#:]{20,512})@"),
            r"\1" + MASK + "@"),
     _Shape("a private key", re.compile(r"-----BEGIN[A-Z ]{0,40}PRIVATE KEY-----[A-Za-z0-9+/=\s\\]{0,16384}"),
            "<private key " + MASK + ">"),

@@ -81,7 +81,9 @@ INFERENCE = {"name": "chat", "kind": "inference", "framework": "pytorch",
              "model": {"parameters": "8B", "precision": "bf16", "weights": "s3://acme/llama"},
              "inference": {"requests_per_second": 2, "latency_p99_ms": 60000}, "placement": {"clouds": ["aws"]}}
 TRAINING = {"name": "train", "kind": "training", "framework": "pytorch",
-            "model": {"parameters": "8B", "precision": "bf16"}, "training": {"tokens": "1B", "deadline_days": 3}}
+            "model": {"parameters": "8B", "precision": "bf16"}, "training": {"tokens": "1B", "deadline_days": 3},
+            # a command runs on a GPU VM only (its startup script), so the spec asks for VMs
+            "placement": {"orchestration": "vms"}}
 
 
 @pytest.mark.parametrize("text", [text for text in CREDENTIAL_VALUES if "://" in text and not text.startswith("git")])

@@ -15,11 +15,12 @@ from accelfit.catalog.rows import Frozen, Sourced
 from accelfit.yamlio import read_yaml
 
 DATA_FILE = Path(__file__).parent / "data" / "gke_managed_crds.yaml"
-_VERSION = re.compile(r"^(\d+)\.(\d+)\.(\d+)-gke\.(\d+)$")
+_VERSION = re.compile(r"^(\d+)\.(\d+)\.(\d+)-gke\.(\d+)\Z")
 
 
 class ManagedCrd(Sourced):
-    from_version: str = Field(pattern=_VERSION.pattern)
+    # pydantic checks patterns with Rust's regex, whose end of text is \z (Python's is \Z).
+    from_version: str = Field(pattern=r"^\d+\.\d+\.\d+-gke\.\d+\z")
 
 
 class GkeManagedCrds(Frozen):

@@ -46,7 +46,10 @@ def test_a_changed_stack_region_moves_every_regional_resource(tmp_path, base, ke
     shipped = recorded_strings(preview_stack(base, ROOT).document)
     assert sum(old in text for text in shipped) >= 5  # the shipped stack does carry its region
     # The spec allows both regions: only the stack's region can move the plan.
-    name = write_stack(tmp_path, base, "moved", {key: new}, {"placement.regions": [old, new]})
+    spec_changes = {"placement.regions": [old, new]}
+    if base == "example-aws-lora-vm":  # the team's job image moves with it (an ECR registry is regional)
+        spec_changes["training.image"] = f"123456789012.dkr.ecr.{new}.amazonaws.com/lora-ft:v1"
+    name = write_stack(tmp_path, base, "moved", {key: new}, spec_changes)
     document = preview_stack(name, project(tmp_path)).document
     plan = document["plan"]
     plans = [member["plan"] for member in plan["workloads"]] if "workloads" in plan else [plan]
