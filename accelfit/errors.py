@@ -40,6 +40,11 @@ def remember_lines(source: str, lines: Mapping[str, int]) -> None:
     _LINES[source] = lines
 
 
+def remembered_lines(source: str) -> Mapping[str, int]:
+    """What `remember_lines` holds for `source` (empty when nothing was read from it)."""
+    return _LINES.get(source, {})
+
+
 def line_of(source: str | None, field: str) -> int | None:
     """The line of `field` in `source`, or of its nearest enclosing field the reader recorded."""
     lines = _LINES.get(source or "")

@@ -29,6 +29,7 @@ QUICK_ARGS = {
     "bench_fleet_plan.py": ["--runs", "1"],
     "bench_fleet_preview.py": ["--runs", "1"],
     "bench_gcp_components.py": ["--runs", "1"],
+    "bench_plan_cli.py": ["--runs", "5", "--catalog", "shipped"],  # full: also the full-size imported catalog
     "bench_planner.py": ["--runs", "3"],
     "bench_preview.py": ["--runs", "1", "--stacks", "dev"],
 }

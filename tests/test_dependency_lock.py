@@ -81,3 +81,15 @@ def test_setup_installs_only_from_the_lock_with_hashes():
     for line in install_lines:
         assert "--require-hashes" in line or ("--no-deps" in line and "--no-build-isolation" in line and "-e ." in line), line
     assert 'STAMP="$VENV/.accelfit-setup-$(cat "$LOCK" pyproject.toml | sha256sum' in dev
+
+
+def test_the_installer_is_the_release_dev_names_with_the_hash_of_every_file():
+    """`./dev setup` installs uv from requirements-uv.lock (pip --require-hashes) before it installs anything with
+    it: the pin is the one `dev` names, and each of its files (a wheel per platform) has its hash."""
+    pinned = re.search(r"^UV=uv==(\S+)$", (ROOT / "dev").read_text(encoding="utf-8"), re.M)
+    assert pinned, "dev names no UV=uv==<version>"
+    pins = _pins("requirements-uv.lock")
+    assert set(pins) == {"uv"} and pins["uv"][0] == pinned.group(1), "run ./dev lock"
+    assert pins["uv"][1] >= 10  # manylinux, musllinux, macOS and Windows wheels for several architectures, and the sdist
+    text = (ROOT / "requirements-uv.lock").read_text(encoding="utf-8")
+    assert not re.search(r"^\s*(-i|--index-url|--extra-index-url|-f|--find-links|--trusted-host)\b", text, re.M)

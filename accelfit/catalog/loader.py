@@ -19,6 +19,8 @@ price row in a region the availability data does not list is an integrity proble
 from __future__ import annotations
 
 import functools
+import hashlib
+from collections.abc import Mapping
 from pathlib import Path
 
 from pydantic import BaseModel
@@ -37,9 +39,10 @@ from accelfit.catalog.models import (
     ServicePrice,
     TpuSlice,
 )
-from accelfit.errors import InputError, Problem, did_you_mean, join_path, problem
+from accelfit.errors import InputError, Problem, did_you_mean, join_path, problem, remember_lines, remembered_lines
+from accelfit.inputfile import read_text
 from accelfit.validation import validate
-from accelfit.yamlio import read_yaml
+from accelfit.yamlio import parse_yaml
 
 DATA_DIR = Path(__file__).parent / "data"
 
@@ -179,6 +182,16 @@ def _fill_regions(rows: dict[str, list[Located]]) -> list[Problem]:
     return problems
 
 
+# The validated rows of clean data files this process has read, by the SHA-256 of the file's text: a command that
+# loads the catalog more than once (`accelfit catalog update` reads the shipped files to map the import, to check
+# the staged import and to compile the installed one) parses and validates each unchanged file once, since parsing
+# is most of a load. A changed file has another digest; a file with any problem is never kept; rows are frozen
+# models, so sharing them is safe. Bounded: small files (the shipped ones are kilobytes), the most recent few.
+_CLEAN_FILES: dict[str, tuple[dict[str, list[tuple[BaseModel, str]]], Mapping[str, int]]] = {}
+_CLEAN_FILES_KEPT = 128
+_CLEAN_FILE_MAX_CHARS = 1 << 20
+
+
 def _read_file(path: Path, rows: dict[str, list[Located]], rejected: dict[str, set[str]]) -> list[Problem]:
     """Validate one data file's rows into `rows`; return its problems (never raise for bad content).
 
@@ -187,7 +200,33 @@ def _read_file(path: Path, rows: dict[str, list[Located]], rejected: dict[str, s
     """
     file = str(path)
     try:
-        document = read_yaml(path)
+        text = read_text(path)
+    except InputError as error:
+        return list(error.problems)
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest() if len(text) <= _CLEAN_FILE_MAX_CHARS else None
+    known = _CLEAN_FILES.get(digest) if digest is not None else None
+    if known is not None:
+        sections, lines = known
+        remember_lines(file, lines)  # a problem found later (integrity) still names this file's lines
+        for section, items in sections.items():
+            rows[section].extend(Located(row, file, where) for row, where in items)
+        return []
+    found: dict[str, list[Located]] = {section: [] for section in SECTIONS}
+    problems = _validate_file(file, text, found, rejected)
+    for section, items in found.items():
+        rows[section].extend(items)
+    if digest is not None and not problems:
+        if len(_CLEAN_FILES) >= _CLEAN_FILES_KEPT:
+            del _CLEAN_FILES[next(iter(_CLEAN_FILES))]
+        _CLEAN_FILES[digest] = ({section: [(item.row, item.path) for item in items]
+                                 for section, items in found.items() if items}, remembered_lines(file))
+    return problems
+
+
+def _validate_file(file: str, text: str, rows: dict[str, list[Located]], rejected: dict[str, set[str]]
+                   ) -> list[Problem]:
+    try:
+        document = parse_yaml(text, file)
     except InputError as error:
         return list(error.problems)
     if not isinstance(document, dict):

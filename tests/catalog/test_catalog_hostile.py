@@ -29,14 +29,11 @@ TODAY = dt.date(2026, 11, 23)
 
 
 @pytest.fixture()
-def base(tmp_path: Path, monkeypatch) -> Path:
-    directory = tmp_path / "catalog"
-    monkeypatch.setenv(store.ENV_VAR, str(directory))
+def base(imported_base: Path, monkeypatch) -> Path:
+    """The fixtures imported on TODAY as the active catalog, in a private directory (a copy of the session's one
+    import: conftest.py)."""
     monkeypatch.chdir(ROOT)
-    update_catalog(str(FIXTURES), base=directory, today=TODAY)
-    loader.forget_active()
-    yield directory
-    loader.forget_active()
+    return imported_base
 
 
 @pytest.fixture()

@@ -4,7 +4,6 @@ catalog from the cache plans exactly as one parsed from the files."""
 
 from __future__ import annotations
 
-import datetime as dt
 import hashlib
 import pickle
 from pathlib import Path
@@ -12,26 +11,20 @@ from pathlib import Path
 import pytest
 
 from accelfit.catalog import DATA_DIR, compiled, load_catalog, loader, store
-from accelfit.catalog.update import update_catalog
 from accelfit.errors import InputError
 from accelfit.planner import plan
 from accelfit.spec import WorkloadSpec
 
-FIXTURES = Path(__file__).parent / "fixtures" / "skypilot_v8"
 SPEC = WorkloadSpec.model_validate({
     "name": "serve", "kind": "inference", "framework": "pytorch", "model": {"parameters": "8B"},
     "inference": {"requests_per_second": 10, "latency_p99_ms": 5000}, "placement": {"clouds": ["gcp", "aws"]}})
 
 
 @pytest.fixture()
-def base(tmp_path: Path, monkeypatch) -> Path:
-    """An imported catalog (the upstream-format fixtures) as the active catalog, in a private directory."""
-    directory = tmp_path / "catalog"
-    monkeypatch.setenv(store.ENV_VAR, str(directory))
-    update_catalog(str(FIXTURES), base=directory, today=dt.date(2026, 11, 23))
-    loader.forget_active()
-    yield directory
-    loader.forget_active()
+def base(imported_base: Path) -> Path:
+    """An imported catalog (the upstream-format fixtures) as the active catalog, in a private directory (a copy
+    of the session's one import: conftest.py)."""
+    return imported_base
 
 
 def _fresh_load():

@@ -1,5 +1,6 @@
-"""Every shipped stack's preview document, built once per test process (the ordering, chart-values and schema
-checks all read them)."""
+"""Every shipped stack's preview document, built once per test run (the ordering, chart-values, schema and
+capacity-group checks all read them, some while collecting): once per process, and across the processes of
+`pytest -n N` through tests/shared_once.py."""
 
 from __future__ import annotations
 
@@ -10,7 +11,9 @@ from typing import Any
 
 ROOT = Path(__file__).parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "preview"))
+sys.path.insert(0, str(ROOT / "tests"))
 
+from shared_once import once  # noqa: E402
 from test_preview_stack import with_secrets_set  # noqa: E402
 
 STACKS = sorted(path.name.removeprefix("Pulumi.").removesuffix(".yaml")
@@ -21,4 +24,4 @@ STACKS = sorted(path.name.removeprefix("Pulumi.").removesuffix(".yaml")
 def stack_document(stack: str) -> dict[str, Any]:
     from accelfit.preview.run import preview_stack
 
-    return preview_stack(stack, with_secrets_set(stack)).document
+    return once(f"stack-document-{stack}", lambda: preview_stack(stack, with_secrets_set(stack)).document)

@@ -1,7 +1,7 @@
 """Properties over generated specs: the chosen option is the cheapest feasible candidate found by brute force,
 and the plan is identical across runs."""
 
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
 from planner_specs import INFERENCE, TRAINING, make_spec
@@ -65,8 +65,40 @@ def brute_force_best(spec, catalog):
     return min(per_family.values(), key=rank_key) if per_family else None
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+# Every value of every axis above at least once (a covering set: the six training rows walk each training axis,
+# the four inference rows each inference axis), so each run checks all of them, not whatever 25 random draws hit.
+# Between them: one-node and multi-node GPU (3 x p6-b200), TPU slices up to 17 x v6e-256, 15 serving replicas,
+# spot and on-demand, one cloud and both, and a spec no option serves (70B at 1 s p99).
+COVERING_TRAINING = [
+    {"model__parameters": params, "training__tokens": tokens, "training__deadline_days": days, "framework": framework,
+     "budget__pricing": pricing, "placement__clouds": clouds, "model__custom_kernels": kernels}
+    for params, tokens, days, framework, pricing, clouds, kernels in [
+        ("350M", "10B", 3, "jax", "on-demand", ["aws"], False),
+        ("1B", "1T", 14, "pytorch", "spot", ["gcp", "aws"], False),
+        ("7B", "300B", 90, "tensorflow", "on-demand", ["gcp"], True),
+        ("13B", "100B", 7, "jax", "on-demand", ["aws"], True),
+        ("34B", "10B", 30, "pytorch", "spot", ["gcp", "aws"], False),
+        ("70B", "1T", 3, "tensorflow", "on-demand", ["gcp"], False)]]
+COVERING_INFERENCE = [
+    {"model__parameters": params, "inference__requests_per_second": rps, "inference__latency_p99_ms": latency,
+     "inference__traffic": traffic, "inference__hours_per_day": hours}
+    for params, rps, latency, traffic, hours in [
+        ("1B", 50, 1000, "variable", 24), ("8B", 200, 3000, "steady", 8), ("13B", 1, 10000, "steady", 24),
+        ("70B", 10, 1000, "variable", 8)]]
+
+
+def _covering(test):
+    for changes in COVERING_TRAINING:
+        test = example(spec=make_spec(TRAINING, **changes))(test)
+    for changes in COVERING_INFERENCE:
+        test = example(spec=make_spec(INFERENCE, **changes))(test)
+    return test
+
+
+# The covering set, then a few random draws on top (each example brute-forces every offer at up to 64 units).
+@settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(spec=st.one_of(training_specs, inference_specs))
+@_covering
 def test_chosen_is_cheapest_feasible_and_deterministic(catalog, spec):
     expected = brute_force_best(spec, catalog)
     try:

@@ -131,3 +131,33 @@ def test_every_explicitly_named_gcp_resource_keeps_the_name_its_stack_has(record
                if row["type"] in EARLIER_AUTO_NAMED and "name" in row["inputs"]
                and "name" not in row.get("ignore_changes", [])]
     assert not missing, f"{stack}: an earlier release's auto-name would be replaced: {missing}"
+
+
+# --- the stored release recording (recorded_release.json) ---------------------------------------------------------
+
+def test_the_stored_release_recording_is_used_only_while_its_key_holds(release, tmp_path):
+    stored = upgrade_guard.RECORDED_RELEASE.read_text(encoding="utf-8")
+    document = upgrade_guard.json.loads(stored)
+    path = tmp_path / "recorded.json"
+
+    def key_holds(**changes) -> bool:
+        path.write_text(upgrade_guard.json.dumps({**document, **changes}), encoding="utf-8")
+        return upgrade_guard.stored_release(release[1], path) is not None
+
+    assert key_holds(), "recorded_release.json is stale: `.venv/bin/python tests/upgrade/upgrade_guard.py --record-release`"
+    assert not key_holds(commit="0" * 40)  # another release
+    assert not key_holds(python="2.7")
+    assert not key_holds(stateful_types=document["stateful_types"][1:])  # a type added since: its rows are missing
+    assert not key_holds(distributions={**document["distributions"], "pulumi": "0.0.1"})
+    assert not key_holds(distributions={**document["distributions"], "no-such-distribution": "1"})
+    path.write_text(stored[: len(stored) // 2], encoding="utf-8")
+    assert upgrade_guard.stored_release(release[1], path) is None  # a damaged file: recorded afresh
+
+
+def test_the_stored_release_holds_the_stateful_rows_of_every_stack_it_shipped(release, recorded):
+    stored = upgrade_guard.stored_release(release[1])
+    assert stored is not None and set(stored) >= set(recorded["before"])
+    assert all(row["type"] in upgrade_guard.STATEFUL_TYPES for rows in stored.values() for row in rows)
+    # Not vacuous: the GKE example's cluster, node pools, network and bucket are there to protect.
+    assert {CLUSTER, "gcp:container/nodePool:NodePool", "gcp:compute/network:Network",
+            "gcp:storage/bucket:Bucket"} <= {row["type"] for row in stored[STACK]}

@@ -13,6 +13,7 @@ the way the engine decides (shared by the upgrade tests; a uniquely named module
 
 from __future__ import annotations
 
+import importlib.metadata
 import json
 import os
 import re
@@ -34,9 +35,11 @@ STATEFUL_TYPES = frozenset({
     "aws:s3/bucket:Bucket", "aws:s3/bucketV2:BucketV2", "aws:fsx/lustreFileSystem:LustreFileSystem",
 })
 
-# Runs inside the revision's tree (cwd and PYTHONPATH): only APIs that release already had.
+# Runs inside the revision's tree (cwd and PYTHONPATH): only APIs that release already had. Besides the rows it
+# names the installed distributions the process imported, with their versions: with the revision's tree they are
+# everything its recording depends on (the key of a stored recording, below).
 _RECORD_SCRIPT = """
-import json, sys
+import importlib.metadata, json, sys
 from pathlib import Path
 from accelfit.preview.recorder import record
 from accelfit.preview.run import with_unset_secrets
@@ -52,9 +55,17 @@ for name in sys.argv[2:]:
     out[name] = [{"type": r.type, "name": r.name, "urn": r.urn, "parent": r.parent, "inputs": r.inputs,
                   "aliases": list(getattr(r, "aliases", ())),
                   "ignore_changes": list(getattr(r, "ignore_changes", ()))} for r in recording.resources]
-print(json.dumps(out))
+owners = importlib.metadata.packages_distributions()
+imported = {owner for module in list(sys.modules) for owner in owners.get(module.partition(".")[0], ())}
+versions = {name: importlib.metadata.version(name) for name in sorted(imported - {"accelfit"})}
+print(json.dumps({"stacks": out, "distributions": versions}))
 """
 RECORD_TIMEOUT_S = 900
+# The previous release's stateful rows as recorded once (`python tests/upgrade/upgrade_guard.py --record-release`),
+# so the suite does not rebuild the release's stacks on every run. Used only while its key still holds: the same
+# release commit, Python minor version, stateful types, and every distribution its recording imported at the
+# version installed now; otherwise the release is recorded afresh, as before, and a warning says to refresh it.
+RECORDED_RELEASE = Path(__file__).parent / "recorded_release.json"
 
 
 def shipped_stacks(tree: Path) -> list[str]:
@@ -69,10 +80,55 @@ def start_recording(tree: Path, stacks: list[str]) -> subprocess.Popen:
 
 
 def finish_recording(process: subprocess.Popen, label: str) -> dict[str, list[dict[str, Any]]]:
+    return finish_recording_with_versions(process, label)["stacks"]
+
+
+def finish_recording_with_versions(process: subprocess.Popen, label: str) -> dict[str, Any]:
+    """{"stacks": {stack: rows}, "distributions": {name: version}} of a recording started by start_recording."""
     out, err = process.communicate(timeout=RECORD_TIMEOUT_S)
     if process.returncode != 0:
         raise AssertionError(f"recording the stacks at {label} failed:\n{err[-4000:]}")
     return json.loads(out)
+
+
+def _python() -> str:
+    return f"{sys.version_info.major}.{sys.version_info.minor}"
+
+
+def stored_release(commit: str, path: Path = RECORDED_RELEASE) -> dict[str, list[dict[str, Any]]] | None:
+    """The release's stateful rows per stack from `path`, or None when the file is missing or its key no longer
+    holds (another release, Python, set of stateful types, or a distribution it imported at another version)."""
+    try:
+        stored = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if (not commit or not stored.get("commit", "").startswith(commit) or stored.get("python") != _python()
+            or stored.get("stateful_types") != sorted(STATEFUL_TYPES)):
+        return None
+    for name, version in stored.get("distributions", {}).items():
+        try:
+            if importlib.metadata.version(name) != version:
+                return None
+        except importlib.metadata.PackageNotFoundError:
+            return None
+    return stored["stacks"]
+
+
+def record_release(root: Path, into: Path, path: Path = RECORDED_RELEASE) -> Path:
+    """Record the previous release's shipped stacks (git history at `root`, extracted under `into`) and store their
+    stateful rows, the only rows `compare` reads of the old side, with the key `stored_release` checks."""
+    version, commit = previous_release((root / "CHANGELOG.md").read_text(encoding="utf-8"))
+    full = subprocess.run(["git", "rev-parse", f"{commit}^{{commit}}"], cwd=root, capture_output=True, text=True,
+                          check=True).stdout.strip()
+    tree = extract_revision(root, full, into)
+    recording = finish_recording_with_versions(start_recording(tree, shipped_stacks(tree)), f"{version} ({commit})")
+    # Sorted by URN: the order resources register in varies between runs, and `compare` does not read it.
+    stacks = {stack: sorted((row for row in rows if row["type"] in STATEFUL_TYPES), key=lambda row: row["urn"])
+              for stack, rows in recording["stacks"].items()}
+    document = {"release": version, "commit": full, "python": _python(), "stateful_types": sorted(STATEFUL_TYPES),
+                "distributions": recording["distributions"], "stacks": stacks}
+    path.write_text(json.dumps(document, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    return path
 
 
 def extract_revision(repo: Path, commit: str, into: Path) -> Path:
@@ -188,3 +244,12 @@ def excused(finding: Finding, notes: str) -> bool:
     """The unreleased section's upgrade notes name the resource and give its migration step."""
     return any(f"`{finding.name}`" in entry and "Migration:" in entry
                for entry in re.split(r"\n(?=- )", notes))
+
+
+if __name__ == "__main__":
+    import tempfile
+
+    if sys.argv[1:] != ["--record-release"]:
+        raise SystemExit("usage: python tests/upgrade/upgrade_guard.py --record-release")
+    with tempfile.TemporaryDirectory(prefix="accelfit-release-") as scratch:
+        print(record_release(Path(__file__).resolve().parents[2], Path(scratch) / "tree"))
