@@ -10,9 +10,10 @@ import tarfile
 from dataclasses import dataclass
 from pathlib import Path
 
-# Every stub appends "name\0arg1\0arg2...\n" to $STUB_LOG.
-_RECORD = 'printf "%s" "$(basename "$0")" >> "$STUB_LOG"; for a in "$@"; do printf "\\0%s" "$a" >> "$STUB_LOG"; done; ' \
-          'printf "\\n" >> "$STUB_LOG"\n'
+# Every stub appends "name\0arg1\0arg2...\n" to $STUB_LOG, holding a lock while it does: the two ends of a pipe
+# (`aws ecr get-login-password | docker login`) run at once, and their records must not interleave.
+_RECORD = '{ flock 9; printf "%s" "$(basename "$0")" >> "$STUB_LOG"; ' \
+          'for a in "$@"; do printf "\\0%s" "$a" >> "$STUB_LOG"; done; printf "\\n" >> "$STUB_LOG"; } 9>>"$STUB_LOG.lock"\n'
 
 STUBS = {
     # Copies the test archive to the destination of `storage cp SRC DST`; other calls only record.
