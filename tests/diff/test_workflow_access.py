@@ -1,0 +1,164 @@
+"""No job that runs pull-request code can reach a deploy credential; deploy jobs get their Pulumi token only in their
+GitHub environment, only from main, only in the steps that run Pulumi. The rules are in workflow_access.py; each
+breach test below breaks one of them in a copy of a real workflow and shows the check catching it."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from tests.diff.workflow_access import PREVIEW_TOKEN_TYPE, PULUMI_AUTH, breaches, runs_pull_request_code
+
+WORKFLOWS = Path(__file__).parents[2] / ".github" / "workflows"
+# Steps allowed after the Pulumi token exchange: they run with the token in their environment (auth-actions exports
+# it to every later step of the job), so none may be a shell step or other code.
+AFTER_TOKEN = ("pulumi/actions@", "actions/upload-artifact@")
+
+
+def _load(name: str) -> dict[str, Any]:
+    document = yaml.safe_load((WORKFLOWS / name).read_text(encoding="utf-8"))
+    document["on"] = document.pop(True, document.get("on"))
+    return document
+
+
+def _auth_index(job: dict[str, Any]) -> int:
+    [index] = [i for i, step in enumerate(job["steps"]) if str(step.get("uses", "")).startswith(PULUMI_AUTH)]
+    return index
+
+
+def test_no_job_that_runs_pull_request_code_can_reach_a_deploy_credential():
+    pull_request_jobs = []
+    for path in sorted(WORKFLOWS.glob("*.yml")):
+        workflow = _load(path.name)
+        assert breaches(workflow) == [], path.name
+        pull_request_jobs += [f"{path.name}/{name}" for name, job in workflow["jobs"].items()
+                              if runs_pull_request_code(workflow, job)]
+    # Not vacuous: the jobs that run the pull request's code (./dev setup, the program) are the ones checked.
+    assert {"preview.yml/diff", "preview.yml/pulumi-preview", "test.yml/test"} <= set(pull_request_jobs)
+    assert not any(job.startswith(("deploy.yml", "pulumi-up.yml")) for job in pull_request_jobs)
+
+
+def _break_secret_in_env(workflow):  # what preview.yml did before: the deploy token in the real-preview job
+    workflow["jobs"]["pulumi-preview"]["env"]["PULUMI_ACCESS_TOKEN"] = "${{ secrets.PULUMI_ACCESS_TOKEN }}"
+
+
+def _break_secret_in_step(workflow):
+    workflow["jobs"]["diff"]["steps"][-1].setdefault("env", {})["TOKEN"] = "${{ secrets['PROD_TOKEN'] }}"
+
+
+def _break_workflow_env(workflow):
+    workflow["env"] = {"PULUMI_ACCESS_TOKEN": "${{ secrets.PULUMI_ACCESS_TOKEN }}"}
+
+
+def _break_environment(workflow):  # the prod environment's secrets and its OIDC `sub`
+    workflow["jobs"]["pulumi-preview"]["environment"] = "${{ matrix.stack }}"
+
+
+def _break_token_type(workflow):  # an organization token can update every stack
+    job = workflow["jobs"]["pulumi-preview"]
+    job["steps"][_auth_index(job)]["with"]["requested-token-type"] = "urn:pulumi:token-type:access_token:organization"
+
+
+def _break_reusable_inherit(workflow):
+    workflow["jobs"]["deploy"] = {"uses": "./.github/workflows/pulumi-up.yml", "with": {"stack": "prod"},
+                                  "secrets": "inherit"}
+
+
+def _break_pull_request_target(workflow):  # the privileged trigger, checking out the pull request's head
+    workflow["on"] = {"pull_request_target": {}}
+    job = workflow["jobs"]["diff"]
+    job["steps"][0]["with"]["ref"] = "${{ github.event.pull_request.head.sha }}"
+    job.setdefault("env", {})["PULUMI_ACCESS_TOKEN"] = "${{ secrets.PULUMI_ACCESS_TOKEN }}"
+
+
+@pytest.mark.parametrize("breach, expected", [
+    (_break_secret_in_env, "pulumi-preview: reads secrets.PULUMI_ACCESS_TOKEN"),
+    (_break_secret_in_step, "diff: reads secrets.PROD_TOKEN"),
+    (_break_workflow_env, "stacks: reads secrets.PULUMI_ACCESS_TOKEN"),
+    (_break_environment, "pulumi-preview: runs in GitHub environment"),
+    (_break_token_type, "pulumi-preview: exchanges its OIDC token for a Pulumi 'urn:pulumi:token-type:access_token:organization'"),
+    (_break_reusable_inherit, "deploy: passes secrets ('inherit')"),
+    (_break_pull_request_target, "diff: reads secrets.PULUMI_ACCESS_TOKEN"),
+])
+def test_the_check_catches_a_pull_request_job_reaching_a_deploy_credential(breach, expected):
+    workflow = copy.deepcopy(_load("preview.yml"))
+    assert breaches(workflow) == []
+    breach(workflow)
+    found = breaches(workflow)
+    assert any(line.startswith(expected) for line in found), found
+
+
+def test_pull_request_target_fetching_the_head_in_a_command_is_pull_request_code():
+    workflow = copy.deepcopy(_load("preview.yml"))
+    workflow["on"] = {"pull_request_target": {}}
+    job = workflow["jobs"]["stacks"]
+    job["steps"].insert(0, {"run": "git fetch origin ${{ github.event.pull_request.head.sha }} && git checkout FETCH_HEAD"})
+    job["steps"].append({"run": "./dev setup", "env": {"TOKEN": "${{ secrets.DEPLOY_TOKEN }}"}})
+    assert breaches(workflow) == ["stacks: reads secrets.DEPLOY_TOKEN"]
+
+
+def test_pull_request_target_on_the_base_code_only_is_not_pull_request_code():
+    """pull_request_target runs the target branch's workflow and code: a secret there is not reachable from the pull
+    request unless a job checks out its head (the breach case above)."""
+    workflow = copy.deepcopy(_load("preview.yml"))
+    workflow["on"] = {"pull_request_target": {}}
+    workflow["jobs"]["diff"].setdefault("env", {})["TOKEN"] = "${{ secrets.SOME_TOKEN }}"
+    assert breaches(workflow) == []
+
+
+def test_deploys_run_only_from_main_in_the_stacks_environment_without_stored_tokens():
+    deploy, pulumi_up = _load("deploy.yml"), _load("pulumi-up.yml")
+    assert set(deploy["on"]) == {"push", "workflow_dispatch"} and deploy["on"]["push"] == {"branches": ["main"]}
+    assert set(pulumi_up["on"]) == {"workflow_call"} and "secrets" not in pulumi_up["on"]["workflow_call"]
+    for name, job in deploy["jobs"].items():
+        assert "secrets" not in job, name  # nothing stored is passed: each job exchanges its own OIDC token
+    jobs = pulumi_up["jobs"]
+    assert {name: job["environment"] for name, job in jobs.items()} == \
+        {"plan": "${{ inputs.stack }}-preview", "up": "${{ inputs.stack }}"}
+    for path in WORKFLOWS.glob("*.yml"):
+        assert "secrets.PULUMI_ACCESS_TOKEN" not in path.read_text(encoding="utf-8"), path.name
+
+
+@pytest.mark.parametrize("name, job_name", [("pulumi-up.yml", "plan"), ("pulumi-up.yml", "up"),
+                                            ("preview.yml", "pulumi-preview")])
+def test_the_pulumi_token_is_only_in_the_steps_that_run_pulumi(name, job_name):
+    """The token is exchanged right before the Pulumi step; ./dev setup, the offline preview and preflight run
+    before it and hold no Pulumi token. Every job that exchanges one asks for id-token itself (never the workflow)."""
+    workflow = _load(name)
+    job = workflow["jobs"][job_name]
+    assert "PULUMI_ACCESS_TOKEN" not in job.get("env", {})
+    assert workflow["permissions"] == {"contents": "read"} and job["permissions"]["id-token"] == "write"
+    auth = _auth_index(job)
+    after = [str(step.get("uses", "run")) for step in job["steps"][auth + 1:]]
+    assert after and after[0].startswith("pulumi/actions@"), after
+    assert all(uses.startswith(AFTER_TOKEN) for uses in after), after
+    assert job["steps"][auth]["with"]["organization"] == "${{ vars.PULUMI_ORG }}"
+
+
+def test_pull_requests_preview_as_the_read_only_team_and_deploys_per_environment():
+    pr = _load("preview.yml")["jobs"]["pulumi-preview"]
+    step = pr["steps"][_auth_index(pr)]
+    assert step["with"]["requested-token-type"] == PREVIEW_TOKEN_TYPE
+    assert step["with"]["scope"] == "team:${{ vars.PULUMI_PREVIEW_TEAM }}"
+    assert step["if"] == "steps.gate.outputs.enabled == 'true'"
+    gate = next(s for s in pr["steps"] if s.get("id") == "gate")["run"]
+    assert '[ -n "$PULUMI_PREVIEW_TEAM" ]' in gate and '[ "$SAME_REPO" = true ]' in gate
+    for job in _load("pulumi-up.yml")["jobs"].values():
+        exchange = job["steps"][_auth_index(job)]["with"]
+        # A team of the environment's own (Enterprise) when the environment names one, else an organization token;
+        # either is granted only to this environment's `sub` by the Pulumi OIDC policy (README "Deploy access").
+        assert exchange["requested-token-type"] == ("${{ vars.PULUMI_DEPLOY_TEAM && "
+                                                    "'urn:pulumi:token-type:access_token:team' || "
+                                                    "'urn:pulumi:token-type:access_token:organization' }}")
+        assert exchange["scope"] == "${{ vars.PULUMI_DEPLOY_TEAM && format('team:{0}', vars.PULUMI_DEPLOY_TEAM) || '' }}"
+
+
+def test_the_pulumi_auth_action_is_pinned_to_its_release():
+    # git rev-parse v2.1.0^{commit} in github.com/pulumi/auth-actions: 141415910c3beb54e03b48e9057c204c97b956f2.
+    for name in ("preview.yml", "pulumi-up.yml"):
+        text = (WORKFLOWS / name).read_text(encoding="utf-8")
+        assert "uses: pulumi/auth-actions@141415910c3beb54e03b48e9057c204c97b956f2 # v2.1.0" in text
