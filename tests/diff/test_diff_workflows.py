@@ -172,8 +172,9 @@ def test_deploy_goes_dev_then_staging_then_prod_on_main(deploy, pulumi_up):
     assert deploy["on"]["push"]["branches"] == ["main"]
     jobs = deploy["jobs"]
     assert [jobs[name]["with"]["stack"] for name in ("dev", "staging", "prod")] == ["dev", "staging", "prod"]
-    assert "needs" not in jobs["dev"] and jobs["staging"]["needs"] == "dev" and jobs["prod"]["needs"] == "staging"
-    for job in jobs.values():
+    # dev waits only for the check that the deploy environments are protected (test_workflow_access.py).
+    assert jobs["dev"]["needs"] == "environments" and jobs["staging"]["needs"] == "dev" and jobs["prod"]["needs"] == "staging"
+    for job in (jobs["dev"], jobs["staging"], jobs["prod"]):
         assert job["uses"] == "./.github/workflows/pulumi-up.yml"
     up = pulumi_up["jobs"]["up"]
     # The environment is the stack's name: the `prod` environment (with required reviewers) gates production.
@@ -330,7 +331,7 @@ def test_deployments_build_only_the_committed_lock(deploy, pulumi_up, capsys):
                                 "type": "boolean"}
     for name in ("plan", "up"):
         assert pulumi_up["jobs"][name]["env"]["ACCELFIT_LOCKED"] == "${{ inputs.locked && '1' || '0' }}"
-    assert {name: job["with"]["locked"] for name, job in deploy["jobs"].items()} == \
+    assert {name: job["with"]["locked"] for name, job in deploy["jobs"].items() if "uses" in job} == \
         {"dev": False, "staging": True, "prod": True}
     for stack in ("staging", "prod"):
         assert "accelfit:selection:" in (ROOT / "stacks" / f"Pulumi.{stack}.yaml").read_text(encoding="utf-8")

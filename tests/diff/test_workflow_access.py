@@ -162,3 +162,71 @@ def test_the_pulumi_auth_action_is_pinned_to_its_release():
     for name in ("preview.yml", "pulumi-up.yml"):
         text = (WORKFLOWS / name).read_text(encoding="utf-8")
         assert "uses: pulumi/auth-actions@141415910c3beb54e03b48e9057c204c97b956f2 # v2.1.0" in text
+
+
+def _guard():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("check_environments", WORKFLOWS.parent / "scripts" / "check_environments.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _protected(name: str) -> dict[str, Any]:
+    """The GitHub REST "Get an environment" document of an environment set up as the README says."""
+    rules = [{"id": 1, "type": "branch_policy"}]
+    if name == "prod":
+        rules.append({"id": 2, "type": "required_reviewers", "reviewers": [{"type": "Team", "reviewer": {"id": 7}}]})
+    return {"name": name, "protection_rules": rules,
+            "deployment_branch_policy": {"protected_branches": True, "custom_branch_policies": False}}
+
+
+def _fake_github(environments: dict[str, Any], branch_policies: dict[str, list[str]] | None = None):
+    def fetch(path: str):
+        parts = path.split("?")[0].split("/")
+        if len(parts) == 3:
+            return {"branch_policies": [{"name": b} for b in (branch_policies or {}).get(parts[1], [])]}
+        return environments.get(parts[1])
+    return fetch
+
+
+ENVIRONMENTS = [env for stack in ("dev", "staging", "prod") for env in (stack, f"{stack}-preview")]
+
+
+def test_deploy_checks_the_environments_before_anything_deploys():
+    deploy = _load("deploy.yml")
+    job = deploy["jobs"]["environments"]
+    [command] = [step["run"] for step in job["steps"] if "run" in step]
+    stacks = [deploy["jobs"][name]["with"]["stack"] for name in ("dev", "staging", "prod")]
+    assert command == f"python3 .github/scripts/check_environments.py {' '.join(stacks)} --reviewed prod"
+    assert deploy["jobs"]["dev"]["needs"] == "environments"  # staging and prod need dev
+    assert job["permissions"] == {"contents": "read", "actions": "read"} and "environment" not in job
+    guard = _guard()
+    fetch = _fake_github({name: _protected(name) for name in ENVIRONMENTS})
+    assert guard.main(command.split()[2:], fetch) == 0
+
+
+@pytest.mark.parametrize("change, expected", [
+    (lambda envs, policies: envs["prod"].update(protection_rules=[]), "environment prod has no required reviewers"),
+    (lambda envs, policies: envs["prod-preview"].update(deployment_branch_policy=None),
+     "environment prod-preview lets every branch deploy"),
+    (lambda envs, policies: (envs["staging"].update(deployment_branch_policy={"protected_branches": False,
+                                                                             "custom_branch_policies": True}),
+                             policies.update(staging=["main", "*"])),
+     "environment staging admits branches ['*', 'main']"),
+    (lambda envs, policies: envs.pop("dev"), "environment dev does not exist"),
+])
+def test_the_environment_check_refuses_an_unprotected_deploy_environment(change, expected, capsys):
+    environments = {name: _protected(name) for name in ENVIRONMENTS}
+    policies: dict[str, list[str]] = {}
+    change(environments, policies)
+    assert _guard().main(["dev", "staging", "prod", "--reviewed", "prod"], _fake_github(environments, policies)) == 1
+    errors = capsys.readouterr().out.splitlines()
+    assert len(errors) == 1 and errors[0].startswith(f"::error::{expected}"), errors
+
+
+def test_custom_branch_policies_naming_only_main_pass():
+    environments = {name: _protected(name) for name in ENVIRONMENTS}
+    environments["dev"]["deployment_branch_policy"] = {"protected_branches": False, "custom_branch_policies": True}
+    assert _guard().check(["dev", "staging", "prod"], {"prod"}, _fake_github(environments, {"dev": ["main"]})) == []
