@@ -212,6 +212,10 @@ def test_zizmor_finds_nothing_high_or_medium_even_as_an_auditor():
                if f["determinations"]["severity"] in ("High", "Medium")]
     assert serious == [], done.stdout[:4000]
     assert {f["ident"] for f in findings} <= {"self-repository"}
+    # And with this project's config (the only audit it turns off is that hint): no finding at all, low included.
+    done = subprocess.run([zizmor, "--offline", "--no-progress", "--persona", "auditor", "--format", "json", "--config",
+                           str(ZIZMOR_CONFIG), str(WORKFLOWS)], capture_output=True, text=True, check=False)
+    assert json.loads(done.stdout) == [], done.stdout[:4000]
 
 
 def test_workflows_match_githubs_schema():
@@ -437,3 +441,22 @@ def test_the_preflight_sdks_are_in_the_lock_ci_installs():
     lock = (ROOT / "requirements.lock").read_text(encoding="utf-8")
     for package in ("google-cloud-compute", "google-cloud-quotas", "google-cloud-service-usage", "boto3"):
         assert re.search(rf"^{package}==", lock, re.MULTILINE), package
+
+
+def test_the_auditor_lint_catches_a_pull_request_title_in_a_shell_step(tmp_path):
+    """Breach for the zizmor check above: a copy of preview.yml that puts the pull request's title into a shell
+    command (template injection) is reported above low."""
+    zizmor = _tool("zizmor")
+    if zizmor is None:
+        pytest.skip("zizmor is not installed (it comes with the `test` extra: ./dev setup)")
+    text = (WORKFLOWS / "preview.yml").read_text(encoding="utf-8")
+    anchor = "      - name: List stack files\n"
+    assert anchor in text
+    (tmp_path / ".github" / "workflows").mkdir(parents=True)
+    (tmp_path / ".github" / "workflows" / "preview.yml").write_text(text.replace(
+        anchor, "      - name: Title\n        run: echo \"${{ github.event.pull_request.title }}\"\n" + anchor), encoding="utf-8")
+    done = subprocess.run([zizmor, "--offline", "--no-progress", "--persona", "auditor", "--format", "json", "--config",
+                           str(ZIZMOR_CONFIG), str(tmp_path / ".github" / "workflows")], capture_output=True, text=True,
+                          check=False)
+    serious = {f["ident"] for f in json.loads(done.stdout) if f["determinations"]["severity"] in ("High", "Medium")}
+    assert "template-injection" in serious, done.stdout[:2000]

@@ -5,6 +5,7 @@ breach test below breaks one of them in a copy of a real workflow and shows the 
 from __future__ import annotations
 
 import copy
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -197,7 +198,14 @@ ENVIRONMENTS = [env for stack in ("dev", "staging", "prod") for env in (stack, f
 def test_deploy_checks_the_environments_before_anything_deploys():
     deploy = _load("deploy.yml")
     job = deploy["jobs"]["environments"]
-    [command] = [step["run"] for step in job["steps"] if "run" in step]
+    steps = {step.get("name"): step for step in job["steps"]}
+    command = steps["Check the environments' branch policies and reviewers"]["run"]
+    org = steps["Is the Pulumi organization set? (every Pulumi token exchange names it)"]
+    assert org["env"] == {"PULUMI_ORG": "${{ vars.PULUMI_ORG }}"}
+    for value, code in (("", 1), ("acme", 0)):
+        done = subprocess.run(["bash", "-e", "-c", org["run"]], env={"PATH": "/usr/bin:/bin", "PULUMI_ORG": value},
+                              capture_output=True, text=True, check=False)
+        assert done.returncode == code and ("PULUMI_ORG" in done.stdout) == (code == 1)
     stacks = [deploy["jobs"][name]["with"]["stack"] for name in ("dev", "staging", "prod")]
     assert command == f"python3 .github/scripts/check_environments.py {' '.join(stacks)} --reviewed prod"
     assert deploy["jobs"]["dev"]["needs"] == "environments"  # staging and prod need dev
