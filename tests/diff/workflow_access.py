@@ -12,7 +12,8 @@ every command come from the pull request) or by `pull_request_target` and it che
 
 The rules GitHub documents: pull_request workflows get no secrets from forks but do from same-repository branches,
 and a job's OIDC `sub` is `repo:OWNER/REPO:environment:NAME` inside an environment, `repo:OWNER/REPO:pull_request`
-for a pull_request job outside one (https://docs.github.com/en/actions/reference/security/oidc, subject claims, read 2026-11-28).
+for a pull_request job outside one (https://docs.github.com/en/actions/reference/security/oidc, subject claims,
+read 2026-11-28).
 """
 
 from __future__ import annotations
