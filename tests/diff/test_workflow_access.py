@@ -209,6 +209,7 @@ def test_deploy_checks_the_environments_before_anything_deploys():
     stacks = [deploy["jobs"][name]["with"]["stack"] for name in ("dev", "staging", "prod")]
     assert command == f"python3 .github/scripts/check_environments.py {' '.join(stacks)} --reviewed prod"
     assert deploy["jobs"]["dev"]["needs"] == "environments"  # staging and prod need dev
+    assert job["if"] == "github.ref == 'refs/heads/main'"  # a workflow_dispatch of another branch deploys nothing
     assert job["permissions"] == {"contents": "read", "actions": "read"} and "environment" not in job
     guard = _guard()
     fetch = _fake_github({name: _protected(name) for name in ENVIRONMENTS})
