@@ -17,33 +17,19 @@ from accelfit.errors import InputError, Problem, did_you_mean, problem, shorten
 from accelfit.inputfile import is_regular_file
 from accelfit.spec import LoadedWorkload, WorkloadSpec
 from accelfit.spec.loader import with_inventory, workloads_from_document, workloads_key
+from accelfit.stackkeys import ENVIRONMENTS
+from accelfit.stackkeys import FLEET_NAME as _FLEET_NAME
+from accelfit.stackkeys import GCP_PROJECT as _GCP_PROJECT
+from accelfit.stackkeys import LABEL_VALUE as _LABEL_VALUE
+from accelfit.stackkeys import PROJECT_KEYS  # noqa: F401 (the loader's list of known keys; tests import it here)
 from accelfit.stackrules import loaded_problems
 from accelfit.values import find_credential
 from accelfit.yamlio import read_yaml
 
 PROJECT_FILE = "Pulumi.yaml"
-ENVIRONMENTS = ("dev", "staging", "prod")
 SECRET_PLACEHOLDER = "[secret]"
 _STACK_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,100}\Z")
-# GCP label values (the strictest of the clouds' tag rules): lowercase letters, digits, '-', '_', at most 63.
-_LABEL_VALUE = re.compile(r"^[a-z0-9]([-_a-z0-9]{0,61}[a-z0-9])?\Z")
-# A fleet's name labels its shared resources and prefixes their names, as a workload's name does in a single stack:
-# a label value that is also a DNS label (no '_'), short enough for a second cluster's `-2` suffix
-# (accelfit.planner.fleet_placement.MAX_FLEET_NAME_CHARS).
-_FLEET_NAME = re.compile(r"^[a-z]([-a-z0-9]{0,35}[a-z0-9])?\Z")
-# Google Cloud project ids: https://cloud.google.com/resource-manager/docs/creating-managing-projects (as of
-# 2026-11-23): 6 to 30 characters, lowercase letters, digits and hyphens, starting with a letter.
-_GCP_PROJECT = re.compile(r"^[a-z][-a-z0-9]{4,28}[a-z0-9]\Z")
 _SECRET_NAME = re.compile(r"(?i)(token|password|passphrase|secret|private.?key|kubeconfig|credential|api.?key)")
-# Every key accelfit reads in its own namespace (`accelfit:<key>`), in the program or its components. A key in a
-# stack file that is not here (or declared in Pulumi.yaml) is a typo: `accelfit:enviroment` would otherwise be
-# stored by the CLI and silently ignored.
-PROJECT_KEYS = ("environment", "team", "costCenter", "workload", "workloads", "fleet", "selection", "teamNamespaces", "sshPrivateKey",
-                "joinToken", "kubeconfig", "joinEndpoint", "joinCaCertHash", "eksAdminPrincipals", "eksEndpointAccess",
-                "eksPrivateAccessCidrs", "eksPublicAccessCidrs", "kubernetesVersion", "awsZoneIds", "controlPlane",
-                "requireLock", "hfToken")
-
-
 def is_secure(value: Any) -> bool:
     return isinstance(value, dict) and set(value) == {"secure"}
 
@@ -176,7 +162,9 @@ def stack_path(name: str, project_dir: Path) -> Path:
 
 
 def known_project_keys(project_doc: dict[str, Any]) -> tuple[str, ...]:
-    """The keys accelfit reads in its own namespace, plus any Pulumi.yaml declares."""
+    """The keys accelfit reads in its own namespace (PROJECT_KEYS, the table in accelfit.stackkeys), plus any
+    Pulumi.yaml declares. Any other `accelfit:*` key is a typo: `accelfit:enviroment` would otherwise be stored by
+    the CLI and silently ignored."""
     declared = [key.split(":", 1)[-1] for key in (project_doc.get("config") or {}) if isinstance(key, str)]
     return tuple(dict.fromkeys((*PROJECT_KEYS, *declared)))
 

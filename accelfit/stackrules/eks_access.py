@@ -28,7 +28,7 @@ from accelfit.errors import Problem, problem
 
 EndpointAccess = Literal["public", "private"]
 KEYS = ("eksEndpointAccess", "eksPublicAccessCidrs", "eksPrivateAccessCidrs", "eksAdminPrincipals")
-_IAM_PRINCIPAL = re.compile(r"^arn:aws(-cn|-us-gov)?:(iam|sts)::[0-9]{12}:(role|user|assumed-role)/[\w+=,.@/-]+\Z")
+IAM_PRINCIPAL = re.compile(r"^arn:aws(-cn|-us-gov)?:(iam|sts)::[0-9]{12}:(role|user|assumed-role)/[\w+=,.@/-]+\Z")
 SOURCE = "stack"
 PREFIX = "accelfit:"
 
@@ -64,7 +64,7 @@ def access_problems(access: ClusterAccess, source: str = SOURCE, prefix: str = P
                        ("eksPrivateAccessCidrs", access.private_access_cidrs)):
         problems += _cidr_problems(f"{prefix}{key}", cidrs, source)
     for index, arn in enumerate(access.admin_principal_arns):
-        if not _IAM_PRINCIPAL.match(arn):
+        if not IAM_PRINCIPAL.match(arn):
             problems.append(problem(source, f"{prefix}eksAdminPrincipals[{index}]", "not an IAM role or user ARN",
                                     "use arn:aws:iam::<account>:role/<name>", arn))
     return problems

@@ -20,7 +20,7 @@ from typing import Any
 
 from accelfit.errors import InputError, Problem, problem, short_repr
 
-_DNS_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?\Z")
+DNS_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?\Z")
 RESERVED_PREFIX = "kube-"
 RESERVED_NAMESPACES = frozenset({"default"})
 # The namespaces the Kubernetes layer installs its add-ons into (a test keeps this equal to the charts' data and the
@@ -32,7 +32,7 @@ EXAMPLE = "teamNamespaces: [research, applied]"
 
 def namespace_problem(name: Any) -> str | None:
     """Why `name` cannot be a namespace the stack creates, or None."""
-    if not isinstance(name, str) or not _DNS_LABEL.match(name):
+    if not isinstance(name, str) or not DNS_LABEL.match(name):
         return "not a Kubernetes namespace name (lowercase letters, digits and '-', at most 63 characters, " \
                "starting and ending with a letter or digit)"
     if name in RESERVED_NAMESPACES or name.startswith(RESERVED_PREFIX):

@@ -22,7 +22,7 @@ from accelfit.spec.regions import cloud_of_region, cloud_regions
 
 REGION_KEYS = {"gcp": "gcp:region", "aws": "aws:region"}
 ZONE_KEYS = {"gcp": "gcp:zone"}
-_GCP_ZONE = re.compile(r"^(?P<region>[a-z]+-[a-z]+[0-9]+)-[a-z]\Z")
+GCP_ZONE = re.compile(r"^(?P<region>[a-z]+-[a-z]+[0-9]+)-[a-z]\Z")
 _CLOUD_NAMES = {"gcp": "Google Cloud", "aws": "AWS"}
 _A_CLOUD = {"gcp": "a Google Cloud", "aws": "an AWS"}
 
@@ -33,7 +33,7 @@ def stack_placement(config: Mapping[str, Any]) -> StackPlacement:
     regions = {cloud: config[key] for cloud, key in REGION_KEYS.items() if isinstance(config.get(key), str)}
     zones = {cloud: config[key] for cloud, key in ZONE_KEYS.items() if isinstance(config.get(key), str)}
     for cloud, zone in zones.items():
-        match = _GCP_ZONE.match(zone)
+        match = GCP_ZONE.match(zone)
         if match and cloud not in regions:
             regions[cloud] = match["region"]
     return StackPlacement(regions=tuple(sorted(regions.items())), zones=tuple(sorted(zones.items())))
@@ -63,7 +63,7 @@ def _value_problems(config: Mapping[str, Any], source: str) -> list[Problem]:
     zone = config.get("gcp:zone")
     if zone is None:
         return problems
-    match = _GCP_ZONE.match(zone) if isinstance(zone, str) else None
+    match = GCP_ZONE.match(zone) if isinstance(zone, str) else None
     region = config.get("gcp:region")
     if match is None or match["region"] not in cloud_regions()["gcp"]:
         problems.append(problem(source, "config.gcp:zone", "not a Google Cloud zone (a region of Google Cloud and "

@@ -107,12 +107,15 @@ def test_schema_documents_the_fleet_form(project, capsys):
     document = json.loads(out)
     jsonschema.Draft202012Validator.check_schema(document)
     validator = jsonschema.Draft202012Validator(document)
-    config = yaml.safe_load((project / "stacks" / "Pulumi.dev.yaml").read_text(encoding="utf-8"))["config"]
-    assert code == 0 and list(validator.iter_errors(config)) == []
+    # The whole stack file, as an editor or check-jsonschema sees it (it described only the `config:` keys before).
+    stack_file = yaml.safe_load((project / "stacks" / "Pulumi.dev.yaml").read_text(encoding="utf-8"))
+    config = stack_file["config"]
+    assert code == 0 and list(validator.iter_errors(stack_file)) == []
+    assert list(validator.iter_errors(config))  # the config mapping alone is not a stack file
     config["accelfit:workloads"][1]["kind"] = "serving"
-    assert list(validator.iter_errors(config))
+    assert list(validator.iter_errors(stack_file))
     config["accelfit:workloads"] = []
-    assert list(validator.iter_errors(config))
+    assert list(validator.iter_errors(stack_file))
 
 
 GOLDEN = Path(__file__).resolve().parent / "golden"

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from accelfit import stackkeys
 from accelfit.errors import InputError
 from accelfit.planner import NoFeasiblePlan
 from accelfit.planner.lock import LockRequired
@@ -20,8 +21,9 @@ from accelfit.preview.recorder import record
 from accelfit.stackfile import PROJECT_KEYS, load_stack, secret_named
 from tests.stackrules.stack_copies import DELETE, ROOT, project, shipped, strings, write_stack
 
-# The provider keys accelfit reads itself (the rest of a provider's keys are the provider's: credentials, profiles).
-PROVIDER_KEYS = ("gcp:project", "gcp:region", "gcp:zone", "aws:region")
+# The provider keys accelfit reads itself (the rest of a provider's keys are the provider's: credentials, profiles):
+# the key table's, which the stack-file schema describes too.
+PROVIDER_KEYS = tuple(key.name for key in stackkeys.PROVIDER_KEYS)
 
 
 def outcome(root: Path, name: str, secrets: dict[str, str] | None = None) -> tuple[list[str], Exception | None]:

@@ -23,7 +23,7 @@ from accelfit.errors import InputError, Problem, problem
 from accelfit.planner.model import Plan
 
 KEY = "awsZoneIds"
-_ZONE_ID = re.compile(r"^[a-z]{2,6}[0-9]-az[0-9]+\Z")
+ZONE_ID = re.compile(r"^[a-z]{2,6}[0-9]-az[0-9]+\Z")
 
 
 def offered_zone_ids(catalog: Catalog, region: str, instance_type: str) -> tuple[str, ...] | None:
@@ -54,7 +54,7 @@ def zone_offering_problems(plan: Plan, zone_ids: Mapping[str, str], catalog: Cat
 def configured_zone_ids(value: Any) -> dict[str, str]:
     if value is None:
         return {}
-    if not isinstance(value, dict) or not all(isinstance(k, str) and isinstance(v, str) and _ZONE_ID.match(v)
+    if not isinstance(value, dict) or not all(isinstance(k, str) and isinstance(v, str) and ZONE_ID.match(v)
                                               for k, v in value.items()):
         raise InputError([problem("stack", "accelfit:awsZoneIds", "must map zone names to zone IDs",
                                   "e.g. {us-east-1a: use1-az4}, from aws ec2 describe-availability-zones", value)])
