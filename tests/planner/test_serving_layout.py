@@ -74,9 +74,8 @@ def test_latency_figures_and_margins_against_each_target(catalog):
     assert pool.ttft_p99_ms < pool.e2e_p99_ms and pool.tpot_p99_ms < pool.ttft_p99_ms
     assert pool.ttft_margin == pytest.approx((2000 - pool.ttft_p99_ms) / 2000, abs=1e-3)
     assert pool.tpot_margin == pytest.approx((5 - pool.tpot_p99_ms) / 5, abs=1e-3)
-    assert pool.tpot_margin < 0  # a 5 ms TPOT is tighter than the plan sizes for: reported, not hidden
-    # TPOT x p99 answer length + TTFT is the end-to-end p99 the plan sized to.
-    assert pool.ttft_p99_ms + 256 * pool.tpot_p99_ms == pytest.approx(pool.e2e_p99_ms, rel=1e-3)
+    # A 5 ms TPOT binds the plan (issue 34): every margin keeps inference.headroom_pct (20%), none is over.
+    assert min(pool.ttft_margin, pool.tpot_margin, pool.e2e_margin) >= 0.2 - 1e-3
 
 
 def test_weights_load_time_is_the_model_over_the_sourced_read_rate(catalog):
