@@ -7,17 +7,19 @@ step's token budget (max_num_batched_tokens) with waiting prompts, chunk by chun
 run. A replica therefore holds at most `slots` sequences (max_num_seqs, bounded by the KV cache and the targets);
 an arrival that finds them all busy waits in the queue.
 
-In steady state at a mean of n sequences in flight, one step takes s(n) (ReplicaModel.step: the batch's decode
-plus its share of new prompts, n·input/output tokens) and a sequence holds its place for `output` steps, so the
-replica serves λ(n) = n / (output · s(n)) requests a second (Little's law), which grows with n. The p99s at n:
-  - wait: the slots form an M/G/c queue with the full batch's holding time output · s(slots): the Erlang C
-    waiting time's 99th percentile, times (1 + cs²)/2 for the answer lengths' spread (Allen-Cunneen);
-  - TTFT: the wait, the rest of the step the request arrives in (one step at p99), the steps its p99-length
-    prompt's chunks take (the budget after the running sequences' decode tokens and the other prompts' share),
-    and the prompt's own prefill compute;
+In steady state at a mean of n sequences in flight, a decode step takes d(n), and each new prompt adds E(n): the
+scheduler gives it the whole budget the running sequences leave, so it runs in ceil(input / room) steps, each the
+decode step plus its chunk's matmuls and attention. A sequence holds its place for `output` steps, and the mean
+step is s(n) = d(n) + n·E(n)/output, so the replica serves λ(n) = n / (output · s(n)) requests a second (Little's
+law), which grows with n. The p99s at n:
+  - wait: the slots form an M/G/c queue; a request waits only when every place is taken, so the places are held
+    as long as a full batch holds them, output · s(slots): the Erlang C waiting time's 99th percentile at that
+    holding time, times (1 + cs²)/2 for the answer lengths' spread (Allen-Cunneen);
+  - TTFT: the wait, the rest of the step the request arrives in (one step at p99), and its p99-length prompt's
+    own chunk steps (in the budget the running sequences' decode tokens and the other prompts leave);
   - TPOT: a decode step at n plus the prefill of the prompts that arrive while the answer runs (Poisson, its
     99th percentile) spread over its tokens;
-  - end to end: TTFT plus the rest of a p99-length answer at the mean step.
+  - end to end: TTFT plus the rest of a p99-length answer at that answer's 99th-percentile time per token.
 The simulator (accelfit.simulate) steps the same scheduler through time; tests hold this form to it.
 """
 
@@ -94,12 +96,31 @@ class ReplicaLoad:
     slots: int
     token_budget: int
 
-    def step(self, in_flight: float, prefill: bool = True) -> float:
+    def decode(self, in_flight: float) -> float:
+        """A step that only decodes: one token for each of `in_flight` sequences holding their mean KV cache."""
+        lengths = self.model.lengths
+        return self.model.step_with(self.group, in_flight, in_flight * lengths.kv_tokens_in_flight, 0.0,
+                                    lengths.mean_input / 2.0).seconds
+
+    def prompt_extra(self, in_flight: float, tokens: float) -> float:
+        """What a prompt of `tokens` adds to the steps it is prefilled in: the scheduler gives it the whole budget
+        the running sequences leave (max_num_batched_tokens less their decode tokens), so it takes
+        ceil(tokens / room) steps, each the decode step plus its chunk's matmuls and attention."""
+        room = self.token_budget - in_flight
+        if room < 1.0:
+            return math.inf
+        chunks = math.ceil(tokens / room)
+        lengths = self.model.lengths
+        chunk = self.model.step_with(self.group, in_flight, in_flight * lengths.kv_tokens_in_flight, tokens / chunks,
+                                     tokens / 2.0).seconds
+        return chunks * (chunk - self.decode(in_flight))
+
+    def step(self, in_flight: float) -> float:
+        """The mean step at `in_flight` sequences: the decode step plus the prefill each sequence brought with it,
+        spread over the answer's steps."""
         lengths = self.model.lengths
         requests = in_flight / self.model.sequences_per_request
-        prompt_tokens = requests * lengths.mean_input / lengths.mean_output if prefill else 0.0
-        return self.model.step_with(self.group, in_flight, in_flight * lengths.kv_tokens_in_flight, prompt_tokens,
-                                    lengths.mean_input / 2.0).seconds
+        return self.decode(in_flight) + requests * self.prompt_extra(in_flight, lengths.mean_input) / lengths.mean_output
 
     def rate_at(self, in_flight: float) -> float:
         lengths = self.model.lengths
@@ -109,35 +130,40 @@ class ReplicaLoad:
         """The p99s at a mean of `in_flight` sequences (queue=False: without the wait for a place in the batch)."""
         lengths = self.model.lengths
         step = self.step(in_flight)
-        decode = self.step(in_flight, prefill=False)
+        decode = self.decode(in_flight)
         rate = self.rate_at(in_flight)
         wait = self.wait_p99(in_flight, rate) if queue else 0.0
         ttft = wait + step + self.prompt_seconds(in_flight, rate, step)
-        # Each prompt lengthens the steps it is prefilled in by this much (the step less its decode, per prompt).
-        per_prompt = (step - decode) / (rate * step) if rate > 0 else 0.0
-        arrivals = poisson_quantile(rate * lengths.mean_output * step, P99)
-        tpot = decode + per_prompt * arrivals / lengths.mean_output
-        e2e = ttft + max(0.0, lengths.p99_output - 1.0) * step
+        # The answer's steps carry the prefill of the prompts that arrive while it runs (their 99th percentile).
+        extra = self.prompt_extra(in_flight, lengths.mean_input)
+
+        def tpot_of(tokens: float) -> float:
+            return decode + extra * poisson_quantile(rate * tokens * step, P99) / tokens
+
+        tpot = tpot_of(lengths.mean_output)
+        e2e = ttft + max(0.0, lengths.p99_output - 1.0) * tpot_of(lengths.p99_output)
         return LoadPoint(rate, in_flight, self.slots, step, wait, ttft * 1000.0, tpot * 1000.0, e2e * 1000.0)
 
     def prompt_seconds(self, in_flight: float, rate: float, step: float) -> float:
-        """A p99-length prompt's chunks, one per step, in the budget the running sequences and the other new
-        prompts leave; plus its own prefill compute."""
+        """A p99-length prompt's own chunk steps, in the budget the running sequences and the other new prompts
+        leave."""
         lengths = self.model.lengths
         room = self.token_budget - in_flight
         others = rate * step * lengths.mean_input / room if room > 0 else math.inf
         if others >= 1.0:
             return math.inf
         chunks = max(1, math.ceil(lengths.p99_input / (room * (1.0 - others))))
-        return (chunks - 1) * step + self.model.prefill_seconds(self.group, lengths.p99_input)
+        return chunks * self.decode(in_flight) + self.prompt_extra(in_flight, lengths.p99_input)
 
     def wait_p99(self, in_flight: float, rate: float) -> float:
         """Erlang C over the slots, with the full batch's holding time, scaled for the answer lengths' spread."""
-        if in_flight >= self.slots:
-            return math.inf
         lengths = self.model.lengths
+        # When a request waits, every place is taken: the batch runs full, each place held output · s(slots).
         holding = lengths.mean_output * self.step(self.slots)
-        waits = erlang_c(self.slots, in_flight)
+        offered = rate * holding
+        if in_flight >= self.slots or offered >= self.slots:
+            return math.inf
+        waits = erlang_c(self.slots, offered)
         drain = self.slots / holding - rate
         if waits <= 1.0 - P99:
             return 0.0

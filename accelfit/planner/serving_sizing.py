@@ -64,10 +64,15 @@ def best_batch(model: ReplicaModel, group: int, memory_batch: int, most: int, la
     return low
 
 
+def kv_room_bytes(model: ReplicaModel, group: int) -> float:
+    """The KV cache of a replica on `group` chips: the usable device memory less the weights and runtime."""
+    return group * model.accelerator.memory_gib * GIB * pref.USABLE_MEMORY_FRACTION - model.weights * RUNTIME_OVERHEAD
+
+
 def usable_batch(model: ReplicaModel, group: int) -> int:
     """Sequences whose paged KV cache fits beside the weights on `group` chips; 0 when the longest request alone
     does not fit (the KV cache is allocated per block as sequences grow, not reserved at full context)."""
-    room = group * model.accelerator.memory_gib * GIB * pref.USABLE_MEMORY_FRACTION - model.weights * RUNTIME_OVERHEAD
+    room = kv_room_bytes(model, group)
     if room < model.max_sequence_kv_bytes():
         return 0
     return int(room // model.kv_bytes_per_sequence(engine_limits().kv_block_tokens))
