@@ -129,7 +129,7 @@ def _serving_efficiency(run: MeasuredRun, catalog: Catalog, file: str, where: st
     latency = run.latency_p99_ms or float("inf")
 
     def total_capacity(size: int) -> float:
-        batch = best_batch(model, size, usable_batch(model, size), engine_limits().max_batch, latency)
+        batch = best_batch(model, size, usable_batch(model, size), engine_limits().max_num_seqs, latency)
         return run.count // size * model.requests_per_second(size, batch) if batch else 0.0
 
     # Without tensor_parallel, the deployment is taken to use the group size that serves the most (as the planner
@@ -146,7 +146,7 @@ def _serving_efficiency(run: MeasuredRun, catalog: Catalog, file: str, where: st
     def capacity(scale: float) -> float:
         scaled = Efficiency(min(1.0, base.decode_bandwidth * scale), min(1.0, base.prefill_compute * scale))
         replica = ReplicaModel(accelerator, model.model, lengths, scaled)
-        batch = best_batch(replica, group, usable_batch(replica, group), engine_limits().max_batch, latency)
+        batch = best_batch(replica, group, usable_batch(replica, group), engine_limits().max_num_seqs, latency)
         return replica.requests_per_second(group, batch) if batch else 0.0
 
     ceiling = 1.0 / min(base.decode_bandwidth, base.prefill_compute)

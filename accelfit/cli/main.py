@@ -42,8 +42,9 @@ def _register() -> None:
     from accelfit.cli.preflight_command import preflight
     from accelfit.cli.preview_command import preview
     from accelfit.cli.schema_command import schema
+    from accelfit.cli.simulate_command import simulate
 
-    for command in (calibrate, catalog, check, cost, diff, lock, plan, preflight, preview, schema):
+    for command in (calibrate, catalog, check, cost, diff, lock, plan, preflight, preview, schema, simulate):
         cli.add_command(command)
 
 

@@ -15,7 +15,8 @@ from accelfit.planner.model import (
 )
 from accelfit.planner.options import Sized
 from accelfit.planner.software import baremetal_gpu_driver, gke_gpu_driver_version, tpu_runtime_version
-from accelfit.spec import Traffic, WorkloadSpec
+from accelfit.planner.sizes import peak_factor
+from accelfit.spec import WorkloadSpec
 
 GPU_TAINT = Taint(key="nvidia.com/gpu", value="present", effect="NoSchedule")
 # Node label shared by the slice pools of one multislice job (value: the set's name; "tpu" for the planned set).
@@ -42,7 +43,7 @@ def _gpu_scaling(spec: WorkloadSpec, units: int) -> tuple[int, int, int]:
     (peak over headroom) when they run all day, and scale to zero when they serve only part of it."""
     if spec.training is not None:
         return 0, units, units
-    headroom = pref.HEADROOM_VARIABLE if spec.inference.traffic is Traffic.variable else pref.HEADROOM_STEADY
+    headroom = peak_factor(spec.inference)
     minimum = 0 if spec.inference.hours_per_day < 24 else max(1, math.floor(units / headroom))
     return minimum, units, max(minimum, 1)
 

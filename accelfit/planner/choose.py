@@ -106,7 +106,7 @@ def infeasible(spec: WorkloadSpec, evaluation: Evaluation, rejected: tuple[Rejec
             f"at least ${cheapest.monthly_usd:,.0f}{policy_note}"), rejected)
     policy = [rejection for rejection in rejected if rejection.rule.startswith("policy:")]
     if policy and (evaluation.policy_rejected or (evaluation.fastest_days is None
-                                                   and evaluation.best_latency_ms is None)):
+                                                   and not evaluation.latency_misses)):
         named = sorted({rejection.rule.removeprefix("policy:") for rejection in policy})
         return NoFeasiblePlan("policy", (
             f"no option both fits the workload and passes the environment's policies: rejected by "
@@ -119,13 +119,8 @@ def infeasible(spec: WorkloadSpec, evaluation: Evaluation, rejected: tuple[Rejec
             f"{evaluation.fastest_days * (1 - spec.training.deadline_margin_pct / 100):,.1f} days; set deadline_days "
             f"to at least {evaluation.fastest_days:,.1f}, lower training.deadline_margin_pct or reduce "
             "training.tokens"), rejected)
-    if evaluation.best_latency_ms is not None and spec.inference is not None:
-        return NoFeasiblePlan("inference.latency_p99_ms", (
-            f"no option meets inference.latency_p99_ms {spec.inference.latency_p99_ms:g} with its "
-            f"{spec.inference.headroom_pct:g}% headroom: the best reaches about {evaluation.best_latency_ms:,.0f} ms; "
-            f"raise latency_p99_ms to at least "
-            f"{evaluation.best_latency_ms / (1 - spec.inference.headroom_pct / 100):,.0f}, lower "
-            "inference.headroom_pct, or use a smaller model or lower precision"), rejected)
+    if evaluation.latency_misses and spec.inference is not None:
+        return latency_infeasible(spec, evaluation.latency_misses, rejected)
     rules = sorted({rejection.rule for rejection in rejected})
     # The stack's own region or zone (gcp:region, gcp:zone, aws:region) confines the plan too: say which to change.
     stack_keys = " or the stack's region (gcp:region, gcp:zone, aws:region)" if {
@@ -134,3 +129,19 @@ def infeasible(spec: WorkloadSpec, evaluation: Evaluation, rejected: tuple[Rejec
         "no accelerator in the allowed clouds, regions and accelerators can run this workload "
         f"(rejected for: {', '.join(rules) or 'nothing offered'}); widen placement.clouds, placement.regions or "
         f"placement.accelerators{stack_keys}, or see the rejected options"), rejected)
+
+
+def latency_infeasible(spec: WorkloadSpec, misses: tuple, rejected: tuple[Rejection, ...]) -> NoFeasiblePlan:
+    """The latency targets the closest option misses even at a light load, each with its best figure and the value
+    that would admit it; the binding one is the target it misses by the most."""
+    inference = spec.inference
+    keep = 1.0 - inference.headroom_pct / 100.0
+    ordered = sorted(misses, key=lambda miss: -miss.modelled_ms / miss.budget_ms)
+    parts = []
+    for miss in ordered:
+        target = getattr(inference, miss.field.removeprefix("inference."))
+        parts.append(f"{miss.field} {target:g} with its {inference.headroom_pct:g}% headroom: the closest option "
+                     f"reaches about {miss.modelled_ms:,.1f} ms; raise it to at least {miss.modelled_ms / keep:,.0f}")
+    return NoFeasiblePlan(ordered[0].field, (
+        f"no option meets {'; nor '.join(parts)}; or lower inference.headroom_pct, or use a smaller model, lower "
+        "precision or a faster accelerator"), rejected)

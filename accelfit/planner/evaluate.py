@@ -17,6 +17,9 @@ from accelfit.planner.gpu_vms import SINGLE_NODE, VM_PLATFORMS, single_node_reas
 from accelfit.planner.options import Offer, RawRejection, Sized
 from accelfit.planner.serving import Efficiency
 from accelfit.planner.serving_data import efficiency_for
+from accelfit.planner.serving_load import Miss
+from accelfit.planner.serving_sizing import shortfall
+from accelfit.planner.sizes import latency_budget_ms, peak_factor
 from accelfit.planner.sizing import (
     GIB, InferenceSize, TrainingSize, Unfit, effective_mfu, layout, size_inference, size_training, training_efficiency,
     training_hours,
@@ -32,6 +35,8 @@ class Evaluation:
     # How close the infeasible options came, to tell the user how far to relax a constraint.
     fastest_days: float | None = None
     best_latency_ms: float | None = None
+    # The latency targets the closest option (least over its budgets) misses at a light load.
+    latency_misses: tuple = ()
     cheapest_over_budget: Sized | None = None
     # Options that met the workload but a policy limit of the environment rejected (the binding constraint then).
     policy_rejected: int = 0
@@ -137,7 +142,8 @@ def _shape(spec: WorkloadSpec, catalog: Catalog, offer: Offer, team: TeamEfficie
         units=size.units, devices=size.devices, hours=serving_hours, accelerator_hours=serving_hours * size.devices,
         memory_per_device_gib=size.memory_per_device_gib, cost_assumptions=cost_assumptions(spec, offer, 0.0),
         replicas=size.replicas, tokens_per_second=size.tokens_per_second, latency_p99_ms=size.latency_p99_ms,
-        penalties=penalties(spec, offer.accelerator), notes=(inference_note(size, offer),),
+        ttft_p99_ms=size.ttft_p99_ms, tpot_p99_ms=size.tpot_p99_ms,
+        penalties=penalties(spec, offer.accelerator), notes=(inference_note(size, offer, spec),),
         calibration=calibration),
         storage_needs(spec, offer, size.units), 0.0)
 
@@ -168,13 +174,19 @@ def training_memory_note(spec: WorkloadSpec, size: TrainingSize) -> str:
             f"activations for one sequence, tensor parallel {size.tensor_parallel}, {recompute}")
 
 
-def inference_note(size: InferenceSize, offer: Offer) -> str:
+def inference_note(size: InferenceSize, offer: Offer, spec: WorkloadSpec | None = None) -> str:
     link = f", tensor parallel over {size.tensor_parallel_link}" if size.devices_per_replica > 1 else ""
     if size.pipeline_parallel > 1:
         link = (f", tensor parallel {size.tensor_parallel} over {size.tensor_parallel_link} (one replica spans "
                 f"{size.pipeline_parallel} nodes)")
+    peak = ""
+    if spec is not None and size.token_budget:  # the transformer model (not the non-transformer one)
+        factor = peak_factor(spec.inference)
+        peak = (f" within every target, for {spec.inference.requests_per_second * factor:,.4g} req/s at the peak "
+                f"(requests_per_second × peak_factor {factor:g}; about {size.in_flight:,.0f} sequences in flight per "
+                f"replica)")
     return (f"{size.replicas} replicas of {size.devices_per_replica} × {offer.accelerator.name}{link}, batch "
-            f"{size.batch}, about {size.requests_per_replica:,.2f} req/s each; {size.lengths}")
+            f"{size.batch}, about {size.requests_per_replica:,.2f} req/s each{peak}; {size.lengths}")
 
 
 def evaluate(spec: WorkloadSpec, catalog: Catalog, offers: list[Offer],
@@ -188,8 +200,8 @@ def evaluate(spec: WorkloadSpec, catalog: Catalog, offers: list[Offer],
             result.rejected.append(_raw(offer, *_size_rejection(offer, unfit)))
             if unfit.rule == "deadline" and unfit.best is not None:
                 result.fastest_days = min(unfit.best, result.fastest_days or unfit.best)
-            if unfit.rule == "latency" and unfit.best is not None:
-                result.best_latency_ms = min(unfit.best, result.best_latency_ms or unfit.best)
+            if unfit.rule == "latency":
+                _record_latency(spec, result, unfit)
             continue
         over = over_budget(spec, sized)
         if over:
@@ -226,6 +238,16 @@ def held_limit(offer: Offer) -> str:
     held = "Capacity Block" if offer.capacity_block or offer.pricing == "capacity-block" else "reservation"
     return (f"; {held} {offer.reservation} holds {offer.max_units} × {offer.machine} (placement.reservations count), "
             "and a pool never asks for more than it holds: hold more, or list another way to buy in budget.pricing")
+
+
+def _record_latency(spec: WorkloadSpec, result: Evaluation, unfit: Unfit) -> None:
+    if unfit.best is not None:
+        result.best_latency_ms = min(unfit.best, result.best_latency_ms or unfit.best)
+    misses = unfit.misses
+    if not misses and unfit.best is not None:  # the non-transformer model states its end-to-end p99 only
+        misses = (Miss("inference.latency_p99_ms", unfit.best, latency_budget_ms(spec)),)
+    if misses and (not result.latency_misses or shortfall(misses) < shortfall(result.latency_misses)):
+        result.latency_misses = tuple(misses)
 
 
 def policy_rejections(spec: WorkloadSpec, sized: Sized, constraints: PolicyConstraints | None) -> list:

@@ -77,6 +77,8 @@ class Sized:
     replicas: int | None = None
     tokens_per_second: float | None = None
     latency_p99_ms: float | None = None
+    ttft_p99_ms: float | None = None
+    tpot_p99_ms: float | None = None
     penalties: tuple[Penalty, ...] = ()
     notes: tuple[str, ...] = field(default=())
     calibration: str = ""  # set when the team's measured efficiency replaced the catalog's figure

@@ -16,9 +16,9 @@ from accelfit.planner import preferences as pref
 from accelfit.planner.memory import GIB
 from accelfit.planner.options import Offer
 from accelfit.planner.serving import serving_peak_flops
-from accelfit.planner.sizes import InferenceSize, Unfit, latency_budget_ms
+from accelfit.planner.sizes import InferenceSize, Unfit, latency_budget_ms, peak_factor
 from accelfit.planner.training_efficiency import other_model
-from accelfit.spec import Traffic, WorkloadSpec
+from accelfit.spec import WorkloadSpec
 
 
 def batch_seconds(spec: WorkloadSpec, offer: Offer, group: int, batch: int) -> float:
@@ -53,7 +53,7 @@ def size_other_inference(spec: WorkloadSpec, offer: Offer):
             high = middle - 1
     batch = low
     per_replica = batch / batch_seconds(spec, offer, group, batch)
-    headroom = pref.HEADROOM_VARIABLE if inference.traffic is Traffic.variable else pref.HEADROOM_STEADY
+    headroom = peak_factor(inference)
     replicas = max(1, math.ceil(inference.requests_per_second * headroom / per_replica))
     units = math.ceil(replicas / (offer.devices_per_unit // group))
     if units > offer.max_units:

@@ -236,12 +236,16 @@ def training_reasons(spec: WorkloadSpec, chosen: Sized) -> list[str]:
 
 
 def serving_margin(spec: WorkloadSpec, chosen: Sized) -> str:
+    """The margin to each latency target the spec states, at the planned peak (queueing included)."""
     inference = spec.inference
-    target = inference.latency_p99_ms
-    spare = (target - chosen.latency_p99_ms) / target
-    return (f"Margin: the modelled p99 of {chosen.latency_p99_ms:,.0f} ms is {spare:.0%} under the "
-            f"{target:g} ms target (inference.headroom_pct asks for {inference.headroom_pct:g}%: sized to at most "
-            f"{target * (1 - inference.headroom_pct / 100):,.0f} ms).")
+    keep = 1 - inference.headroom_pct / 100
+    figures = [("TTFT", chosen.ttft_p99_ms, inference.ttft_p99_ms), ("TPOT", chosen.tpot_p99_ms, inference.tpot_p99_ms),
+               ("end-to-end", chosen.latency_p99_ms, inference.latency_p99_ms)]
+    parts = [f"{name} {value:,.{1 if value < 100 else 0}f} ms is {(target - value) / target:.0%} under {target:g} ms "
+             f"(sized to at most {target * keep:,.{1 if target * keep < 100 else 0}f})"
+             for name, value, target in figures if target is not None and value is not None]
+    return (f"Margin: at the planned peak the modelled p99 {'; '.join(parts)}; inference.headroom_pct asks for "
+            f"{inference.headroom_pct:g}% under each target.")
 
 
 def capacity_reasons(chosen: Sized) -> list[str]:

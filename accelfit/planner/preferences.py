@@ -78,9 +78,10 @@ USABLE_MEMORY_FRACTION = 0.90
 
 # --- Inference assumptions -----------------------------------------------------------------------------------------
 # Serving efficiency per accelerator and engine, tensor-parallel links and engine limits are data: data/serving.yaml.
-# Capacity headroom over the stated peak requests/second.
-HEADROOM_VARIABLE = 1.30
-HEADROOM_STEADY = 1.15
+# inference.peak_factor when the spec leaves it out: bursts above requests_per_second that the replicas carry within
+# every p99 target (judgement: variable traffic bursts about 30% over its busy-hour rate, steady traffic 15%).
+PEAK_FACTOR_VARIABLE = 1.30
+PEAK_FACTOR_STEADY = 1.15
 # Most nodes one serving replica spans (pipeline stages over the node network); a larger model needs bigger nodes.
 MAX_SERVING_NODES_PER_REPLICA = 8
 # architecture other: most samples one serving batch holds (TF Serving / Triton dynamic batching, judgement).

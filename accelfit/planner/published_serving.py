@@ -4,6 +4,9 @@ The check asks the same replica model the planner sizes with for what the publis
 benchmark's own shape:
   - an offline maximum-throughput result (MLPerf Offline, trtllm-bench): the system's best steady-state throughput,
     every tensor-parallel group size that divides the system, each at the largest batch memory and the engine allow;
+  - a server result (`scenario: server`, MLPerf Server): the tokens/s the system sustains with every request's TTFT
+    and TPOT p99 inside the benchmark's bounds: the planner's own capacity search (serving_load) at those bounds,
+    on the tensor-parallel group that serves the most;
   - a finite run (`requests` set: vLLM's benchmark_throughput and CI throughput tests, `vllm bench serve` or
     sglang.bench_serving at request rate inf, with or without a concurrency cap): the run itself, stepped through
     with its fill and drain (serving_run.py), because the published figure is requests ÷ that run's duration.
@@ -16,6 +19,8 @@ from __future__ import annotations
 import datetime as dt
 import math
 from pathlib import Path
+
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -49,6 +54,11 @@ class PublishedServing(BaseModel):
         "Most requests the run keeps in flight: the engine's max_num_seqs or the client's --max-concurrency, "
         "whichever is smaller (memory may cap it lower)."))
     tensor_parallel: int | None = Field(default=None, ge=1, description="The published replica's tensor-parallel size.")
+    scenario: Literal["offline", "server"] = Field(default="offline", description=(
+        "offline: maximum throughput (or a finite run with `requests`); server: throughput within the TTFT and TPOT "
+        "p99 bounds below, requests arriving over time (MLPerf Server)."))
+    ttft_p99_ms: float | None = Field(default=None, gt=0, description="Server: the benchmark's TTFT p99 bound.")
+    tpot_p99_ms: float | None = Field(default=None, gt=0, description="Server: the benchmark's TPOT p99 bound.")
     as_of: dt.date
     verified: bool = True
     source: str
@@ -57,6 +67,8 @@ class PublishedServing(BaseModel):
 
     @model_validator(mode="after")
     def _a_run_names_its_shape(self) -> PublishedServing:
+        if self.scenario == "server" and (self.ttft_p99_ms is None or self.tpot_p99_ms is None or self.requests):
+            raise ValueError(f"{self.name}: a server result needs ttft_p99_ms and tpot_p99_ms and no requests")
         if self.requests is not None:
             if self.max_in_flight is None or self.tensor_parallel is None or not self.shape_source:
                 raise ValueError(f"{self.name}: a finite run needs max_in_flight, tensor_parallel and shape_source")
@@ -86,6 +98,8 @@ def modelled_throughput(point: PublishedServing, catalog: Catalog, efficiency: E
     from accelfit.planner.sizing import best_batch, usable_batch  # sizing imports this module's neighbours
 
     model = replica_model_for(point, catalog, efficiency)
+    if point.scenario == "server":
+        return _server_throughput(point, model)
     if point.requests is not None:
         return _finite_run_throughput(point, model, usable_batch(model, point.tensor_parallel))
     best = 0.0
@@ -108,3 +122,22 @@ def _finite_run_throughput(point: PublishedServing, model: ReplicaModel, memory_
     share = math.ceil(point.requests / replicas)
     result = run(model, point.tensor_parallel, share, min(point.max_in_flight, memory_batch))
     return replicas * result.output_tokens_per_second
+
+
+def _server_throughput(point: PublishedServing, model: ReplicaModel) -> float:
+    """The most output tokens/s the system carries with TTFT and TPOT p99 within the published bounds."""
+    from accelfit.planner.serving_data import engine_limits, max_num_batched_tokens
+    from accelfit.planner.serving_load import Budgets, ReplicaLoad, largest_slots
+    from accelfit.planner.sizing import usable_batch
+
+    budgets = Budgets(math.inf, point.ttft_p99_ms, point.tpot_p99_ms)
+    token_budget = max_num_batched_tokens(point.accelerator)
+    best = 0.0
+    for group in (size for size in (1, 2, 4, 8) if size <= point.devices and point.devices % size == 0):
+        memory_batch = usable_batch(model, group)
+        slots = largest_slots(model, group, min(engine_limits().max_num_seqs, memory_batch), token_budget, budgets) \
+            if memory_batch >= 1 else None
+        capacity = ReplicaLoad(model, group, slots, token_budget).capacity(budgets) if slots else None
+        if capacity is not None:
+            best = max(best, point.devices // group * capacity.rate * model.lengths.mean_output)
+    return best

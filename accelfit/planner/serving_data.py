@@ -45,8 +45,14 @@ class PipelineLink(_Row):
 
 class EngineLimits(_Row):
     engine: str
-    max_batch: int = Field(ge=1, description="Most sequences a replica keeps in flight.")
+    max_num_seqs: int = Field(ge=1, description="Most sequences the plan lets a replica keep in flight "
+                              "(--max-num-seqs); the KV cache and the latency targets may hold it lower.")
     kv_block_tokens: int = Field(ge=1, description="Tokens per paged KV-cache block.")
+
+
+class BatchedTokens(_Row):
+    accelerator: str = Field(description="Canonical accelerator name, or * for any.")
+    max_num_batched_tokens: int = Field(ge=1, description="The engine's token budget per step (its default).")
 
 
 class ServingData(BaseModel):
@@ -57,6 +63,7 @@ class ServingData(BaseModel):
     tensor_parallel_links: tuple[TensorParallelLink, ...]
     pipeline_links: tuple[PipelineLink, ...]
     engines: tuple[EngineLimits, ...]
+    batched_tokens: tuple[BatchedTokens, ...]
 
 
 @functools.cache
@@ -80,6 +87,12 @@ def pipeline_link() -> PipelineLink:
 def engine_limits(engine: str = ANY) -> EngineLimits:
     rows = {row.engine: row for row in serving_data().engines}
     return rows.get(engine) or rows[ANY]
+
+
+def max_num_batched_tokens(accelerator: str) -> int:
+    """The step's token budget the server runs with on this accelerator (vLLM's default; the plan does not set it)."""
+    rows = {row.accelerator: row for row in serving_data().batched_tokens}
+    return (rows.get(accelerator) or rows[ANY]).max_num_batched_tokens
 
 
 @dataclass(frozen=True)

@@ -3,8 +3,8 @@ in route order, with the numbers the server is built from.
 
 Nothing is sized twice: the tensor-parallel group, batch and replicas are the planner's own (`sizing.size_inference`
 on the pool's offer, the search that chose the plan), and the latency figures come from the same replica model
-(`serving.ReplicaModel`): TTFT is a p99 prompt's prefill plus one step waiting for a place in the batch, TPOT one
-engine step at the planned batch, end to end the p99 the plan sized to. vLLM flag values follow from them:
+(`serving.ReplicaModel` under load, `serving_load.ReplicaLoad`): TTFT, TPOT and end-to-end p99s, each at the pool's share of the planned
+peak (requests_per_second × peak_factor), queueing included (serving_load). vLLM flag values follow from them:
 --tensor-parallel-size / --pipeline-parallel-size from the layout, --max-num-seqs the batch, --max-model-len the
 longest request the KV cache was sized for, --gpu-memory-utilization the device-memory share the sizing used.
 """
@@ -21,6 +21,9 @@ from accelfit.planner.model import NodePool, ServingPlan, ServingPool
 from accelfit.planner.options import Offer
 from accelfit.planner.serving import Efficiency
 from accelfit.planner.server_pods import pod_requests
+from accelfit.planner.serving_load import ReplicaLoad
+from accelfit.planner.serving_sizing import planned_load
+from accelfit.planner.sizes import peak_factor
 from accelfit.planner.sizing import GIB, Unfit, replica_model, size_inference
 from accelfit.planner.team_efficiency import TeamEfficiency
 from accelfit.planner.weights_read import read_gbps, read_source, startup
@@ -93,10 +96,9 @@ def serving_pool(spec: WorkloadSpec, step: ServingStep, team: TeamEfficiency | N
     at_rate = step.replicas or size.replicas
     base = math.ceil(spec.inference.requests_per_second / size.requests_per_replica) \
         if size.requests_per_replica else at_rate
-    step_seconds = model.step(group, batch).seconds
-    ttft = (model.prefill_seconds(group, model.lengths.p99_input) + step_seconds) * 1000.0
-    tpot = step_seconds * 1000.0
-    e2e = model.p99_latency_seconds(group, batch) * 1000.0
+    peak = spec.inference.requests_per_second * peak_factor(spec.inference)
+    point = planned_load(ReplicaLoad(model, group, batch, size.token_budget), peak, at_rate)
+    ttft, tpot, e2e = point.ttft_p99_ms, point.tpot_p99_ms, point.e2e_p99_ms
     lengths = model.lengths
     context = spec.model.context_tokens if lengths.varying else lengths.max_input + lengths.max_output
     dtype, quantization = _DTYPE[spec.model.precision], server_quantization(spec, offer.accelerator.kind)

@@ -6,17 +6,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from accelfit.spec import WorkloadSpec
+from accelfit.planner import preferences as pref
+from accelfit.spec import InferenceSpec, Traffic, WorkloadSpec
 
 
 class Unfit(Exception):
     """The offer cannot meet the workload at any count it allows; `rule` groups it, `best` is how close it got."""
 
-    def __init__(self, rule: str, reason: str, best: float | None = None):
+    def __init__(self, rule: str, reason: str, best: float | None = None, misses: tuple = ()):
         super().__init__(reason)
         self.rule = rule
         self.reason = reason
         self.best = best
+        # Latency: each target the offer misses even at a light load (serving_load.Miss: field, modelled, budget).
+        self.misses = misses
 
 
 @dataclass(frozen=True)
@@ -60,8 +63,21 @@ class InferenceSize:
     tensor_parallel: int = 1
     pipeline_parallel: int = 1
     notes: tuple[str, ...] = ()
+    # At the planned peak (requests_per_second × peak_factor over `replicas`): the modelled p99s, the mean batch.
+    ttft_p99_ms: float | None = None
+    tpot_p99_ms: float | None = None
+    in_flight: float = 0.0
+    token_budget: int = 0
 
 
 def latency_budget_ms(spec: WorkloadSpec) -> float:
     """The p99 the plan sizes to: the target less its headroom (inference.headroom_pct)."""
     return spec.inference.latency_p99_ms * (1.0 - spec.inference.headroom_pct / 100.0)
+
+
+def peak_factor(inference: InferenceSpec) -> float:
+    """The burst peak over requests_per_second the replicas are sized for: the spec's inference.peak_factor, else
+    the default for its traffic (preferences)."""
+    if inference.peak_factor is not None:
+        return inference.peak_factor
+    return pref.PEAK_FACTOR_VARIABLE if inference.traffic is Traffic.variable else pref.PEAK_FACTOR_STEADY

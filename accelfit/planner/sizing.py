@@ -15,15 +15,15 @@ from accelfit.planner import preferences as pref
 from accelfit.planner.memory import (
     GIB, TrainingMemory, training_memory, training_state_bytes,
 )
-from accelfit.planner.lengths import request_lengths
 from accelfit.planner.options import Offer
-from accelfit.planner.serving import Efficiency, ReplicaModel
-from accelfit.planner.serving_data import efficiency_for, engine_limits, tensor_parallel_link
-from accelfit.planner.other_serving import size_other_inference
-# The sizes and the refusal are sizing's answers; importers name them from here or from sizes.py alike.
+# The sizes, the refusal and the serving search are sizing's answers; importers name them from here or from their
+# own modules alike.
 from accelfit.planner.sizes import InferenceSize, RunCap, TrainingSize, Unfit, latency_budget_ms  # noqa: F401
+from accelfit.planner.serving_sizing import (  # noqa: F401
+    RUNTIME_OVERHEAD, best_batch, replica_model, size_inference, usable_batch,
+)
 from accelfit.planner.training_efficiency import moe_factor, other_model, precision_speedup
-from accelfit.spec import Architecture, Precision, TrainingMethod, Traffic, WorkloadSpec
+from accelfit.spec import Architecture, Precision, TrainingMethod, WorkloadSpec
 
 
 LOW_PRECISION = (Precision.fp8, Precision.fp4)
@@ -199,146 +199,3 @@ def size_training(spec: WorkloadSpec, offer: Offer, base_mfu: float, cap: RunCap
         tokens_per_second=(spec.training.tokens or spec.training.samples) / (hours * 3600.0),
         tensor_parallel=fitted.tensor_parallel, recompute_fraction=fitted.recompute_fraction,
         activation_gib=fitted.activation_bytes / GIB, state_gib=fitted.state_bytes / GIB)
-
-
-# Serving engines keep weights plus this share of them for activations, CUDA graphs and allocator slack.
-RUNTIME_OVERHEAD = 1.10
-
-
-def replica_model(spec: WorkloadSpec, accelerator: Accelerator,
-                  efficiency: Efficiency | None = None, offer: Offer | None = None) -> ReplicaModel:
-    """The serving model for this spec on this accelerator; `efficiency` overrides the data (team calibration).
-    With a GPU `offer`, groups larger than its node span nodes over the node's network."""
-    if efficiency is None:
-        row = efficiency_for(accelerator.name)
-        efficiency = Efficiency(row.decode_bandwidth, row.prefill_compute)
-    chips, network = 0, 0.0
-    if offer is not None and offer.tpu_slice is None:
-        chips = offer.devices_per_unit
-        if offer.instance is not None:
-            network = offer.instance.network_gbps
-        elif offer.servers:
-            network = min(server.network_gbps for server in offer.servers)
-    return ReplicaModel(accelerator, spec.model, request_lengths(spec.inference, spec.model), efficiency,
-                        chips_per_node=chips, node_network_gbps=network)
-
-
-@dataclass(frozen=True)
-class ReplicaChoice:
-    group: int
-    batch: int
-    requests_per_second: float
-    latency_p99_ms: float
-
-
-def best_batch(model: ReplicaModel, group: int, memory_batch: int, most: int, latency_ms: float) -> int | None:
-    """The largest batch that fits memory and the engine and still meets the p99 target (latency grows with batch)."""
-    largest = max(0, min(most, memory_batch))
-    if largest < 1 or model.p99_latency_seconds(group, 1) * 1000.0 > latency_ms:
-        return None
-    low, high = 1, largest
-    while low < high:
-        middle = (low + high + 1) // 2
-        if model.p99_latency_seconds(group, middle) * 1000.0 <= latency_ms:
-            low = middle
-        else:
-            high = middle - 1
-    return low
-
-
-def usable_batch(model: ReplicaModel, group: int) -> int:
-    """Sequences whose paged KV cache fits beside the weights on `group` chips; 0 when the longest request alone
-    does not fit (the KV cache is allocated per block as sequences grow, not reserved at full context)."""
-    room = group * model.accelerator.memory_gib * GIB * pref.USABLE_MEMORY_FRACTION - model.weights * RUNTIME_OVERHEAD
-    if room < model.max_sequence_kv_bytes():
-        return 0
-    return int(room // model.kv_bytes_per_sequence(engine_limits().kv_block_tokens))
-
-
-def replica_choices(spec: WorkloadSpec, model: ReplicaModel, group_sizes: list[int]) -> tuple[list[ReplicaChoice],
-                                                                                                 float, float | None]:
-    """Each tensor-parallel group size that fits, with its best batch; plus the memory need and best latency seen."""
-    limits = engine_limits()
-    choices: list[ReplicaChoice] = []
-    best_latency: float | None = None
-    for group in group_sizes:
-        memory_batch = usable_batch(model, group)
-        if memory_batch < 1:
-            continue
-        latency_one = model.p99_latency_seconds(group, 1) * 1000.0
-        best_latency = latency_one if best_latency is None else min(best_latency, latency_one)
-        batch = best_batch(model, group, memory_batch, limits.max_batch, latency_budget_ms(spec))
-        if batch is None:
-            continue
-        choices.append(ReplicaChoice(group, batch, model.requests_per_second(group, batch),
-                                     model.p99_latency_seconds(group, batch) * 1000.0))
-    return choices, model.weights * RUNTIME_OVERHEAD + model.max_sequence_kv_bytes(), best_latency
-
-
-def size_inference(spec: WorkloadSpec, offer: Offer, efficiency: Efficiency | None = None) -> InferenceSize:
-    """Search the tensor-parallel group size and the batch together for the fewest units (throughput per dollar)."""
-    inference = spec.inference
-    accelerator = offer.accelerator
-    if spec.model.architecture is Architecture.other:
-        return size_other_inference(spec, offer)  # the non-transformer serving model
-    model = replica_model(spec, accelerator, efficiency, offer)
-    if offer.tpu_slice is not None and offer.tpu_slice.hosts > 1:
-        # A multi-host slice serves only a model that one host cannot hold (then tensor parallel over the slice's
-        # ICI, as JetStream and vLLM TPU do); anything smaller runs on single-host slices, which are simpler.
-        one_host = replica_choices(spec, model, [accelerator.max_per_server])[2]
-        if one_host is not None:
-            raise Unfit("tpu-serving", f"{offer.machine} spans {offer.tpu_slice.hosts} hosts; a model that fits one "
-                                       "host serves on single-host slices")
-        group_sizes = [offer.devices_per_unit]
-    else:
-        group_sizes = [size for size in (1, 2, 4, 8, 16) if size <= offer.devices_per_unit]
-    choices, need_bytes, best_latency = replica_choices(spec, model, group_sizes)
-    if best_latency is None and offer.multi_unit and offer.tpu_slice is None and offer.devices_per_unit >= 8:
-        # One node cannot hold it: a group over several nodes, tensor parallel inside each node, pipeline parallel
-        # across them (vLLM's multi-node layout), the fewest nodes that hold the weights and the longest sequence.
-        most_nodes = min(offer.max_units, pref.MAX_SERVING_NODES_PER_REPLICA)
-        for nodes in range(2, most_nodes + 1):
-            group = nodes * offer.devices_per_unit
-            if usable_batch(model, group) >= 1:
-                group_sizes = [group]
-                choices, need_bytes, best_latency = replica_choices(spec, model, group_sizes)
-                break
-    if best_latency is None:
-        most = group_sizes[-1] * accelerator.memory_gib * pref.USABLE_MEMORY_FRACTION
-        raise Unfit("memory", f"weights and the longest sequence's KV cache need {need_bytes / GIB:,.0f} GiB; "
-                              f"{group_sizes[-1]} × {accelerator.name} offer {most:,.0f} GiB")
-    if not choices:
-        raise Unfit("latency", f"p99 about {best_latency:,.0f} ms even one request at a time on up to "
-                               f"{group_sizes[-1]} × {accelerator.name}; the target is "
-                               f"{inference.latency_p99_ms:g} ms less its {inference.headroom_pct:g}% headroom "
-                               f"({latency_budget_ms(spec):,.0f} ms)",
-                    best=best_latency)
-    headroom = pref.HEADROOM_VARIABLE if inference.traffic is Traffic.variable else pref.HEADROOM_STEADY
-
-    def units_for(choice: ReplicaChoice) -> tuple[int, int]:
-        replicas = max(1, math.ceil(inference.requests_per_second * headroom / choice.requests_per_second))
-        if choice.group > offer.devices_per_unit:  # a replica spans whole nodes
-            return replicas * (choice.group // offer.devices_per_unit), replicas
-        return math.ceil(replicas / (offer.devices_per_unit // choice.group)), replicas
-
-    # Fewest units (the price per unit is fixed within an offer); ties go to the smallest tensor-parallel group
-    # that meets the targets (less communication, lower latency, more replicas to spread load over).
-    chosen = min(choices, key=lambda choice: (units_for(choice)[0], choice.group))
-    units, replicas = units_for(chosen)
-    if units > offer.max_units:
-        raise Unfit("capacity", f"needs {units} × {offer.machine}; at most {offer.max_units} are available",
-                    best=None)
-    sequences_memory = chosen.batch * model.kv_bytes_per_sequence(engine_limits().kv_block_tokens)
-    tensor, pipeline = model.layout(chosen.group)
-    link = "PCIe" if tensor_parallel_link(accelerator).over_pcie else accelerator.interconnect
-    if pipeline > 1:
-        network = offer.instance.network_gbps if offer.instance is not None else model.node_network_gbps
-        link = (f"{link} inside each node and pipeline parallel {pipeline} across {pipeline} nodes over the "
-                f"{network:,.0f} Gbps node network")
-    return InferenceSize(
-        units=units, devices=units * offer.devices_per_unit, replicas=replicas, devices_per_replica=chosen.group,
-        batch=chosen.batch, latency_p99_ms=chosen.latency_p99_ms,
-        memory_per_device_gib=(model.weights * RUNTIME_OVERHEAD + sequences_memory) / chosen.group / GIB,
-        tokens_per_second=inference.requests_per_second * inference.output_tokens,
-        lengths=model.lengths.describe(), requests_per_replica=chosen.requests_per_second,
-        tensor_parallel_link=link, tensor_parallel=tensor, pipeline_parallel=pipeline)

@@ -14,7 +14,8 @@ from accelfit.planner.options import Sized
 FORMATS = (".svg", ".png")
 
 
-def write_chart(path: Path, plan: Plan, feasible: list[Sized]) -> None:
+def open_figure(path: Path, rows: int = 1):
+    """(pyplot, figure, axes) for a chart written to `path` (.svg or .png): the one set-up every chart shares."""
     if path.suffix.lower() not in FORMATS:
         raise InputError([problem(str(path), "--chart", "unsupported chart format",
                                   "end the file name in .svg or .png", path.suffix)])
@@ -23,7 +24,12 @@ def write_chart(path: Path, plan: Plan, feasible: list[Sized]) -> None:
     matplotlib.use("Agg")  # no display here or in CI
     import matplotlib.pyplot as plt
 
-    figure, axes = plt.subplots(figsize=(9, 6))
+    figure, axes = plt.subplots(rows, 1, figsize=(9, 6 if rows == 1 else 4 * rows), sharex=rows > 1)
+    return plt, figure, axes
+
+
+def write_chart(path: Path, plan: Plan, feasible: list[Sized]) -> None:
+    plt, figure, axes = open_figure(path)
     by_platform: dict[str, list[Sized]] = {}
     for sized in feasible:
         by_platform.setdefault(sized.offer.platform, []).append(sized)

@@ -382,7 +382,9 @@ class TrainingSpec(StrictModel):
 
 
 class InferenceSpec(StrictModel):
-    requests_per_second: Number = Field(gt=0, le=10_000_000, description="Peak requests per second to serve.")
+    requests_per_second: Number = Field(gt=0, le=10_000_000, description=(
+        "Requests per second to serve in the busiest hour; bursts within it reach requests_per_second × "
+        "peak_factor."))
     input_tokens: WholeNumber = Field(default=1024, ge=1, le=10_000_000,
                                       description="Prompt tokens per request (typical).")
     output_tokens: WholeNumber = Field(default=256, ge=1, le=10_000_000,
@@ -390,14 +392,22 @@ class InferenceSpec(StrictModel):
     latency_p99_ms: Number = Field(gt=0, le=3_600_000, description="99th-percentile end-to-end latency target, ms.")
     ttft_p99_ms: Number | None = Field(
         default=None, gt=0, le=3_600_000,
-        description="Optional 99th-percentile time to first token target, ms (the prompt's prefill plus the wait "
-                    "for a place in the batch); the plan reports its modelled TTFT and the margin to it.")
+        description="Optional 99th-percentile time to first token target, ms (the wait for a place in the batch, "
+                    "queueing included, plus the prompt's prefill): binds the plan, which sizes so its modelled "
+                    "TTFT stays headroom_pct under it and reports the margin.")
     tpot_p99_ms: Number | None = Field(
         default=None, gt=0, le=3_600_000,
-        description="Optional 99th-percentile time per output token target, ms (one engine step at the planned "
-                    "batch); the plan reports its modelled TPOT and the margin to it.")
+        description="Optional 99th-percentile time per output token target, ms (engine steps at the planned "
+                    "batch, with the new prompts prefilled among them): binds the plan, which sizes so its modelled "
+                    "TPOT stays headroom_pct under it and reports the margin.")
     headroom_pct: Number = Field(default=20, ge=0, lt=100,
-                                 description="The modelled p99 stays this share under the latency target.")
+                                 description="Each modelled p99 (TTFT, TPOT, end to end) stays this share under its "
+                                             "target.")
+    peak_factor: Number | None = Field(
+        default=None, ge=1, le=100,
+        description="Optional: the burst peak over requests_per_second (bursty traffic); the replicas carry "
+                    "requests_per_second × peak_factor within every p99 target. Default: 1.3 for variable traffic, "
+                    "1.15 for steady.")
     traffic: Traffic = Field(default=Traffic.variable,
                              description="variable (bursty, mixed batch sizes) or steady (large, regular batches).")
     hours_per_day: Number = Field(default=24, gt=0, le=24, description="Hours a day the service must be up.")
@@ -413,7 +423,8 @@ class InferenceSpec(StrictModel):
 
     @model_serializer(mode="wrap")
     def _serving_fields_when_set(self, handler: Any) -> Any:
-        return _without_unset_serving(handler(self), ("ttft_p99_ms", "tpot_p99_ms", "server", "public_endpoint"))
+        return _without_unset_serving(handler(self), ("ttft_p99_ms", "tpot_p99_ms", "server", "public_endpoint",
+                                                             "peak_factor"))
 
     @model_validator(mode="after")
     def _targets_within_end_to_end(self) -> InferenceSpec:

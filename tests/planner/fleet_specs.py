@@ -21,7 +21,7 @@ def gpu_serving(name: str = "chat-serve", cloud: str = "gcp", region: str = "us-
     return spec(name=name, kind="inference", framework="pytorch", model={"parameters": "8B"},
                 inference={"requests_per_second": 20, "latency_p99_ms": 15000},
                 placement={"clouds": [cloud], "regions": [region], "accelerators": list(accelerators)},
-                budget={"max_monthly_usd": 25000, "pricing": pricing})
+                budget={"max_monthly_usd": 40000, "pricing": pricing})
 
 
 def kernels_finetune(name: str = "ft-kernels", cloud: str = "gcp", region: str = "us-central1") -> WorkloadSpec:

@@ -63,10 +63,18 @@ def test_experimental_code_favours_gpus(catalog):
 
 
 def test_variable_low_latency_inference_favours_gpus(catalog):
-    result = plan(make_spec(INFERENCE, inference__traffic="variable"), catalog)
-    assert result.accelerator.kind == "gpu"
-    tpu_alternatives = [alt for alt in result.alternatives if alt.accelerator.startswith("tpu")]
-    assert all("variable-traffic-inference-on-tpu" in alt.why_not for alt in tpu_alternatives)
+    """A soft preference: every TPU option serving variable traffic carries the variable-traffic penalty, and none
+    does for steady traffic. A TPU can still win where it is cheaper by more than its penalties: since issue 34's
+    load model (prefill interference, queueing) a v6e slice is, for this 8B model."""
+    penalty = "variable-traffic-inference-on-tpu"
+    variable = plan(make_spec(INFERENCE, inference__traffic="variable"), catalog)
+    tpu_alternatives = [alt for alt in variable.alternatives if alt.accelerator.startswith("tpu")]
+    assert all(penalty in alt.why_not for alt in tpu_alternatives)
+    if variable.accelerator.kind == "tpu":
+        assert any(reason.startswith("Penalties applied:") and penalty in reason for reason in variable.reasons)
+    steady = plan(make_spec(INFERENCE, inference__traffic="steady"), catalog)
+    assert not any(penalty in alt.why_not for alt in steady.alternatives)
+    assert not any(penalty in reason for reason in steady.reasons)
 
 
 def test_steady_high_volume_inference_can_use_serving_tpus(catalog):

@@ -83,10 +83,10 @@ def test_planned_pools_over_the_limit_are_no_feasible_fleet_naming_the_file_and_
 def test_no_pool_planned_or_standby_exceeds_bounded_autoscaling():
     # Each standby step is sized and checked by the planner's own policy rules (policy_rejections), so a step
     # whose pools would exceed maxNodesPerPool never becomes a standby pool.
-    planned = fleet(max_nodes_per_pool=4)
+    planned = fleet(max_nodes_per_pool=6)
     pools = [pool for member in planned.workloads for pool in member.plan.node_pools if pool.role != "system"]
     assert any(pool.fallback_rank for pool in pools)
-    assert all(pool.max_nodes <= 4 for pool in pools)
+    assert all(pool.max_nodes <= 6 for pool in pools)
 
 
 def test_the_fleet_check_lists_a_standby_step_over_bounded_autoscaling_only():

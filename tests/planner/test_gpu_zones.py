@@ -28,7 +28,7 @@ def test_h200_training_lands_in_the_zone_that_offers_a3_ultra(catalog):
 
 def test_serving_spreads_over_offered_zones(catalog):
     spec = make_spec(INFERENCE, placement__clouds=["gcp"], placement__regions=["us-central1"],
-                     placement__accelerators=["l4"])
+                     placement__accelerators=["l4"], inference__latency_p99_ms=15000)
     pool = _gpu_pool(plan(spec, catalog, Environment("prod", None)))
     offered = catalog.offered_zones(Cloud.gcp, pool.machine_type, "us-central1")
     assert len(pool.zones) == min(3, len(offered)) > 1 and set(pool.zones) <= set(offered)

@@ -25,7 +25,34 @@ def test_points_cover_mlperf_open_source_engines_and_tpus():
     assert sum(point.engine == "vllm" for point in POINTS) >= 4
     assert {point.accelerator for point in POINTS} >= {"h100-80gb", "h200-141gb", "l40s", "tpu-v5e", "tpu-v6e",
                                                        "a100-80gb"}
-    assert any(point.name.startswith("trtllm-perf-overview") for point in POINTS)
+    assert sum(point.scenario == "server" for point in POINTS) >= 3
+
+
+# Issue 34 holds these out to judge the serving model: never data.
+HELD_OUT = ("perf-overview", "inference_results_v5.1", "v5.1", "NIM", "training_results")
+
+
+def test_no_point_rests_on_a_held_out_source():
+    for point in POINTS:
+        assert not any(mark in point.source or mark in point.name for mark in HELD_OUT), point.name
+
+
+def test_the_fit_is_stated_and_holds():
+    """The efficiency rows' stated fit (data/serving.yaml): every point within x1.5, geometric mean near 1."""
+    import math
+
+    from accelfit.catalog import load_catalog
+
+    catalog = load_catalog()
+    ratios = [modelled_throughput(point, catalog) / point.output_tokens_per_second for point in POINTS]
+    assert sum(1 / 1.5 <= ratio <= 1.5 for ratio in ratios) == len(POINTS) >= 27
+    assert 0.9 <= math.exp(sum(math.log(ratio) for ratio in ratios) / len(ratios)) <= 1.1
+
+
+def test_a_server_point_needs_its_bounds():
+    row = POINTS[0].model_dump() | {"scenario": "server"}
+    with pytest.raises(ValidationError, match="ttft_p99_ms and tpot_p99_ms"):
+        PublishedServing.model_validate(row)
 
 
 def test_finite_runs_name_their_shape_and_the_benchmarks_length_filter():

@@ -12,8 +12,12 @@ from accelfit.planner.planner import Environment
 from accelfit.planner.weights_read import read_gbps, startup, weights_read_data
 
 
+GPUS = ["l4", "a10g", "l40s", "a100-40gb", "a100-80gb", "h100-80gb", "h200-141gb", "b200"]
+
+
 def _plan(catalog, **changes):
-    return plan(make_spec(INFERENCE, **changes), catalog)
+    """The base serving spec on GPUs (a TPU v6e slice is cheaper for it since issue 34's load model)."""
+    return plan(make_spec(INFERENCE, **({"placement__accelerators": GPUS} | changes)), catalog)
 
 
 def test_training_plans_have_no_serving_section_and_serialize_as_before(catalog):
@@ -78,13 +82,12 @@ def test_latency_figures_and_margins_against_each_target(catalog):
     assert pool.ttft_p99_ms < pool.e2e_p99_ms and pool.tpot_p99_ms < pool.ttft_p99_ms
     assert pool.ttft_margin == pytest.approx((2000 - pool.ttft_p99_ms) / 2000, abs=1e-3)
     assert pool.tpot_margin == pytest.approx((5 - pool.tpot_p99_ms) / 5, abs=1e-3)
-    assert pool.tpot_margin < 0  # a 5 ms TPOT is tighter than the plan sizes for: reported, not hidden
-    # TPOT x p99 answer length + TTFT is the end-to-end p99 the plan sized to.
-    assert pool.ttft_p99_ms + 256 * pool.tpot_p99_ms == pytest.approx(pool.e2e_p99_ms, rel=1e-3)
+    # A 5 ms TPOT binds the plan (issue 34): every margin keeps inference.headroom_pct (20%), none is over.
+    assert min(pool.ttft_margin, pool.tpot_margin, pool.e2e_margin) >= 0.2 - 1e-3
 
 
 def test_weights_load_time_is_the_model_over_the_sourced_read_rate(catalog):
-    spec = make_spec(INFERENCE, model__weights="gs://acme-models/llama-3.1-8b")
+    spec = make_spec(INFERENCE, model__weights="gs://acme-models/llama-3.1-8b", placement__accelerators=GPUS)
     result = plan(spec, catalog)
     pool = result.serving.pools[0]
     network = catalog.instance_type("gcp", pool.machine_type).network_gbps
@@ -110,7 +113,8 @@ def test_a_model_larger_than_a_node_is_a_multi_node_group(catalog):
 
 def test_the_fleet_route_lists_the_planned_pool_then_its_standby_pools_in_chain_order(catalog):
     spec = make_spec(INFERENCE, model__weights="gs://acme-models/llama-3.1-8b", placement__clouds=["gcp"],
-                     placement__regions=["us-central1"], placement__accelerators=["l4"])
+                     placement__regions=["us-central1"], placement__accelerators=["l4"],
+                     inference__latency_p99_ms=15000)
     fleet, _ = plan_fleet([spec], catalog, Environment(), None, fleet_name=None)
     member = fleet.workloads[0]
     serving = member.plan.serving

@@ -17,7 +17,7 @@ from accelfit.stackfile import load_stack
 ROOT = Path(__file__).resolve().parents[2]
 DEV = yaml.safe_load((ROOT / "stacks" / "Pulumi.dev.yaml").read_text(encoding="utf-8"))["config"]
 SERVE = {"name": "chat-serve", "kind": "inference", "framework": "pytorch", "model": {"parameters": "8B"},
-         "inference": {"requests_per_second": 4, "latency_p99_ms": 20000},
+         "inference": {"requests_per_second": 2, "latency_p99_ms": 20000},
          "placement": {"clouds": ["gcp"], "regions": ["us-central1"], "accelerators": ["l4"]},
          "budget": {"max_monthly_usd": 25000}}
 SELECTION = {"option": "gke-gpu/gcp/us-central1/l4/g2-standard-24/x11/on-demand", "locked_on": "2026-11-23",

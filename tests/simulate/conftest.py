@@ -1,0 +1,13 @@
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parents[1] / "planner"))
+
+from accelfit.catalog import load_catalog  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def catalog():
+    return load_catalog()
