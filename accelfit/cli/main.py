@@ -13,8 +13,26 @@ import click
 from accelfit.errors import EXIT_INVALID_INPUT, InputError
 
 
+# Each command lives in the module named here, under a function of the command's name. A command is imported when
+# it runs (or when help lists them all), so `accelfit plan` never pays for importing preview, diff or preflight.
+_COMMAND_MODULES = {
+    "calibrate": "accelfit.cli.calibrate_command",
+    "catalog": "accelfit.cli.catalog_command",
+    "check": "accelfit.cli.check_command",
+    "cost": "accelfit.cli.cost_command",
+    "diff": "accelfit.cli.diff_command",
+    "lock": "accelfit.cli.lock_command",
+    "plan": "accelfit.cli.plan_command",
+    "preflight": "accelfit.cli.preflight_command",
+    "preview": "accelfit.cli.preview_command",
+    "schema": "accelfit.cli.schema_command",
+    "simulate": "accelfit.cli.simulate_command",
+}
+
+
 class AccelfitGroup(click.Group):
-    """Turns our input errors into exit code 2 with readable messages, for every command."""
+    """Turns our input errors into exit code 2 with readable messages, for every command; imports each command only
+    when it is used."""
 
     def invoke(self, ctx: click.Context):  # type: ignore[override]
         try:
@@ -24,31 +42,27 @@ class AccelfitGroup(click.Group):
                 click.echo(f"error: {line}", err=True)
             ctx.exit(EXIT_INVALID_INPUT)
 
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*self.commands, *_COMMAND_MODULES})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands:
+            # An unknown name loads every command, so that click's error can suggest the closest one.
+            for name in [cmd_name] if cmd_name in _COMMAND_MODULES else list(_COMMAND_MODULES):
+                self._load(name)
+        return self.commands.get(cmd_name)
+
+    def _load(self, name: str) -> None:
+        if name not in self.commands:
+            import importlib
+
+            self.add_command(getattr(importlib.import_module(_COMMAND_MODULES[name]), name))
+
 
 @click.group(cls=AccelfitGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="accelfit")
 def cli() -> None:
     """Plan, price and provision GPU and TPU infrastructure on Pulumi."""
-
-
-def _register() -> None:
-    from accelfit.cli.calibrate_command import calibrate
-    from accelfit.cli.catalog_command import catalog
-    from accelfit.cli.check_command import check
-    from accelfit.cli.cost_command import cost
-    from accelfit.cli.diff_command import diff
-    from accelfit.cli.lock_command import lock
-    from accelfit.cli.plan_command import plan
-    from accelfit.cli.preflight_command import preflight
-    from accelfit.cli.preview_command import preview
-    from accelfit.cli.schema_command import schema
-    from accelfit.cli.simulate_command import simulate
-
-    for command in (calibrate, catalog, check, cost, diff, lock, plan, preflight, preview, schema, simulate):
-        cli.add_command(command)
-
-
-_register()
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -11,7 +11,18 @@ from accelfit.planner.model import (
     StoragePlan, Taint, TpuVmSlice,
 )
 from accelfit.planner.planner import Environment, evaluate_spec, plan
-from accelfit.planner.fleet import FallbackStep, FleetPlan, FleetWorkload, SharedCluster, plan_fleet
+
+# The fleet planner (stacks) is imported on first use, so `accelfit plan SPEC` does not pay for it.
+_FLEET = {"FallbackStep", "FleetPlan", "FleetWorkload", "SharedCluster", "plan_fleet"}
+
+
+def __getattr__(name: str):
+    if name in _FLEET:
+        from accelfit.planner import fleet
+
+        return getattr(fleet, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "Alternative", "CostLine", "Environment", "Estimate", "FallbackStep", "FleetPlan", "FleetWorkload", "NetworkPlan",
