@@ -50,7 +50,7 @@ BROKEN = [
      "config.accelfit:awsZoneIds"),
     ("zone-ids-not-offered", "aws-zone-ids", AWS, {"accelfit:awsZoneIds": {"us-east-1a": "use1-az3",
                                                                           "us-east-1b": "use1-az5"}}, {},
-     "g6.xlarge is not offered in us-east-1a"),
+     "g6.12xlarge is not offered in us-east-1a"),
     ("control-plane-not-a-mapping", "gke-control-plane", DEV, {"accelfit:controlPlane": "private"}, {},
      "config.accelfit:controlPlane"),
     ("control-plane-cidr", "gke-control-plane", DEV, {"accelfit:controlPlane": {"authorizedCidrs": ["office"]}},

@@ -117,7 +117,7 @@ TRACES = [
     ("eksEndpointAccess", AWS, {"accelfit:eksEndpointAccess": "private", "accelfit:eksPublicAccessCidrs": DELETE},
      {}, None),  # a boolean on the cluster: see test_the_eks_endpoint_mode_reaches_the_cluster
     ("awsZoneIds", AWS, {"accelfit:awsZoneIds": {"us-east-1a": "use1-az3", "us-east-1b": "use1-az5"}}, {},
-     ("refused", "g6.xlarge is not offered in us-east-1a (use1-az3 in this account)")),
+     ("refused", "g6.12xlarge is not offered in us-east-1a (use1-az3 in this account)")),
     ("controlPlane", DEV, {"accelfit:controlPlane": {"authorizedCidrs": ["198.51.100.7/32"]}}, {},
      shows("198.51.100.7/32")),
     ("requireLock", "example-gcp-gke-h100-training", {"accelfit:requireLock": True}, {},
