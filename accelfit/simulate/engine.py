@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import numpy as np
 
@@ -47,22 +48,24 @@ class Requests:
         return len(self.arrival)
 
 
-class Capacity:
+class Capacity(Protocol):
     """Ready servers per pool over time; the autoscaler (accelfit.simulate.scaler) is one, a fixed fleet another."""
 
-    def ready(self, pool: int) -> int:
-        raise NotImplementedError
+    def ready(self, pool: int) -> int: ...
 
     def tick(self, now: float, waiting: int, running: Sequence[float]) -> None:
         """Called at the start of every tick with the requests waiting and each pool's sequences in flight."""
 
 
 @dataclass
-class FixedCapacity(Capacity):
+class FixedCapacity:
     servers: Sequence[int]
 
     def ready(self, pool: int) -> int:
         return self.servers[pool]
+
+    def tick(self, now: float, waiting: int, running: Sequence[float]) -> None:
+        """A fixed fleet does not react to load."""
 
 
 @dataclass

@@ -23,7 +23,6 @@ from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from accelfit.simulate.engine import Capacity
 from accelfit.simulate.facts import HpaFacts, NodeFacts
 
 
@@ -70,7 +69,7 @@ class _State:
     last_active: float = -math.inf
 
 
-class Autoscaler(Capacity):
+class Autoscaler:
     def __init__(self, pools: Sequence[ScaledPool], hpa: HpaFacts, nodes: NodeFacts, polling_s: float,
                  cooldown_s: float, scrape_s: float, queue_holds: Sequence[float]):
         self.states = [self._initial(pool) for pool in pools]
