@@ -20,7 +20,6 @@ import os
 import stat
 import tempfile
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 from accelfit.errors import InputError, problem
@@ -68,7 +67,7 @@ def write_atomically(path: Path, data: bytes, *, what: str = "the file") -> Path
     if info is not None and info.st_nlink > 1:
         raise _refuse(path, f"{what} has {info.st_nlink} hard links; replacing it would split them (the other "
                       "names would keep the old content); nothing was written",
-                      f"remove the other links (or copy the file) and run the command again")
+                      "remove the other links (or copy the file) and run the command again")
     with signals_unwind():
         temporary = None
         try:

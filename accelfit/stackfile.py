@@ -21,7 +21,7 @@ from accelfit.stackkeys import ENVIRONMENTS
 from accelfit.stackkeys import FLEET_NAME as _FLEET_NAME
 from accelfit.stackkeys import GCP_PROJECT as _GCP_PROJECT
 from accelfit.stackkeys import LABEL_VALUE as _LABEL_VALUE
-from accelfit.stackkeys import PROJECT_KEYS  # noqa: F401 (the loader's list of known keys; tests import it here)
+from accelfit.stackkeys import PROJECT_KEYS
 from accelfit.stackrules import loaded_problems
 from accelfit.values import find_credential
 from accelfit.yamlio import read_yaml

@@ -10,8 +10,8 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from pulumi_policy import EnforcementLevel, PolicyPack  # noqa: E402
+from pulumi_policy import EnforcementLevel, PolicyPack
 
-from accelfit_policies import PACK_NAME, all_policies  # noqa: E402
+from accelfit_policies import PACK_NAME, all_policies
 
 PolicyPack(name=PACK_NAME, policies=all_policies(), enforcement_level=EnforcementLevel.ADVISORY)

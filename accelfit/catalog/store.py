@@ -124,7 +124,7 @@ def install(staged: Path, base: Path) -> Path:
     previous import is removed only afterwards."""
     target = base / IMPORTED
     try:
-        final = staged.with_name(f"{_INSTALLED_PREFIX}{dt.datetime.now(dt.timezone.utc):%Y%m%dT%H%M%S%f}-"
+        final = staged.with_name(f"{_INSTALLED_PREFIX}{dt.datetime.now(dt.UTC):%Y%m%dT%H%M%S%f}-"
                                  f"{secrets.token_hex(4)}")
         staged.rename(final)
         _fsync_directory(final.parent)
@@ -176,8 +176,8 @@ def _prune(base: Path, keep: str) -> None:
         for entry in (base / IMPORTS).iterdir():
             if entry.name == keep or not entry.name.startswith((_INSTALLED_PREFIX, _STAGING_PREFIX)):
                 continue
-            if now - entry.lstat().st_mtime > _ABANDONED_AFTER_S or entry.name.startswith(_INSTALLED_PREFIX) and (
-                    current is not None and current != entry.name and entry.lstat().st_mtime < keep_time):
+            if now - entry.lstat().st_mtime > _ABANDONED_AFTER_S or (entry.name.startswith(_INSTALLED_PREFIX) and (
+                    current is not None and current != entry.name and entry.lstat().st_mtime < keep_time)):
                 shutil.rmtree(entry, ignore_errors=True)
     with contextlib.suppress(OSError):  # the previous layout's leftovers of a kill between its two renames
         for entry in base.glob(".previous-*"):

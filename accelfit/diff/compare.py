@@ -69,7 +69,7 @@ def _workload_costs(base: PreviewDocument, head: PreviewDocument) -> tuple[Workl
     before, after = base.workload_costs or {}, head.workload_costs or {}
     if head.removed_stack:
         # The change deletes the whole fleet: each workload's figures go to zero, as the stack's do.
-        after = {name: {figure: 0.0 for figure in ("monthly_usd", "full_scale_monthly_usd", "run_total_usd")}
+        after = {name: dict.fromkeys(("monthly_usd", "full_scale_monthly_usd", "run_total_usd"), 0.0)
                  for name in before}
     names = list(dict.fromkeys([*after, *before]))
     return tuple(WorkloadCost(name, tuple(

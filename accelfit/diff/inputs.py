@@ -34,7 +34,7 @@ def changed_paths(old: Any, new: Any, path: str = "") -> Iterator[tuple[str, Any
         for index, (left, right) in enumerate(zip(old, new)):
             yield from changed_paths(left, right, join_path(path, index))
         return
-    if old != new or type(old) is not type(new) and not _same_number(old, new):
+    if old != new or (type(old) is not type(new) and not _same_number(old, new)):
         yield path, old, new
 
 

@@ -23,7 +23,7 @@ from accelfit.planner import filestore_capacity
 from accelfit.planner.data_transfer import transfer_part
 from accelfit.planner import preferences as pref
 from accelfit.planner.memory import weights_bytes
-from accelfit.planner.model import CostLine, NodePool
+from accelfit.planner.model import NodePool
 from accelfit.planner.options import Offer
 from accelfit.pricing.figures import (
     COMMITMENT_TERM_HOURS, HOURS_PER_MONTH, CostFigures, Part, RunWindow, accelerator_pool, always_on, figures, per_month,

@@ -13,7 +13,6 @@ from __future__ import annotations
 import math
 
 from accelfit.planner import preferences as pref
-from accelfit.planner.memory import GIB
 from accelfit.planner.options import Offer
 from accelfit.planner.serving import serving_peak_flops
 from accelfit.planner.sizes import InferenceSize, Unfit, latency_budget_ms, peak_factor

@@ -50,7 +50,7 @@ class AwsReader:
             client_factory = self._default_clients(boto3)
         self.client = client_factory
         self.sleep = sleep
-        self.now = now or (lambda: dt.datetime.now(dt.timezone.utc))
+        self.now = now or (lambda: dt.datetime.now(dt.UTC))
 
     def _default_clients(self, boto3: Any) -> Callable[[str, str], Any]:
         """Clients on the default credential chain; every way it can fail to give credentials is exit 2."""

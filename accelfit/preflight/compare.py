@@ -152,5 +152,5 @@ def _same_step(step: str, named: str) -> bool:
     if step == named:
         return True
     member, _, pool = named.partition("/")
-    return bool(pool) and step.startswith(member + " ") and step.endswith(f"({pool})") or \
+    return (bool(pool) and step.startswith(member + " ") and step.endswith(f"({pool})")) or \
         (bool(pool) and step == f"{member} {pool} pool (every step)")

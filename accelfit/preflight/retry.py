@@ -3,7 +3,8 @@ backoff, then reported as not checked (never as fitting)."""
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from accelfit.preflight.model import Unchecked
 

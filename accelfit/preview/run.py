@@ -71,7 +71,7 @@ def with_unset_secrets(stack: StackFile) -> tuple[dict[str, str], dict[str, str]
     # hf:// model weights: the token a model server downloads them with (model.weights_token), same treatment.
     unset.update({spec.model.weights_token: f"pulumi config set --secret {spec.model.weights_token} hf_..."
                   for spec in stack.specs if spec.model.weights_token and spec.model.weights_token not in config})
-    return {**config, **{key: UNSET_SECRET for key in unset}}, unset
+    return {**config, **dict.fromkeys(unset, UNSET_SECRET)}, unset
 
 
 def blind_secrets(value: Any, secrets: tuple[str, ...]) -> Any:

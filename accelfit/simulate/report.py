@@ -70,7 +70,7 @@ def _day(run: Run, figures: dict[str, np.ndarray]) -> dict[str, Any]:
     inference = run.fleet.spec.inference
     ok = ~figures["failed"]
     day = {"requests": int(len(run.requests) + len(run.refused)), "queued": int(figures["queued"].sum()),
-           "failed": int(figures["failed"].sum() + len(run.refused)), "refused_too_long": int(len(run.refused)),
+           "failed": int(figures["failed"].sum() + len(run.refused)), "refused_too_long": len(run.refused),
            "preempted": int((run.trace.preemptions > 0).sum()),
            "ttft_ms": _percentiles(figures["ttft"][ok]),
            "tpot_ms": _percentiles(figures["tpot"][ok & ~np.isnan(figures["tpot"])]),

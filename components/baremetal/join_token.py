@@ -29,7 +29,7 @@ def token_secret_data(token: str, now: dt.datetime) -> dict[str, str]:
     sees a placeholder)."""
     token_id, _, token_secret = token.partition(".")
     return {"token-id": token_id, "token-secret": token_secret,
-            "expiration": (now + VALIDITY).astimezone(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "expiration": (now + VALIDITY).astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
             "usage-bootstrap-authentication": "true", "usage-bootstrap-signing": "true",
             "auth-extra-groups": JOIN_GROUP}
 
@@ -46,7 +46,7 @@ def token_secret_name(token: str) -> str:
 
 def join_token_secret(resource_name: str, token: pulumi.Input[str], provider: k8s.Provider,
                       parent: pulumi.Resource,
-                      now: Callable[[], dt.datetime] = lambda: dt.datetime.now(dt.timezone.utc)
+                      now: Callable[[], dt.datetime] = lambda: dt.datetime.now(dt.UTC)
                       ) -> k8s.core.v1.Secret:
     secret_token = pulumi.Output.secret(token)
     # The token id is public by design (it names the Secret); the token secret is not.

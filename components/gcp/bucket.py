@@ -18,7 +18,6 @@ from pulumi_gcp import storage
 
 from accelfit.errors import InputError, problem
 from accelfit.cloudrules.gcp.retention import (
-    BYTES_OUTLIVE_DELETION_DAYS,
     NONCURRENT_CHECKPOINT_DAYS,
     SOFT_DELETE_DAYS,
     live_checkpoint_days,

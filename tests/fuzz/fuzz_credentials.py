@@ -21,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from fuzz_corpus import INVALID, Case  # noqa: E402
+from fuzz_corpus import INVALID, Case
 
 GCP_STACK, AWS_STACK = "example-gcp-fleet", "example-aws-h100-training"
 PREFLIGHT_GCP = ("preflight", "--stack", GCP_STACK)

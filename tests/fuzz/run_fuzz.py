@@ -33,9 +33,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from fuzz_corpus import ROOT, SURFACE_PREFIXES, Case, all_cases  # noqa: E402
-from hostile_corpus import HOSTILE_PREFIXES  # noqa: E402
-from injection_oracle import injections  # noqa: E402
+from fuzz_corpus import ROOT, SURFACE_PREFIXES, Case, all_cases
+from hostile_corpus import HOSTILE_PREFIXES
+from injection_oracle import injections
 
 TIMEOUT_S = 60.0
 HEAVY_TIMEOUT_S = 180.0

@@ -12,10 +12,10 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from fuzz_credentials import PREFIX, credential_cases  # noqa: E402
-from run_fuzz import argv_for, make_project, prepare  # noqa: E402
+from fuzz_credentials import PREFIX, credential_cases
+from run_fuzz import argv_for, make_project, prepare
 
-from accelfit.cli.main import main  # noqa: E402
+from accelfit.cli.main import main
 
 pytest.importorskip("boto3", reason="the preflight extra is not installed")
 pytest.importorskip("google.cloud.compute_v1", reason="the preflight extra is not installed")

@@ -13,13 +13,13 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from fuzz_corpus import SURFACE_PREFIXES, all_cases  # noqa: E402
-from hostile_corpus import HOSTILE_PREFIXES  # noqa: E402
-from injection_oracle import injections  # noqa: E402
-from run_fuzz import argv_for, make_project, make_special, output_limit, quick_sample  # noqa: E402
+from fuzz_corpus import SURFACE_PREFIXES, all_cases
+from hostile_corpus import HOSTILE_PREFIXES
+from injection_oracle import injections
+from run_fuzz import argv_for, make_project, make_special, output_limit, quick_sample
 
-from accelfit.catalog import loader  # noqa: E402
-from accelfit.cli.main import main  # noqa: E402
+from accelfit.catalog import loader
+from accelfit.cli.main import main
 
 CASE_TIMEOUT_S = 30
 SAMPLE = quick_sample(all_cases(), size=40)

@@ -12,12 +12,12 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 sys.path.insert(0, str(Path(__file__).parents[1] / "components" / "kubernetes"))
 
-from injection_oracle import injections  # noqa: E402
-from test_container_commands import ACCEPTED, REFUSED, with_weights  # noqa: E402,F401
-from test_container_commands import multi_node  # noqa: E402,F401  (the fixture)
+from injection_oracle import injections
+from test_container_commands import ACCEPTED, REFUSED, with_weights
+from test_container_commands import multi_node  # noqa: F401  (the fixture)
 
-from components.aws.iam_documents import weights_read_policy  # noqa: E402
-from components.kubernetes.serving import manifests  # noqa: E402
+from components.aws.iam_documents import weights_read_policy
+from components.kubernetes.serving import manifests
 
 
 def document(weights: str, *resources: tuple[str, dict]) -> dict:

@@ -5,7 +5,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from accelfit.catalog import load_catalog  # noqa: E402
+from accelfit.catalog import load_catalog
 
 
 @pytest.fixture(scope="session")

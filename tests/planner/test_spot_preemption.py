@@ -21,7 +21,7 @@ SPOT_LORA = {"name": "lora-ft", "kind": "fine-tuning", "framework": "pytorch",
 
 def test_the_overhead_is_the_sourced_row():
     data = yaml.safe_load(pref.SPOT_PREEMPTION_DATA.read_text(encoding="utf-8"))
-    assert pref.SPOT_TRAINING_OVERHEAD_FRACTION == data["overhead_fraction"]
+    assert data["overhead_fraction"] == pref.SPOT_TRAINING_OVERHEAD_FRACTION
     assert data["as_of"] and "instance-advisor" in data["source"] and data["verified"] is False
 
 

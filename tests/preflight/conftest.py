@@ -12,9 +12,9 @@ import pytest
 pytest.importorskip("google.cloud.compute_v1", reason="the preflight extra is not installed")
 pytest.importorskip("boto3", reason="the preflight extra is not installed")
 
-import requests  # noqa: E402
-from google.auth.credentials import AnonymousCredentials  # noqa: E402
-from google.auth.transport.requests import AuthorizedSession  # noqa: E402
+import requests
+from google.auth.credentials import AnonymousCredentials
+from google.auth.transport.requests import AuthorizedSession
 
 PROJECT = "acme-ml-staging"  # stacks/Pulumi.example-gcp-fleet.yaml
 

@@ -19,7 +19,7 @@ from accelfit.preflight.stack import stack_members
 from accelfit.stackfile import load_stack
 
 STACK = "example-aws-h100-training"
-NOW = dt.datetime(2026, 11, 26, 2, 0, tzinfo=dt.timezone.utc)
+NOW = dt.datetime(2026, 11, 26, 2, 0, tzinfo=dt.UTC)
 P_ON_DEMAND, STANDARD, P_SPOT = "L-417A185B", "L-1216C47A", "L-7212CCBC"
 
 

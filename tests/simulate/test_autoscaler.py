@@ -48,7 +48,7 @@ def test_the_burst_queues_the_autoscaler_asks_and_the_servers_follow_after_their
     assert asked[:SPIKE_AT].max() == scaled.min_servers == scaled.start_servers
     first_ask = int(np.argmax(asked > scaled.min_servers))
     polling = serving_traffic_facts().autoscaling.polling_interval_seconds
-    assert SPIKE_AT <= first_ask and first_ask % polling == 0
+    assert first_ask >= SPIKE_AT and first_ask % polling == 0
     first_ready = int(np.argmax(trace.ready[:, 0] > scaled.min_servers))
     assert first_ready - first_ask >= scaled.server_start_s == pool.weights_load_seconds + pool.startup_seconds
     assert asked.max() <= scaled.max_servers

@@ -1,6 +1,5 @@
 """Bare-metal inventory: good and bad cases, each bad case naming the server and field."""
 
-import copy
 from pathlib import Path
 
 import pytest

@@ -182,9 +182,7 @@ json_values = st.recursive(
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.one_of(json_values, st.fixed_dictionaries({}, optional={
-    key: json_values for key in ("name", "kind", "framework", "model", "training", "inference", "placement",
-                                 "budget", "data", "maturity")})))
+@given(st.one_of(json_values, st.fixed_dictionaries({}, optional=dict.fromkeys(("name", "kind", "framework", "model", "training", "inference", "placement", "budget", "data", "maturity"), json_values))))
 def test_loader_raises_only_input_error(document):
     try:
         workload_from_document(document, "fuzz.yaml")

@@ -126,7 +126,7 @@ class TestIamDocuments:
     def test_bucket_policy_is_scoped_to_one_bucket(self):
         statements = json.loads(bucket_read_write_policy("arn:aws:s3:::b"))["Statement"]
         assert {statement["Resource"] for statement in statements} == {"arn:aws:s3:::b", "arn:aws:s3:::b/*"}
-        assert not any("*" == action or action.endswith(":*") for s in statements for action in s["Action"])
+        assert not any(action == "*" or action.endswith(":*") for s in statements for action in s["Action"])
 
     def test_tls_only(self):
         statement = json.loads(deny_insecure_transport_policy("arn:aws:s3:::b"))["Statement"][0]

@@ -140,7 +140,7 @@ class TestRules:
 def test_bootstrap_token_secret_format():
     import datetime as dt
 
-    data = token_secret_data("abcdef.0123456789abcdef", dt.datetime(2026, 11, 23, 12, 0, tzinfo=dt.timezone.utc))
+    data = token_secret_data("abcdef.0123456789abcdef", dt.datetime(2026, 11, 23, 12, 0, tzinfo=dt.UTC))
     assert data == {"token-id": "abcdef", "token-secret": "0123456789abcdef", "expiration": "2026-11-24T12:00:00Z",
                     "usage-bootstrap-authentication": "true", "usage-bootstrap-signing": "true",
                     "auth-extra-groups": JOIN_GROUP}

@@ -16,7 +16,7 @@ import gcp_plans
 from accelfit.spec import WorkloadSpec
 from accelfit.cloudrules.gcp import names
 from accelfit.cloudrules.gcp.rules import gcp_rules
-from accelfit.cloudrules.gcp.validation import derived_names, plan_problems
+from accelfit.cloudrules.gcp.validation import derived_names
 
 # Type token -> the name rule of that resource type, for every GCP resource accelfit names explicitly.
 NAMED_TYPES = {

@@ -14,7 +14,6 @@ from accelfit.preview.recorder import record
 from components.build import build
 
 sys.path[:0] = [str(Path(__file__).parents[1] / "gcp"), str(Path(__file__).parents[1] / "aws")]
-import aws_plans  # noqa: E402
 import gcp_plans  # noqa: E402
 
 # The exporter container's securityContext in the chart's defaults: NVIDIA/dcgm-exporter deployment/values.yaml at
