@@ -61,7 +61,8 @@ def write_atomically(path: Path, data: bytes, *, what: str = "the file") -> Path
     except FileNotFoundError:
         info = None
     except OSError as error:
-        raise _refuse(path, f"cannot read {what} ({error.strerror or error})", "check the path and its permissions")
+        raise _refuse(path, f"cannot read {what} ({error.strerror or error})",
+                      "check the path and its permissions") from error
     if info is not None and not stat.S_ISREG(info.st_mode):
         raise _refuse(path, f"{what} is not a regular file", "point at a regular file")
     if info is not None and info.st_nlink > 1:

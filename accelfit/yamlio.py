@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import yaml
 
@@ -47,11 +47,11 @@ def _line(node_or_event: Any) -> int | None:
 
 
 class _StrictLoader(yaml.CSafeLoader if hasattr(yaml, "CSafeLoader") else yaml.SafeLoader):  # type: ignore[misc]
-    yaml_implicit_resolvers = {
+    yaml_implicit_resolvers: ClassVar[dict[Any, Any]] = {
         first: [(tag, regexp) for tag, regexp in resolvers if tag not in _DROPPED_TAGS]
         for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
     }
-    yaml_constructors = dict(yaml.SafeLoader.yaml_constructors)
+    yaml_constructors: ClassVar[dict[Any, Any]] = dict(yaml.SafeLoader.yaml_constructors)
 
     def construct_mapping(self, node: Any, deep: bool = False) -> dict[Any, Any]:
         seen: dict[Any, int | None] = {}

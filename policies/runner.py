@@ -191,7 +191,7 @@ def run_policies(resources: Iterable[Mapping[str, Any]], config: Mapping[str, An
     # props; tests/policies check that no policy writes to them.
     proxies = [unknown_checking_proxy(props) for props in wire]
     names_by_urn = {str(resource.get("urn", "")): str(resource.get("name", "")) for resource in resources}
-    for resource, props in zip(resources, proxies):
+    for resource, props in zip(resources, proxies, strict=True):
         urn, name = str(resource.get("urn", "")), str(resource.get("name", ""))
         for policy in policies:
             level = entries[policy.name].level
@@ -225,9 +225,9 @@ def _stack_resources(resources: Sequence[Mapping[str, Any]], proxies: Sequence[A
     every stack policy (they only read it)."""
     stack = [PolicyResource(str(resource["type"]), props, str(resource.get("urn", "")),
                             str(resource.get("name", "")), _options(resource), None, None, [], {})
-             for resource, props in zip(resources, proxies)]
+             for resource, props in zip(resources, proxies, strict=True)]
     by_urn = {item.urn: item for item in stack}
-    for item, resource in zip(stack, resources):
+    for item, resource in zip(stack, resources, strict=True):
         parent = resource.get("parent")
         if parent and parent in by_urn:
             item.parent = by_urn[parent]

@@ -220,15 +220,15 @@ def _summary(directory: Path, source: str, today: dt.date, results: dict, digest
     availability: dict[str, int] = {}
     new_regions = []
     skipped: dict[str, int] = {}
-    for name, result in results.items():
+    for result in results.values():
         for row in result.prices:
             key = (row.cloud.value, row.pricing.value)
             prices[key] = prices.get(key, 0) + 1
         for row in result.availability:
             availability[row.cloud.value] = availability.get(row.cloud.value, 0) + 1
-            if row.cloud is Cloud.aws or shipped.instance_type(row.cloud, row.sku) is not None:
-                if shipped.offered_zones(row.cloud, row.sku, row.region) is None:
-                    new_regions.append((row.cloud.value, row.sku, row.region))
+            if (row.cloud is Cloud.aws or shipped.instance_type(row.cloud, row.sku) is not None) \
+                    and shipped.offered_zones(row.cloud, row.sku, row.region) is None:
+                new_regions.append((row.cloud.value, row.sku, row.region))
         for reason, names in result.skipped.items():
             skipped[reason] = skipped.get(reason, 0) + len(names)
     files = {name: {"rows": result.rows_read, "sha256": digests[name]} for name, result in results.items()}

@@ -9,7 +9,7 @@ from typing import Any
 
 
 def helm_merge(defaults: Mapping[str, Any], values: Mapping[str, Any]) -> dict[str, Any]:
-    merged: dict[str, Any] = {key: value for key, value in defaults.items()}
+    merged: dict[str, Any] = dict(defaults)
     for key, value in values.items():
         if value is None:
             merged.pop(key, None)  # null deletes the default

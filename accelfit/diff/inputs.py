@@ -31,7 +31,7 @@ def changed_paths(old: Any, new: Any, path: str = "") -> Iterator[tuple[str, Any
             yield from changed_paths(old.get(key, MISSING), new.get(key, MISSING), join_path(path, key))
         return
     if isinstance(old, list) and isinstance(new, list) and len(old) == len(new):
-        for index, (left, right) in enumerate(zip(old, new)):
+        for index, (left, right) in enumerate(zip(old, new, strict=True)):
             yield from changed_paths(left, right, join_path(path, index))
         return
     if old != new or (type(old) is not type(new) and not _same_number(old, new)):

@@ -75,7 +75,7 @@ def place(plans: list[Plan], fleet: str) -> Placement:
         else:
             placement.why.append(f"cluster {name} ({CLUSTER_PLATFORMS[platform].upper()} in {plan.cloud.value} "
                                  f"{plan.region}), with its own node pools")
-    for index, plan in enumerate(plans):
+    for index in range(len(plans)):
         name = placement.cluster_of.get(index)
         if name is not None and len(placement.members[name]) > 1:
             others = [plans[other].workload for other in placement.members[name] if other != index]

@@ -108,7 +108,7 @@ def plan_with_lock(spec: WorkloadSpec, catalog: Catalog, environment: Environmen
     larger = (f" The lock has {unit_word(platform, units)}; the spec now needs {unit_word(platform, needed)}, so "
               "the locked size is built (`accelfit lock --fresh` to shrink it)." if needed < units else "")
     plan = plan.model_copy(update={"reasons": (f"Locked selection (accelfit lock on {selection.locked_on}): "
-                                               f"{selection.option}.{larger}",) + plan.reasons})
+                                               f"{selection.option}.{larger}", *plan.reasons)})
     built = "built the locked selection" + (f" at its locked size (the lock has {unit_word(platform, units)}, the "
                                             f"spec now needs {unit_word(platform, needed)})" if larger else "")
     if fresh is None or fresh.option_id == locked.option_id:

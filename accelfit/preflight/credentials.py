@@ -55,7 +55,9 @@ def gcloud_adc_path() -> str:
     config = os.environ.get("CLOUDSDK_CONFIG")
     if not config:
         if os.name == "nt":
-            config = os.path.join(os.environ.get("APPDATA", os.environ.get("SystemDrive", "C:") + "\\"), "gcloud")
+            # Windows spells it SystemDrive (its environment is case-insensitive).
+            drive = os.environ.get("SystemDrive", "C:")  # noqa: SIM112
+            config = os.path.join(os.environ.get("APPDATA", drive + "\\"), "gcloud")
         else:
             config = os.path.join(os.path.expanduser("~"), ".config", "gcloud")
     return os.path.join(config, "application_default_credentials.json")

@@ -83,7 +83,8 @@ def fleet_cost_section(fleet: Any, costs: FleetCosts, assumptions: list[str], sp
                           "run_total_usd": report.run_total_usd,
                           "workloads": [member.name for member in fleet.workloads if member.cluster == name]}
                    for name, report in costs.shared.items()},
-        "assumptions": assumptions + [
+        "assumptions": [
+            *assumptions,
             "Per workload: its own resources (pools, standby pools, bucket, identity, egress) plus an even share of "
             "its cluster's shared items (control plane, network + NAT, system pool); a training workload's run "
             "total carries an even share of the shared items over the longest training run of its cluster. The "

@@ -621,7 +621,7 @@ def price_resources(resources: Iterable[NeutralResource], catalog: Catalog,
     spec_usage = tuple(_egress(pricer, context))
     parts = [Part(c.name, c.monthly_usd, c.full_scale_monthly_usd, c.run_usd) for c in costs + list(spec_usage)]
     totals = figures(parts, training=context.run is not None)
-    assumptions = ASSUMPTIONS + (f"Buckets are sized from the spec: {context.bucket_basis}.",)
+    assumptions = (*ASSUMPTIONS, f"Buckets are sized from the spec: {context.bucket_basis}.")
     return CostReport(resources=tuple(costs), usage=spec_usage, monthly_usd=totals.monthly_usd,
                       full_scale_monthly_usd=totals.full_scale_monthly_usd, run_total_usd=totals.run_total_usd,
                       assumptions=assumptions + tuple(f"Unpriced: {item}" for item in unpriced),

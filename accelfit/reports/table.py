@@ -54,13 +54,14 @@ def _is_number(text: str) -> bool:
 def _auto_align(cells: list[list[str]], width: int) -> list[Align]:
     if not cells:
         return ["l"] * width
-    columns = zip(*cells)
+    columns = zip(*cells, strict=False)  # rows may be ragged
     return ["r" if all(_is_number(c) for c in column if c not in ("", "-")) and any(c not in ("", "-") for c in column)
             else "l" for column in columns]
 
 
 def _line(row: Sequence[str], widths: Sequence[int], aligns: Sequence[Align], gap: int) -> str:
-    parts = [cell.rjust(width) if a == "r" else cell.ljust(width) for cell, width, a in zip(row, widths, aligns)]
+    parts = [cell.rjust(width) if a == "r" else cell.ljust(width)
+             for cell, width, a in zip(row, widths, aligns, strict=False)]
     return (" " * gap).join(parts).rstrip()
 
 

@@ -88,7 +88,7 @@ class _Pool:
 
     def grow(self, needed: int) -> None:
         """Room in the calendar up to step `needed`; drops the steps already behind."""
-        behind = int(math.floor(self.steps)) - self.base
+        behind = math.floor(self.steps) - self.base
         if behind > len(self.ending) // 2:
             self.ending = np.concatenate([self.ending[behind:], np.zeros(behind, dtype=np.int64)])
             self.ending_kv = np.concatenate([self.ending_kv[behind:], np.zeros(behind)])
@@ -140,7 +140,7 @@ class Engine:
         self.capacity = capacity
         self.dt = dt
         self.timeout_s = timeout_s
-        self.ticks = int(math.ceil(horizon_s / dt))
+        self.ticks = math.ceil(horizon_s / dt)
         count = len(requests)
         longest = int(requests.answer.max()) if count else 1
         self.pools = [_Pool(shape, horizon_steps=longest * 4 + 4096) for shape in shapes]
@@ -243,7 +243,7 @@ class Engine:
             self._preempt(index, pool)
 
     def _expected_prompts(self, pool: _Pool, ready: int, arrived: int, steps: float) -> float:
-        first, last = int(math.floor(pool.steps)) + 1, int(math.floor(pool.steps + steps))
+        first, last = math.floor(pool.steps) + 1, math.floor(pool.steps + steps)
         ending = int(pool.window(first, last)[0].sum()) if last >= first else 0
         places = max(0, int(ready * pool.shape.slots - math.ceil(pool.running - 1e-9))) + ending
         requeued = self.requeued[:places]
@@ -259,7 +259,7 @@ class Engine:
     def _places(self, pool: _Pool, ready: int, start: float, step: float, steps: float) -> np.ndarray:
         """When each place in the batch is free during the tick: free ones now, then as sequences end."""
         free = max(0, int(ready * pool.shape.slots - math.ceil(pool.running - 1e-9)))
-        first, last = int(math.floor(pool.steps)) + 1, int(math.floor(pool.steps + steps))
+        first, last = math.floor(pool.steps) + 1, math.floor(pool.steps + steps)
         ends = pool.window(first, last)[0] if last >= first else pool.ending[:0]
         times = start + (np.arange(first, first + len(ends)) - pool.steps) * step
         return np.concatenate([np.full(free, start), np.repeat(times, ends)])
@@ -342,7 +342,7 @@ class Engine:
     def _advance(self, pool: _Pool, steps: float, sequence_steps: float) -> None:
         """Step the pool on: every running sequence adds a token of KV per step it runs (`sequence_steps` in all,
         less the steps after each ending one's last), and the sequences whose last step passes end."""
-        first, last = int(math.floor(pool.steps)) + 1, int(math.floor(pool.steps + steps))
+        first, last = math.floor(pool.steps) + 1, math.floor(pool.steps + steps)
         pool.kv += sequence_steps
         if last >= first:
             ends, ends_kv = pool.window(first, last)
@@ -368,7 +368,7 @@ class Engine:
                     excess -= self._evict(index, pool, request)
 
     def _evict(self, index: int, pool: _Pool, request: int) -> float:
-        held = max(0, int(math.floor(pool.steps - self.first_step[request])) + 1)
+        held = max(0, math.floor(pool.steps - self.first_step[request]) + 1)
         if held > 0 and self.first_pool[request] < 0:  # its first token was out before the preemption
             self.first_pool[request] = index
             self.first_orig[request] = self.first_step[request]

@@ -87,7 +87,7 @@ def _scaled(plan: Plan, pools: tuple[ServingPool, ...], node_pools: dict) -> tup
     facts = simulate_facts()
     node_start = facts.nodes.provisioning_seconds.get(plan.cloud.value, 0.0)
     out = []
-    for pool, scaling in zip(pools, plan.route.scaling):
+    for pool, scaling in zip(pools, plan.route.scaling, strict=False):
         node_pool = node_pools[pool.node_pools[0]]
         window = None
         if scaling.window is not None and node_pool.serving_start_utc:

@@ -68,10 +68,7 @@ def _truncated(mean: float, cap: float, count: int, rng: np.random.Generator) ->
     """Exponential with `mean` truncated at `cap` (inverse CDF), or uniform where no decreasing density fits."""
     rate = _rate_for_mean(mean, cap)
     uniform = rng.random(count)
-    if rate <= 0:
-        values = uniform * cap
-    else:
-        values = -np.log1p(-uniform * -math.expm1(-rate * cap)) / rate
+    values = uniform * cap if rate <= 0 else -np.log1p(-uniform * -math.expm1(-rate * cap)) / rate
     return np.clip(np.ceil(values), 1, cap).astype(np.int64)
 
 
@@ -136,7 +133,7 @@ def read_trace(path: Path) -> Requests:
         raise InputError([problem(str(path), "--trace", "the trace has no requests",
                                   "add one row per request: arrival_s,input_tokens,output_tokens")])
     values.sort(key=lambda value: value[0])
-    arrival, prompt, answer = (np.array(column) for column in zip(*values))
+    arrival, prompt, answer = (np.array(column) for column in zip(*values, strict=True))
     return Requests(arrival.astype(np.float64), prompt.astype(np.int64), answer.astype(np.int64))
 
 
@@ -157,7 +154,7 @@ def _trace_row(path: Path, number: int, row: list[str]) -> tuple[float, int, int
         raise _bad(path, number, "arrival_s", "not a time in seconds from 0 on",
                    "give the arrival in seconds since the trace's start, e.g. 12.5", arrival_text)
     counts = []
-    for name, cell in zip(FIELDS[1:], tokens):
+    for name, cell in zip(FIELDS[1:], tokens, strict=False):
         if not cell.isdigit() or int(cell) < 1:
             raise _bad(path, number, name, "not a whole number of tokens of at least 1",
                        "give a token count such as 512", cell)

@@ -41,13 +41,13 @@ WORLD = ("0.0.0.0/0", "::/0")
 
 def check_no_public_ips(view: ResourceView, settings: Settings) -> list[str]:
     props = view.props
-    if view.type == GKE_NODE_POOL and accelerator_use(view) is not None:
-        if not truthy(get(props, "networkConfig.enablePrivateNodes")):
-            return [f"{view.label} gives its accelerator nodes public IPs (networkConfig.enablePrivateNodes is "
-                    f"{get(props, 'networkConfig.enablePrivateNodes', 'unset')}); allowed: private nodes only. "
-                    "Fix: set networkConfig.enablePrivateNodes: true (egress goes through Cloud NAT)."]
+    if view.type == GKE_NODE_POOL and accelerator_use(view) is not None \
+            and not truthy(get(props, "networkConfig.enablePrivateNodes")):
+        return [f"{view.label} gives its accelerator nodes public IPs (networkConfig.enablePrivateNodes is "
+                f"{get(props, 'networkConfig.enablePrivateNodes', 'unset')}); allowed: private nodes only. "
+                "Fix: set networkConfig.enablePrivateNodes: true (egress goes through Cloud NAT)."]
     if view.type == TPU_VM:
-        configs = [get(props, "networkConfig")] + items(get(props, "networkConfigs"))
+        configs = [get(props, "networkConfig"), *items(get(props, "networkConfigs"))]
         if any(truthy(get(config, "enableExternalIps")) for config in configs if config):
             return [f"{view.label} has external IPs (networkConfig.enableExternalIps is true); allowed: false. "
                     "Fix: set enableExternalIps: false and reach the VMs through IAP; egress goes through Cloud NAT."]

@@ -95,7 +95,7 @@ def test_resource_flavor_toleration_rules_are_evaluated():
               "spec": {"nodeLabels": {"pool": "gpu"},
                        "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "value": "x",
                                         "effect": "NoSchedule"}]}}
-    problems, report = cr_problems(flavor)
+    problems, _report = cr_problems(flavor)
     assert any("Exists" in text for text in problems), problems
     flavor["spec"]["tolerations"][0].pop("value")
     assert cr_problems(flavor)[0] == []

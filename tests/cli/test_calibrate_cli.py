@@ -102,7 +102,7 @@ def test_json_runs_and_a_dcgm_export(capsys, tmp_path, team_file):
     assert run(capsys, "calibrate", str(runs))[0] == 0
     export = tmp_path / "dcgm.prom"
     export.write_text(DCGM_EXPORT)
-    code, out, err = run(capsys, "calibrate", str(export), "--kind", "training")
+    code, _out, err = run(capsys, "calibrate", str(export), "--kind", "training")
     assert code == 0, err
     written = yaml.safe_load(team_file.read_text())
     figures = {figure["accelerator"]: figure for figure in written["training"]}
@@ -141,7 +141,7 @@ def test_the_documented_example_file_calibrates(capsys, tmp_path):
 
     example = Path(__file__).parents[2] / "examples" / "calibration" / "measured-runs.csv"
     output = tmp_path / "team.yaml"
-    code, out, err = run(capsys, "calibrate", str(example), "--output", str(output))
+    code, _out, err = run(capsys, "calibrate", str(example), "--output", str(output))
     assert code == 0, err
     written = yaml.safe_load(output.read_text())
     assert {figure["accelerator"] for figure in written["training"]} == {"h100-80gb", "a100-80gb"}
@@ -185,7 +185,7 @@ def test_moe_runs_calibrate_from_the_active_parameters(capsys, tmp_path, team_fi
     applies are divided out, so the plan of the same model runs at the measured MFU again."""
     measurements = tmp_path / "moe.csv"
     measurements.write_text(MOE_RUNS_CSV)
-    code, out, err = run(capsys, "calibrate", str(measurements))
+    code, _out, err = run(capsys, "calibrate", str(measurements))
     assert code == 0, err
     (training,) = yaml.safe_load(team_file.read_text())["training"]
     measured = 6 * 37e9 * 1328128 / (1024 * 989e12)

@@ -101,10 +101,10 @@ def test_the_spec_change_behind_a_plan_change_is_shown(make_document, make_resou
 def test_resources_are_grouped_by_their_top_level_component(make_document, make_resource):
     tree = [make_resource("cluster", type="accelfit:gcp:GkeCluster", parent=None, custom=False),
             make_resource("cluster-pools", type="accelfit:gcp:Pools", parent="cluster", custom=False)]
-    base = make_document(tree + [make_resource("p", parent="cluster-pools", inputs={"a": 1}),
-                                 make_resource("loose", parent=None, inputs={"a": 1})])
-    head = make_document(tree + [make_resource("p", parent="cluster-pools", inputs={"a": 2}),
-                                 make_resource("loose", parent=None, inputs={"a": 2})])
+    base = make_document([*tree, make_resource("p", parent="cluster-pools", inputs={"a": 1}),
+                          make_resource("loose", parent=None, inputs={"a": 1})])
+    head = make_document([*tree, make_resource("p", parent="cluster-pools", inputs={"a": 2}),
+                          make_resource("loose", parent=None, inputs={"a": 2})])
     assert {r.name: r.component for r in _diff(base, head).resources} == {"p": "cluster", "loose": "(stack)"}
 
 

@@ -70,7 +70,7 @@ def test_a_reservation_too_small_for_the_job_is_rejected_for_capacity_and_anothe
 
 
 def test_reservation_pricing_needs_a_reservation_and_a_vm_platform_cannot_consume_one():
-    with pytest.raises(ValueError, match="placement.reservations lists none"):
+    with pytest.raises(ValueError, match=r"placement\.reservations lists none"):
         training("reservation")
     spec = training("reservation", clouds=["gcp"], reservations=[GCP_RESERVATION])
     vm_spec = spec.model_copy(update={"placement": spec.placement.model_copy(update={"orchestration": "vms"})})

@@ -24,12 +24,12 @@ def fleet(*specs, environment=STAGING, selections=None):
 
 def test_each_workload_gets_the_plan_it_would_get_alone():
     planned, locks = fleet(jax_pretrain(), gpu_serving())
-    for member, spec in zip(planned.workloads, (jax_pretrain(), gpu_serving()), strict=True):
-        alone = plan(spec, CATALOG, STAGING)
+    for member, member_spec in zip(planned.workloads, (jax_pretrain(), gpu_serving()), strict=True):
+        alone = plan(member_spec, CATALOG, STAGING)
         assert member.plan.option == alone.option
         assert member.plan.reasons == alone.reasons and member.plan.alternatives == alone.alternatives
         assert member.plan.node_pools[:len(alone.node_pools)] == alone.node_pools
-        assert locks[spec.name].state == "none"
+        assert locks[member_spec.name].state == "none"
 
 
 # ---- placement ---------------------------------------------------------------------------------------------------
@@ -239,7 +239,7 @@ def test_each_workload_is_locked_on_its_own():
     first, _ = fleet(jax_pretrain(), gpu_serving())
     locked = {name: Selection.from_plan(first.workload(name).plan, dt.date(2026, 11, 23))
               for name in ("chat-serve",)}
-    planned, locks = fleet(jax_pretrain(), gpu_serving(), selections=locked)
+    _planned, locks = fleet(jax_pretrain(), gpu_serving(), selections=locked)
     assert locks["chat-serve"].state == "used" and locks["pretrain"].state == "none"
 
 
@@ -280,9 +280,9 @@ def test_a_workload_without_a_plan_is_named_in_the_error():
 
     impossible = gpu_serving(name="too-cheap").model_copy(update={"budget": gpu_serving().budget.model_copy(
         update={"max_monthly_usd": 10})})
-    with pytest.raises(NoFeasiblePlan, match="^workload too-cheap: no option fits budget.max_monthly_usd"):
+    with pytest.raises(NoFeasiblePlan, match=r"^workload too-cheap: no option fits budget\.max_monthly_usd"):
         fleet(jax_pretrain(), impossible)
-    with pytest.raises(LockRequired, match="^workload pretrain: no selection is locked") as failure:
+    with pytest.raises(LockRequired, match=r"^workload pretrain: no selection is locked") as failure:
         plan_fleet([jax_pretrain()], CATALOG, STAGING, None, fleet_name="ml", require_lock=True,
                    stack="example-gcp-fleet")
     # The fix names the stack, ready to paste.

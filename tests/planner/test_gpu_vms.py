@@ -96,7 +96,7 @@ def test_a_job_makes_only_gpu_vms_eligible_and_reaches_the_plan(catalog):
 
 
 def test_a_job_is_refused_on_kubernetes_by_the_spec():
-    with pytest.raises(ValueError, match="training.command: only a GPU VM runs it"):
+    with pytest.raises(ValueError, match=r"training\.command: only a GPU VM runs it"):
         spec("kubernetes")
 
 

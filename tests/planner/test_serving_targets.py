@@ -73,7 +73,7 @@ def test_a_tighter_target_changes_the_sizing_and_the_plan_meets_it(catalog, fiel
 def test_headroom_applies_to_every_target(catalog, headroom):
     result = plan(_l4(inference__ttft_p99_ms=1000, inference__tpot_p99_ms=60, inference__headroom_pct=headroom),
                   catalog)
-    pool, margins = _planned_margins(result)
+    _pool, margins = _planned_margins(result)
     assert len(margins) == 3 and min(margins) >= headroom / 100 - 1e-3
     stated = next(reason for reason in result.reasons if reason.startswith("Margin:"))
     assert "TTFT" in stated and "TPOT" in stated and "end-to-end" in stated and f"asks for {headroom}%" in stated

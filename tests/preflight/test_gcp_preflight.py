@@ -202,7 +202,7 @@ def test_a_tpu_quota_cloud_quotas_does_not_list_is_unchecked_naming_the_id(googl
 def test_spot_tpu_without_preemptible_quota_uses_the_family_quota(google, capsys, spot_fleet):
     google(routes(**{QUOTA_INFOS: [quota_infos({TPU_SPOT: ({"region": "us-central1"}, 0),
                                                 TPU_FAMILY: ({"region": "us-central1", "tpu_family": "CT6E"}, 8)})]}))
-    code, out, _ = run(capsys)
+    _code, out, _ = run(capsys)
     assert f"no preemptible quota, so spot VMs use {TPU_FAMILY}: 8 limit, 0 in use, 4 of it needed" in out
     assert "jax-pretrain step 1 (tpu-0): fits" in out, out
 

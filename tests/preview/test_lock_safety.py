@@ -118,7 +118,7 @@ def test_a_failed_write_leaves_the_file_intact_and_no_temporary(project, monkeyp
         raise OSError(errno.ENOSPC, "No space left on device")
 
     monkeypatch.setattr(lockfile.os, failing, broken)
-    with pytest.raises(InputError, match="No space left on device.*unchanged"):
+    with pytest.raises(InputError, match=r"No space left on device.*unchanged"):
         lockfile.write_selection(path, "accelfit", SELECTION)
     monkeypatch.undo()
     assert path.read_text(encoding="utf-8") == DEV and path.stat().st_mode == mode

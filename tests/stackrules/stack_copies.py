@@ -3,6 +3,7 @@ stack-setting tests compare."""
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
 import shutil
@@ -65,10 +66,8 @@ def strings(value: Any) -> Iterator[str]:
         yield value
         text = value.strip()
         if text[:1] in ("{", "[") and len(text) < 1_000_000:
-            try:
+            with contextlib.suppress(ValueError):
                 yield from strings(json.loads(text))
-            except ValueError:
-                pass
     elif isinstance(value, Mapping):
         for key, item in value.items():
             yield str(key)

@@ -384,7 +384,7 @@ def _tpu_vm_slice_problems(path: str, item: TpuVmSlice, plan: Plan, catalog: Cat
     tpu_slice = catalog.tpu_slice(item.accelerator_type)
     if tpu_slice is None:
         close = did_you_mean(item.accelerator_type, [row.name for row in catalog.tpu_slices])
-        return problems + [problem(FILE, join_path(path, "accelerator_type"), "not a Cloud TPU accelerator type",
+        return [*problems, problem(FILE, join_path(path, "accelerator_type"), "not a Cloud TPU accelerator type",
                                    f"use e.g. {close or 'v5p-128'}", item.accelerator_type)]
     if item.topology != tpu_slice.topology:
         problems.append(problem(FILE, join_path(path, "topology"),

@@ -146,11 +146,11 @@ def test_fsx_capacity_suggestion():
 
 class TestInstanceRules:
     def test_efa_on_a_type_without_a_sourced_layout_is_refused(self):
-        [(field, message, fix, value)] = efa_findings("c5n.18xlarge", 1)
+        [(field, message, fix, _value)] = efa_findings("c5n.18xlarge", 1)
         assert field == "efa_interfaces" and "no sourced EFA layout" in message and "efa_layouts.yaml" in fix
 
     def test_partial_efa_count_on_a_multi_card_type_is_refused(self):
-        [(field, message, fix, _)] = efa_findings("p5.48xlarge", 16)
+        [(_field, message, fix, _)] = efa_findings("p5.48xlarge", 16)
         assert "32 network card" in message and fix == "set 32"
 
     def test_capacity_block_on_a_type_not_sold_as_blocks(self):

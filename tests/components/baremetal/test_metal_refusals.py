@@ -37,9 +37,9 @@ def test_bad_inventory_file_refused_before_anything_is_created(tmp_path, servers
 
 
 @pytest.mark.parametrize(("change", "field", "words"), [
-    (lambda rows: rows + [dict(rows[0], address="10.99.0.1")], "servers[4].name", "already used"),
-    (lambda rows: [dict(rows[0], gpu_model="h110")] + rows[1:], "servers[0].gpu_model", "did you mean"),
-    (lambda rows: [dict(rows[0], gpu_count=12)] + rows[1:], "servers[0].gpu_count", "at most 8"),
+    (lambda rows: [*rows, dict(rows[0], address="10.99.0.1")], "servers[4].name", "already used"),
+    (lambda rows: [dict(rows[0], gpu_model="h110"), *rows[1:]], "servers[0].gpu_model", "did you mean"),
+    (lambda rows: [dict(rows[0], gpu_count=12), *rows[1:]], "servers[0].gpu_count", "at most 8"),
 ])
 def test_component_refuses_an_unvalidated_bad_inventory(change, field, words):
     """Inventories built without validation (model_construct) are checked again by the components."""

@@ -59,7 +59,7 @@ def test_pinned_versions_and_host_facts_are_in_the_scripts():
 
 
 def test_join_token_is_read_from_stdin_never_templated():
-    assert "token" not in {name for name in scripts._PLACEHOLDER.findall(scripts._template("join.sh.tmpl"))}
+    assert "token" not in set(scripts._PLACEHOLDER.findall(scripts._template("join.sh.tmpl")))
     assert "read -r join_token" in RENDERED["join"]
 
 

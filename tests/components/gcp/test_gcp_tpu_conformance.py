@@ -55,7 +55,7 @@ def _zone(generation: str) -> str:
 
 
 def _gke_plan(generation: str, *, spot: bool = False, reservation: str | None = None, min_nodes: int = 0):
-    slice_name, facts = XPK_SLICES[generation]
+    slice_name, _facts = XPK_SLICES[generation]
     tpu_slice = CATALOG.tpu_slice(slice_name)
     zone = _zone(generation)
     region = zone.rsplit("-", 1)[0]

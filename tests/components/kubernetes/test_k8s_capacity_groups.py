@@ -157,7 +157,7 @@ def test_the_expander_configuration_has_the_readmes_shape_and_orders_each_group(
     assert config[100] == [asg_name_pattern("w-gpu-ng"), asg_name_pattern("v-gpu-ng")]
     assert config[90] == [asg_name_pattern("w-gpu-fb2-ng"), asg_name_pattern("v-gpu-fb3-ng")]
     assert config[1] == [".*"]
-    rendered = yaml.safe_dump({key: value for key, value in config.items()})  # as the chart writes data.priorities
+    rendered = yaml.safe_dump(dict(config))  # as the chart writes data.priorities
     assert yaml.safe_load(rendered) == config
 
 

@@ -134,7 +134,7 @@ def multi_node():
 
 
 def test_a_multi_node_replica_is_a_leader_worker_set_valid_against_its_pinned_crd(multi_node):
-    plan, settings, targets = multi_node
+    _plan, settings, targets = multi_node
     pool = targets[0].pool
     assert (pool.nodes_per_replica, pool.tensor_parallel, pool.pipeline_parallel) == (2, 8, 2)
     body = manifests.leader_worker_set(settings, targets[0])

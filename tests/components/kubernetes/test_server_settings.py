@@ -69,7 +69,7 @@ def test_an_unknown_method_is_refused_naming_the_field_and_the_values(capsys, tm
 
 
 def test_quantization_without_a_server_is_refused():
-    with pytest.raises(ValueError, match="model.quantization"):
+    with pytest.raises(ValueError, match=r"model\.quantization"):
         WorkloadSpec.model_validate({
             "name": "t", "kind": "training", "framework": "jax", "model": {"parameters": "1B", "quantization": "fp8"},
             "training": {"tokens": "1B", "deadline_days": 2}})

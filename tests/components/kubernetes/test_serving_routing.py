@@ -71,7 +71,7 @@ def _contains(actual: Any, expected: Any, where: str = "") -> list[str]:
     if isinstance(expected, list):
         if not isinstance(actual, list) or len(actual) != len(expected):
             return [f"{where}: {actual!r} != {expected!r}"]
-        return [problem for index, (a, e) in enumerate(zip(actual, expected))
+        return [problem for index, (a, e) in enumerate(zip(actual, expected, strict=False))
                 for problem in _contains(a, e, f"{where}[{index}]")]
     return [] if actual == expected else [f"{where}: {actual!r} != upstream {expected!r}"]
 
