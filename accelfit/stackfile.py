@@ -348,8 +348,8 @@ def config_problems(config: dict[str, Any], project_doc: dict[str, Any], name: s
                 and not is_secure(value):
             # A map or a list would reach the program as JSON text and land whole in resource names, URNs and state
             # (`bootstrap-token-{"value": "..."}`); the value itself is never echoed.
-            problems.append(problem(source, f"config.{shorten(key, 80)}", f"a secret must be text, not a "
-                                    f"{'mapping' if isinstance(value, dict) else 'list' if isinstance(value, list) else type(value).__name__} "
+            kind = "mapping" if isinstance(value, dict) else "list" if isinstance(value, list) else type(value).__name__
+            problems.append(problem(source, f"config.{shorten(key, 80)}", f"a secret must be text, not a {kind} "
                                     "(the value is not shown)", f"set it as one string: pulumi config set --secret "
                                     f"{shorten(key, 80)} ..."))
     for key in plaintext_secrets(config):

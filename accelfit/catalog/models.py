@@ -10,7 +10,8 @@ from pydantic import PrivateAttr
 from accelfit.catalog.lookup import CatalogIndex
 # The rows are part of the catalog model: importers name them from here or from rows.py alike.
 from accelfit.catalog.rows import (  # noqa: F401
-    Accelerator, AcceleratorKind, Availability, CatalogOrigin, CatalogRows, Cloud, EfficiencyFigure, Frozen, InstanceType, NotSold,
+    Accelerator, AcceleratorKind, Availability, CatalogOrigin, CatalogRows, Cloud, EfficiencyFigure, Frozen, InstanceType,
+    NotSold,
     Precision, Price, PricingModel, ServicePrice, Sourced, TpuSlice, _as_cloud, _as_pricing, region_of_zone,
 )
 

@@ -5,7 +5,8 @@ workload's plan.
 Each workload gets its own plan (its choice, reasons, alternatives and lock); then, in the fleet form, workloads
 whose plans run on Kubernetes in the same cloud and region share one cluster (control plane, network + NAT, system
 pool), each with its own node pools, and the single form's workload runs in a cluster of its own named after it;
-each workload gets a fallback chain, with standby pools where a shared cluster can hold them. Cost figures are per workload (its own resources plus an even share of
+each workload gets a fallback chain, with standby pools where a shared cluster can hold them. Cost figures are per workload
+(its own resources plus an even share of
 its cluster's shared items) and for the fleet (shared items counted once). Pure: no Pulumi, no I/O.
 """
 

@@ -67,7 +67,8 @@ class LockRequired(Exception):
 
 def unit_word(platform: str, count: int) -> str:
     """What the count of an option counts: nodes, TPU slices or owned servers."""
-    word = {"gke-tpu": "slice", "tpu-vm": "slice", "baremetal-gpu": "server", "gce-gpu-vm": "VM", "ec2-gpu-vm": "VM"}.get(platform, "node")
+    word = {"gke-tpu": "slice", "tpu-vm": "slice", "baremetal-gpu": "server", "gce-gpu-vm": "VM",
+            "ec2-gpu-vm": "VM"}.get(platform, "node")
     return f"{count} {word}{'' if count == 1 else 's'}"
 
 

@@ -3,7 +3,8 @@ in route order, with the numbers the server is built from.
 
 Nothing is sized twice: the tensor-parallel group, batch and replicas are the planner's own (`sizing.size_inference`
 on the pool's offer, the search that chose the plan), and the latency figures come from the same replica model
-(`serving.ReplicaModel` under load, `serving_load.ReplicaLoad`): TTFT, TPOT and end-to-end p99s, each at the pool's share of the planned
+(`serving.ReplicaModel` under load, `serving_load.ReplicaLoad`): TTFT, TPOT and end-to-end p99s,
+each at the pool's share of the planned
 peak (requests_per_second × peak_factor), queueing included (serving_load). vLLM flag values follow from them:
 --tensor-parallel-size / --pipeline-parallel-size from the layout, --max-num-seqs the batch, --max-model-len the
 longest request the KV cache was sized for, --gpu-memory-utilization the device-memory share the sizing used.
@@ -160,7 +161,8 @@ def _why(spec: WorkloadSpec) -> str:
     server = spec.model_server
     if spec.inference.server is not None:
         if server is ModelServer.vllm:
-            return f"inference.server vllm (set in the spec): the stack builds vLLM on each serving pool from {spec.model.weights}"
+            return ("inference.server vllm (set in the spec): the stack builds vLLM on each serving pool from "
+                    f"{spec.model.weights}")
         return "inference.server none (set in the spec): capacity only, the node pools without a model server"
     if server is ModelServer.vllm:
         return (f"inference.server defaults to vllm because model.weights is set ({spec.model.weights}): the stack "

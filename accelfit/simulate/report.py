@@ -55,9 +55,11 @@ def summary(run: Run, spike: str | None = None) -> dict[str, Any]:
         rows.append({
             "hour": hour, "requests": int(mine.sum() + refused_hour[hour]), "queued": int((mine & figures["queued"]).sum()),
             "failed": int((mine & figures["failed"]).sum() + refused_hour[hour]),
-            "ttft_ms": _percentiles(figures["ttft"][ok]), "tpot_ms": _percentiles(figures["tpot"][ok & ~np.isnan(figures["tpot"])]),
+            "ttft_ms": _percentiles(figures["ttft"][ok]),
+            "tpot_ms": _percentiles(figures["tpot"][ok & ~np.isnan(figures["tpot"])]),
             "e2e_ms": _percentiles(figures["e2e"][ok]),
-            "servers": [round(float(ready[ticks].mean()), 1) if ticks.any() else 0.0, int(ready[ticks].max()) if ticks.any() else 0],
+            "servers": [round(float(ready[ticks].mean()), 1) if ticks.any() else 0.0,
+                        int(ready[ticks].max()) if ticks.any() else 0],
             "nodes": [round(float(run.nodes[ticks].sum(axis=1).mean()), 1) if ticks.any() else 0.0,
                       int(run.nodes[ticks].sum(axis=1).max()) if ticks.any() else 0],
             "cost_usd": round(float(cost_per_tick[ticks].sum()), 2)})

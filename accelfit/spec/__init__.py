@@ -10,8 +10,11 @@ from accelfit.spec.models import (
 )
 
 __all__ = [
-    "Architecture", "Attention", "BudgetSpec", "DataSpec", "Deployment", "Framework", "InferenceSpec", "Inventory", "LoadedWorkload", "Maturity",
-    "AutostopAction", "ModelServer", "ModelSpec", "WEIGHTS_CLOUD", "weights_scheme", "Orchestration", "PlacementCloud", "PlacementSpec", "Portability", "Precision", "Pricing", "ReservationSpec", "Server",
+    "Architecture", "Attention", "BudgetSpec", "DataSpec", "Deployment", "Framework", "InferenceSpec", "Inventory",
+    "LoadedWorkload", "Maturity",
+    "AutostopAction", "ModelServer", "ModelSpec", "WEIGHTS_CLOUD", "weights_scheme", "Orchestration", "PlacementCloud",
+    "PlacementSpec",
+    "Portability", "Precision", "Pricing", "ReservationSpec", "Server",
     "Traffic", "TrainingMethod", "TrainingSpec", "WorkloadKind", "WorkloadSpec", "load_inventory", "load_workload",
     "workload_from_document",
 ]

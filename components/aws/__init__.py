@@ -36,7 +36,8 @@ from components.aws.zone_offerings import account_zone_ids, zone_offering_proble
 from components.common import Ownership
 
 __all__ = [
-    "AwsNetwork", "ClusterAccess", "AwsNetworkArgs", "DataBucket", "DataBucketArgs", "EksCluster", "EksClusterArgs", "EksGpuStack",
+    "AwsNetwork", "ClusterAccess", "AwsNetworkArgs", "DataBucket", "DataBucketArgs", "EksCluster", "EksClusterArgs",
+    "EksGpuStack",
     "EksGpuStackArgs", "EksRoles", "EksRolesArgs", "LustreFileSystem", "LustreFileSystemArgs", "ManagedNodeGroup",
     "ManagedNodeGroupArgs", "NodeTaint", "WorkloadIdentity", "WorkloadIdentityArgs", "build", "validate_eks_plan",
 ]

@@ -7,7 +7,8 @@ pulumi-command runs `create` again when the inputs change ("If an `update` comma
 will also be run when the resource's inputs are modified": pulumi_command 1.2.1, remote/command.py, as_of
 2026-11-23). Setting `update` to the same text would only store every script twice per server (in the state,
 the preview and memory: about 36 kB per server, benchmarks/bench_baremetal.py). Nothing runs on delete: removing
-a server from the plan must not wipe its driver or evict it from the cluster. One component for all servers, two commands each, to keep a 1,000-server preview fast (benchmarks/).
+a server from the plan must not wipe its driver or evict it from the cluster. One component for all servers, two commands each,
+to keep a 1,000-server preview fast (benchmarks/).
 """
 
 from __future__ import annotations

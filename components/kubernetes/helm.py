@@ -30,5 +30,6 @@ def release(resource_name: str, release_name: str, pin: ChartPin,
     return k8s.helm.v3.Release(
         resource_name, name=release_name, chart=pin.chart, version=pin.version, namespace=pin.namespace,
         repository_opts=k8s.helm.v3.RepositoryOptsArgs(repo=pin.repository) if pin.repository else None,
-        values=values if isinstance(values, pulumi.Output) else dict(values), create_namespace=False, cleanup_on_fail=True, max_history=5,
+        values=values if isinstance(values, pulumi.Output) else dict(values), create_namespace=False, cleanup_on_fail=True,
+        max_history=5,
         opts=pulumi.ResourceOptions(parent=parent, provider=provider, depends_on=list(depends_on)))

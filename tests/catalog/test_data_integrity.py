@@ -17,7 +17,9 @@ ALL_FACTS = [*CATALOG.accelerators, *CATALOG.instance_types, *CATALOG.tpu_slices
 
 
 def _id(row) -> str:
-    return f"{type(row).__name__}:{getattr(row, 'name', None) or getattr(row, 'sku', None) or getattr(row, 'service', None) or getattr(row, 'accelerator', '')}"
+    name = (getattr(row, "name", None) or getattr(row, "sku", None) or getattr(row, "service", None)
+            or getattr(row, "accelerator", ""))
+    return f"{type(row).__name__}:{name}"
 
 
 def test_canonical_names_are_the_documented_ones(catalog: Catalog):

@@ -81,7 +81,8 @@ def _break_pull_request_target(workflow):  # the privileged trigger, checking ou
     (_break_secret_in_step, "diff: reads secrets.PROD_TOKEN"),
     (_break_workflow_env, "stacks: reads secrets.PULUMI_ACCESS_TOKEN"),
     (_break_environment, "pulumi-preview: runs in GitHub environment"),
-    (_break_token_type, "pulumi-preview: exchanges its OIDC token for a Pulumi 'urn:pulumi:token-type:access_token:organization'"),
+    (_break_token_type,
+     "pulumi-preview: exchanges its OIDC token for a Pulumi 'urn:pulumi:token-type:access_token:organization'"),
     (_break_reusable_inherit, "deploy: passes secrets ('inherit')"),
     (_break_pull_request_target, "diff: reads secrets.PULUMI_ACCESS_TOKEN"),
 ])

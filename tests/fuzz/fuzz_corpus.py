@@ -811,7 +811,8 @@ def cost_secret_cases() -> Iterator[Case]:
                    files={path: json.dumps(document).encode()}, secret=SECRET_MARK)
 
 
-SURFACE_PREFIXES = ("cost-secret-envelope-", "catalog-", "calibrate-", "check-setting-", "plan-setting-", "lock-setting-", "preview-setting-",
+SURFACE_PREFIXES = ("cost-secret-envelope-", "catalog-", "calibrate-", "check-setting-", "plan-setting-", "lock-setting-",
+                    "preview-setting-",
                     "preview-locked-env-", "lock-fleet-name-", "lock-keeps-", "cost-parent-cycle-")
 
 

@@ -12,7 +12,8 @@ timeout. A case fails when the process prints a Python traceback, dies from a si
 timeout (a hang), exits with a code the case does not allow, changes a file it must leave intact ("damaged"),
 prints a secret planted in its input ("leak"), builds user text into syntax (an "injection": a preview whose
 document injection_oracle.py finds a command, mount option, IAM value or name that a value changed), or leaves a
-file no longer accepted by the follow-up command (e.g. a locked stack file `check` refuses). Every case runs with XDG_DATA_HOME in the scratch tree, so the user's own
+file no longer accepted by the follow-up command (e.g. a locked stack file `check` refuses).
+Every case runs with XDG_DATA_HOME in the scratch tree, so the user's own
 catalog and efficiency file are never touched. Exit code 0 when every case passed, 1 otherwise.
 """
 

@@ -20,7 +20,8 @@ ENOUGH = {"E2_CPUS": (24, 0), "TPU_LITE_PODSLICE_V5": (16, 0), "NVIDIA_L4_GPUS":
 TPU_FAMILY, TPU_SPOT = "TPUS-PER-TPU-FAMILY-per-project-region", "PREEMPTIBLE-TPU-V6E-per-project-region"
 V6E_ENOUGH = {TPU_FAMILY: ({"region": "us-central1", "tpu_family": "CT6E"}, 8),
               TPU_SPOT: ({"region": "us-central1"}, 8)}
-QUOTA_INFOS = r"cloudquotas\.googleapis\.com/v1/projects/acme-ml-staging/locations/global/services/compute\.googleapis\.com/quotaInfos"
+QUOTA_INFOS = (r"cloudquotas\.googleapis\.com/v1/projects/acme-ml-staging/locations/global/services/"
+               r"compute\.googleapis\.com/quotaInfos")
 
 
 def quota_infos(limits: dict | None = None, extra: tuple = ()) -> tuple[int, dict]:

@@ -1,4 +1,5 @@
-"""What host preparation installs, from data/host_packages.yaml (components/baremetal builds the scripts from it): apt repositories with their signing keys, package
+"""What host preparation installs, from data/host_packages.yaml (components/baremetal builds the scripts from it):
+apt repositories with their signing keys, package
 names, supported driver branches, supported operating systems, and which GPU fabric a server has. Pure: no Pulumi.
 """
 

@@ -24,7 +24,8 @@ STUBS = {
     "docker": 'if [ "$1" = login ]; then cat > "$STUB_LOG.stdin"; fi\n',
     "nvidia-smi": 'printf "%s\\n" ${STUB_GPU_UTILIZATION:-0 0}\n',
     "nvidia-ctk": "",
-    "systemctl": 'if [ "$1" = is-active ]; then echo "${STUB_JOB_STATE:-inactive}"; [ "${STUB_JOB_STATE:-}" = active ]; exit; fi\n',
+    "systemctl": ('if [ "$1" = is-active ]; then echo "${STUB_JOB_STATE:-inactive}"; '
+                  '[ "${STUB_JOB_STATE:-}" = active ]; exit; fi\n'),
     "curl": ('case "$*" in *instance/name) echo vm-1 ;; *instance/zone) echo projects/123/zones/us-central1-a ;; '
              'esac\n'),
     "logger": "",
