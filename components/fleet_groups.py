@@ -1,6 +1,6 @@
 """The two components that group a fleet's resources: one per shared cluster (its shared items) and one per
 workload (its pools, storage, identity). They create nothing themselves; they make the resource tree say whose
-each resource is, which is how the preview attributes cost to workloads (accelfit/preview/attribution.py)."""
+each resource is, which is how the preview attributes cost to workloads (accelfit/preview/fleet_costs.py, attribute)."""
 
 from __future__ import annotations
 

@@ -8,7 +8,7 @@ objects that make a job move to the next pool of its accelerator when the cloud 
   pools of its own (the group is exactly the plan's pools); `whenUnsatisfiable: DoNotScaleUp` leaves pods Pending
   when no priority can be met rather than scaling up nodes outside the class (ScaleUpAnyway) — an accelerator job
   has nowhere else to run, and Kueue's waitForPodsReady then requeues it. The pinned field set is
-  tests/checks/data/gke_computeclass_schema.json.
+  tests/checks/data/crds/cloud.google.com_computeclasses_v1.yaml.
 - EKS: the Cluster Autoscaler's priority expander. kubernetes/autoscaler cluster-autoscaler/expander/priority/readme.md
   @01653c9c: a ConfigMap `cluster-autoscaler-priority-expander` (in the autoscaler's namespace) whose `priorities`
   maps a number (highest wins) to regexes of node group names; groups no regex matches are chosen at random. The

@@ -79,4 +79,4 @@ def check_plan(plan: Plan, inventory: Inventory | None, source: str = "inventory
     problems = plan_problems(plan, inventory, source)
     if problems:
         raise InputError(problems)
-    return inventory  # type: ignore[return-value]  (plan_problems refuses None)
+    return inventory  # type: ignore[return-value]  # plan_problems refuses None
