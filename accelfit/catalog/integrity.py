@@ -196,7 +196,7 @@ def _price_rules(items: list[Located], instance_items: list[Located],
                  accelerators: dict[str, Accelerator]) -> list[Problem]:
     problems = _unique(items, lambda r: (r.cloud, r.sku, r.region, r.pricing), "pricing",
                        "keep one row per (cloud, sku, region, pricing)")
-    instance_regions = {(i.row.cloud, i.row.name): set(i.row.regions) for i in instance_items}  # type: ignore
+    instance_regions = {(i.row.cloud, i.row.name): set(i.row.regions) for i in instance_items}  # type: ignore[attr-defined]
     for item in items:
         row: Price = item.row  # type: ignore[assignment]
         if row.unit == "instance-hour":
