@@ -89,11 +89,9 @@ def plan(ctx: click.Context, spec_file: Path | None, stack_name: str | None, as_
             raise InputError([problem(str(chart), "--chart", f"could not write the chart ({error.strerror or error})",
                                       "pass a path in a folder you can write to")]) from None
     if as_json:
-        document = result.to_json_dict()
+        document = member.shown_json()
         if lock is not None:
             document["lock"] = lock.to_json_dict()
-        document["fallback"] = [step.model_dump(mode="json") for step in member.fallback]
-        document["fallback_omitted"] = list(member.fallback_omitted)
         click.echo(json.dumps(document, indent=2, sort_keys=True))
     elif markdown:
         from accelfit.reports.plan_report import render_markdown
