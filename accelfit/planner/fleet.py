@@ -25,7 +25,6 @@ from accelfit.planner.fleet_placement import Placement, place, place_own
 from accelfit.planner.lock import LockRequired, LockStatus, Selection, plan_with_lock
 from accelfit.planner.limits import pods_cidr_for
 from accelfit.planner.model import NetworkPlan, Plan
-from accelfit.planner.options import Offer
 from accelfit.planner.planner import Environment, search
 from accelfit.planner.serving_layout import ServingStep, serving_section
 from accelfit.planner.serving_route_plan import with_route
@@ -86,8 +85,8 @@ def plan_fleet(specs: Sequence[WorkloadSpec], catalog: Catalog, environment: Env
     chains = fit_standby(plans, chains, constraints, planned_full_scale or 0.0)
     if single:
         chains = [within_own_network(plan, chain) for plan, chain in zip(plans, chains, strict=True)]
-    plans = [with_route(with_serving(spec, env, plan, chain, found), spec, catalog, chain.standby_pools)
-             for spec, env, plan, chain, found in zip(specs, environments, plans, chains, searches, strict=True)]
+    plans = [with_route(with_serving(spec, env, plan, chain), spec, catalog, chain.standby_pools)
+             for spec, env, plan, chain in zip(specs, environments, plans, chains, strict=True)]
     members = _members(specs, plans, chains, placement, clusters, catalog)
     shared_clusters = tuple(with_standby_pools(clusters[name], members) for name in placement.cluster_names)
     figures = fleet_figures(members, shared_clusters)
@@ -112,30 +111,23 @@ def _members(specs: Sequence[WorkloadSpec], plans: Sequence[Plan], chains: Seque
     return [member.model_copy(update={"eligible_accelerators": eligible_in_cluster(spec, member, members, catalog)})
             for spec, member in zip(specs, members, strict=True)]
 
-def with_serving(spec: WorkloadSpec, environment: Environment, plan: Plan, chain: Chain, found) -> Plan:
-    """An inference plan's serving section over its route: the planned pool, then each fallback step that has a
-    standby pool in the workload's cluster, in the chain's order (a listed-only step has nowhere to serve)."""
-    if plan.serving is None:
+def with_serving(spec: WorkloadSpec, environment: Environment, plan: Plan, chain: Chain) -> Plan:
+    """An inference plan's serving section, described once over its route: the planned pool, then each fallback
+    step that has a standby pool in the workload's cluster, in the chain's order (a listed-only step has nowhere to
+    serve), each from the offer the chain sized it from."""
+    if spec.inference is None:
         return plan
     planned = tuple(pool for pool in plan.node_pools if pool.role != "system" and not pool.fallback_rank)
     steps: list[ServingStep] = []
-    offer = offer_of(plan.option, found)
+    offer = chain.offer_at(1)
     if planned and offer is not None:
         steps.append(ServingStep(1, 0, planned, offer, plan.estimate.replicas, plan.pricing))
     for step in chain.steps[1:]:
         pools = tuple(pool for pool in chain.standby_pools if pool.fallback_rank == step.rank)
-        offer = offer_of(step.option, found)
+        offer = chain.offer_at(step.rank)
         if pools and offer is not None:
-            steps.append(ServingStep(step.rank, step.rank, pools, offer, pricing=step.option.rsplit("/", 1)[1]))
+            steps.append(ServingStep(step.rank, step.rank, pools, offer))
     return plan.model_copy(update={"serving": serving_section(spec, steps, environment.efficiency)})
-
-
-def offer_of(option: str, found) -> Offer | None:
-    """The search's offer an option id was sized from (sizing reads neither its price nor its zones)."""
-    platform, cloud, region, accelerator, machine, _, _ = option.split("/")
-    return next((offer for offer in found.offers if (offer.platform, offer.cloud, offer.region,
-                                                     offer.accelerator.name, offer.machine)
-                 == (platform, cloud, region, accelerator, machine)), None)
 
 
 def fleet_warnings(figures: Mapping[str, float | None], constraints: PolicyConstraints | None) -> tuple[str, ...]:
