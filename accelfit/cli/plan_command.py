@@ -65,7 +65,7 @@ def plan(ctx: click.Context, spec_file: Path | None, stack_name: str | None, as_
     try:
         # One way: a spec file plans as the fleet of one a stack of it builds (its fallback chain and standby
         # serving steps included), so `plan SPEC` and `plan --stack` of the same workload give the same chain.
-        from accelfit.cli.fleet_stack import plan_stack_fleet, single_view
+        from accelfit.stack_plan import plan_stack_fleet, single_view
 
         if stack_name:
             fleet, locks = plan_stack_fleet(stack, catalog, top=max(top, 8))
@@ -108,7 +108,7 @@ def plan(ctx: click.Context, spec_file: Path | None, stack_name: str | None, as_
 def _plan_fleet(ctx: click.Context, stack, as_json: bool, markdown: bool, top: int, chart: Path | None) -> None:
     """A fleet stack: each workload's plan, placement, fallback chain and cost, and the fleet's totals."""
     from accelfit.catalog import load_catalog
-    from accelfit.cli.fleet_stack import plan_stack_fleet
+    from accelfit.stack_plan import plan_stack_fleet
     from accelfit.planner import NoFeasiblePlan
     from accelfit.reports import fleet_report
 

@@ -23,7 +23,7 @@ from accelfit.planner.serving_layout import ServingStep, serving_section
 from accelfit.planner.serving_route_plan import with_route
 from accelfit.planner.stack_placement import StackPlacement, placed_offers
 from accelfit.planner.team_efficiency import TeamEfficiency
-from accelfit.reports.durations import duration
+from accelfit.durations import duration
 from accelfit.sizes import format_count
 from accelfit.spec import Inventory, Orchestration, WorkloadSpec
 

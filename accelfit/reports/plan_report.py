@@ -5,7 +5,7 @@ from __future__ import annotations
 from accelfit.planner.fleet_model import FleetWorkload
 from accelfit.planner.model import Plan
 from accelfit.reports.cost_figures import figures_line, gpu_vm_monthly_note, monthly_above_run_note
-from accelfit.reports.durations import duration, usd
+from accelfit.durations import duration, usd
 from accelfit.reports.fallback import FALLBACK_HEADERS, fallback_legend, fallback_rows
 from accelfit.reports.table import render_markdown_table, render_table
 from accelfit.reports.serving_report import serving_markdown, serving_text
