@@ -112,7 +112,7 @@ def _fallback_markdown(member: FleetWorkload | None) -> list[str]:
 
 def render_text(plan: Plan, top: int = 5, stack: str | None = None, lock: str | None = None,
                 member: FleetWorkload | None = None) -> str:
-    """`member`: the stack's fleet of one, whose fallback chain the report shows (a spec file's plan has none)."""
+    """`member`: the stack's fleet of one, whose fallback chain the report shows (a spec file plans as a fleet of one too)."""
     title = f"Plan for {plan.workload} ({plan.kind}, {plan.framework})" + (f", stack {stack}" if stack else "")
     out = [title, "=" * len(title),
            f"Chosen:   {chosen_line(plan)}",
