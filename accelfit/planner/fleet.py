@@ -11,7 +11,8 @@ its cluster's shared items) and for the fleet (shared items counted once). Pure:
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import dataclasses
+from collections.abc import Callable, Mapping, Sequence
 
 from accelfit.catalog.models import Catalog
 from accelfit.planner.choose import NoFeasiblePlan
@@ -40,8 +41,8 @@ def plan_fleet(specs: Sequence[WorkloadSpec], catalog: Catalog, environment: Env
     every single stack has been built), and the fleet is named after the workload. `environment` is one
     Environment for all, or one per spec (a workload's own bare-metal inventory). Raises what `plan_with_lock`
     raises (NoFeasiblePlan, LockRequired) for the first workload that has no plan."""
-    single = fleet_name is None
-    if single and len(specs) != 1:
+    form = SINGLE if fleet_name is None else FLEET
+    if form.workloads is not None and len(specs) != form.workloads:
         raise ValueError("the single form plans exactly one workload")
     environments = ([environment] * len(specs) if isinstance(environment, Environment) else list(environment))
     selections = selections or {}
@@ -54,14 +55,10 @@ def plan_fleet(specs: Sequence[WorkloadSpec], catalog: Catalog, environment: Env
             plan, lock = plan_with_lock(spec, catalog, env, selections.get(spec.name), top=top,
                                         require_lock=require_lock, found=found, stack=stack)
         except NoFeasiblePlan as failure:
-            if single:
-                raise
-            raise NoFeasiblePlan(failure.binding, f"workload {spec.name}: {failure.message}",
+            raise NoFeasiblePlan(failure.binding, form.naming(spec.name) + failure.message,
                                  failure.rejected) from None
         except LockRequired as failure:
-            if single:
-                raise
-            raise LockRequired(f"workload {spec.name}: {failure.message}") from None
+            raise LockRequired(form.naming(spec.name) + failure.message) from None
         plans.append(plan)
         searches.append(found)
         locks[spec.name] = lock
@@ -69,7 +66,7 @@ def plan_fleet(specs: Sequence[WorkloadSpec], catalog: Catalog, environment: Env
     constraints = environments[0].constraints if environments else None
     check_planned_accelerators(names, plans, constraints)
     fleet_name = fleet_name or specs[0].name
-    placement = place_own(plans) if single else place(plans, fleet_name)
+    placement = form.place(plans, fleet_name)
     clusters = cluster_costs(placement, plans, catalog)
     chains = []
     for index, (spec, env, plan, found) in enumerate(zip(specs, environments, plans, searches, strict=True)):
@@ -77,14 +74,13 @@ def plan_fleet(specs: Sequence[WorkloadSpec], catalog: Catalog, environment: Env
         member_indexes = placement.members_of(cluster)
         trainers = sum(1 for member in member_indexes if is_training(plans[member]))
         chains.append(fallback_chain(spec, catalog, env, plan, found, clusters.get(cluster) if cluster else None,
-                                     len(member_indexes), trainers, own_cluster=single))
+                                     len(member_indexes), trainers, own_cluster=form.own_cluster))
     # The fleet at full scale without standby pools: what the standby steps are admitted against.
     unlimited = _members(specs, plans, chains, placement, clusters, catalog)
     standby = sum(chain.standby_full_scale_monthly_usd for chain in chains)
     planned_full_scale = fleet_figures(unlimited, list(clusters.values()))["full_scale_monthly_usd"] - standby
     chains = fit_standby(plans, chains, constraints, planned_full_scale or 0.0)
-    if single:
-        chains = [within_own_network(plan, chain) for plan, chain in zip(plans, chains, strict=True)]
+    chains = [form.bound(plan, chain) for plan, chain in zip(plans, chains, strict=True)]
     plans = [with_route(with_serving(spec, env, plan, chain), spec, catalog, chain.standby_pools)
              for spec, env, plan, chain in zip(specs, environments, plans, chains, strict=True)]
     members = _members(specs, plans, chains, placement, clusters, catalog)
@@ -93,6 +89,27 @@ def plan_fleet(specs: Sequence[WorkloadSpec], catalog: Catalog, environment: Env
     return FleetPlan(name=fleet_name, environment=environments[0].name if environments else "dev",
                      workloads=tuple(members), clusters=shared_clusters,
                      warnings=fleet_warnings(figures, constraints), **figures), locks
+
+
+@dataclasses.dataclass(frozen=True)
+class Form:
+    """What differs between a stack's two forms, as data: the single form (`accelfit:workload`) is one workload in a
+    cluster of its own named after it, whose errors need no workload name; a fleet names the workload in them."""
+
+    workloads: int | None  # how many specs the form plans (None: any number)
+    naming: Callable[[str], str]  # what an error about a workload starts with
+    place: Callable[[Sequence[Plan], str], Placement]
+    own_cluster: bool  # the workload's own cluster holds its standby pools
+    bound: Callable[[Plan, Chain], Chain]  # what limits a chain once it is fitted
+
+
+def _unbounded(plan: Plan, chain: Chain) -> Chain:
+    return chain
+
+
+SINGLE = Form(1, lambda name: "", lambda plans, _name: place_own(plans), True,
+              lambda plan, chain: within_own_network(plan, chain))
+FLEET = Form(None, lambda name: f"workload {name}: ", place, False, _unbounded)
 
 
 def _members(specs: Sequence[WorkloadSpec], plans: Sequence[Plan], chains: Sequence[Chain], placement: Placement,
