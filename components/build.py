@@ -82,10 +82,11 @@ def build_cluster(cluster: SharedClusterBuild, catalog: Catalog, *, layer: Any =
     if basis.cloud.value == "gcp":
         from components.gcp.cluster_objects import build_gpudirect, build_service_accounts
         from components.gcp.fleet_stack import build_gke_cluster
+        from components.gcp.stack import resolve_project
         from components.kubernetes.build import build_gke_layer, layer_labels
 
         built = build_gke_cluster(cluster, catalog, checked=True)
-        kubernetes = build_gke_layer(cluster, layer, built)
+        kubernetes = build_gke_layer(cluster, layer, built, lambda: resolve_project(None))
         # Workload Identity service accounts per workload, GPUDirect NIC objects once per cluster.
         for workload in cluster.workloads:
             group = built.groups.get(workload.name)

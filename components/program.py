@@ -15,7 +15,7 @@ import pulumi
 
 from accelfit.catalog import load_catalog
 from accelfit.errors import InputError, problem
-from accelfit.cli.fleet_stack import plan_stack_fleet
+from accelfit.stack_plan import plan_stack_fleet
 from accelfit.planner import FleetPlan, Plan
 from accelfit.lock_setting import lock_required as parse_lock_required
 from accelfit.planner.lock import LockStatus

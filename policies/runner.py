@@ -35,7 +35,7 @@ from pulumi_policy import (
 from pulumi_policy.deserialize import deserialize_properties
 from pulumi_policy.proxy import UnknownValueError, unknown_checking_proxy
 
-from accelfit.preview.shared_texts import long_texts, with_shared_texts
+from accelfit.shared_texts import long_texts, with_shared_texts
 from policies.accelfit_policies import PACK_NAME, all_policies
 from policies.accelfit_policies.cost import PriceResources
 

@@ -10,7 +10,7 @@ Loading:
         directory) to load another copy (never cached). Every bad row or broken cross-reference is reported
         together in one `accelfit.errors.InputError` that names the file and field path (`prices[12].hourly_usd`).
     update.update_catalog(source) imports SkyPilot's catalog v8 (`skypilot.py`) atomically;
-    coverage.coverage(catalog) counts what is priced per cloud and pricing model.
+    accelfit.cloudrules.coverage.coverage(catalog) counts what is priced per cloud and pricing model.
 
 Lookups (methods on `Catalog`, answered from dict indexes built once per catalog):
     accelerator(name) -> Accelerator                      canonical name or alias; UnknownAcceleratorError

@@ -54,7 +54,7 @@ def check(ctx: click.Context, file: Path) -> None:
 
 def _check_stack(ctx: click.Context, file: Path, name: str | None) -> None:
     from accelfit.catalog import load_catalog
-    from accelfit.cli.fleet_stack import plan_stack_fleet, single_view
+    from accelfit.stack_plan import plan_stack_fleet, single_view
     from accelfit.planner import NoFeasiblePlan
     from accelfit.stackfile import find_project_dir, load_stack_file
 
@@ -93,7 +93,7 @@ def lock_words(state: str) -> str:
 def _check_fleet(ctx: click.Context, file: Path, stack) -> None:
     """A fleet stack: every workload plans (with its lock) and the fleet meets every stack rule."""
     from accelfit.catalog import load_catalog
-    from accelfit.cli.fleet_stack import plan_stack_fleet
+    from accelfit.stack_plan import plan_stack_fleet
     from accelfit.planner import NoFeasiblePlan
 
     catalog = load_catalog()

@@ -29,7 +29,7 @@ def cost(preview_file: Path, stack_name: str, as_json: bool, markdown: bool) -> 
     if stack.is_fleet:
         _fleet_cost(stack, catalog, preview_file, as_json, markdown)
         return
-    from accelfit.cli.fleet_stack import plan_stack_fleet
+    from accelfit.stack_plan import plan_stack_fleet
     from accelfit.preview.fleet_document import fleet_costs
     from accelfit.preview.run import pricing_context
     from accelfit.pricing.pulumi_preview import load_preview_records
@@ -49,7 +49,7 @@ def cost(preview_file: Path, stack_name: str, as_json: bool, markdown: bool) -> 
 
 
 def _fleet_cost(stack: Any, catalog: Any, preview_file: Path, as_json: bool, markdown: bool) -> None:
-    from accelfit.cli.fleet_stack import plan_stack_fleet
+    from accelfit.stack_plan import plan_stack_fleet
     from accelfit.preview.fleet_document import fleet_cost_section, fleet_costs
     from accelfit.preview.run import pricing_context
     from accelfit.pricing.pulumi_preview import load_preview_records
@@ -80,7 +80,7 @@ def _fleet_cost(stack: Any, catalog: Any, preview_file: Path, as_json: bool, mar
                                "resources": [{**_resource_json(cost), "workload": owner} for cost, owner in rows]},
                               indent=2, sort_keys=True))
         return
-    from accelfit.reports.durations import usd
+    from accelfit.durations import usd
     from accelfit.reports.table import render_markdown_table, render_table
 
     render = render_markdown_table if markdown else render_table
@@ -101,7 +101,7 @@ def _fleet_cost(stack: Any, catalog: Any, preview_file: Path, as_json: bool, mar
 
 
 def _usd_or_dash(value: float | None) -> str:
-    from accelfit.reports.durations import usd
+    from accelfit.durations import usd
 
     return "-" if value is None else usd(value)
 
@@ -112,7 +112,7 @@ def _resource_json(cost: Any) -> dict[str, Any]:
 
 
 def _print_resources(rows: list[tuple[Any, str | None]], markdown: bool) -> None:
-    from accelfit.reports.durations import usd
+    from accelfit.durations import usd
     from accelfit.reports.table import render_markdown_table, render_table
 
     fleet = any(owner is not None for _, owner in rows)

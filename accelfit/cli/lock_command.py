@@ -18,7 +18,7 @@ def lock(ctx: click.Context, stack_name: str, fresh: bool) -> None:
     from accelfit.catalog import load_catalog
     from accelfit.lockfile import write_selection
     from accelfit.planner import NoFeasiblePlan
-    from accelfit.cli.fleet_stack import plan_stack_fleet, single_view
+    from accelfit.stack_plan import plan_stack_fleet, single_view
     from accelfit.planner.lock import Selection
     from accelfit.stackfile import load_stack
 
@@ -46,7 +46,7 @@ def _lock_fleet(ctx: click.Context, stack, fresh: bool) -> None:
     """Lock each workload of a fleet: keep a lock that is still valid (unless --fresh), lock a fresh plan for the
     others, and write the map of selections by workload name."""
     from accelfit.catalog import load_catalog
-    from accelfit.cli.fleet_stack import plan_stack_fleet
+    from accelfit.stack_plan import plan_stack_fleet
     from accelfit.lockfile import write_selection
     from accelfit.planner import NoFeasiblePlan
     from accelfit.planner.lock import Selection

@@ -30,7 +30,6 @@ def plan(ctx: click.Context, spec_file: Path | None, stack_name: str | None, as_
     from accelfit.catalog import load_catalog
     from accelfit.calibration.store import load_team_efficiency
     from accelfit.planner import Environment, NoFeasiblePlan, evaluate_spec
-    from accelfit.planner import plan as make_plan
     from accelfit.spec import load_workload
 
     if (spec_file is None) == (stack_name is None):
@@ -62,18 +61,21 @@ def plan(ctx: click.Context, spec_file: Path | None, stack_name: str | None, as_
             constraints = plan_constraints(find_project_dir(), environment_name, catalog)
         environment = Environment(name=environment_name, inventory=loaded.inventory,
                                   efficiency=load_team_efficiency(), constraints=constraints)
-    lock = member = None
+    lock = None
     try:
-        if stack_name:
-            # A stack's plan is what its program builds (a fleet of one): the locked selection while it still
-            # meets the spec.
-            from accelfit.cli.fleet_stack import plan_stack_fleet, single_view
+        # One way: a spec file plans as the fleet of one a stack of it builds (its fallback chain and standby
+        # serving steps included), so `plan SPEC` and `plan --stack` of the same workload give the same chain.
+        from accelfit.stack_plan import plan_stack_fleet, single_view
 
+        if stack_name:
             fleet, locks = plan_stack_fleet(stack, catalog, top=max(top, 8))
-            result, lock = single_view(fleet, locks)
-            member = fleet.workloads[0]
+            result, lock = single_view(fleet, locks)  # the locked selection while it still meets the spec
         else:
-            result = make_plan(loaded.spec, catalog, environment, top=max(top, 8))
+            from accelfit.planner import plan_fleet
+
+            fleet, locks = plan_fleet([loaded.spec], catalog, environment, None, fleet_name=None, top=max(top, 8))
+            result, _ = single_view(fleet, locks)  # a spec file has no stack, so no lock to report
+        member = fleet.workloads[0]
     except NoFeasiblePlan as failure:
         report_infeasible(ctx, failure)
         return
@@ -87,12 +89,9 @@ def plan(ctx: click.Context, spec_file: Path | None, stack_name: str | None, as_
             raise InputError([problem(str(chart), "--chart", f"could not write the chart ({error.strerror or error})",
                                       "pass a path in a folder you can write to")]) from None
     if as_json:
-        document = result.to_json_dict()
+        document = member.shown_json()
         if lock is not None:
             document["lock"] = lock.to_json_dict()
-        if member is not None:  # a stack's plan: its fallback chain too (additive keys)
-            document["fallback"] = [step.model_dump(mode="json") for step in member.fallback]
-            document["fallback_omitted"] = list(member.fallback_omitted)
         click.echo(json.dumps(document, indent=2, sort_keys=True))
     elif markdown:
         from accelfit.reports.plan_report import render_markdown
@@ -109,7 +108,7 @@ def plan(ctx: click.Context, spec_file: Path | None, stack_name: str | None, as_
 def _plan_fleet(ctx: click.Context, stack, as_json: bool, markdown: bool, top: int, chart: Path | None) -> None:
     """A fleet stack: each workload's plan, placement, fallback chain and cost, and the fleet's totals."""
     from accelfit.catalog import load_catalog
-    from accelfit.cli.fleet_stack import plan_stack_fleet
+    from accelfit.stack_plan import plan_stack_fleet
     from accelfit.planner import NoFeasiblePlan
     from accelfit.reports import fleet_report
 

@@ -61,7 +61,7 @@ def _plans(spec_file: Path | None, stack_name: str | None):
 
     catalog = load_catalog()
     if stack_name is not None:
-        from accelfit.cli.fleet_stack import plan_stack_fleet
+        from accelfit.stack_plan import plan_stack_fleet
         from accelfit.stackfile import load_stack
 
         stack = load_stack(stack_name)

@@ -8,7 +8,7 @@ from typing import Any
 
 from accelfit.diff.inputs import MISSING
 from accelfit.diff.model import InputChange, ResourceDiff, StackDiff
-from accelfit.reports.durations import usd
+from accelfit.durations import usd
 from accelfit.sizes import format_count
 
 VALUE_CHARS = 60  # a changed input longer than this is cut; the JSON output carries it whole

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from accelfit.diff import format as fmt
 from accelfit.diff.model import ResourceDiff, StackDiff, ViolationDiff
-from accelfit.reports.durations import usd
+from accelfit.durations import usd
 from accelfit.reports.table import render_markdown_table
 
 GITHUB_COMMENT_LIMIT_CHARS = 65_536

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from accelfit.diff import format as fmt
 from accelfit.diff.model import StackDiff
-from accelfit.reports.durations import usd
+from accelfit.durations import usd
 from accelfit.reports.table import render_table
 
 

@@ -32,7 +32,7 @@ from accelfit.pricing.figures import (
 from accelfit.pricing.node_disks import EKS_ROOT_VOLUME_SERVICE, GKE_DEFAULT_DISK_TYPE, disk_hourly_usd, gke_boot_disk_type
 from accelfit.pricing.capacity_blocks import block_for
 from accelfit.pricing.overheads import overhead_for, run_window
-from accelfit.reports.durations import duration
+from accelfit.durations import duration
 from accelfit.spec import WorkloadSpec
 
 GIB_PER_TB = 1e12 / 2.0**30

@@ -12,7 +12,8 @@ its cluster's shared items) and for the fleet (shared items counted once). Pure:
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import dataclasses
+from collections.abc import Callable, Mapping, Sequence
 
 from accelfit.catalog.models import Catalog
 from accelfit.planner.choose import NoFeasiblePlan
@@ -26,7 +27,6 @@ from accelfit.planner.fleet_placement import Placement, place, place_own
 from accelfit.planner.lock import LockRequired, LockStatus, Selection, plan_with_lock
 from accelfit.planner.limits import pods_cidr_for
 from accelfit.planner.model import NetworkPlan, Plan
-from accelfit.planner.options import Offer
 from accelfit.planner.planner import Environment, search
 from accelfit.planner.serving_layout import ServingStep, serving_section
 from accelfit.planner.serving_route_plan import with_route
@@ -42,8 +42,8 @@ def plan_fleet(specs: Sequence[WorkloadSpec], catalog: Catalog, environment: Env
     every single stack has been built), and the fleet is named after the workload. `environment` is one
     Environment for all, or one per spec (a workload's own bare-metal inventory). Raises what `plan_with_lock`
     raises (NoFeasiblePlan, LockRequired) for the first workload that has no plan."""
-    single = fleet_name is None
-    if single and len(specs) != 1:
+    form = SINGLE if fleet_name is None else FLEET
+    if form.workloads is not None and len(specs) != form.workloads:
         raise ValueError("the single form plans exactly one workload")
     environments = ([environment] * len(specs) if isinstance(environment, Environment) else list(environment))
     selections = selections or {}
@@ -56,14 +56,10 @@ def plan_fleet(specs: Sequence[WorkloadSpec], catalog: Catalog, environment: Env
             plan, lock = plan_with_lock(spec, catalog, env, selections.get(spec.name), top=top,
                                         require_lock=require_lock, found=found, stack=stack)
         except NoFeasiblePlan as failure:
-            if single:
-                raise
-            raise NoFeasiblePlan(failure.binding, f"workload {spec.name}: {failure.message}",
+            raise NoFeasiblePlan(failure.binding, form.naming(spec.name) + failure.message,
                                  failure.rejected) from None
         except LockRequired as failure:
-            if single:
-                raise
-            raise LockRequired(f"workload {spec.name}: {failure.message}") from None
+            raise LockRequired(form.naming(spec.name) + failure.message) from None
         plans.append(plan)
         searches.append(found)
         locks[spec.name] = lock
@@ -71,7 +67,7 @@ def plan_fleet(specs: Sequence[WorkloadSpec], catalog: Catalog, environment: Env
     constraints = environments[0].constraints if environments else None
     check_planned_accelerators(names, plans, constraints)
     fleet_name = fleet_name or specs[0].name
-    placement = place_own(plans) if single else place(plans, fleet_name)
+    placement = form.place(plans, fleet_name)
     clusters = cluster_costs(placement, plans, catalog)
     chains = []
     for index, (spec, env, plan, found) in enumerate(zip(specs, environments, plans, searches, strict=True)):
@@ -79,22 +75,42 @@ def plan_fleet(specs: Sequence[WorkloadSpec], catalog: Catalog, environment: Env
         member_indexes = placement.members_of(cluster)
         trainers = sum(1 for member in member_indexes if is_training(plans[member]))
         chains.append(fallback_chain(spec, catalog, env, plan, found, clusters.get(cluster) if cluster else None,
-                                     len(member_indexes), trainers, own_cluster=single))
+                                     len(member_indexes), trainers, own_cluster=form.own_cluster))
     # The fleet at full scale without standby pools: what the standby steps are admitted against.
     unlimited = _members(specs, plans, chains, placement, clusters, catalog)
     standby = sum(chain.standby_full_scale_monthly_usd for chain in chains)
     planned_full_scale = fleet_figures(unlimited, list(clusters.values()))["full_scale_monthly_usd"] - standby
     chains = fit_standby(plans, chains, constraints, planned_full_scale or 0.0)
-    if single:
-        chains = [within_own_network(plan, chain) for plan, chain in zip(plans, chains, strict=True)]
-    plans = [with_route(with_serving(spec, env, plan, chain, found), spec, catalog, chain.standby_pools)
-             for spec, env, plan, chain, found in zip(specs, environments, plans, chains, searches, strict=True)]
+    chains = [form.bound(plan, chain) for plan, chain in zip(plans, chains, strict=True)]
+    plans = [with_route(with_serving(spec, env, plan, chain), spec, catalog, chain.standby_pools)
+             for spec, env, plan, chain in zip(specs, environments, plans, chains, strict=True)]
     members = _members(specs, plans, chains, placement, clusters, catalog)
     shared_clusters = tuple(with_standby_pools(clusters[name], members) for name in placement.cluster_names)
     figures = fleet_figures(members, shared_clusters)
     return FleetPlan(name=fleet_name, environment=environments[0].name if environments else "dev",
                      workloads=tuple(members), clusters=shared_clusters,
                      warnings=fleet_warnings(figures, constraints), **figures), locks
+
+
+@dataclasses.dataclass(frozen=True)
+class Form:
+    """What differs between a stack's two forms, as data: the single form (`accelfit:workload`) is one workload in a
+    cluster of its own named after it, whose errors need no workload name; a fleet names the workload in them."""
+
+    workloads: int | None  # how many specs the form plans (None: any number)
+    naming: Callable[[str], str]  # what an error about a workload starts with
+    place: Callable[[Sequence[Plan], str], Placement]
+    own_cluster: bool  # the workload's own cluster holds its standby pools
+    bound: Callable[[Plan, Chain], Chain]  # what limits a chain once it is fitted
+
+
+def _unbounded(plan: Plan, chain: Chain) -> Chain:
+    return chain
+
+
+SINGLE = Form(1, lambda name: "", lambda plans, _name: place_own(plans), True,
+              lambda plan, chain: within_own_network(plan, chain))
+FLEET = Form(None, lambda name: f"workload {name}: ", place, False, _unbounded)
 
 
 def _members(specs: Sequence[WorkloadSpec], plans: Sequence[Plan], chains: Sequence[Chain], placement: Placement,
@@ -113,30 +129,23 @@ def _members(specs: Sequence[WorkloadSpec], plans: Sequence[Plan], chains: Seque
     return [member.model_copy(update={"eligible_accelerators": eligible_in_cluster(spec, member, members, catalog)})
             for spec, member in zip(specs, members, strict=True)]
 
-def with_serving(spec: WorkloadSpec, environment: Environment, plan: Plan, chain: Chain, found) -> Plan:
-    """An inference plan's serving section over its route: the planned pool, then each fallback step that has a
-    standby pool in the workload's cluster, in the chain's order (a listed-only step has nowhere to serve)."""
-    if plan.serving is None:
+def with_serving(spec: WorkloadSpec, environment: Environment, plan: Plan, chain: Chain) -> Plan:
+    """An inference plan's serving section, described once over its route: the planned pool, then each fallback
+    step that has a standby pool in the workload's cluster, in the chain's order (a listed-only step has nowhere to
+    serve), each from the offer the chain sized it from."""
+    if spec.inference is None:
         return plan
     planned = tuple(pool for pool in plan.node_pools if pool.role != "system" and not pool.fallback_rank)
     steps: list[ServingStep] = []
-    offer = offer_of(plan.option, found)
+    offer = chain.offer_at(1)
     if planned and offer is not None:
         steps.append(ServingStep(1, 0, planned, offer, plan.estimate.replicas, plan.pricing))
     for step in chain.steps[1:]:
         pools = tuple(pool for pool in chain.standby_pools if pool.fallback_rank == step.rank)
-        offer = offer_of(step.option, found)
+        offer = chain.offer_at(step.rank)
         if pools and offer is not None:
-            steps.append(ServingStep(step.rank, step.rank, pools, offer, pricing=step.option.rsplit("/", 1)[1]))
+            steps.append(ServingStep(step.rank, step.rank, pools, offer))
     return plan.model_copy(update={"serving": serving_section(spec, steps, environment.efficiency)})
-
-
-def offer_of(option: str, found) -> Offer | None:
-    """The search's offer an option id was sized from (sizing reads neither its price nor its zones)."""
-    platform, cloud, region, accelerator, machine, _, _ = option.split("/")
-    return next((offer for offer in found.offers if (offer.platform, offer.cloud, offer.region,
-                                                     offer.accelerator.name, offer.machine)
-                 == (platform, cloud, region, accelerator, machine)), None)
 
 
 def fleet_warnings(figures: Mapping[str, float | None], constraints: PolicyConstraints | None) -> tuple[str, ...]:

@@ -58,6 +58,11 @@ class Chain:
     standby_full_scale_monthly_usd: float  # the standby pools at their maximum all month (full-scale figure)
     # Per rank with standby pools: those pools at their maximum all month (what dropping the step takes away).
     standby_full_scale_by_rank: tuple[tuple[int, float], ...] = ()
+    # Per rank: the offer its step was sized from (rank 1 the planned one), which the serving section describes.
+    offers: tuple[tuple[int, Offer], ...] = ()
+
+    def offer_at(self, rank: int) -> Offer | None:
+        return dict(self.offers).get(rank)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -126,6 +131,7 @@ def fallback_chain(spec: WorkloadSpec, catalog: Catalog, environment: Environmen
     pools: list[NodePool] = []
     full_scale = 0.0
     by_rank: list[tuple[int, float]] = []
+    offers: list[tuple[int, Offer]] = [(1, planned)] if planned is not None else []
     planned_tier = tier_of(plan.pricing)
     monthly, total = _planned_cost(context)
     planned_pools = [pool.name for pool in plan.node_pools if pool.role != "system"]
@@ -152,6 +158,7 @@ def fallback_chain(spec: WorkloadSpec, catalog: Catalog, environment: Environmen
                 note += f"; standby pools {', '.join(pool.name for pool in standby)}"
         else:
             note += f"; listed only: {why_not}"
+        offers.append((rank, sized.offer))
         steps.append(FallbackStep(rank=rank, option=sized.option_id, accelerator=sized.offer.accelerator.name,
                                   count=sized.devices, pricing=tier_of(sized.offer.pricing), pool=pool_name,
                                   monthly_usd=monthly, total_usd=total, note=note))
@@ -189,7 +196,7 @@ def fallback_chain(spec: WorkloadSpec, catalog: Catalog, environment: Environmen
     steps = [step.model_copy(update={"note": f"{step.note}; moved to on quota, not capacity: {reasons[step.rank]}"})
              if step.rank in reasons else step for step in steps]
     return Chain(with_triggers(steps, grouped_ranks(plan, pools)), tuple(omitted), tuple(pools),
-                 round(full_scale, 2), tuple(by_rank))
+                 round(full_scale, 2), tuple(by_rank), tuple(offers))
 
 
 def grouped_ranks(plan: Plan, standby: list[NodePool]) -> frozenset[int]:

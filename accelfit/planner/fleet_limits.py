@@ -117,4 +117,4 @@ def without_standby(chain: Chain, left_out: dict[int, str]) -> Chain:
         if step.rank in left_out else step for step in chain.steps)
     kept = tuple((rank, cost) for rank, cost in chain.standby_full_scale_by_rank if rank not in left_out)
     return Chain(steps, chain.omitted, tuple(pool for pool in chain.standby_pools if pool.fallback_rank not in left_out),
-                 round(sum(cost for _, cost in kept), 2), kept)
+                 round(sum(cost for _, cost in kept), 2), kept, chain.offers)

@@ -93,6 +93,13 @@ class FleetWorkload(Frozen):
                                                   "month (in full_scale_monthly_usd; nothing as planned: they scale "
                                                   "from 0).")
 
+    def shown_json(self) -> dict:
+        """Its plan's JSON as a stack of one workload (or a spec file) shows it: the shown plan and its fallback
+        chain (`plan SPEC --json`, `plan --stack --json` and the preview's `plan` print this one document)."""
+        return {**self.shown_plan().to_json_dict(),
+                "fallback": [step.model_dump(mode="json") for step in self.fallback],
+                "fallback_omitted": list(self.fallback_omitted)}
+
     def shown_plan(self) -> Plan:
         """Its plan as a stack of one workload shows it (`plan --json`, the preview's `plan`): the estimate's
         full-scale figure counts the standby pools the stack builds, as a `standby` cost line (nothing as planned

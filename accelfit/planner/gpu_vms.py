@@ -14,7 +14,7 @@ from accelfit.planner.model import GpuVmPlan
 from accelfit.planner.options import Offer
 from accelfit.pricing.figures import COMMITMENT_TERM_HOURS, Part, RunWindow, vm_part
 from accelfit.pricing.node_disks import EKS_ROOT_VOLUME_SERVICE, disk_hourly_usd, gke_boot_disk_type
-from accelfit.reports.durations import duration
+from accelfit.durations import duration
 from accelfit.spec import Orchestration, WorkloadSpec
 from accelfit.spec.job_source import job_cloud
 

@@ -23,7 +23,7 @@ from accelfit.planner.serving_layout import ServingStep, serving_section
 from accelfit.planner.serving_route_plan import with_route
 from accelfit.planner.stack_placement import StackPlacement, placed_offers
 from accelfit.planner.team_efficiency import TeamEfficiency
-from accelfit.reports.durations import duration
+from accelfit.durations import duration
 from accelfit.sizes import format_count
 from accelfit.spec import Inventory, Orchestration, WorkloadSpec
 
@@ -93,7 +93,9 @@ def plan(spec: WorkloadSpec, catalog: Catalog, environment: Environment | None =
         raise infeasible(spec, evaluation, grouped)
     ranked = best_per_group(evaluation.feasible)
     chosen = min(evaluation.feasible, key=rank_key)
-    return with_route(build_plan(spec, environment, chosen, ranked, grouped, top), spec, catalog)
+    built = build_plan(spec, environment, chosen, ranked, grouped, top)
+    serving = serving_section(spec, planned_step(built.node_pools, chosen), environment.efficiency)
+    return with_route(built.model_copy(update={"serving": serving}), spec, catalog)
 
 
 # Platforms with no cluster: the plan's `orchestration` is vms (placement.orchestration any resolves to one).
@@ -102,6 +104,8 @@ VM_PLAN_PLATFORMS = ("tpu-vm", "gce-gpu-vm", "ec2-gpu-vm")
 
 def build_plan(spec: WorkloadSpec, environment: Environment, chosen: Sized, ranked: list[Sized],
                rejected: tuple, top: int) -> Plan:
+    """The plan of the chosen option, without its serving section: that is described once, over its route (the
+    planned pool, then each standby step: accelfit.planner.fleet.with_serving), when its fallback chain is known."""
     offer = chosen.offer
     pools = node_pools(spec, chosen)
     return Plan(
@@ -117,8 +121,7 @@ def build_plan(spec: WorkloadSpec, environment: Environment, chosen: Sized, rank
         estimate=estimate(chosen, spec), reasons=reasons(spec, chosen, ranked, rejected),
         warnings=warnings(spec, chosen) + missing_price_notes(_priced_models(spec, offer.pricing), rejected),
         alternatives=alternatives(chosen, ranked, top), rejected=rejected,
-        catalog_as_of=offer.price.as_of if offer.price else _newest_date(ranked), catalog=offer.catalog,
-        serving=serving_section(spec, planned_step(pools, chosen), environment.efficiency))
+        catalog_as_of=offer.price.as_of if offer.price else _newest_date(ranked), catalog=offer.catalog)
 
 
 def planned_step(pools: tuple, chosen: Sized) -> list[ServingStep]:

@@ -10,7 +10,7 @@ from accelfit.preflight.needs import Member
 def stack_members(stack: Any, catalog: Any) -> list[Member]:
     """Each workload's plan (standby pools of its fallback chain included) and its chain. Raises NoFeasiblePlan."""
     # One path for both forms, as the program plans (a single-form stack is a fleet of one in its own cluster).
-    from accelfit.cli.fleet_stack import plan_stack_fleet
+    from accelfit.stack_plan import plan_stack_fleet
 
     fleet, _ = plan_stack_fleet(stack, catalog)
     members = []

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from accelfit.reports.durations import usd
+from accelfit.durations import usd
 
 SPEC_BUDGET_POLICY = "spec-budget"
 MANDATORY_ENVIRONMENTS = frozenset({"prod"})

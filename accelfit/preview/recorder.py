@@ -20,7 +20,7 @@ import pulumi
 import pulumi.runtime
 from pulumi.runtime.mocks import MockMonitor
 
-from accelfit.preview.shared_texts import with_shared_texts
+from accelfit.shared_texts import with_shared_texts
 
 
 @dataclass(frozen=True)

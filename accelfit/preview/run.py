@@ -161,7 +161,7 @@ def _one_workload_document(stack: StackFile, result: Any, recorded: list[Any], c
         "stack": stack.name,
         "environment": stack.environment,
         "spec": stack.spec.model_dump(mode="json"),
-        "plan": result.plan.to_json_dict(),
+        "plan": result.fleet.workloads[0].shown_json(),  # as `plan --stack --json` prints it: with its chain
         "lock": result.lock.to_json_dict(),
         "budget": {"max_monthly_usd": stack.spec.budget.max_monthly_usd,
                    "max_total_usd": stack.spec.budget.max_total_usd, "lines": budgets},

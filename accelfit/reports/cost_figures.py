@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from accelfit.reports.durations import usd
+from accelfit.durations import usd
 
 LABELS = {
     "monthly_usd": "a month as planned",

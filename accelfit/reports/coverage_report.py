@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from accelfit.catalog.coverage import MODEL_NOTES, CoverageLine, coverage
+from accelfit.cloudrules.coverage import MODEL_NOTES, CoverageLine, coverage
 from accelfit.catalog.models import Catalog
 from accelfit.reports.table import render_markdown_table, render_table
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from accelfit.planner.fallback_triggers import TRIGGER_TEXT
 from accelfit.planner.fleet_model import FleetWorkload
-from accelfit.reports.durations import usd
+from accelfit.durations import usd
 
 FALLBACK_HEADERS = ["rank", "accelerator", "count", "pricing", "pool", "moves when", "waits", "monthly", "total",
                     "option", "note"]

@@ -9,7 +9,7 @@ from typing import Any
 from accelfit.planner.fleet_model import FleetPlan, FleetWorkload, SharedCluster
 from accelfit.planner.lock import LockStatus
 from accelfit.reports.cost_figures import figures_line
-from accelfit.reports.durations import usd
+from accelfit.durations import usd
 from accelfit.reports.fallback import FALLBACK_HEADERS, fallback_legend, fallback_rows
 from accelfit.reports.plan_report import ALT_HEADERS, alternative_rows, chosen_line, estimate_line
 from accelfit.reports.table import render_markdown_table, render_table

@@ -5,7 +5,7 @@ from __future__ import annotations
 from accelfit.planner.fleet_model import FleetWorkload
 from accelfit.planner.model import Plan
 from accelfit.reports.cost_figures import figures_line, gpu_vm_monthly_note, monthly_above_run_note
-from accelfit.reports.durations import duration, usd
+from accelfit.durations import duration, usd
 from accelfit.reports.fallback import FALLBACK_HEADERS, fallback_legend, fallback_rows
 from accelfit.reports.table import render_markdown_table, render_table
 from accelfit.reports.serving_report import serving_markdown, serving_text
@@ -112,7 +112,7 @@ def _fallback_markdown(member: FleetWorkload | None) -> list[str]:
 
 def render_text(plan: Plan, top: int = 5, stack: str | None = None, lock: str | None = None,
                 member: FleetWorkload | None = None) -> str:
-    """`member`: the stack's fleet of one, whose fallback chain the report shows (a spec file's plan has none)."""
+    """`member`: the stack's fleet of one, whose fallback chain the report shows (a spec file plans as a fleet of one too)."""
     title = f"Plan for {plan.workload} ({plan.kind}, {plan.framework})" + (f", stack {stack}" if stack else "")
     out = [title, "=" * len(title),
            f"Chosen:   {chosen_line(plan)}",

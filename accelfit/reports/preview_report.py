@@ -8,7 +8,7 @@ from typing import Any
 
 from accelfit.preview.budgets import budget_text
 from accelfit.reports.cost_figures import figures_line, gpu_vm_monthly_note, monthly_above_run_note
-from accelfit.reports.durations import duration, usd
+from accelfit.durations import duration, usd
 from accelfit.reports.table import render_markdown_table, render_table
 
 

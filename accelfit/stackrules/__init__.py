@@ -5,7 +5,7 @@ Two stages, because some rules need the plan:
 - `BEFORE_PLAN`, run by `load_stack_file` (the one loader of every stack command and of the program) after its own
   checks of the file (config keys, team, cost center, environment, the lock, secrets): each takes the stack's config
   and workloads. An unknown region is refused here, before a plan could fail for it.
-- `AFTER_PLAN`, run by `planned_stack` (accelfit/cli/fleet_stack.py, which the program calls too): each takes the
+- `AFTER_PLAN`, run by `planned_stack` (accelfit/stack_plan.py, which the program calls too): each takes the
   stack, its planned fleet and the catalog, and checks the settings the plan's platforms read (the EKS API's access,
   the GKE control plane, the join settings of bare metal, team namespaces) and the cloud rules the plans must meet
   (each cloud's, and a bare-metal plan against its inventory).

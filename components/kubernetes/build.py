@@ -11,9 +11,9 @@ node label picks out a pool's nodes, where the pools' capacities come from. The 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
 import pulumi
 
@@ -40,7 +40,15 @@ from components.kubernetes.serving.targets import ServingBuild, serving_build
 
 if TYPE_CHECKING:
     from components.aws.fleet_stack import EksClusterBuilt
-    from components.gcp.stack import GcpSharedCluster
+
+class GkeClusterBuilt(Protocol):
+    """What the GKE builder made (components.gcp.stack.GcpSharedCluster) as the layer reads it: the cluster (its
+    kubeconfig), each workload's pools, the group to parent under. A protocol, so this package imports no cloud's."""
+
+    cluster: Any
+    workloads: Mapping[str, Any]
+    group: Any
+
 
 # Node labels each platform puts on every node of a pool by itself (the pool's name as value).
 GKE_POOL_LABEL = "cloud.google.com/gke-nodepool"
@@ -168,19 +176,17 @@ def eks_addons_plan(plan: Plan) -> EksAddonsPlan:
 def layer_args(layer: LayerPlan, ownership: Ownership, kubeconfig: pulumi.Input[str],
                selectors: Mapping[str, Mapping[str, pulumi.Input[str]]], dependencies: list[pulumi.Resource],
                eks_addons: EksAddonsArgs | None = None,
-               compute_classes: tuple[ComputeClassPlan, ...] = ()) -> KubernetesLayerArgs:
+               compute_classes: tuple[ComputeClassPlan, ...] = (),
+               gcp_project: Callable[[], str] | None = None) -> KubernetesLayerArgs:
+    """`gcp_project`: reads the stack's GCP project (the GKE builder passes components.gcp's reader in, so this
+    package does not import the cloud's), asked only when a route is GCP's."""
+    gcp_routes = any(route.cloud == "gcp" for route in layer.routes)
     return KubernetesLayerArgs(
         kubeconfig=kubeconfig, queues=layer.queues, pool_selectors=selectors, gpu_software=layer.gpu_software,
         labels=layer_labels(ownership), cluster_dependencies=dependencies, eks_addons=eks_addons,
         jobset=layer.jobset, compute_classes=compute_classes, serving=layer.serving, routes=layer.routes,
         inference_crds=layer.inference_crds,
-        gcp_project=_gcp_project() if any(route.cloud == "gcp" for route in layer.routes) else None)
-
-
-def _gcp_project() -> str:
-    from components.gcp.stack import resolve_project
-
-    return resolve_project(None)
+        gcp_project=gcp_project() if gcp_routes and gcp_project is not None else None)
 
 
 def group_flavors_of(layer: LayerPlan) -> list[FlavorPlan]:
@@ -197,7 +203,8 @@ def gke_compute_classes(layer: LayerPlan, selectors: Mapping[str, Mapping[str, p
                  for flavor in group_flavors_of(layer))
 
 
-def build_gke_layer(cluster: SharedClusterBuild, layer: LayerPlan, built: GcpSharedCluster) -> KubernetesLayer:
+def build_gke_layer(cluster: SharedClusterBuild, layer: LayerPlan, built: GkeClusterBuilt,
+                    gcp_project: Callable[[], str]) -> KubernetesLayer:
     """The Kubernetes layer of one GKE cluster, in either form (under the shared cluster's group; at the top of the
     stack for a cluster of its own): each flavor selects its pool by the node-pool label GKE sets; the layer waits
     for the cluster and every accelerator pool."""
@@ -212,7 +219,8 @@ def build_gke_layer(cluster: SharedClusterBuild, layer: LayerPlan, built: GcpSha
     # kubeconfig: IP endpoint + CA, or the DNS endpoint (GkeCluster)
     return KubernetesLayer(f"{cluster.name}-k8s", layer_args(layer, cluster.ownership, built.cluster.kubeconfig,
                                                              selectors, [built.cluster, *pools],
-                                                             compute_classes=gke_compute_classes(layer, selectors)),
+                                                             compute_classes=gke_compute_classes(layer, selectors),
+                                                             gcp_project=gcp_project),
                            _under(built.group))
 
 

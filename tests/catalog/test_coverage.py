@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from accelfit.catalog.coverage import coverage, offered_pairs
+from accelfit.cloudrules.coverage import coverage, offered_pairs
 from accelfit.reports.coverage_report import coverage_document, render_coverage
 
 

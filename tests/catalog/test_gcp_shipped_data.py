@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from accelfit.catalog import Catalog, load_catalog
-from accelfit.catalog.coverage import coverage
+from accelfit.cloudrules.coverage import coverage
 from accelfit.catalog.models import Cloud
 from accelfit.catalog.skypilot import Provenance, import_gcp
 from accelfit.errors import InputError

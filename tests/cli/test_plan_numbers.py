@@ -12,7 +12,7 @@ from accelfit.catalog import load_catalog
 from accelfit.cli.main import main
 from accelfit.planner import Environment, evaluate_spec, plan
 from accelfit.planner.costing import checkpoint_tb
-from accelfit.reports.durations import duration
+from accelfit.durations import duration
 from accelfit.reports.plan_report import render_text
 from accelfit.spec import WorkloadSpec
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-import accelfit.cli.fleet_stack as fleet_stack
+import accelfit.stack_plan as fleet_stack
 from accelfit.catalog import load_catalog
 from accelfit.cli.main import main
 from accelfit.cloudrules import shared_cluster

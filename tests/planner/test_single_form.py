@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from accelfit.catalog import load_catalog
-from accelfit.cli.fleet_stack import plan_stack_fleet, single_view
+from accelfit.stack_plan import plan_stack_fleet, single_view
 from accelfit.planner.fleet import within_own_network
 from accelfit.planner.fleet_fallback import Chain
 from accelfit.stackfile import load_stack

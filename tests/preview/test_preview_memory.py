@@ -6,7 +6,7 @@ from __future__ import annotations
 import gc
 
 from accelfit.preview.collection import collection_paused
-from accelfit.preview.shared_texts import SHARED_TEXT_MIN_CHARS, long_texts, with_shared_texts
+from accelfit.shared_texts import SHARED_TEXT_MIN_CHARS, long_texts, with_shared_texts
 from policies.runner import wire_props
 
 SCRIPT = "#!/bin/bash\nset -euo pipefail\n" + "echo prepare\n" * 100

@@ -102,7 +102,9 @@ def test_real_preview_json_priced_like_the_in_process_preview(catalog):
     from accelfit.planner.model import Plan
 
     stack = load_stack("dev", Path(__file__).parents[2])
-    plan = Plan.model_validate(in_process["plan"])
+    # The document's plan is the one `plan --stack --json` prints: the Plan plus its fallback chain.
+    plan = Plan.model_validate({key: value for key, value in in_process["plan"].items()
+                                if key not in ("fallback", "fallback_omitted")})
     report = price_resources(preview_resources, catalog, pricing_context(stack, plan))
     assert report.monthly_usd == in_process["cost"]["monthly_usd"]
     assert {cost.urn: cost.monthly_usd for cost in report.resources} == {

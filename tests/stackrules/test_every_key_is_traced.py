@@ -80,7 +80,7 @@ def _alternative_selection() -> dict:
     import tempfile
 
     from accelfit.catalog import load_catalog
-    from accelfit.cli.fleet_stack import plan_stack_fleet, single_view
+    from accelfit.stack_plan import plan_stack_fleet, single_view
     from accelfit.planner.lock import Selection
 
     root = project(Path(tempfile.mkdtemp()))
