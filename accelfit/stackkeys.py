@@ -71,14 +71,29 @@ class StackKey:
     values: Callable[[], Iterable[str]] | None = None  # an enum, read at schema time (shipped data, or the loader's)
 
 
+def _project_environments() -> Iterable[str]:
+    """The environments of the project the schema is printed in (accelfit.environments); the shipped ones outside
+    a project."""
+    from accelfit.environments import environment_names
+    from accelfit.errors import InputError
+    from accelfit.stackfile import find_project_dir
+
+    try:
+        return environment_names(find_project_dir())
+    except InputError:
+        return ENVIRONMENTS
+
+
 def _cidrs() -> dict[str, Any]:
     return {"type": "array", "items": {"type": "string", "description": "a CIDR range, e.g. 203.0.113.0/24"}}
 
 
 
 ACCELFIT_KEYS: tuple[StackKey, ...] = (
-    StackKey("environment", "dev, staging or prod (default: the stack's name); selects policy enforcement and "
-             "defaults such as deletion protection.", {"type": "string"}, values=lambda: ENVIRONMENTS),
+    StackKey("environment", "An environment of the project, one per policies/config/<name>.json (dev, staging, prod "
+             "as shipped; `accelfit env new NAME --from ENV` adds one; default: the stack's name); selects policy "
+             "enforcement and defaults such as deletion protection.", {"type": "string"},
+             values=lambda: _project_environments()),
     StackKey("team", "Owning team; every resource is labelled with it (a label value).", _text(LABEL_VALUE),
              secret=True),
     StackKey("costCenter", "Cost center charged for the resources; every resource is labelled with it.",

@@ -114,3 +114,14 @@ def write_environment(project_dir: Path, name: str, config: dict[str, Any]) -> P
     path = config_dir(project_dir) / f"{name}.json"
     lines = ",\n".join(f"  {json.dumps(key)}: {json.dumps(value)}" for key, value in config.items())
     return write_atomically(path, ("{\n" + lines + "\n}\n").encode(), what="the environment's policy configuration")
+
+
+def deploy_targets(project_dir: Path) -> list[dict[str, Any]]:
+    """What deploy.yml deploys on a merge to main, in order: each environment that has a stack of its own name
+    (stacks/Pulumi.<env>.yaml), the less guarded first (no lock, then lock, then reviewed), so an environment
+    copied from staging deploys after dev and before prod. Each row: stack, locked, reviewed."""
+    found = [item for item in list_environments(project_dir)
+             if (project_dir / "stacks" / f"Pulumi.{item.name}.yaml").is_file()]
+    found.sort(key=lambda item: (item.required_reviewers, item.require_lock, item.name))
+    return [{"stack": item.name, "locked": item.require_lock, "reviewed": item.required_reviewers}
+            for item in found]

@@ -206,14 +206,24 @@ def test_deploy_checks_the_environments_before_anything_deploys():
         done = subprocess.run(["bash", "-e", "-c", org["run"]], env={"PATH": "/usr/bin:/bin", "PULUMI_ORG": value},
                               capture_output=True, text=True, check=False)
         assert done.returncode == code and ("PULUMI_ORG" in done.stdout) == (code == 1)
-    stacks = [deploy["jobs"][name]["with"]["stack"] for name in ("dev", "staging", "prod")]
-    assert command == f"python3 .github/scripts/check_environments.py {' '.join(stacks)} --reviewed prod"
-    assert deploy["jobs"]["dev"]["needs"] == "environments"  # staging and prod need dev
+    assert command == "python3 .github/scripts/check_environments.py $STACKS $REVIEWED"
+    # The stacks and reviewers are the repository's environments (accelfit.environments), not a list in the file.
+    assert steps["The environments to deploy, in order (accelfit env list; stdlib only, before any set-up)"]["run"] \
+        == 'python3 -m accelfit.environments >> "$GITHUB_OUTPUT"'
+    from accelfit.environments.__main__ import outputs
+
+    found = dict(line.split("=", 1) for line in outputs(Path(__file__).parents[2]))
+    assert found["stacks"] == "dev staging prod" and found["reviewed"] == "--reviewed prod"
+    deploy_job = deploy["jobs"]["deploy"]
+    assert deploy_job["needs"] == "environments" and deploy_job["strategy"]["max-parallel"] == 1
+    assert deploy_job["strategy"]["matrix"] == {"include": "${{ fromJSON(needs.environments.outputs.targets) }}"}
+    assert deploy_job["with"] == {"stack": "${{ matrix.stack }}", "locked": "${{ matrix.locked }}"}
     assert job["if"] == "github.ref == 'refs/heads/main'"  # a workflow_dispatch of another branch deploys nothing
     assert job["permissions"] == {"contents": "read", "actions": "read"} and "environment" not in job
     guard = _guard()
     fetch = _fake_github({name: _protected(name) for name in ENVIRONMENTS})
-    assert guard.main(command.split()[2:], fetch) == 0
+    argv = f"{found['stacks']} {found['reviewed']}".split()
+    assert guard.main(argv, fetch) == 0
 
 
 @pytest.mark.parametrize("change, expected", [

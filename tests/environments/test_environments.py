@@ -93,3 +93,29 @@ def test_plan_environment_is_discovered(tmp_path, capsys, monkeypatch):
     assert "--environment" in capsys.readouterr().err
     assert main(["env", "new", "qa", "--from", "dev"]) == 0
     assert main(["plan", str(specs[0]), "--environment", "qa"]) in (0, 1)
+
+
+def test_qa_joins_the_deploy_and_preview_matrix_in_order(tmp_path, monkeypatch):
+    """deploy.yml and preview.yml read `python3 -m accelfit.environments`: qa, copied from staging (lock required, no
+    reviewers), deploys after dev and before prod; its GitHub environments are checked; a reviewed copy of prod is
+    checked for reviewers."""
+    from accelfit.environments.__main__ import outputs
+
+    project = _project(tmp_path)
+    monkeypatch.chdir(project)
+    for name in ("dev", "staging", "prod"):
+        shutil.copy(ROOT / "stacks" / f"Pulumi.{name}.yaml", project / "stacks" / f"Pulumi.{name}.yaml")
+    assert dict(line.split("=", 1) for line in outputs(project))["stacks"] == "dev staging prod"  # qa: no config yet
+    assert main(["env", "new", "qa", "--from", "staging"]) == 0
+    assert main(["env", "new", "prod-eu", "--from", "prod"]) == 0  # no stack of its name: not deployed
+    found = dict(line.split("=", 1) for line in outputs(project))
+    assert json.loads(found["targets"]) == [
+        {"stack": "dev", "locked": False, "reviewed": False}, {"stack": "qa", "locked": True, "reviewed": False},
+        {"stack": "staging", "locked": True, "reviewed": False}, {"stack": "prod", "locked": True, "reviewed": True}]
+    assert found["reviewed"] == "--reviewed prod"
+    # Changing qa's settings changes what the workflows do with it.
+    path = project / "policies" / "config" / "qa.json"
+    config = json.loads(path.read_text())
+    config["environment-label-matches-stack"]["requiredReviewers"] = True
+    path.write_text(json.dumps(config))
+    assert dict(line.split("=", 1) for line in outputs(project))["reviewed"] == "--reviewed prod --reviewed qa"
