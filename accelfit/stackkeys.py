@@ -131,6 +131,9 @@ ACCELFIT_KEYS: tuple[StackKey, ...] = (
                  "authorizedCidrs": _cidrs(), "dnsEndpoint": {"type": "boolean"}}}),
     StackKey("requireLock", "true: every build needs `accelfit lock` first (as ACCELFIT_LOCKED=1 does).",
              {"anyOf": [{"type": "boolean"}, _text(BOOLEAN_TEXT)]}),
+    StackKey("expiresAt", "Ephemeral stacks (`accelfit ephemeral up`): when it expires, a UTC instant "
+             "2026-11-29T20:00:00Z; every resource is labelled expires-at with it and `accelfit ephemeral sweep` "
+             "destroys the stack after it.", _text(re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z\Z"))),
     StackKey("hfToken", "The Hugging Face token hf:// weights download with (model.weights_token: accelfit:hfToken).",
              _text(), secret=True),
 )

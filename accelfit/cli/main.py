@@ -22,6 +22,7 @@ _COMMAND_MODULES = {
     "cost": "accelfit.cli.cost_command",
     "diff": "accelfit.cli.diff_command",
     "env": "accelfit.cli.env_command",
+    "ephemeral": "accelfit.cli.ephemeral_command",
     "lock": "accelfit.cli.lock_command",
     "plan": "accelfit.cli.plan_command",
     "preflight": "accelfit.cli.preflight_command",
