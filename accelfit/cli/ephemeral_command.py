@@ -82,14 +82,25 @@ def up(ctx: click.Context, source: str, name: str, ttl: str, no_deploy: bool, as
 @ephemeral.command()
 @click.option("--name", required=True, help="The ephemeral stack to destroy.")
 @click.option("--plan", "plan_only", is_flag=True, help="Print what the destroy removes; change nothing.")
+@click.option("--missing-file-ok", is_flag=True, help="Destroy the backend stack NAME (pr-<number>) even without "
+              "its stack file (a CI run that did not write it).")
 @_ORG
-def down(name: str, plan_only: bool, org: str) -> None:
+def down(name: str, plan_only: bool, missing_file_ok: bool, org: str) -> None:
     """Destroy ephemeral stack NAME, remove it from the backend and delete its stack file."""
+    import re
+
     from accelfit.errors import InputError, problem
-    from accelfit.ephemeral.lifecycle import destroy, destroy_plan, is_ephemeral
+    from accelfit.ephemeral.lifecycle import destroy, destroy_plan, existing_stacks, is_ephemeral
     from accelfit.stackfile import find_project_dir
 
     project_dir = find_project_dir()
+    if missing_file_ok and not plan_only and name not in existing_stacks(project_dir):
+        if not re.fullmatch(r"pr-[0-9]{1,9}", name):  # only the names the workflow gives its copies
+            raise InputError([problem(None, "--name", "--missing-file-ok destroys only pr-<number> stacks",
+                                      "name the pull request's copy, e.g. --name pr-123", name)])
+        destroy(project_dir, name, _ref(org, name))
+        click.echo(f"destroyed {name}")
+        return
     if not is_ephemeral(project_dir, name):
         raise InputError([problem(f"stacks/Pulumi.{name}.yaml", "--name", "not an ephemeral stack (its "
                                   "accelfit:environment is not ephemeral)", "name a stack `ephemeral up` made", name)])

@@ -39,7 +39,8 @@ def test_no_job_that_runs_pull_request_code_can_reach_a_deploy_credential():
         pull_request_jobs += [f"{path.name}/{name}" for name, job in workflow["jobs"].items()
                               if runs_pull_request_code(workflow, job)]
     # Not vacuous: the jobs that run the pull request's code (./dev setup, the program) are the ones checked.
-    assert {"preview.yml/diff", "preview.yml/pulumi-preview", "test.yml/test"} <= set(pull_request_jobs)
+    assert {"preview.yml/diff", "preview.yml/pulumi-preview", "test.yml/test", "ephemeral.yml/ephemeral"} <= \
+        set(pull_request_jobs)
     assert not any(job.startswith(("deploy.yml", "pulumi-up.yml")) for job in pull_request_jobs)
 
 
@@ -249,3 +250,22 @@ def test_custom_branch_policies_naming_only_main_pass():
     environments = {name: _protected(name) for name in ENVIRONMENTS}
     environments["dev"]["deployment_branch_policy"] = {"protected_branches": False, "custom_branch_policies": True}
     assert _guard().check(["dev", "staging", "prod"], {"prod"}, _fake_github(environments, {"dev": ["main"]})) == []
+
+
+def test_the_ephemeral_job_runs_pull_request_code_as_the_ephemeral_team_only():
+    """ephemeral.yml deploys the pull request's copy: it runs PR code, so no environment, no secret, a team token of
+    PULUMI_EPHEMERAL_TEAM (the pr-* stacks only), and the sandbox's cloud logins, never the deploy roles."""
+    workflow = _load("ephemeral.yml")
+    job = workflow["jobs"]["ephemeral"]
+    assert runs_pull_request_code(workflow, job) and breaches(workflow) == []
+    exchange = job["steps"][_auth_index(job)]["with"]
+    assert exchange == {"organization": "${{ vars.PULUMI_ORG }}", "requested-token-type": PREVIEW_TOKEN_TYPE,
+                        "scope": "team:${{ vars.PULUMI_EPHEMERAL_TEAM }}"}
+    logins = [step["with"] for step in job["steps"] if "role-to-assume" in step.get("with", {}) or
+              "workload_identity_provider" in step.get("with", {})]
+    assert logins and all("EPHEMERAL_" in value for login in logins for value in login.values() if "vars." in value)
+    assert "head.repo.full_name == github.repository" in job["if"]  # forks get nothing
+    broken = copy.deepcopy(workflow)
+    broken["jobs"]["ephemeral"]["steps"][_auth_index(job)]["with"]["requested-token-type"] = \
+        "urn:pulumi:token-type:access_token:organization"
+    assert breaches(broken)
