@@ -298,6 +298,17 @@ def fleet_problems(config: dict[str, Any], project: str, stack_name: str, source
     return problems
 
 
+def _expiry_problems(value: Any, source: str) -> list[Problem]:
+    """An ephemeral stack's accelfit:expiresAt (accelfit.ephemeral.expiry), checked before the program labels it."""
+    from accelfit.ephemeral.expiry import expiry_label
+
+    try:
+        expiry_label(value, source)
+    except InputError as error:
+        return list(error.problems)
+    return []
+
+
 def config_problems(config: dict[str, Any], project_doc: dict[str, Any], name: str, source: str,
                     token_keys: tuple[str, ...] = (), environments: tuple[str, ...] = ENVIRONMENTS) -> list[Problem]:
     """Everything about a stack's own config that `plan`, `lock`, `preview` and `pulumi up` rely on. `token_keys`:
@@ -314,6 +325,7 @@ def config_problems(config: dict[str, Any], project_doc: dict[str, Any], name: s
         problems.append(problem(source, f"config.{project}:environment", "unknown environment",
                                 f"use one of: {', '.join(environments)}, or add one with `accelfit env new "
                                 "NAME --from staging`", environment))
+    problems += _expiry_problems(config.get(f"{project}:expiresAt"), source)
     for key in ("team", "costCenter"):
         value = config.get(f"{project}:{key}")
         if is_secure(value):

@@ -74,14 +74,9 @@ class StackKey:
 def _project_environments() -> Iterable[str]:
     """The environments of the project the schema is printed in (accelfit.environments); the shipped ones outside
     a project."""
-    from accelfit.environments import environment_names
-    from accelfit.errors import InputError
-    from accelfit.stackfile import find_project_dir
+    from accelfit.environments import environment_names, nearest_project_dir
 
-    try:
-        return environment_names(find_project_dir())
-    except InputError:
-        return ENVIRONMENTS
+    return environment_names(nearest_project_dir())
 
 
 def _cidrs() -> dict[str, Any]:

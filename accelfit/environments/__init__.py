@@ -50,6 +50,13 @@ class EnvironmentSettings:
                 "requireLock": self.require_lock, "requiredReviewers": self.required_reviewers}
 
 
+def nearest_project_dir() -> Path | None:
+    """The folder with Pulumi.yaml here or above (as accelfit.stackfile.find_project_dir finds it); None outside
+    a project. Here so that the stack-key table can list environments without importing the stack loader."""
+    here = Path.cwd().resolve()
+    return next((folder for folder in (here, *here.parents) if (folder / "Pulumi.yaml").is_file()), None)
+
+
 def config_dir(project_dir: Path) -> Path:
     return project_dir / CONFIG_DIR
 

@@ -42,7 +42,7 @@ def test_qa_is_refused_until_it_exists_then_previews_under_its_own_policy(tmp_pa
     capsys.readouterr()
     assert main(["env", "list", "--json"]) == 0
     listed = {item["name"]: item for item in json.loads(capsys.readouterr().out)}
-    assert set(listed) == {"dev", "qa", "staging", "prod"} and listed["qa"]["requireLock"] is True
+    assert set(listed) == {"dev", "ephemeral", "qa", "staging", "prod"} and listed["qa"]["requireLock"] is True
 
     result = preview_stack("qa", project)
     assert result.mandatory_violations == 0

@@ -101,3 +101,12 @@ def test_deploy_without_a_pulumi_cli_stops_after_the_preview(tmp_path, capsys, m
     assert "not deployed: no Pulumi CLI" in capsys.readouterr().out
     assert main(["ephemeral", "down", "--name", "pr-2"]) == 2
     assert "Pulumi CLI" in capsys.readouterr().err and (project / "stacks" / "Pulumi.pr-2.yaml").exists()
+
+
+def test_a_bad_expiry_is_refused_before_the_build(tmp_path, capsys, monkeypatch):
+    project = _project(tmp_path, "example-gcp-vllm-serving")
+    monkeypatch.chdir(project)
+    path = project / "stacks" / "Pulumi.example-gcp-vllm-serving.yaml"
+    path.write_text(path.read_text().replace("  accelfit:team:", "  accelfit:expiresAt: tomorrow\n  accelfit:team:"))
+    assert main(["check", str(path)]) == 2
+    assert "accelfit:expiresAt" in capsys.readouterr().err
