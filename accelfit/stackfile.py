@@ -231,7 +231,9 @@ def load_stack_file(path: Path, name: str, project_dir: Path) -> StackFile:
     config.update(document["config"])
     found = workloads_from_document(document, str(path), project)  # the project's namespace, as the program reads
     token_keys = tuple(spec.model.weights_token for spec, _ in found if spec.model.weights_token)
-    problems = config_problems(config, project_doc, name, str(path), token_keys)
+    from accelfit.environments import environment_names
+
+    problems = config_problems(config, project_doc, name, str(path), token_keys, environment_names(project_dir))
     problems += weights_token_problems(config, found, str(path))
     problems += loaded_problems(config, found, str(path))  # the stack rules that need no plan (accelfit.stackrules)
     fleet = workloads_key(project) in document["config"]
@@ -296,8 +298,19 @@ def fleet_problems(config: dict[str, Any], project: str, stack_name: str, source
     return problems
 
 
+def _expiry_problems(value: Any, source: str) -> list[Problem]:
+    """An ephemeral stack's accelfit:expiresAt (accelfit.ephemeral.expiry), checked before the program labels it."""
+    from accelfit.ephemeral.expiry import expiry_label
+
+    try:
+        expiry_label(value, source)
+    except InputError as error:
+        return list(error.problems)
+    return []
+
+
 def config_problems(config: dict[str, Any], project_doc: dict[str, Any], name: str, source: str,
-                    token_keys: tuple[str, ...] = ()) -> list[Problem]:
+                    token_keys: tuple[str, ...] = (), environments: tuple[str, ...] = ENVIRONMENTS) -> list[Problem]:
     """Everything about a stack's own config that `plan`, `lock`, `preview` and `pulumi up` rely on. `token_keys`:
     the keys workloads name as model.weights_token (read by the program, so not unknown)."""
     project = project_doc["name"]
@@ -308,9 +321,11 @@ def config_problems(config: dict[str, Any], project_doc: dict[str, Any], name: s
     problems += unknown_key_problems([key for key in keys if key not in token_keys], project,
                                      known_project_keys(project_doc), source)
     environment = config.get(f"{project}:environment", name)
-    if not isinstance(environment, str) or environment not in ENVIRONMENTS:
+    if not isinstance(environment, str) or environment not in environments:
         problems.append(problem(source, f"config.{project}:environment", "unknown environment",
-                                f"use one of: {', '.join(ENVIRONMENTS)}", environment))
+                                f"use one of: {', '.join(environments)}, or add one with `accelfit env new "
+                                "NAME --from staging`", environment))
+    problems += _expiry_problems(config.get(f"{project}:expiresAt"), source)
     for key in ("team", "costCenter"):
         value = config.get(f"{project}:{key}")
         if is_secure(value):

@@ -71,14 +71,24 @@ class StackKey:
     values: Callable[[], Iterable[str]] | None = None  # an enum, read at schema time (shipped data, or the loader's)
 
 
+def _project_environments() -> Iterable[str]:
+    """The environments of the project the schema is printed in (accelfit.environments); the shipped ones outside
+    a project."""
+    from accelfit.environments import environment_names, nearest_project_dir
+
+    return environment_names(nearest_project_dir())
+
+
 def _cidrs() -> dict[str, Any]:
     return {"type": "array", "items": {"type": "string", "description": "a CIDR range, e.g. 203.0.113.0/24"}}
 
 
 
 ACCELFIT_KEYS: tuple[StackKey, ...] = (
-    StackKey("environment", "dev, staging or prod (default: the stack's name); selects policy enforcement and "
-             "defaults such as deletion protection.", {"type": "string"}, values=lambda: ENVIRONMENTS),
+    StackKey("environment", "An environment of the project, one per policies/config/<name>.json (dev, staging, prod "
+             "as shipped; `accelfit env new NAME --from ENV` adds one; default: the stack's name); selects policy "
+             "enforcement and defaults such as deletion protection.", {"type": "string"},
+             values=lambda: _project_environments()),
     StackKey("team", "Owning team; every resource is labelled with it (a label value).", _text(LABEL_VALUE),
              secret=True),
     StackKey("costCenter", "Cost center charged for the resources; every resource is labelled with it.",
@@ -116,6 +126,9 @@ ACCELFIT_KEYS: tuple[StackKey, ...] = (
                  "authorizedCidrs": _cidrs(), "dnsEndpoint": {"type": "boolean"}}}),
     StackKey("requireLock", "true: every build needs `accelfit lock` first (as ACCELFIT_LOCKED=1 does).",
              {"anyOf": [{"type": "boolean"}, _text(BOOLEAN_TEXT)]}),
+    StackKey("expiresAt", "Ephemeral stacks (`accelfit ephemeral up`): when it expires, a UTC instant "
+             "2026-11-29T20:00:00Z; every resource is labelled expires-at with it and `accelfit ephemeral sweep` "
+             "destroys the stack after it.", _text(re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z\Z"))),
     StackKey("hfToken", "The Hugging Face token hf:// weights download with (model.weights_token: accelfit:hfToken).",
              _text(), secret=True),
 )

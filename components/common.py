@@ -19,6 +19,9 @@ class Ownership:
     cost_center: str
     environment: str
     workload: str
+    # An ephemeral stack's expiry (accelfit:expiresAt, accelfit.ephemeral): labelled on everything, so what the
+    # sweep destroys is visible on each resource in the cloud console and billing export too.
+    expires_at: str | None = None
 
     def gcp_labels(self) -> dict[str, str]:
         """GCP label values: lowercase letters, digits, '_' and '-', at most 63 characters."""
@@ -28,8 +31,11 @@ class Ownership:
         return dict(self._pairs())
 
     def _pairs(self) -> dict[str, str]:
-        return {"team": self.team, "cost-center": self.cost_center, "environment": self.environment,
-                "workload": self.workload, "managed-by": "accelfit"}
+        pairs = {"team": self.team, "cost-center": self.cost_center, "environment": self.environment,
+                 "workload": self.workload, "managed-by": "accelfit"}
+        if self.expires_at:
+            pairs["expires-at"] = self.expires_at
+        return pairs
 
 
 def child_name(component_name: str, role: str) -> str:

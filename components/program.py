@@ -91,8 +91,11 @@ def _run_stack(project_dir: Path, stack_name: str, source: Path, config: pulumi.
     for lock in locks.values():
         if lock.state == "stale":
             pulumi.log.warn(lock.message)
+    from accelfit.ephemeral.expiry import expiry_label
+
     ownership = Ownership(team=config.require("team"), cost_center=config.require("costCenter"),
-                          environment=environment, workload=fleet.name)
+                          environment=environment, workload=fleet.name,
+                          expires_at=expiry_label(config.get("expiresAt"), str(source)))
     build_fleet(fleet, ownership, catalog, {loaded.spec.name: (loaded.inventory, str(loaded.inventory_path)
                                                                if loaded.inventory_path else "inventory")
                                             for loaded in stack.workloads}, single=not stack.is_fleet)

@@ -21,6 +21,8 @@ _COMMAND_MODULES = {
     "check": "accelfit.cli.check_command",
     "cost": "accelfit.cli.cost_command",
     "diff": "accelfit.cli.diff_command",
+    "env": "accelfit.cli.env_command",
+    "ephemeral": "accelfit.cli.ephemeral_command",
     "lock": "accelfit.cli.lock_command",
     "plan": "accelfit.cli.plan_command",
     "preflight": "accelfit.cli.preflight_command",

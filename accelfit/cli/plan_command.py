@@ -17,7 +17,7 @@ from accelfit.errors import EXIT_POLICY_OR_INFEASIBLE, InputError, problem
 @click.option("--json", "as_json", is_flag=True, help="Print the plan as JSON (stable keys).")
 @click.option("--markdown", is_flag=True, help="Print the plan as markdown.")
 @click.option("--top", default=5, show_default=True, type=click.IntRange(0, 100), help="Alternatives to show.")
-@click.option("--environment", "environment_option", type=click.Choice(["dev", "staging", "prod"]),
+@click.option("--environment", "environment_option",
               help="Plan a spec file under this environment's policy configuration (policies/config/ENV.json); "
                    "a --stack plan always uses its stack's environment.")
 @click.option("--chart", type=click.Path(path_type=Path),
@@ -58,7 +58,15 @@ def plan(ctx: click.Context, spec_file: Path | None, stack_name: str | None, as_
             from accelfit.policy_config import plan_constraints
             from accelfit.stackfile import find_project_dir
 
-            constraints = plan_constraints(find_project_dir(), environment_name, catalog)
+            from accelfit.environments import environment_names
+
+            project_dir = find_project_dir()
+            known = environment_names(project_dir)
+            if environment_name not in known:  # discovered from policies/config, never a fixed list
+                raise InputError([problem(None, "--environment", "unknown environment",
+                                          f"use one of: {', '.join(known)}, or add one with `accelfit env new "
+                                          "NAME --from staging`", environment_name)])
+            constraints = plan_constraints(project_dir, environment_name, catalog)
         environment = Environment(name=environment_name, inventory=loaded.inventory,
                                   efficiency=load_team_efficiency(), constraints=constraints)
     lock = None

@@ -16,7 +16,10 @@ MANDATORY_ENVIRONMENTS = frozenset({"prod"})
 def budget_lines(spec_budget: Any, environment: str, cost: dict[str, Any], policy_config: dict[str, Any],
                  policy_file: str) -> list[dict[str, Any]]:
     """One line per budget source: source, figure, limit, actual, level, within."""
-    spec_level = "mandatory" if environment in MANDATORY_ENVIRONMENTS else "advisory"
+    # The spec's budget binds as the environment's rules do by default (its "all" level, accelfit.environments):
+    # mandatory in prod as shipped and in any environment copied from it, advisory elsewhere.
+    all_mandatory = policy_config.get("all") == "mandatory"
+    spec_level = "mandatory" if environment in MANDATORY_ENVIRONMENTS or all_mandatory else "advisory"
     lines = []
     if spec_budget.max_monthly_usd is not None:
         lines.append(_line("spec budget.max_monthly_usd", "monthly_usd", spec_budget.max_monthly_usd,

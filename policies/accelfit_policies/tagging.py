@@ -84,6 +84,11 @@ ENVIRONMENT_OPTIONS = {
     "environment": {"type": "string",
                     "description": "The stack's environment (dev, staging, prod); else the stack tag "
                                    "accelfit:environment. Unset: the rule does not apply."},
+    # The environment's own settings (accelfit.environments reads them; `accelfit env list --json` gives them to
+    # the workflows): they hold for the stacks, not for a resource, so this rule ignores them.
+    "requireLock": {"type": "boolean", "description": "Deploys build only the committed lock (ACCELFIT_LOCKED=1)."},
+    "requiredReviewers": {"type": "boolean", "description": "The GitHub environment of this name must have "
+                                                            "required reviewers before anything deploys."},
 }
 
 

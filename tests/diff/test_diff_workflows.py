@@ -108,9 +108,23 @@ def test_preview_runs_on_pull_requests_and_may_comment(preview):
     assert preview["jobs"]["diff"]["permissions"]["pull-requests"] == "write"
 
 
+def _targets() -> list[dict]:
+    """The deploy matrix `python3 -m accelfit.environments` prints for this repository (deploy.yml, preview.yml)."""
+    from accelfit.environments.__main__ import outputs
+
+    found = dict(line.split("=", 1) for line in outputs(ROOT))
+    return json.loads(found["targets"])
+
+
 def test_preview_matrix_stacks_exist_with_policy_configs(preview):
-    stacks = preview["jobs"]["pulumi-preview"]["strategy"]["matrix"]["stack"]
-    assert set(stacks) == {"dev", "staging", "prod"}
+    job = preview["jobs"]["pulumi-preview"]
+    assert job["needs"] == "stacks"
+    assert job["strategy"]["matrix"] == {"include": "${{ fromJSON(needs.stacks.outputs.targets) }}"}
+    step = next(step for step in preview["jobs"]["stacks"]["steps"] if step.get("id") == "targets")
+    assert step["run"] == 'python3 -m accelfit.environments >> "$GITHUB_OUTPUT"'
+    assert step["working-directory"] == "environments"  # the target branch's, never the pull request's
+    stacks = [row["stack"] for row in _targets()]
+    assert stacks == ["dev", "staging", "prod"]
     assert set(stacks) <= _stacks()
     for stack in stacks:
         assert (ROOT / "policies" / "config" / f"{stack}.json").is_file()
@@ -123,9 +137,9 @@ def test_the_offline_diff_covers_every_stack_file_on_either_side(preview, tmp_pa
     assert diff["needs"] == "stacks"
     assert diff["strategy"]["matrix"]["stack"] == "${{ fromJSON(needs.stacks.outputs.stacks) }}"
     checkouts = [step for step in preview["jobs"]["stacks"]["steps"] if step.get("uses", "").startswith("actions/checkout@")]
-    assert sorted(step["with"]["path"] for step in checkouts) == ["base", "head"]
-    assert [step["with"].get("ref") for step in checkouts if step["with"]["path"] == "base"] == \
-        ["${{ github.event.pull_request.base.sha }}"]
+    assert sorted(step["with"]["path"] for step in checkouts) == ["base", "environments", "head"]
+    assert [step["with"].get("ref") for step in checkouts if step["with"]["path"] != "head"] == \
+        ["${{ github.event.pull_request.base.sha }}"] * 2
     step = next(step for step in preview["jobs"]["stacks"]["steps"] if step.get("id") == "list")
     command = step["run"].splitlines()[0].removeprefix("stacks=$(").removesuffix(")")
     for side, names in (("head", ["kept", "added"]), ("base", ["kept", "deleted"])):
@@ -171,11 +185,13 @@ def test_real_preview_uses_the_pulumi_action_with_the_policy_pack(preview):
 def test_deploy_goes_dev_then_staging_then_prod_on_main(deploy, pulumi_up):
     assert deploy["on"]["push"]["branches"] == ["main"]
     jobs = deploy["jobs"]
-    assert [jobs[name]["with"]["stack"] for name in ("dev", "staging", "prod")] == ["dev", "staging", "prod"]
-    # dev waits only for the check that the deploy environments are protected (test_workflow_access.py).
-    assert jobs["dev"]["needs"] == "environments" and jobs["staging"]["needs"] == "dev" and jobs["prod"]["needs"] == "staging"
-    for job in (jobs["dev"], jobs["staging"], jobs["prod"]):
-        assert job["uses"] == "./.github/workflows/pulumi-up.yml"
+    # The order is the repository's environments', less guarded first (accelfit.environments.deploy_targets).
+    assert [row["stack"] for row in _targets()] == ["dev", "staging", "prod"]
+    # The deploys wait only for the check that the deploy environments are protected (test_workflow_access.py),
+    # then go one at a time; a failure cancels the rest.
+    assert jobs["deploy"]["needs"] == "environments"
+    assert jobs["deploy"]["strategy"]["max-parallel"] == 1 and jobs["deploy"]["strategy"]["fail-fast"] is True
+    assert jobs["deploy"]["uses"] == "./.github/workflows/pulumi-up.yml"
     up = pulumi_up["jobs"]["up"]
     # The environment is the stack's name: the `prod` environment (with required reviewers) gates production.
     assert up["environment"] == "${{ inputs.stack }}"
@@ -284,7 +300,8 @@ def test_python_packages_come_from_the_lock_once_per_job_with_a_cache_keyed_on_i
             keyed = [Path(line) for line in setup["cache-dependency-path"].split()]
             assert keyed == [Path(folder, lock) for lock in INSTALLS[installs[0]["run"]]], f"{path.name}/{name}"
             cached.append(f"{path.name}/{name}")
-    assert sorted(cached) == ["preview.yml/diff", "preview.yml/pulumi-preview", "test.yml/test", "test.yml/test-lowest"]
+    assert sorted(cached) == ["ephemeral.yml/ephemeral", "preview.yml/diff", "preview.yml/pulumi-preview", "test.yml/test",
+                              "test.yml/test-lowest"]
 
 
 def test_the_base_side_previews_with_the_heads_install(preview):
@@ -335,8 +352,8 @@ def test_deployments_build_only_the_committed_lock(deploy, pulumi_up, capsys):
                                 "type": "boolean"}
     for name in ("plan", "up"):
         assert pulumi_up["jobs"][name]["env"]["ACCELFIT_LOCKED"] == "${{ inputs.locked && '1' || '0' }}"
-    assert {name: job["with"]["locked"] for name, job in deploy["jobs"].items() if "uses" in job} == \
-        {"dev": False, "staging": True, "prod": True}
+    assert deploy["jobs"]["deploy"]["with"]["locked"] == "${{ matrix.locked }}"
+    assert {row["stack"]: row["locked"] for row in _targets()} == {"dev": False, "staging": True, "prod": True}
     for stack in ("staging", "prod"):
         assert "accelfit:selection:" in (ROOT / "stacks" / f"Pulumi.{stack}.yaml").read_text(encoding="utf-8")
     assert main(["preview", "--stack", "prod", "--locked", "--json"]) == 0
@@ -344,7 +361,7 @@ def test_deployments_build_only_the_committed_lock(deploy, pulumi_up, capsys):
     assert lock["state"] == "used" and lock["locked_option"].endswith("/v6e-64/x1/on-demand")
     # The pull-request preview of staging and prod uses the same setting, so a stale lock fails at review.
     preview_env = _load("preview.yml")["jobs"]["pulumi-preview"]["env"]
-    assert preview_env["ACCELFIT_LOCKED"] == "${{ matrix.stack == 'dev' && '0' || '1' }}"
+    assert preview_env["ACCELFIT_LOCKED"] == "${{ matrix.locked && '1' || '0' }}"
 
 
 def test_prod_is_applied_from_the_plan_its_reviewers_approved(deploy, pulumi_up):

@@ -39,7 +39,8 @@ def test_no_job_that_runs_pull_request_code_can_reach_a_deploy_credential():
         pull_request_jobs += [f"{path.name}/{name}" for name, job in workflow["jobs"].items()
                               if runs_pull_request_code(workflow, job)]
     # Not vacuous: the jobs that run the pull request's code (./dev setup, the program) are the ones checked.
-    assert {"preview.yml/diff", "preview.yml/pulumi-preview", "test.yml/test"} <= set(pull_request_jobs)
+    assert {"preview.yml/diff", "preview.yml/pulumi-preview", "test.yml/test", "ephemeral.yml/ephemeral"} <= \
+        set(pull_request_jobs)
     assert not any(job.startswith(("deploy.yml", "pulumi-up.yml")) for job in pull_request_jobs)
 
 
@@ -207,14 +208,24 @@ def test_deploy_checks_the_environments_before_anything_deploys():
         done = subprocess.run(["bash", "-e", "-c", org["run"]], env={"PATH": "/usr/bin:/bin", "PULUMI_ORG": value},
                               capture_output=True, text=True, check=False)
         assert done.returncode == code and ("PULUMI_ORG" in done.stdout) == (code == 1)
-    stacks = [deploy["jobs"][name]["with"]["stack"] for name in ("dev", "staging", "prod")]
-    assert command == f"python3 .github/scripts/check_environments.py {' '.join(stacks)} --reviewed prod"
-    assert deploy["jobs"]["dev"]["needs"] == "environments"  # staging and prod need dev
+    assert command == "python3 .github/scripts/check_environments.py $STACKS $REVIEWED"
+    # The stacks and reviewers are the repository's environments (accelfit.environments), not a list in the file.
+    assert steps["The environments to deploy, in order (accelfit env list; stdlib only, before any set-up)"]["run"] \
+        == 'python3 -m accelfit.environments >> "$GITHUB_OUTPUT"'
+    from accelfit.environments.__main__ import outputs
+
+    found = dict(line.split("=", 1) for line in outputs(Path(__file__).parents[2]))
+    assert found["stacks"] == "dev staging prod" and found["reviewed"] == "--reviewed prod"
+    deploy_job = deploy["jobs"]["deploy"]
+    assert deploy_job["needs"] == "environments" and deploy_job["strategy"]["max-parallel"] == 1
+    assert deploy_job["strategy"]["matrix"] == {"include": "${{ fromJSON(needs.environments.outputs.targets) }}"}
+    assert deploy_job["with"] == {"stack": "${{ matrix.stack }}", "locked": "${{ matrix.locked }}"}
     assert job["if"] == "github.ref == 'refs/heads/main'"  # a workflow_dispatch of another branch deploys nothing
     assert job["permissions"] == {"contents": "read", "actions": "read"} and "environment" not in job
     guard = _guard()
     fetch = _fake_github({name: _protected(name) for name in ENVIRONMENTS})
-    assert guard.main(command.split()[2:], fetch) == 0
+    argv = f"{found['stacks']} {found['reviewed']}".split()
+    assert guard.main(argv, fetch) == 0
 
 
 @pytest.mark.parametrize("change, expected", [
@@ -240,3 +251,22 @@ def test_custom_branch_policies_naming_only_main_pass():
     environments = {name: _protected(name) for name in ENVIRONMENTS}
     environments["dev"]["deployment_branch_policy"] = {"protected_branches": False, "custom_branch_policies": True}
     assert _guard().check(["dev", "staging", "prod"], {"prod"}, _fake_github(environments, {"dev": ["main"]})) == []
+
+
+def test_the_ephemeral_job_runs_pull_request_code_as_the_ephemeral_team_only():
+    """ephemeral.yml deploys the pull request's copy: it runs PR code, so no environment, no secret, a team token of
+    PULUMI_EPHEMERAL_TEAM (the pr-* stacks only), and the sandbox's cloud logins, never the deploy roles."""
+    workflow = _load("ephemeral.yml")
+    job = workflow["jobs"]["ephemeral"]
+    assert runs_pull_request_code(workflow, job) and breaches(workflow) == []
+    exchange = job["steps"][_auth_index(job)]["with"]
+    assert exchange == {"organization": "${{ vars.PULUMI_ORG }}", "requested-token-type": PREVIEW_TOKEN_TYPE,
+                        "scope": "team:${{ vars.PULUMI_EPHEMERAL_TEAM }}"}
+    logins = [step["with"] for step in job["steps"] if "role-to-assume" in step.get("with", {}) or
+              "workload_identity_provider" in step.get("with", {})]
+    assert logins and all("EPHEMERAL_" in value for login in logins for value in login.values() if "vars." in value)
+    assert "head.repo.full_name == github.repository" in job["if"]  # forks get nothing
+    broken = copy.deepcopy(workflow)
+    broken["jobs"]["ephemeral"]["steps"][_auth_index(job)]["with"]["requested-token-type"] = \
+        "urn:pulumi:token-type:access_token:organization"
+    assert breaches(broken)

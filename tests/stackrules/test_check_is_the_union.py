@@ -162,7 +162,7 @@ def test_every_rule_has_a_broken_stack():
 # Keys the loader itself checks (load_stack_file: type, value, secrets), and the secrets the program reads, which
 # the offline preview stands in for when unset (`pulumi up` requires them).
 LOADER_KEYS = {"environment", "team", "costCenter", "workload", "workloads", "fleet", "selection", "requireLock",
-               "gcp:project"}
+               "gcp:project", "expiresAt"}
 SECRET_KEYS = {"sshPrivateKey", "joinToken", "kubeconfig", "hfToken"}
 
 

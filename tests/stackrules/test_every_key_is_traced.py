@@ -122,6 +122,8 @@ TRACES = [
      shows("198.51.100.7/32")),
     ("requireLock", "example-gcp-gke-h100-training", {"accelfit:requireLock": True}, {},
      ("refused", "no selection is locked and a lock is required")),
+    ("expiresAt", DEV, {"accelfit:expiresAt": "2031-04-05T06:07:08Z"}, {}, shows("20310405t060708z")),
+    ("expiresAt", AWS, {"accelfit:expiresAt": "2031-04-05T06:07:08Z"}, {}, shows("20310405t060708z")),
     ("hfToken", "example-gcp-vllm-mixed-fleet", {"accelfit:hfToken": "hf_zqtoken41"}, {}, shows("hf_zqtoken41")),
     ("gcp:project", DEV, {"gcp:project": "zq-project-41"}, {}, shows("zq-project-41")),
     ("gcp:region", DEV, {"gcp:region": "us-east5"}, {}, shows("us-east5")),

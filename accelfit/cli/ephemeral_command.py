@@ -1,0 +1,126 @@
+"""`accelfit ephemeral up|down|sweep`: short-lived scaled copies of a stack for a pull request
+(accelfit.ephemeral). `up` writes stacks/Pulumi.<name>.yaml, previews it offline (priced, policy-checked under
+policies/config/ephemeral.json) and, unless --no-deploy, runs `pulumi stack init` and `pulumi up` where the Pulumi
+CLI is installed and logged in."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import subprocess
+
+import click
+
+from accelfit.errors import EXIT_POLICY_OR_INFEASIBLE
+
+_ORG = click.option("--org", envvar="PULUMI_ORG", default="", help="The Pulumi organization the stack lives in "
+                    "(default: $PULUMI_ORG; none: the logged-in user's).")
+
+
+def _ref(org: str, name: str) -> str:
+    return f"{org}/{name}" if org else name
+
+
+def _logged_in() -> bool:
+    from accelfit.ephemeral.lifecycle import pulumi_cli
+
+    cli = pulumi_cli()
+    return cli is not None and subprocess.run([cli, "whoami"], capture_output=True, check=False).returncode == 0
+
+
+@click.group()
+def ephemeral() -> None:
+    """Short-lived, scaled copies of a stack (one per pull request), with a TTL and a cost cap."""
+
+
+@ephemeral.command()
+@click.option("--from", "source", required=True, help="The stack to copy (stacks/Pulumi.<STACK>.yaml).")
+@click.option("--name", required=True, help="The copy's stack name, e.g. pr-123.")
+@click.option("--ttl", default="24h", show_default=True, help="Time to live, 1h to 7d; then `sweep` destroys it.")
+@click.option("--no-deploy", is_flag=True, help="Write and preview offline only.")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON (the workflow's comment reads it).")
+@_ORG
+@click.pass_context
+def up(ctx: click.Context, source: str, name: str, ttl: str, no_deploy: bool, as_json: bool, org: str) -> None:
+    """Create the ephemeral copy NAME of stack --from."""
+    from accelfit.ephemeral.expiry import parse_ttl
+    from accelfit.ephemeral.lifecycle import create, run_pulumi
+    from accelfit.stackfile import find_project_dir
+
+    life = parse_ttl(ttl)  # every argument is checked before anything is written
+    project_dir = find_project_dir()
+    from accelfit.planner import NoFeasiblePlan
+
+    try:
+        created = create(project_dir, source, name, life, dt.datetime.now(dt.timezone.utc))
+    except NoFeasiblePlan as failure:  # e.g. nothing fits the ephemeral cap: the file is already removed
+        click.echo(f"no feasible plan for {name} (file removed): {failure.message}", err=True)
+        ctx.exit(EXIT_POLICY_OR_INFEASIBLE)
+        return
+    deployed = None
+    if not created.mandatory_violations and not no_deploy:
+        deployed = _logged_in()
+        if deployed:
+            run_pulumi(["stack", "init", _ref(org, name)], project_dir)
+            run_pulumi(["up", "--yes", "--stack", _ref(org, name), "--policy-pack", "policies",
+                        "--policy-pack-config", "policies/config/ephemeral.json"], project_dir)
+    report = {"stack": name, "source": source, "file": str(created.path.relative_to(project_dir)),
+              "expires_at": created.expires_at, "cap_monthly_usd": created.cap_usd,
+              "monthly_usd": created.monthly_usd, "source_monthly_usd": created.source_monthly_usd,
+              "mandatory_violations": created.mandatory_violations,
+              "deployed": deployed}
+    click.echo(json.dumps(report, indent=2) if as_json else
+               f"{name}: ${created.monthly_usd:,.2f}/month (source {source}: ${created.source_monthly_usd:,.2f}), "
+               f"cap ${created.cap_usd or 0:,.0f}, expires {created.expires_at}; "
+               + ("not deployed: mandatory policy violations, file removed" if created.mandatory_violations else
+                  "previewed only (--no-deploy)" if no_deploy else
+                  "deployed" if deployed else "not deployed: no Pulumi CLI logged in here"))
+    if created.mandatory_violations:
+        ctx.exit(EXIT_POLICY_OR_INFEASIBLE)
+
+
+@ephemeral.command()
+@click.option("--name", required=True, help="The ephemeral stack to destroy.")
+@click.option("--plan", "plan_only", is_flag=True, help="Print what the destroy removes; change nothing.")
+@click.option("--missing-file-ok", is_flag=True, help="Destroy the backend stack NAME (pr-<number>) even without "
+              "its stack file (a CI run that did not write it).")
+@_ORG
+def down(name: str, plan_only: bool, missing_file_ok: bool, org: str) -> None:
+    """Destroy ephemeral stack NAME, remove it from the backend and delete its stack file."""
+    import re
+
+    from accelfit.errors import InputError, problem
+    from accelfit.ephemeral.lifecycle import destroy, destroy_plan, existing_stacks, is_ephemeral
+    from accelfit.stackfile import find_project_dir
+
+    project_dir = find_project_dir()
+    if missing_file_ok and not plan_only and name not in existing_stacks(project_dir):
+        if not re.fullmatch(r"pr-[0-9]{1,9}", name):  # only the names the workflow gives its copies
+            raise InputError([problem(None, "--name", "--missing-file-ok destroys only pr-<number> stacks",
+                                      "name the pull request's copy, e.g. --name pr-123", name)])
+        destroy(project_dir, name, _ref(org, name))
+        click.echo(f"destroyed {name}")
+        return
+    if not is_ephemeral(project_dir, name):
+        raise InputError([problem(f"stacks/Pulumi.{name}.yaml", "--name", "not an ephemeral stack (its "
+                                  "accelfit:environment is not ephemeral)", "name a stack `ephemeral up` made", name)])
+    if plan_only:
+        click.echo(json.dumps(destroy_plan(project_dir, name), indent=2))
+        return
+    destroy(project_dir, name, _ref(org, name))
+    click.echo(f"destroyed {name} and removed stacks/Pulumi.{name}.yaml")
+
+
+@ephemeral.command()
+@click.option("--plan", "plan_only", is_flag=True, help="List the expired stacks; change nothing.")
+@_ORG
+def sweep(plan_only: bool, org: str) -> None:
+    """Destroy every ephemeral stack whose accelfit:expiresAt has passed."""
+    from accelfit.ephemeral.lifecycle import destroy, expired_stacks
+    from accelfit.stackfile import find_project_dir
+
+    project_dir = find_project_dir()
+    for name in expired_stacks(project_dir, dt.datetime.now(dt.timezone.utc)):
+        if not plan_only:
+            destroy(project_dir, name, _ref(org, name))
+        click.echo(f"{'expired' if plan_only else 'destroyed'}: {name}")

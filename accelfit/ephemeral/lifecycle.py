@@ -1,0 +1,120 @@
+"""Creating, destroying and sweeping ephemeral stacks: the file work and the Pulumi CLI calls, kept apart from the
+pure copy (accelfit.ephemeral). Pulumi runs through its CLI (`pulumi stack init`, `up`, `destroy`, `stack rm`), only
+where the CLI is on PATH; where it is not, `up` stops after the offline preview and says so."""
+
+from __future__ import annotations
+
+import datetime as dt
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from accelfit.errors import InputError, problem
+
+
+@dataclass(frozen=True)
+class Created:
+    name: str
+    path: Path
+    monthly_usd: float
+    source_monthly_usd: float
+    expires_at: str
+    cap_usd: float | None
+    mandatory_violations: int
+
+
+def pulumi_cli() -> str | None:
+    return shutil.which("pulumi")
+
+
+def run_pulumi(args: list[str], project_dir: Path) -> None:
+    cli = pulumi_cli()
+    if cli is None:
+        raise InputError([problem(None, "pulumi", "the Pulumi CLI is not on PATH",
+                                  "install it (README: Running it for real) or pass --no-deploy")])
+    done = subprocess.run([cli, *args], cwd=project_dir, check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"pulumi {' '.join(args)} failed with exit {done.returncode}")
+
+
+def existing_stacks(project_dir: Path) -> set[str]:
+    from accelfit.stackfile import stack_path
+
+    folder = stack_path("x", project_dir).parent
+    return {p.name.removeprefix("Pulumi.").removesuffix(".yaml") for p in folder.glob("Pulumi.*.yaml")}
+
+
+def create(project_dir: Path, source: str, name: str, ttl: dt.timedelta, now: dt.datetime) -> Created:
+    """Write stacks/Pulumi.<name>.yaml as the scaled copy of `source`, and preview it offline (priced, checked by
+    its policy). A copy with a mandatory violation is removed again: nothing half-made stays."""
+    from accelfit.atomicwrite import write_atomically
+    from accelfit.environments import environment_settings
+    from accelfit.ephemeral import ENVIRONMENT, check_name, ephemeral_document
+    from accelfit.preview.run import preview_stack
+    from accelfit.stackfile import load_stack, read_project, stack_path
+    from accelfit.yamlio import read_yaml
+
+    check_name(name, existing_stacks(project_dir))
+    source_stack = load_stack(source, project_dir)  # an unknown source is exit 2 naming the stacks there are
+    cap = environment_settings(project_dir, ENVIRONMENT).max_monthly_usd or 0.0
+    project = read_project(project_dir)["name"]
+    document = ephemeral_document(read_yaml(source_stack.path), project, name, ttl, now, cap)
+    path = stack_path(name, project_dir)
+    header = (f"# Ephemeral copy of stack {source} (accelfit ephemeral up): destroyed by `accelfit ephemeral down "
+              f"--name {name}`, or by `accelfit ephemeral sweep` after accelfit:expiresAt.\n")
+    write_atomically(path, (header + yaml.safe_dump(document, sort_keys=False)).encode(), what="the stack file")
+    try:
+        source_monthly = preview_stack(source, project_dir).document["cost"]["monthly_usd"]
+        result = preview_stack(name, project_dir)
+    except BaseException:
+        path.unlink(missing_ok=True)
+        raise
+    if result.mandatory_violations:
+        path.unlink(missing_ok=True)
+    return Created(name, path, result.document["cost"]["monthly_usd"], source_monthly,
+                   document["config"][f"{project}:expiresAt"], cap, result.mandatory_violations)
+
+
+def destroy_plan(project_dir: Path, name: str) -> list[dict[str, Any]]:
+    """What `pulumi destroy` removes: every resource the stack's program creates (its recorded preview), each with
+    whether it is protected (a protected resource would stop the destroy)."""
+    from accelfit.preview.run import preview_stack
+
+    resources = preview_stack(name, project_dir).document["resources"]
+    return [{"urn": row["urn"], "type": row["type"], "protect": row["protect"]} for row in resources if row["custom"]]
+
+
+def expired_stacks(project_dir: Path, now: dt.datetime) -> list[str]:
+    from accelfit.ephemeral.expiry import expired
+    from accelfit.stackfile import read_project, stack_path
+    from accelfit.yamlio import read_yaml
+
+    project = read_project(project_dir)["name"]
+    found = []
+    for name in sorted(existing_stacks(project_dir)):
+        path = stack_path(name, project_dir)
+        config = (read_yaml(path) or {}).get("config") or {}
+        if isinstance(config, dict) and expired(config.get(f"{project}:expiresAt"), now, str(path)):
+            found.append(name)
+    return found
+
+
+def is_ephemeral(project_dir: Path, name: str) -> bool:
+    from accelfit.ephemeral import ENVIRONMENT
+    from accelfit.stackfile import load_stack
+
+    return load_stack(name, project_dir).environment == ENVIRONMENT
+
+
+def destroy(project_dir: Path, name: str, stack_ref: str) -> None:
+    """`pulumi destroy` and `pulumi stack rm`, then the stack file: the file goes last, so a failed destroy leaves
+    what the next sweep needs to try again."""
+    from accelfit.stackfile import stack_path
+
+    run_pulumi(["destroy", "--yes", "--skip-preview", "--stack", stack_ref], project_dir)
+    run_pulumi(["stack", "rm", "--yes", "--stack", stack_ref], project_dir)
+    stack_path(name, project_dir).unlink(missing_ok=True)
