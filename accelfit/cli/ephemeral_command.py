@@ -52,7 +52,7 @@ def up(ctx: click.Context, source: str, name: str, ttl: str, no_deploy: bool, as
     from accelfit.planner import NoFeasiblePlan
 
     try:
-        created = create(project_dir, source, name, life, dt.datetime.now(dt.timezone.utc))
+        created = create(project_dir, source, name, life, dt.datetime.now(dt.UTC))
     except NoFeasiblePlan as failure:  # e.g. nothing fits the ephemeral cap: the file is already removed
         click.echo(f"no feasible plan for {name} (file removed): {failure.message}", err=True)
         ctx.exit(EXIT_POLICY_OR_INFEASIBLE)
@@ -120,7 +120,7 @@ def sweep(plan_only: bool, org: str) -> None:
     from accelfit.stackfile import find_project_dir
 
     project_dir = find_project_dir()
-    for name in expired_stacks(project_dir, dt.datetime.now(dt.timezone.utc)):
+    for name in expired_stacks(project_dir, dt.datetime.now(dt.UTC)):
         if not plan_only:
             destroy(project_dir, name, _ref(org, name))
         click.echo(f"{'expired' if plan_only else 'destroyed'}: {name}")

@@ -24,12 +24,12 @@ def parse_ttl(text: str) -> dt.timedelta:
 
 
 def expires_at(now: dt.datetime, ttl: dt.timedelta) -> str:
-    return (now.astimezone(dt.timezone.utc) + ttl).replace(microsecond=0).strftime(_INSTANT)
+    return (now.astimezone(dt.UTC) + ttl).replace(microsecond=0).strftime(_INSTANT)
 
 
 def parse_instant(value: object, source: str | None) -> dt.datetime:
     try:
-        return dt.datetime.strptime(str(value), _INSTANT).replace(tzinfo=dt.timezone.utc)
+        return dt.datetime.strptime(str(value), _INSTANT).replace(tzinfo=dt.UTC)
     except ValueError:
         raise InputError([problem(source, "config.accelfit:expiresAt", "not a UTC instant",
                                   "write it as 2026-11-29T20:00:00Z (accelfit ephemeral up writes it)", value)]) from None

@@ -41,8 +41,8 @@ def test_an_ephemeral_copy_previews_small_with_ttl_cap_and_a_full_destroy_plan(t
     assert report["monthly_usd"] < 0.05 * report["source_monthly_usd"], report
     config = yaml.safe_load((project / "stacks" / "Pulumi.pr-123.yaml").read_text())["config"]
     assert config["accelfit:environment"] == "ephemeral" and "accelfit:selection" not in config
-    expires = dt.datetime.strptime(config["accelfit:expiresAt"], "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=dt.timezone.utc)
-    assert dt.timedelta(hours=23) < expires - dt.datetime.now(dt.timezone.utc) <= dt.timedelta(hours=24)
+    expires = dt.datetime.strptime(config["accelfit:expiresAt"], "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=dt.UTC)
+    assert dt.timedelta(hours=23) < expires - dt.datetime.now(dt.UTC) <= dt.timedelta(hours=24)
 
     result = preview_stack("pr-123", project)
     document = result.document
@@ -57,7 +57,7 @@ def test_an_ephemeral_copy_previews_small_with_ttl_cap_and_a_full_destroy_plan(t
     assert owned and all(label in json.dumps(r["inputs"]) for r in owned)
 
     # Expiry: not before its instant, then the sweep finds it.
-    assert expired_stacks(project, dt.datetime.now(dt.timezone.utc)) == []
+    assert expired_stacks(project, dt.datetime.now(dt.UTC)) == []
     assert expired_stacks(project, expires) == ["pr-123"]
     # The destroy plan is every recorded resource, and none is protected (a protected one would stop the destroy).
     plan = destroy_plan(project, "pr-123")
