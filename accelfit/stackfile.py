@@ -299,8 +299,8 @@ def fleet_problems(config: dict[str, Any], project: str, stack_name: str, source
 
 
 def _expiry_problems(value: Any, source: str) -> list[Problem]:
-    """An ephemeral stack's accelfit:expiresAt (accelfit.ephemeral.expiry), checked before the program labels it."""
-    from accelfit.ephemeral.expiry import expiry_label
+    """An ephemeral stack's accelfit:expiresAt (accelfit.expiry), checked before the program labels it."""
+    from accelfit.expiry import expiry_label
 
     try:
         expiry_label(value, source)

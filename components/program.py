@@ -91,7 +91,7 @@ def _run_stack(project_dir: Path, stack_name: str, source: Path, config: pulumi.
     for lock in locks.values():
         if lock.state == "stale":
             pulumi.log.warn(lock.message)
-    from accelfit.ephemeral.expiry import expiry_label
+    from accelfit.expiry import expiry_label
 
     ownership = Ownership(team=config.require("team"), cost_center=config.require("costCenter"),
                           environment=environment, workload=fleet.name,

@@ -18,6 +18,7 @@ _PATTERN_CHARS = re.compile(r"[*{}<>]|\.\.\.|/[A-Z]+\.")
 # Names that are not meant to exist.
 _NOT_FILES = {
     "policies/config/test.json": "the made-up source a test's policy constraints are reported against",
+    "policies/config/qa.json": "the environment tests/environments writes with `accelfit env new qa`",
 }
 
 

@@ -43,7 +43,7 @@ def ephemeral() -> None:
 @click.pass_context
 def up(ctx: click.Context, source: str, name: str, ttl: str, no_deploy: bool, as_json: bool, org: str) -> None:
     """Create the ephemeral copy NAME of stack --from."""
-    from accelfit.ephemeral.expiry import parse_ttl
+    from accelfit.expiry import parse_ttl
     from accelfit.ephemeral.lifecycle import create, run_pulumi
     from accelfit.stackfile import find_project_dir
 

@@ -4,7 +4,7 @@ priced and policy-checked like any other; what makes it ephemeral is data in it:
 
 - `accelfit:environment: ephemeral`: the policy configuration policies/config/ephemeral.json, whose
   stack-monthly-budget cap is mandatory and whose max-accelerators (8) keeps it to one node or a small slice;
-- `accelfit:expiresAt`: its hard TTL (accelfit.ephemeral.expiry), labelled on every resource and destroyed by
+- `accelfit:expiresAt`: its hard TTL (accelfit.expiry), labelled on every resource and destroyed by
   `accelfit ephemeral sweep`;
 - its workload scaled to the smallest shape that runs the pipeline end to end: the same workload kind, model and
   accelerator type (placement.accelerators kept), a short training run (1B tokens within a day) or one serving replica at
@@ -23,7 +23,7 @@ import re
 from typing import Any
 
 from accelfit.errors import InputError, problem
-from accelfit.ephemeral.expiry import expires_at
+from accelfit.expiry import expires_at
 
 ENVIRONMENT = "ephemeral"
 # A stack name that is also a DNS label, a GitHub environment-free PR tag and a label value: pr-123, demo-a.

@@ -89,7 +89,7 @@ def destroy_plan(project_dir: Path, name: str) -> list[dict[str, Any]]:
 
 
 def expired_stacks(project_dir: Path, now: dt.datetime) -> list[str]:
-    from accelfit.ephemeral.expiry import expired
+    from accelfit.expiry import expired
     from accelfit.stackfile import read_project, stack_path
     from accelfit.yamlio import read_yaml
 

@@ -22,14 +22,15 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("accelfit.values", "accelfit.errors", "accelfit.inputfile", "accelfit.validation", "accelfit.yamlio",
      "accelfit.jsonio", "accelfit.unwind", "accelfit.atomicwrite", "accelfit.paths", "accelfit.sizes",
      "accelfit.lock_setting", "accelfit.durations", "accelfit.shared_texts", "accelfit.chartvalues",
-     "accelfit.ordering"),
+     "accelfit.ordering", "accelfit.expiry"),
     # What the user and the clouds state: the catalog and the workload spec.
     ("accelfit.catalog", "accelfit.spec"),
     # The pure core: the clouds' rules, pricing, the planner.
     ("accelfit.cloudrules", "accelfit.pricing", "accelfit.planner"),
     # A stack: its file, keys, rules, lock, calibration, policy configuration, and its plan.
     ("accelfit.calibration", "accelfit.stackrules", "accelfit.stackkeys", "accelfit.stackschema",
-     "accelfit.stackfile", "accelfit.lockfile", "accelfit.policy_config", "accelfit.stack_plan"),
+     "accelfit.stackfile", "accelfit.lockfile", "accelfit.policy_config", "accelfit.stack_plan",
+     "accelfit.environments"),
     # The policy pack (rules over a neutral view of a resource).
     ("policies", "policies.accelfit_policies", "policies.runner", "policies.analyzer_client", "policies.__main__"),
     # Pulumi components: shared parts, then each platform's, then the assembly and the program.
@@ -39,7 +40,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("components.build", "components.program"),
     # What runs the program and reads its results.
     ("accelfit.preview", "accelfit.preflight"),
-    ("accelfit.reports", "accelfit.simulate", "accelfit.diff"),
+    ("accelfit.reports", "accelfit.simulate", "accelfit.diff", "accelfit.ephemeral"),
     ("accelfit", "accelfit.cli"),
 )
 
