@@ -3,11 +3,12 @@ soft rules add documented penalties (see preferences.py)."""
 
 from __future__ import annotations
 
+from accelfit.engines import builds_server, engine
 from accelfit.catalog.models import Accelerator
 from accelfit.planner import preferences as pref
 from accelfit.planner.gpu_vms import job_rejection
 from accelfit.spec import (
-    WEIGHTS_CLOUD, Framework, Maturity, ModelServer, Portability, Traffic, WorkloadKind, WorkloadSpec, weights_scheme,
+    WEIGHTS_CLOUD, Framework, Maturity, Portability, Traffic, WorkloadKind, WorkloadSpec, weights_scheme,
 )
 
 # TPU generations built for serving; v4 and v5p are training parts (reference section 3).
@@ -44,13 +45,20 @@ _PLATFORM_CLOUD = {"gke-gpu": "gcp", "gke-tpu": "gcp", "eks-gpu": "aws"}
 
 
 def server_rejection(spec: WorkloadSpec, platform: str) -> tuple[str, str] | None:
-    """inference.server vllm: only platforms the stack builds a server on, in the cloud whose identity reads the
-    weights bucket (hf:// weights download from either cloud)."""
-    if spec.model_server is not ModelServer.vllm:
+    """inference.server <engine>: only platforms the stack builds a server on, with an accelerator kind the engine
+    runs on, in the cloud whose identity reads the weights bucket (hf:// weights download from either cloud)."""
+    server = spec.model_server
+    if server is None or not builds_server(server.value):
         return None
     if platform not in SERVER_PLATFORMS:
-        return ("model-server", f"inference.server vllm is built on GKE or EKS, not on {platform}; set "
+        return ("model-server", f"inference.server {server.value} is built on GKE or EKS, not on {platform}; set "
                                 "inference.server: none for capacity only there")
+    kind = "tpu" if platform == "gke-tpu" else "gpu"
+    runs_on = engine(server.value).accelerator_kinds
+    if kind not in runs_on:
+        return ("model-server", f"inference.server {server.value} runs on {' and '.join(runs_on).upper()}s only (no "
+                                f"{kind.upper()} image), not on {platform}; set inference.server: vllm to serve from "
+                                f"{kind.upper()}s")
     cloud = WEIGHTS_CLOUD.get(weights_scheme(spec.model.weights))
     if cloud is not None and _PLATFORM_CLOUD[platform] != cloud:
         return ("weights", f"model.weights {spec.model.weights} is read through the workload's {cloud} identity; "

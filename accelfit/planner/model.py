@@ -11,7 +11,7 @@ import datetime as dt
 from enum import Enum
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_serializer, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_serializer, model_validator
 
 from accelfit.planner.serving_traffic import ServingRoute
 
@@ -306,7 +306,7 @@ class ServingPlan(Frozen):
     """An inference workload's model server (issue 26): which server, why, where it loads the weights, and each
     serving pool in route order (the planned pool first, then the fallback pools it is eligible for)."""
 
-    server: Literal["vllm", "none"]
+    server: str = Field(description="The engine the stack builds (accelfit.engines: vllm, ...), or none.")
     why: str = Field(description="Why this server: the spec's inference.server, or its default.")
     weights: str | None = Field(default=None, description="model.weights.")
     weights_reader: Literal["gcs-fuse", "runai-streamer", "hf-hub"] | None = None
@@ -318,6 +318,15 @@ class ServingPlan(Frozen):
     route: str = Field(description="The route order across the pools, and why.")
     pools: tuple[ServingPool, ...] = ()
     notes: tuple[str, ...] = ()
+
+    @field_validator("server")
+    @classmethod
+    def _known_engine(cls, server: str) -> str:
+        from accelfit.engines import NONE, engines
+
+        if server != NONE and server not in engines():
+            raise ValueError(f"server: {server} is not an engine ({', '.join(engines())}) nor none")
+        return server
 
 
 class Plan(Frozen):

@@ -16,6 +16,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from accelfit.engines import builds_server, engine
 from accelfit.planner import preferences as pref
 from accelfit.planner.memory import weights_bytes
 from accelfit.planner.model import NodePool, ServingPlan, ServingPool
@@ -28,8 +29,8 @@ from accelfit.planner.sizes import peak_factor
 from accelfit.planner.sizing import GIB, Unfit, replica_model, size_inference
 from accelfit.planner.team_efficiency import TeamEfficiency
 from accelfit.planner.weights_read import read_gbps, read_source, startup
-from accelfit.spec import Architecture, ModelServer, Precision, WorkloadSpec, weights_scheme
-from accelfit.spec.quantization import AUTO, vllm_tpu_methods
+from accelfit.spec import Architecture, Precision, WorkloadSpec, weights_scheme
+from accelfit.spec.quantization import AUTO
 
 # vLLM --dtype per spec precision (docs.vllm.ai engine args: auto, half, float16, bfloat16, float, float32): the
 # activations' type; fp8 runs bf16 activations. The weights' quantization is the checkpoint's own (its
@@ -142,14 +143,17 @@ def _pod_requests(offer: Offer, per_node: int, per_pod: int) -> tuple[int, int]:
 
 
 def server_quantization(spec: WorkloadSpec, kind: str) -> str | None:
-    """vLLM's --quantization for a pool: None (no flag) unless model.quantization names a method; a method vLLM's TPU
-    platform refuses makes a TPU pool unfit for the server rather than a server that cannot start."""
+    """The engine's --quantization for a pool: None (no flag) unless model.quantization names a method; a method the
+    engine refuses on this accelerator kind (vLLM's TPU platform) makes the pool unfit for the server rather than a
+    server that cannot start."""
     named = spec.model.quantization
     if named == AUTO:
         return None
-    if kind == "tpu" and named not in vllm_tpu_methods():
-        raise Unfit("quantization", f"model.quantization {named}: vLLM on TPU accepts "
-                    f"{', '.join(vllm_tpu_methods())} only")
+    server = engine(spec.model_server.value)  # type: ignore[union-attr]  (quantization is refused without a server)
+    accepted = server.quantizations(kind)
+    if named not in accepted:
+        raise Unfit("quantization", f"model.quantization {named}: {server.title} on {kind.upper()} accepts "
+                    f"{', '.join(accepted)} only")
     return named
 
 
@@ -159,12 +163,14 @@ def _margin(target: float | None, value: float) -> float | None:
 
 def _why(spec: WorkloadSpec) -> str:
     server = spec.model_server
+    builds = server is not None and builds_server(server.value)
     if spec.inference.server is not None:
-        if server is ModelServer.vllm:
-            return ("inference.server vllm (set in the spec): the stack builds vLLM on each serving pool from "
-                    f"{spec.model.weights}")
+        if builds and server is not None:
+            title = engine(server.value).title
+            return (f"inference.server {server.value} (set in the spec): the stack builds {title} on each serving "
+                    f"pool from {spec.model.weights}")
         return "inference.server none (set in the spec): capacity only, the node pools without a model server"
-    if server is ModelServer.vllm:
+    if builds:
         return (f"inference.server defaults to vllm because model.weights is set ({spec.model.weights}): the stack "
                 "builds vLLM (GPUs and TPUs) on each serving pool; set server: none for capacity only")
     return ("inference.server defaults to none because model.weights is not set: capacity only (node pools, no "

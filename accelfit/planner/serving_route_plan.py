@@ -6,6 +6,7 @@ with the same functions the preview prices the built objects with (accelfit.pric
 from __future__ import annotations
 
 from accelfit.catalog.models import Catalog
+from accelfit.engines import builds_server
 from accelfit.planner.model import CostLine, NodePool, Plan, ServingPool
 from accelfit.planner.serving_traffic import RoutePool, ServingRoute, serving_route, serving_traffic_facts
 from accelfit.pricing.serving_route import gateway_part, metrics_part, route_gb_per_month
@@ -16,20 +17,20 @@ ROUTE_ITEMS = ("gateway", "metrics")
 
 
 def builds_route(plan: Plan) -> bool:
-    """The stack builds the model server, so also its route and autoscaling: vLLM on a GKE or EKS cluster."""
+    """The stack builds the model server, so also its route and autoscaling: an engine on a GKE or EKS cluster."""
     serving = plan.serving
-    return (serving is not None and serving.server == "vllm" and bool(serving.pools)
+    return (serving is not None and builds_server(serving.server) and bool(serving.pools)
             and plan.orchestration == "kubernetes" and plan.cloud.value in ("gcp", "aws"))
 
 
-def server_name(workload: str, pool: ServingPool) -> str:
+def server_name(workload: str, pool: ServingPool, server: str = "vllm") -> str:
     """The model server object of one serving pool (what the autoscaler scales; components/kubernetes/serving/
-    manifests.object_name): `<workload>-vllm-<node pool>`, fitted to its kind's limit. A Deployment and its Service
+    manifests.object_name): `<workload>-<engine>-<node pool>`, fitted to its kind's limit. A Deployment and its Service
     take a DNS label (63); a LeaderWorkerSet's worker pods carry `<lws>-<group>-<revision hash>` as a label value, so
     its name is shorter (accelfit.values.leader_worker_set_name_limit: 50 for up to 10 groups, 49 for up to 100).
     The limit follows the pool's replicas_max, so a name that worked is never changed: it is cut only where its
     worker pods could not be created (a running server is renamed only when the maximum grows past that point)."""
-    suffix = f"-vllm-{pool.node_pools[0]}"
+    suffix = f"-{server}-{pool.node_pools[0]}"
     limit = DNS_LABEL_MAX
     if pool.nodes_per_replica > 1:
         limit = leader_worker_set_name_limit(pool.replicas_max)
@@ -46,8 +47,9 @@ def route_pools(plan: Plan, standby: tuple[NodePool, ...] = ()) -> tuple[RoutePo
             return None
         return pool.serving_start_utc, pool.serving_hours_per_day
 
+    engine_name = plan.serving.server
     return tuple(RoutePool(pool=pool.node_pools[0], accelerator=pool.accelerator, replicas_min=pool.replicas_min,
-                           replicas_max=pool.replicas_max, server=server_name(plan.workload, pool),
+                           replicas_max=pool.replicas_max, server=server_name(plan.workload, pool, engine_name),
                            server_kind="LeaderWorkerSet" if pool.nodes_per_replica > 1 else "Deployment",
                            serving_window=window(pool.node_pools[0]))
                  for pool in sorted(plan.serving.pools, key=lambda item: item.rank))
@@ -59,7 +61,7 @@ def plan_route(plan: Plan, spec: WorkloadSpec, standby: tuple[NodePool, ...] = (
     if not builds_route(plan) or spec.inference is None:
         return None
     route = serving_route(plan.workload, plan.workload, plan.cloud.value, route_pools(plan, standby),
-                          public=bool(spec.inference.public_endpoint))
+                          public=bool(spec.inference.public_endpoint), server=plan.serving.server)  # type: ignore[union-attr]
     nodes = {pool.name: pool for pool in (*plan.node_pools, *standby)}
     bounds = ", ".join(f"{name} {nodes[name].min_nodes}..{nodes[name].max_nodes}"
                        for item in sorted(plan.serving.pools, key=lambda pool: pool.rank)  # type: ignore[union-attr]
@@ -74,7 +76,8 @@ def route_in_namespace(plan: Plan, namespace: str) -> ServingRoute:
     assert plan.route is not None
     if plan.route.namespace == namespace:
         return plan.route
-    return serving_route(plan.workload, namespace, plan.route.cloud, plan.route.pools, public=plan.route.public)
+    return serving_route(plan.workload, namespace, plan.route.cloud, plan.route.pools, public=plan.route.public,
+                         server=plan.route.server)
 
 
 def route_gb(spec: WorkloadSpec) -> float:

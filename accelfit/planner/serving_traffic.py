@@ -23,11 +23,12 @@ import datetime as dt
 import functools
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, model_serializer
 
 from accelfit.catalog.rows import Frozen
+from accelfit.engines import engine
 from accelfit.yamlio import read_yaml
 
 DATA_FILE = Path(__file__).parent / "data" / "serving_traffic.yaml"
@@ -42,9 +43,6 @@ class EndpointPickerFacts(Frozen):
     source: str
     queue_depth_threshold: int = Field(ge=1)
     kv_cache_threshold: float = Field(gt=0, le=1)
-    queue_metric: str
-    running_metric: str
-    kv_cache_metric: str
 
 
 class AutoscalingFacts(Frozen):
@@ -128,6 +126,16 @@ class ServingRoute(Frozen):
     pools: tuple[RoutePool, ...] = Field(min_length=1)
     scaling: tuple[PoolScaling, ...]
     statements: tuple[str, ...]
+    server: str = Field(default="vllm", description="The engine behind the route (accelfit.engines): whose pods "
+                        "the pool selects, whose port it targets, whose metrics the picker and autoscaler read.")
+
+    @model_serializer(mode="wrap")
+    def _vllm_routes_as_before(self, handler: Any) -> Any:
+        """A vLLM route serializes as it did before engines were named: plans and goldens stay byte-identical."""
+        data = handler(self)
+        if isinstance(data, dict) and self.server == "vllm":
+            data.pop("server", None)
+        return data
 
 
 def _selector(namespace: str, pools: Sequence[str]) -> str:
@@ -135,10 +143,12 @@ def _selector(namespace: str, pools: Sequence[str]) -> str:
     return f'namespace="{namespace}",{POOL_LABEL}=~"{names}"'
 
 
-def pool_scaling(namespace: str, pools: Sequence[RoutePool]) -> tuple[PoolScaling, ...]:
-    """Bounds and triggers per pool, in route order (see the module docstring)."""
+def pool_scaling(namespace: str, pools: Sequence[RoutePool], server: str = "vllm") -> tuple[PoolScaling, ...]:
+    """Bounds and triggers per pool, in route order (see the module docstring); queues read from the engine's
+    waiting-requests gauge."""
     facts = serving_traffic_facts()
     picker = facts.endpoint_picker
+    queue_metric = engine(server).metrics.queue
     threshold = picker.queue_depth_threshold
     out = []
     for rank, pool in enumerate(pools):
@@ -148,7 +158,7 @@ def pool_scaling(namespace: str, pools: Sequence[RoutePool]) -> tuple[PoolScalin
             # spec serves part of the day, when a cron trigger holds its servers for the window and none after.
             minimum = max(1, pool.replicas_min)
             maximum = max(minimum, pool.replicas_max)
-            query = f"sum({picker.queue_metric}{{{_selector(namespace, [pool.pool])}}})"
+            query = f"sum({queue_metric}{{{_selector(namespace, [pool.pool])}}})"
             window = _cron_window(pool.serving_window, minimum) if pool.serving_window else None
             hours = (f" from {pool.serving_window[0]} UTC for {pool.serving_window[1]:g} h a day, none outside "
                      "it (inference.hours_per_day lets it scale to zero)") if pool.serving_window else ""
@@ -160,7 +170,7 @@ def pool_scaling(namespace: str, pools: Sequence[RoutePool]) -> tuple[PoolScalin
             continue
         earlier = pools[:rank]
         held = threshold * sum(item.replicas_max for item in earlier)
-        waiting = f"sum({picker.queue_metric}{{{_selector(namespace, [item.pool for item in earlier])}}})"
+        waiting = f"sum({queue_metric}{{{_selector(namespace, [item.pool for item in earlier])}}})"
         overflow = f"clamp_min({waiting} - {held}, 0)"
         triggers: list[tuple[str, str, float]] = [("overflow", overflow, float(threshold))]
         # kube-state-metrics reports Deployments' asked-for and available replicas (kube-prometheus-stack on EKS;
@@ -197,9 +207,9 @@ def gateway_class(cloud: str, public: bool) -> str:
 
 
 def serving_route(workload: str, namespace: str, cloud: Literal["gcp", "aws"], pools: Sequence[RoutePool],
-                  public: bool = False) -> ServingRoute:
+                  public: bool = False, server: str = "vllm") -> ServingRoute:
     """The route and autoscaling of one workload's serving pools (route order = the plan's order)."""
-    scaling = pool_scaling(namespace, pools)
+    scaling = pool_scaling(namespace, pools, server)
     exposure = "public (internet-facing)" if public else "internal (reachable from the VPC only)"
     order = " -> ".join(f"{pool.pool} ({pool.accelerator})" for pool in pools)
     statements = [
@@ -210,4 +220,4 @@ def serving_route(workload: str, namespace: str, cloud: Literal["gcp", "aws"], p
     ]
     return ServingRoute(workload=workload, namespace=namespace, cloud=cloud, public=public,
                         gateway_class=gateway_class(cloud, public), pools=tuple(pools), scaling=scaling,
-                        statements=tuple(statements))
+                        statements=tuple(statements), server=server)

@@ -724,30 +724,49 @@ class WorkloadSpec(StrictModel):
         return ModelServer.vllm if self.model.weights is not None else ModelServer.none
 
     def _serving_rules(self) -> None:
-        if self.model.quantization != AUTO and self.model_server is not ModelServer.vllm:
+        server = self.model_server
+        builds = server is not None and server is not ModelServer.none
+        if self.model.quantization != AUTO and not builds:
             raise ValueError(f"model.quantization: {self.model.quantization} is what the vllm server is told, and "
                              "this spec builds no server (an inference spec with model.weights does); remove it")
         if self.inference is None:
             if self.model.weights is not None:
                 raise ValueError("model.weights: only used for inference (the model server loads them); remove it")
             return
-        if self.inference.server is ModelServer.vllm and self.model.weights is None:
-            raise ValueError("model.weights: required when inference.server is vllm (where the server loads the "
-                             "weights from); add e.g. weights: gs://my-models/llama-3.1-8b, or set server: none")
-        if self.model_server is not ModelServer.vllm:
+        if self.inference.server is not None and builds and self.model.weights is None:
+            raise ValueError(f"model.weights: required when inference.server is {self.inference.server.value} (where "
+                             "the server loads the weights from); add e.g. weights: gs://my-models/llama-3.1-8b, or "
+                             "set server: none")
+        if not builds:
             if self.inference.public_endpoint is not None:
                 raise ValueError("inference.public_endpoint: only used when the stack builds the model server (it "
                                  "sets the serving route's load balancer); set model.weights, or remove it")
             return
+        self._engine_rules(server.value)  # type: ignore[union-attr]
+
+    def _engine_rules(self, name: str) -> None:
+        """What the named engine serves, where it runs and what it reads (accelfit.engines)."""
+        from accelfit.engines import engine  # the registry reads the spec's quantization data: imported on use
+
         if self.model.architecture is Architecture.other:
-            raise ValueError("inference.server: vllm serves transformer language models, and model.architecture is "
+            raise ValueError(f"inference.server: {name} serves transformer language models, and model.architecture is "
                              "other; set server: none (capacity only) or architecture: transformer")
         if self.placement.orchestration is Orchestration.vms:
-            raise ValueError("inference.server: the vllm server runs on Kubernetes (GKE or EKS), and "
+            raise ValueError(f"inference.server: the {name} server runs on Kubernetes (GKE or EKS), and "
                              "placement.orchestration is vms; set orchestration: kubernetes, or server: none")
         if self.placement.deployment is Deployment.dedicated:
-            raise ValueError("inference.server: the vllm server is built on GKE or EKS, and placement.deployment "
+            raise ValueError(f"inference.server: the {name} server is built on GKE or EKS, and placement.deployment "
                              "is dedicated (bare metal); set deployment: cloud, or server: none")
+        server = engine(name)
+        scheme = weights_scheme(self.model.weights)
+        if scheme is not None and scheme not in server.weights_schemes:
+            raise ValueError(f"model.weights: {self.model.weights}: {server.title} here loads weights from "
+                             f"{', '.join(f'{item}://' for item in server.weights_schemes)} only; copy them to one of "
+                             "those, or set inference.server: vllm")
+        accepted = {method for kind in server.accelerator_kinds for method in server.quantizations(kind)}
+        if self.model.quantization != AUTO and self.model.quantization not in accepted:
+            raise ValueError(f"model.quantization: {self.model.quantization} is not a method {server.title} accepts "
+                             f"(--quantization); use auto or one of {', '.join(sorted(accepted))}")
         cloud = WEIGHTS_CLOUD.get(weights_scheme(self.model.weights))
         if cloud is not None and cloud not in {allowed.value for allowed in self.placement.clouds}:
             raise ValueError(f"model.weights: {self.model.weights} is read through the workload's {cloud} identity, "

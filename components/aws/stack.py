@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 import pulumi
 import pulumi_aws as aws
 
+from accelfit.engines import builds_server
 from accelfit.catalog import Catalog
 from accelfit.planner.capacity_groups import with_group_labels
 from accelfit.planner.model import NodePool, Plan
@@ -118,7 +119,7 @@ def build_workload_storage(owner: pulumi.Resource, name: str, plan: Plan, networ
 def s3_weights(plan: Plan) -> str | None:
     """The plan's s3:// model weights when the stack builds its server."""
     serving = plan.serving
-    if serving is None or serving.server != "vllm" or not (serving.weights or "").startswith("s3://"):
+    if serving is None or not builds_server(serving.server) or not (serving.weights or "").startswith("s3://"):
         return None
     return serving.weights
 

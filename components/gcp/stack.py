@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import pulumi
 from pulumi_gcp import organizations, projects
 
+from accelfit.engines import builds_server
 from accelfit.catalog.models import Catalog
 from accelfit.planner.serving_route_plan import builds_route
 from accelfit.errors import InputError, problem
@@ -254,7 +255,7 @@ def build_workload_storage(parts: WorkloadParts, plan: Plan, project: str, share
 def weights_bucket(plan: Plan, scheme: str) -> str | None:
     """The bucket of the plan's model weights when the stack builds its server and they are in `scheme`."""
     serving = plan.serving
-    if serving is None or serving.server != "vllm" or not serving.weights or \
+    if serving is None or not builds_server(serving.server) or not serving.weights or \
             not serving.weights.startswith(f"{scheme}://"):
         return None
     return serving.weights.removeprefix(f"{scheme}://").split("/", 1)[0]

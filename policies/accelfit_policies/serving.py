@@ -8,8 +8,8 @@ digest.
   internal). A public endpoint is built only when the spec sets inference.public_endpoint: true; prod runs this rule
   as advisory, so an intended public endpoint shows as a warning instead of blocking.
 - serving-images-pinned-by-digest: every container of a model server (a Deployment or LeaderWorkerSet whose pods
-  carry app.kubernetes.io/name: vllm) names its image by digest (`@sha256:`), so a moved tag can never change what
-  serves (https://kubernetes.io/docs/concepts/containers/images/#image-names).
+  carry app.kubernetes.io/name: an engine name, accelfit.engines) names its image by digest (`@sha256:`), so a
+  moved tag can never change what serves (https://kubernetes.io/docs/concepts/containers/images/#image-names).
 """
 
 from __future__ import annotations
@@ -29,7 +29,14 @@ GKE_INTERNAL_CLASSES = ("gke-l7-rilb", "gke-l7-rilb-mc", "gke-l7-cross-regional-
                         "gke-l7-cross-regional-internal-managed-mc")
 AWS_INTERNAL = {"service.beta.kubernetes.io/aws-load-balancer-internal": "true",
                 "service.beta.kubernetes.io/aws-load-balancer-scheme": "internal"}
-SERVER_LABEL = ("app.kubernetes.io/name", "vllm")
+SERVER_LABEL_KEY = "app.kubernetes.io/name"
+
+
+def server_names() -> frozenset[str]:
+    """The label values model-server pods carry: every registered engine's name (accelfit.engines)."""
+    from accelfit.engines import engines
+
+    return frozenset(engines())
 DIGEST = re.compile(r"@sha256:[0-9a-f]{64}\Z")
 FIX_PUBLIC = ("Fix: leave inference.public_endpoint unset for an internal load balancer (reachable from the VPC "
               "only); keep it only for an endpoint meant for the internet, and put authentication in front of it.")
@@ -74,7 +81,7 @@ def _pod_spec(view: ResourceView) -> tuple[dict[str, Any], list[Any]] | None:
         return None
     templates = [template for template in templates if template]
     labels = get(templates[0], "metadata.labels") or {} if templates else {}
-    if labels.get(SERVER_LABEL[0]) != SERVER_LABEL[1]:
+    if labels.get(SERVER_LABEL_KEY) not in server_names():
         return None
     containers = [container for template in templates
                   for container in items(get(template, "spec.initContainers")) + items(get(template, "spec.containers"))]

@@ -23,6 +23,7 @@ from typing import Any
 import pulumi
 import pulumi_kubernetes as k8s
 
+from accelfit.engines import engine
 from accelfit.planner.serving_traffic import POOL_LABEL, PoolScaling, RoutePool, ServingRoute, serving_traffic_facts
 from accelfit.pricing.serving_objects import RANK_LABEL, ROUTE_LABEL
 from components.common import child_name
@@ -37,9 +38,9 @@ GMP_QUERY_API = "https://monitoring.googleapis.com/v1/projects/{project}/locatio
 TRIGGER_AUTH = "managed-prometheus"
 
 
-def kept_metrics() -> str:
-    picker = serving_traffic_facts().endpoint_picker
-    return "|".join((picker.queue_metric, picker.running_metric, picker.kv_cache_metric))
+def kept_metrics(route: ServingRoute) -> str:
+    """The engine's three protocol gauges (queue, running, KV cache): what the picker and the autoscaler read."""
+    return "|".join(engine(route.server).metrics.names())
 
 
 def scrape_interval() -> str:
@@ -48,9 +49,10 @@ def scrape_interval() -> str:
 
 def pod_monitoring_spec(route: ServingRoute) -> dict[str, Any]:
     return {"selector": {"matchLabels": server_selector(route)},
-            "endpoints": [{"port": SERVER_PORT_NAME, "path": "/metrics", "interval": scrape_interval(),
+            "endpoints": [{"port": SERVER_PORT_NAME, "path": engine(route.server).metrics_path,
+                           "interval": scrape_interval(),
                            "metricRelabeling": [{"action": "keep", "sourceLabels": ["__name__"],
-                                                 "regex": kept_metrics()}]}],
+                                                 "regex": kept_metrics(route)}]}],
             "targetLabels": {"fromPod": [{"from": POOL_POD_LABEL, "to": POOL_LABEL}]}}
 
 
@@ -59,9 +61,10 @@ def service_monitor_spec(route: ServingRoute) -> dict[str, Any]:
     return {"selector": {"matchLabels": server_selector(route)},
             "namespaceSelector": {"matchNames": [route.namespace]},
             "podTargetLabels": [POOL_POD_LABEL],
-            "endpoints": [{"port": SERVER_PORT_NAME, "path": "/metrics", "interval": scrape_interval(),
+            "endpoints": [{"port": SERVER_PORT_NAME, "path": engine(route.server).metrics_path,
+                           "interval": scrape_interval(),
                            "metricRelabelings": [{"action": "keep", "sourceLabels": ["__name__"],
-                                                  "regex": kept_metrics()}]}]}
+                                                  "regex": kept_metrics(route)}]}]}
 
 
 def scale_target(pool: RoutePool) -> dict[str, str]:
@@ -119,7 +122,7 @@ class ServingAutoscaling(pulumi.ComponentResource):
         if route.cloud == "gcp":
             after.append(k8s.apiextensions.CustomResource(
                 child_name(name, "pod-monitoring"), api_version="monitoring.googleapis.com/v1", kind="PodMonitoring",
-                metadata={**meta, "name": f"{route.workload}-vllm"}, spec=pod_monitoring_spec(route),
+                metadata={**meta, "name": f"{route.workload}-{route.server}"}, spec=pod_monitoring_spec(route),
                 opts=on_cluster))
             after.append(k8s.apiextensions.CustomResource(
                 child_name(name, "trigger-auth"), api_version="keda.sh/v1alpha1", kind="TriggerAuthentication",
@@ -129,7 +132,7 @@ class ServingAutoscaling(pulumi.ComponentResource):
         else:
             after.append(k8s.apiextensions.CustomResource(
                 child_name(name, "service-monitor"), api_version="monitoring.coreos.com/v1", kind="ServiceMonitor",
-                metadata={**meta, "name": f"{route.workload}-vllm"}, spec=service_monitor_spec(route),
+                metadata={**meta, "name": f"{route.workload}-{route.server}"}, spec=service_monitor_spec(route),
                 opts=on_cluster))
             address = IN_CLUSTER_PROMETHEUS
         by_pool = {pool.pool: pool for pool in route.pools}

@@ -35,6 +35,6 @@ def server_images() -> dict[str, ServerImage]:
     return {key: ServerImage.model_validate(value) for key, value in data["images"].items()}
 
 
-def server_image(kind: str) -> ServerImage:
-    """vLLM's CUDA image for GPUs, its TPU image for TPUs."""
-    return server_images()["vllm-tpu" if kind == "tpu" else "vllm-cuda"]
+def server_image(key: str) -> ServerImage:
+    """The image recorded under `key` (an engine's image for one accelerator kind: accelfit.engines)."""
+    return server_images()[key]

@@ -23,8 +23,8 @@ recorded in tests/components/kubernetes/serving_blueprints.py):
     vllm-a.yaml @d230dfb7: pod annotation gke-gcsfuse/volumes "true", driver gcsfuse.csi.storage.gke.io,
     readOnly, mount options implicit-dirs and file-cache parallel downloads (GKE docs: Cloud Storage FUSE CSI
     driver, "optimize for model serving");
-  - vLLM: `--load-format runai_streamer` with an s3:// model (docs.vllm.ai models/extensions/runai_model_streamer);
-    flag names from vllm/engine/arg_utils.py (EngineArgs) at the pinned release.
+  - the engine (accelfit.engines: vLLM, ...): its image, entry point, flags, port, health path and multi-node
+    launcher, each sourced in its module.
 """
 
 from __future__ import annotations
@@ -34,22 +34,19 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from accelfit.engines import Engine, ServerShape, engine
+from accelfit.engines.vllm import MULTI_NODE_SCRIPT, PORT  # noqa: F401  (names tests and the fuzz oracle read)
 from accelfit.errors import InputError, problem
 from accelfit.planner.model import ServingPlan, ServingPool, Taint
 from accelfit.planner.serving_route_plan import server_name
 from accelfit.values import ObjectLocation, split_location
 from components.kubernetes.serving.images import server_image
 
-PORT = 8000
 PORT_NAME = "http"
-HEALTH_PATH = "/health"
-METRICS_PATH = "/metrics"
 # The labels the traffic side (InferencePool, HTTPRoute, autoscaling) selects serving pods by: stable names.
 NAME_LABEL = "app.kubernetes.io/name"
 WORKLOAD_LABEL = "accelfit.io/workload"
 POOL_LABEL = "accelfit.io/serving-pool"
-SERVER_NAME = "vllm"
-WORKER_COMPONENT = "vllm-worker"  # LWS workers: not selected as endpoints (only the leader serves HTTP)
 PRIORITY_CLASS = "accelfit-serving"
 # Scheduling priority of serving pods: above every batch pod (priority 0 unless a class says otherwise), so on a
 # pool a batch job borrowed through Kueue's cohort the scheduler preempts the batch pod for the server.
@@ -89,13 +86,6 @@ STARTUP_PERIOD_SECONDS = 10
 PROBES = {"readiness": {"periodSeconds": 5, "successThreshold": 1, "failureThreshold": 3, "timeoutSeconds": 1},
           "liveness": {"periodSeconds": 10, "successThreshold": 1, "failureThreshold": 3, "timeoutSeconds": 1}}
 SKIP_AWAIT = {"pulumi.com/skipAwait": "true"}  # `pulumi up` does not block on a model's load (minutes)
-MULTI_NODE_SCRIPT = "/vllm-workspace/examples/online_serving/multi-node-serving.sh"
-# The LWS leader: the blueprint's Ray start (its $(LWS_GROUP_SIZE) is Kubernetes' own expansion of the variable LWS
-# puts in every group pod), then the server. The server's argv is passed to the shell as positional parameters and
-# run with `exec "$@"`: a value is never shell text, whatever a weights key holds (`r&d/llama`, `llama(v2)`, quotes),
-# and vLLM becomes the container's main process, receiving the pod's SIGTERM as a single-node server does.
-LEADER_SCRIPT = f'bash {MULTI_NODE_SCRIPT} leader --ray_cluster_size=$(LWS_GROUP_SIZE); exec "$@"'
-LEADER_SHELL_NAME = "vllm-leader"  # $0 of the leader's shell (its name in `ps` and error messages)
 
 
 @dataclass(frozen=True)
@@ -120,10 +110,15 @@ class ServerSettings:
     labels: Mapping[str, str] = field(default_factory=dict)
     hf_secret: str | None = None
 
+    @property
+    def engine(self) -> Engine:
+        """The plan's model server (serving.server), which decides image, flags, port, probes and launcher."""
+        return engine(self.serving.server)
+
 
 def object_name(settings: ServerSettings, pool: ServingPool) -> str:
-    """`<workload>-vllm-<node pool>`, fitted to what its kind allows (accelfit.planner.serving_route_plan)."""
-    return server_name(settings.workload, pool)
+    """`<workload>-<engine>-<node pool>`, fitted to what its kind allows (accelfit.planner.serving_route_plan)."""
+    return server_name(settings.workload, pool, settings.engine.name)
 
 
 def argument(value: str) -> str:
@@ -134,30 +129,33 @@ def argument(value: str) -> str:
 
 
 def selector_labels(settings: ServerSettings, pool: ServingPool) -> dict[str, str]:
-    return {NAME_LABEL: SERVER_NAME, WORKLOAD_LABEL: settings.workload, POOL_LABEL: pool.node_pools[0]}
+    return {NAME_LABEL: settings.engine.name, WORKLOAD_LABEL: settings.workload, POOL_LABEL: pool.node_pools[0]}
 
 
-def model_source(settings: ServerSettings) -> tuple[str, list[str]]:
-    """(what --model names, extra flags) for the weights location."""
+def model_source(settings: ServerSettings) -> tuple[str, str]:
+    """(what the server loads, the weights' scheme): the GCS FUSE mount, the s3:// URL, or the repo id."""
     weights = settings.serving.weights or ""
     scheme = split_location(weights).scheme  # checked where the spec was read; parts only here
     if scheme == "gs":
-        return WEIGHTS_MOUNT, []
+        return WEIGHTS_MOUNT, scheme
     if scheme == "s3":
-        return weights, ["--load-format=runai_streamer"]
-    return weights.removeprefix("hf://"), []
+        return weights, scheme
+    return weights.removeprefix("hf://"), "hf"
+
+
+def server_shape(settings: ServerSettings, pool: ServingPool) -> ServerShape:
+    """The pool's server as the plan sizes it: what the engine renders its flags from."""
+    model, scheme = model_source(settings)
+    return ServerShape(workload=settings.workload, model=model, weights_scheme=scheme,
+                       tensor_parallel=pool.tensor_parallel, pipeline_parallel=pool.pipeline_parallel,
+                       nodes=pool.nodes_per_replica, max_running_requests=pool.max_num_seqs,
+                       max_model_len=pool.max_model_len, dtype=pool.dtype,
+                       memory_fraction=pool.gpu_memory_utilization, quantization=pool.quantization)
 
 
 def server_flags(settings: ServerSettings, pool: ServingPool) -> list[str]:
-    """vLLM's OpenAI server flags, every value from the plan (EngineArgs names)."""
-    model, extra = model_source(settings)
-    flags = [f"--model={model}", f"--served-model-name={settings.workload}", "--host=0.0.0.0", f"--port={PORT}",
-             f"--tensor-parallel-size={pool.tensor_parallel}", f"--pipeline-parallel-size={pool.pipeline_parallel}",
-             f"--max-num-seqs={pool.max_num_seqs}", f"--max-model-len={pool.max_model_len}", f"--dtype={pool.dtype}",
-             f"--gpu-memory-utilization={pool.gpu_memory_utilization:g}", *extra]
-    if pool.quantization:
-        flags.append(f"--quantization={pool.quantization}")
-    return flags
+    """The engine's server flags, every value from the plan."""
+    return settings.engine.flags(server_shape(settings, pool))
 
 
 def startup_failure_threshold(pool: ServingPool) -> int:
@@ -167,10 +165,10 @@ def startup_failure_threshold(pool: ServingPool) -> int:
     return math.ceil(max(STARTUP_FLOOR_SECONDS, estimate * STARTUP_SAFETY) / STARTUP_PERIOD_SECONDS)
 
 
-def probes(pool: ServingPool) -> dict[str, Any]:
-    """/health probes with the periods and failure thresholds of vLLM's production Helm chart (PROBES): a busy
-    server that misses one probe is neither taken out of rotation nor restarted; three in a row are."""
-    http = {"path": HEALTH_PATH, "port": PORT_NAME, "scheme": "HTTP"}
+def probes(pool: ServingPool, health_path: str = "/health") -> dict[str, Any]:
+    """The engine's health probes with the periods and failure thresholds of vLLM's production Helm chart (PROBES):
+    a busy server that misses one probe is neither taken out of rotation nor restarted; three in a row are."""
+    http = {"path": health_path, "port": PORT_NAME, "scheme": "HTTP"}
     return {
         "startupProbe": {"httpGet": http, "periodSeconds": STARTUP_PERIOD_SECONDS,
                          "failureThreshold": startup_failure_threshold(pool)},
@@ -253,26 +251,33 @@ def pod_template(settings: ServerSettings, target: PoolTarget, role: str = "serv
     pool = target.pool
     volumes, mounts, annotations = _volumes(settings)
     labels = {**settings.labels, **selector_labels(settings, pool)}
-    image = server_image_ref(pool)
-    container: dict[str, Any] = {"name": SERVER_NAME, "image": image, "imagePullPolicy": "IfNotPresent",
+    image = server_image_ref(settings, pool)
+    server = settings.engine
+    container: dict[str, Any] = {"name": server.name, "image": image, "imagePullPolicy": "IfNotPresent",
                                  "resources": accelerator_resources(target), "volumeMounts": mounts}
-    env = _environment(settings)
+    shape = server_shape(settings, pool)
+    serve = [argument(part) for part in server.argv(shape)]
+    launch = server.worker(shape, serve) if role == "worker" else server.leader(shape, serve) \
+        if role == "leader" else None
+    env = [*_environment(settings), *(dict(item) for item in (launch.env if launch else ()))]
     if env:
         container["env"] = env
     if role == "worker":
         labels = {**settings.labels, WORKLOAD_LABEL: settings.workload, POOL_LABEL: pool.node_pools[0],
-                  "app.kubernetes.io/component": WORKER_COMPONENT}
-        container["command"] = ["sh", "-c", f"bash {MULTI_NODE_SCRIPT} worker --ray_address=$(LWS_LEADER_ADDRESS)"]
+                  "app.kubernetes.io/component": server.worker_component}
+        assert launch is not None
+        container["command"] = list(launch.command)
+        if launch.args:
+            container["args"] = list(launch.args)
     else:
-        serve = [argument(part) for part in
-                 ("python3", "-m", "vllm.entrypoints.openai.api_server", *server_flags(settings, pool))]
-        if role == "leader":
+        if launch is not None:
             labels["role"] = "leader"
-            container["command"], container["args"] = ["sh", "-c", LEADER_SCRIPT, LEADER_SHELL_NAME], serve
+            container["command"], container["args"] = list(launch.command), list(launch.args)
         else:
-            container["command"], container["args"] = serve[:3], serve[3:]
-        container["ports"] = [{"name": PORT_NAME, "containerPort": PORT, "protocol": "TCP"}]
-        container.update(probes(pool))
+            entry = len(server.entrypoint)
+            container["command"], container["args"] = serve[:entry], serve[entry:]
+        container["ports"] = [{"name": PORT_NAME, "containerPort": server.port, "protocol": "TCP"}]
+        container.update(probes(pool, server.health_path))
         container["lifecycle"] = {"preStop": {"sleep": {"seconds": PRESTOP_SECONDS}}}
     spec: dict[str, Any] = {"serviceAccountName": settings.service_account, "priorityClassName": PRIORITY_CLASS,
                             "enableServiceLinks": False,
@@ -284,8 +289,8 @@ def pod_template(settings: ServerSettings, target: PoolTarget, role: str = "serv
     return {"metadata": metadata, "spec": spec}
 
 
-def server_image_ref(pool: ServingPool) -> str:
-    return server_image(pool.kind).reference
+def server_image_ref(settings: ServerSettings, pool: ServingPool) -> str:
+    return server_image(settings.engine.image_key(pool.kind)).reference
 
 
 def deployment(settings: ServerSettings, target: PoolTarget) -> dict[str, Any]:
@@ -319,7 +324,7 @@ def service(settings: ServerSettings, pool: ServingPool) -> dict[str, Any]:
         selector["role"] = "leader"
     return {"apiVersion": "v1", "kind": "Service", "metadata": _metadata(settings, pool),
             "spec": {"type": "ClusterIP", "selector": selector,
-                     "ports": [{"name": PORT_NAME, "port": PORT, "targetPort": PORT_NAME, "protocol": "TCP"}]}}
+                     "ports": [{"name": PORT_NAME, "port": settings.engine.port, "targetPort": PORT_NAME, "protocol": "TCP"}]}}
 
 
 def disruption_budget(settings: ServerSettings, pool: ServingPool) -> dict[str, Any]:

@@ -22,18 +22,17 @@ from typing import Any
 import pulumi
 import pulumi_kubernetes as k8s
 
+from accelfit.engines import engine
 from accelfit.planner.serving_traffic import ServingRoute, serving_traffic_facts
 from accelfit.pricing.serving_objects import ROUTE_LABEL
 from components.common import child_name
 
 INFERENCE_GROUP = "inference.networking.k8s.io"
 GATEWAY_GROUP = "gateway.networking.k8s.io"
-# The model server pods (components/kubernetes/serving, the server's side of issue 26) carry these labels and
-# serve the OpenAI API on their `http` port.
-SERVER_NAME_LABEL = {"app.kubernetes.io/name": "vllm"}
+# The model server pods (components/kubernetes/serving, the server's side of issue 26) carry the engine's name as
+# app.kubernetes.io/name and the workload label, and serve the OpenAI API on the engine's port (accelfit.engines).
+SERVER_NAME_KEY = "app.kubernetes.io/name"
 WORKLOAD_LABEL = "accelfit.io/workload"
-SERVER_PORT = 8000
-HEALTH_PATH = "/health"
 GKE_POLICY_GROUP = "networking.gke.io"
 EXT_PROC_PORT = 9002  # values.yaml inferenceExtension.extProcPort
 HEALTH_PORT = 9003
@@ -75,13 +74,16 @@ def epp_name(route: ServingRoute) -> str:
 
 def server_selector(route: ServingRoute) -> dict[str, str]:
     """Every server pod of the workload, whichever pool it runs in: the picker chooses among them."""
-    return {**SERVER_NAME_LABEL, WORKLOAD_LABEL: route.workload}
+    return {SERVER_NAME_KEY: route.server, WORKLOAD_LABEL: route.workload}
 
 
 def epp_args(route: ServingRoute) -> list[str]:
-    """epp-deployment.yaml's args with the chart defaults: v1 pool group, flags.v 1, tracing off, metrics auth on."""
+    """epp-deployment.yaml's args with the chart defaults: v1 pool group, flags.v 1, tracing off, metrics auth on;
+    then the engine's metric flags (none for vLLM, the picker's default), as the chart's inferenceExtension.flags
+    would add them."""
     return ["--pool-name", pool_name(route), "--pool-namespace", route.namespace, "--pool-group", INFERENCE_GROUP,
-            "--zap-encoder", "json", "--config-file", f"/config/{PLUGINS_FILE}", "--v", "1", "--tracing=false"]
+            "--zap-encoder", "json", "--config-file", f"/config/{PLUGINS_FILE}", "--v", "1", "--tracing=false",
+            *engine(route.server).epp_flags]
 
 
 def epp_deployment_spec(route: ServingRoute) -> dict[str, Any]:
@@ -124,7 +126,7 @@ def epp_role_rules() -> list[dict[str, Any]]:
 
 
 def inference_pool_spec(route: ServingRoute) -> dict[str, Any]:
-    return {"targetPorts": [{"number": SERVER_PORT}],
+    return {"targetPorts": [{"number": engine(route.server).port}],
             "selector": {"matchLabels": server_selector(route)},
             "endpointPickerRef": {"name": epp_name(route), "port": {"number": EXT_PROC_PORT}}}
 
@@ -168,10 +170,12 @@ BACKEND_TIMEOUT_SECONDS = 300  # the chart's GCPBackendPolicy timeoutSec, the sa
 
 
 def health_check_policy_spec(route: ServingRoute) -> dict[str, Any]:
+    server = engine(route.server)
     return {"targetRef": {"group": INFERENCE_GROUP, "kind": "InferencePool", "name": pool_name(route)},
             "default": {"timeoutSec": HEALTH_CHECK_SECONDS, "checkIntervalSec": HEALTH_CHECK_SECONDS,
                         "config": {"type": "HTTP", "httpHealthCheck": {
-                            "requestPath": HEALTH_PATH, "portSpecification": "USE_FIXED_PORT", "port": SERVER_PORT}}}}
+                            "requestPath": server.health_path, "portSpecification": "USE_FIXED_PORT",
+                            "port": server.port}}}}
 
 
 def backend_policy_spec(route: ServingRoute) -> dict[str, Any]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from accelfit.engines import builds_server
 from accelfit.errors import InputError
 from accelfit.planner.model import Plan, ServingPlan, ServingPool, Taint
 from accelfit.stackrules.namespaces import serving_namespace_problem
@@ -48,9 +49,9 @@ class ServingBuild:
 
 
 def serving_build(plan: Plan, prefix: str, namespaces: tuple[str, ...]) -> ServingBuild | None:
-    """None unless the plan's serving section asks for the vLLM server."""
+    """None unless the plan's serving section asks for a model server (an engine: accelfit.engines)."""
     serving = plan.serving
-    if serving is None or serving.server != "vllm" or not serving.pools:
+    if serving is None or not builds_server(serving.server) or not serving.pools:
         return None
     cloud = plan.cloud.value
     namespace = namespaces[0] if namespaces else plan.workload
