@@ -16,9 +16,9 @@ NONE = "none"
 
 @functools.cache
 def engines() -> dict[str, Engine]:
-    from accelfit.engines import vllm  # imported on first use: the spec reads this registry while it loads
+    from accelfit.engines import sglang, vllm  # imported on first use: the spec reads this registry while it loads
 
-    return {engine.name: engine for engine in (vllm.ENGINE,)}
+    return {engine.name: engine for engine in (vllm.ENGINE, sglang.ENGINE)}
 
 
 def engine(name: str) -> Engine:

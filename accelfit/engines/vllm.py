@@ -42,8 +42,8 @@ def flags(shape: ServerShape) -> list[str]:
 
 
 def quantizations(kind: str) -> tuple[str, ...]:
-    """--quantization values of the pinned release (accelfit/spec/data/vllm_quantization.yaml); TPU: its subset."""
-    from accelfit.spec.quantization import vllm_methods, vllm_tpu_methods
+    """--quantization values of the pinned release (accelfit/engines/data/vllm_quantization.yaml); TPU: its subset."""
+    from accelfit.engines.vllm_quantization import vllm_methods, vllm_tpu_methods
 
     return vllm_tpu_methods() if kind == "tpu" else vllm_methods()
 

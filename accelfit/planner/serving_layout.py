@@ -30,12 +30,12 @@ from accelfit.planner.sizing import GIB, Unfit, replica_model, size_inference
 from accelfit.planner.team_efficiency import TeamEfficiency
 from accelfit.planner.weights_read import read_gbps, read_source, startup
 from accelfit.spec import Architecture, Precision, WorkloadSpec, weights_scheme
-from accelfit.spec.quantization import AUTO
+from accelfit.engines.vllm_quantization import AUTO
 
 # vLLM --dtype per spec precision (docs.vllm.ai engine args: auto, half, float16, bfloat16, float, float32): the
 # activations' type; fp8 runs bf16 activations. The weights' quantization is the checkpoint's own (its
 # quantization_config, which vLLM reads when no --quantization is given: the usual FP8, INT8 and FP4 checkpoints
-# declare compressed-tensors or modelopt) unless model.quantization names a method (accelfit/spec/quantization.py).
+# declare compressed-tensors or modelopt) unless model.quantization names a method (accelfit/engines/vllm_quantization.py).
 _DTYPE = {Precision.fp32: "float32", Precision.tf32: "float32", Precision.bf16: "bfloat16", Precision.fp16: "float16",
           Precision.fp8: "bfloat16", Precision.int8: "auto", Precision.fp4: "auto"}
 

@@ -23,7 +23,7 @@ from accelfit.catalog.rows import region_of_zone
 from accelfit.errors import did_you_mean, short_repr
 from accelfit.sizes import SizeError, parse_bytes, parse_count
 from accelfit.spec.job_source import job_cloud, parse_code, parse_image
-from accelfit.spec.quantization import AUTO, vllm_methods
+from accelfit.engines.vllm_quantization import AUTO, vllm_methods
 from accelfit.spec.regions import cloud_of_region, cloud_regions
 from accelfit.values import credential_message, credential_paths, object_location
 
@@ -146,6 +146,7 @@ class AutostopAction(str, Enum):
 
 class ModelServer(str, Enum):
     vllm = "vllm"
+    sglang = "sglang"
     none = "none"
 
 

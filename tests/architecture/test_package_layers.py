@@ -23,6 +23,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
      "accelfit.jsonio", "accelfit.unwind", "accelfit.atomicwrite", "accelfit.paths", "accelfit.sizes",
      "accelfit.lock_setting", "accelfit.durations", "accelfit.shared_texts", "accelfit.chartvalues",
      "accelfit.ordering", "accelfit.expiry"),
+    # The model-server engines: facts and flag rendering, read by the spec, the planner and the components.
+    ("accelfit.engines",),
     # What the user and the clouds state: the catalog and the workload spec.
     ("accelfit.catalog", "accelfit.spec"),
     # The pure core: the clouds' rules, pricing, the planner.

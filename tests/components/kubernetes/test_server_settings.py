@@ -15,7 +15,7 @@ from accelfit.catalog import load_catalog
 from accelfit.cli.main import main
 from accelfit.planner.server_pods import server_pods_data
 from accelfit.spec import WorkloadSpec
-from accelfit.spec.quantization import vllm_methods, vllm_tpu_methods
+from accelfit.engines.vllm_quantization import vllm_methods, vllm_tpu_methods
 from components.kubernetes.serving import manifests
 
 sys.path[:0] = [str(Path(__file__).parent)]
