@@ -165,8 +165,12 @@ def pool_scaling(namespace: str, pools: Sequence[RoutePool], server: str = "vllm
             out.append(PoolScaling(
                 pool=pool.pool, rank=0, min_replicas=0 if window else minimum, max_replicas=maximum,
                 triggers=(("queue", query, float(threshold)),), window=window,
-                why=f"planned pool: {minimum}-{maximum} servers{hours}, one more for every "
-                    f"{threshold} requests waiting (the endpoint picker's saturation threshold)"))
+                # KEDA's AverageValue target on the summed queue: the HPA asks for ceil(waiting / threshold)
+                # servers in all (not that many more), so the pool grows past its minimum only when more than
+                # threshold x minimum requests wait (accelfit/simulate/scaler.py models the same rule).
+                why=f"planned pool: {minimum}-{maximum} servers{hours}; the autoscaler asks for one server per "
+                    f"{threshold} requests waiting (the endpoint picker's saturation threshold), so it adds servers "
+                    f"only when more than {threshold * minimum} requests wait"))
             continue
         earlier = pools[:rank]
         held = threshold * sum(item.replicas_max for item in earlier)
