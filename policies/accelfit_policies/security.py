@@ -147,21 +147,26 @@ def _aws_rule_open(rule: Any, port: int, cidr_keys: tuple[str, ...]) -> bool:
     return low is not None and high is not None and low <= port <= high
 
 
-def check_no_ssh_from_world(view: ResourceView, settings: Settings) -> list[str]:
-    ports = [int(port) for port in settings.get("ports") or [22]]
+def _open_ports(view: ResourceView, ports: list[int]) -> list[int]:
+    """The admin ports this firewall rule or security group opens to the whole internet."""
     props = view.props
-    open_ports: list[int] = []
-    if view.type == GCP_FIREWALL and str(get(props, "direction", "INGRESS")).upper() == "INGRESS":
-        if _world(items(get(props, "sourceRanges"))) and not truthy(get(props, "disabled")):
-            open_ports = [port for port in ports if any(_gcp_ports_open(allow, port)
-                                                        for allow in items(get(props, "allows")))]
-    elif view.type == SECURITY_GROUP:
-        open_ports = [port for port in ports if any(_aws_rule_open(rule, port, ("cidrBlocks", "ipv6CidrBlocks"))
-                                                    for rule in items(get(props, "ingress")))]
-    elif view.type == SECURITY_GROUP_RULE and str(get(props, "type", "")) == "ingress":
-        open_ports = [port for port in ports if _aws_rule_open(props, port, ("cidrBlocks", "ipv6CidrBlocks"))]
-    elif view.type == INGRESS_RULE:
-        open_ports = [port for port in ports if _aws_rule_open(props, port, ("cidrIpv4", "cidrIpv6"))]
+    if view.type == GCP_FIREWALL:
+        ingress = str(get(props, "direction", "INGRESS")).upper() == "INGRESS"
+        if not (ingress and _world(items(get(props, "sourceRanges"))) and not truthy(get(props, "disabled"))):
+            return []
+        return [port for port in ports if any(_gcp_ports_open(allow, port) for allow in items(get(props, "allows")))]
+    if view.type == SECURITY_GROUP:
+        return [port for port in ports if any(_aws_rule_open(rule, port, ("cidrBlocks", "ipv6CidrBlocks"))
+                                              for rule in items(get(props, "ingress")))]
+    if view.type == SECURITY_GROUP_RULE and str(get(props, "type", "")) == "ingress":
+        return [port for port in ports if _aws_rule_open(props, port, ("cidrBlocks", "ipv6CidrBlocks"))]
+    if view.type == INGRESS_RULE:
+        return [port for port in ports if _aws_rule_open(props, port, ("cidrIpv4", "cidrIpv6"))]
+    return []
+
+
+def check_no_ssh_from_world(view: ResourceView, settings: Settings) -> list[str]:
+    open_ports = _open_ports(view, [int(port) for port in settings.get("ports") or [22]])
     if not open_ports:
         return []
     return [f"{view.label} opens port(s) {', '.join(map(str, open_ports))} to 0.0.0.0/0; allowed: known ranges "
@@ -282,43 +287,67 @@ ENCRYPTION_OPTIONS = {
 }
 
 
-def check_encryption(view: ResourceView, settings: Settings) -> list[str]:
+def _launch_template_encryption(view: ResourceView, settings: Settings) -> list[str]:
+    plain_disks = [str(get(mapping, "deviceName", "?")) for mapping in items(get(view.props, "blockDeviceMappings"))
+                   if get(mapping, "ebs") and not truthy(get(mapping, "ebs.encrypted"))]
+    if not plain_disks:
+        return []
+    return [f"{view.label} has unencrypted EBS volumes ({', '.join(plain_disks)}: encrypted is not true); "
+            "allowed: encrypted only. Fix: set ebs.encrypted: \"true\" on every block device mapping."]
+
+
+def _instance_encryption(view: ResourceView, settings: Settings) -> list[str]:
     props = view.props
-    if view.type == LAUNCH_TEMPLATE:
-        plain_disks = [str(get(mapping, "deviceName", "?")) for mapping in items(get(props, "blockDeviceMappings"))
-                       if get(mapping, "ebs") and not truthy(get(mapping, "ebs.encrypted"))]
-        if plain_disks:
-            return [f"{view.label} has unencrypted EBS volumes ({', '.join(plain_disks)}: encrypted is not true); "
-                    "allowed: encrypted only. Fix: set ebs.encrypted: \"true\" on every block device mapping."]
-    if view.type == EC2_INSTANCE:
-        plain = [name for name, volume in [("rootBlockDevice", get(props, "rootBlockDevice"))]
-                 + [(f"ebsBlockDevices[{index}]", device)
-                    for index, device in enumerate(items(get(props, "ebsBlockDevices")))]
-                 if volume and not truthy(get(volume, "encrypted"))]
-        if not get(props, "rootBlockDevice"):
-            plain.insert(0, "rootBlockDevice (unset, so the AMI's default)")
-        if plain:
-            return [f"{view.label} has unencrypted EBS volumes ({', '.join(plain)}); allowed: encrypted only. Fix: "
-                    "set rootBlockDevice.encrypted: true (and encrypted on every ebsBlockDevices entry)."]
-    if view.type == EBS_VOLUME and not truthy(get(props, "encrypted")):
-        return [f"{view.label} is unencrypted; allowed: encrypted. Fix: set encrypted: true."]
-    if view.type == S3_ENCRYPTION:
-        allowed = list(settings.get("s3Algorithms") or ["aws:kms", "aws:kms:dsse"])
-        algorithms = [str(get(rule, "applyServerSideEncryptionByDefault.sseAlgorithm", "unset"))
-                      for rule in items(get(props, "rules"))] or ["unset"]
-        wrong = [algorithm for algorithm in algorithms if algorithm not in allowed]
-        if wrong:
-            return [f"{view.label} encrypts with {', '.join(wrong)}; allowed: {', '.join(allowed)}. Fix: set "
-                    "sseAlgorithm: aws:kms (with bucketKeyEnabled: true to keep KMS costs down)."]
-    if view.type == EKS_CLUSTER:
-        resources = [str(item) for config in items(get(props, "encryptionConfig")) or
-                     ([get(props, "encryptionConfig")] if get(props, "encryptionConfig") else [])
-                     for item in items(get(config, "resources"))]
-        if "secrets" not in resources:
-            return [f"{view.label} does not envelope-encrypt Kubernetes secrets (encryptionConfig.resources is "
-                    f"{resources or 'unset'}); allowed: includes secrets. Fix: set encryptionConfig with "
-                    "resources: [secrets] and a KMS key."]
-    return []
+    plain = [name for name, volume in [("rootBlockDevice", get(props, "rootBlockDevice"))]
+             + [(f"ebsBlockDevices[{index}]", device)
+                for index, device in enumerate(items(get(props, "ebsBlockDevices")))]
+             if volume and not truthy(get(volume, "encrypted"))]
+    if not get(props, "rootBlockDevice"):
+        plain.insert(0, "rootBlockDevice (unset, so the AMI's default)")
+    if not plain:
+        return []
+    return [f"{view.label} has unencrypted EBS volumes ({', '.join(plain)}); allowed: encrypted only. Fix: "
+            "set rootBlockDevice.encrypted: true (and encrypted on every ebsBlockDevices entry)."]
+
+
+def _volume_encryption(view: ResourceView, settings: Settings) -> list[str]:
+    if truthy(get(view.props, "encrypted")):
+        return []
+    return [f"{view.label} is unencrypted; allowed: encrypted. Fix: set encrypted: true."]
+
+
+def _bucket_encryption(view: ResourceView, settings: Settings) -> list[str]:
+    allowed = list(settings.get("s3Algorithms") or ["aws:kms", "aws:kms:dsse"])
+    algorithms = [str(get(rule, "applyServerSideEncryptionByDefault.sseAlgorithm", "unset"))
+                  for rule in items(get(view.props, "rules"))] or ["unset"]
+    wrong = [algorithm for algorithm in algorithms if algorithm not in allowed]
+    if not wrong:
+        return []
+    return [f"{view.label} encrypts with {', '.join(wrong)}; allowed: {', '.join(allowed)}. Fix: set "
+            "sseAlgorithm: aws:kms (with bucketKeyEnabled: true to keep KMS costs down)."]
+
+
+def _cluster_secrets_encryption(view: ResourceView, settings: Settings) -> list[str]:
+    props = view.props
+    resources = [str(item) for config in items(get(props, "encryptionConfig")) or
+                 ([get(props, "encryptionConfig")] if get(props, "encryptionConfig") else [])
+                 for item in items(get(config, "resources"))]
+    if "secrets" in resources:
+        return []
+    return [f"{view.label} does not envelope-encrypt Kubernetes secrets (encryptionConfig.resources is "
+            f"{resources or 'unset'}); allowed: includes secrets. Fix: set encryptionConfig with "
+            "resources: [secrets] and a KMS key."]
+
+
+# One check per resource type that holds data at rest.
+_ENCRYPTION_CHECKS = {LAUNCH_TEMPLATE: _launch_template_encryption, EC2_INSTANCE: _instance_encryption,
+                      EBS_VOLUME: _volume_encryption, S3_ENCRYPTION: _bucket_encryption,
+                      EKS_CLUSTER: _cluster_secrets_encryption}
+
+
+def check_encryption(view: ResourceView, settings: Settings) -> list[str]:
+    check = _ENCRYPTION_CHECKS.get(view.type)
+    return check(view, settings) if check else []
 
 
 def encryption_policy(enforcement_level: EnforcementLevel | None = None) -> ResourceValidationPolicy:

@@ -41,8 +41,6 @@ STILL_TO_SPLIT: dict[str, int] = {
     "accelfit/stackfile.py::config_problems": 32,
     "accelfit/validation.py::_problem": 27,
     "policies/accelfit_policies/accelerators.py::check_tpu_topology": 31,
-    "policies/accelfit_policies/security.py::check_no_ssh_from_world": 22,
-    "policies/accelfit_policies/security.py::check_encryption": 29,
 }
 
 
