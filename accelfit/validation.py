@@ -50,6 +50,10 @@ def problems_from(error: ValidationError, model: type[BaseModel], file: str | No
     return list(unique.values())
 
 
+_TYPE_KINDS = ("bool_type", "int_type", "float_type", "int_from_float", "finite_number", "string_type",
+               "int_parsing", "float_parsing")
+
+
 def _problem(detail: dict[str, Any], root: type[BaseModel], file: str | None, prefix: str) -> Problem:
     # Drop pydantic's own union/validator tags ("function-after[...]"), never a user's key such as "[]".
     loc = tuple(part for part in detail["loc"] if not (isinstance(part, str) and _PYDANTIC_TAG.match(part)))
@@ -61,39 +65,48 @@ def _problem(detail: dict[str, Any], root: type[BaseModel], file: str | None, pr
     owner = _model_at(root, loc[:-1]) if loc else root
 
     if kind == "extra_forbidden":
-        key = str(loc[-1])
-        allowed = list(owner.model_fields) if owner else []
-        close = did_you_mean(key, allowed) if len(key) <= 64 else None
-        fix = f"did you mean {close!r}?" if close else f"remove it; allowed keys here: {', '.join(allowed)}"
-        return problem(file, path, f"unknown key {short_repr(key)}", fix)
+        return _unknown_key(file, path, owner, str(loc[-1]))
     if kind == "missing":
         field = owner.model_fields.get(str(loc[-1])) if owner else None
         described = f" ({field.description})" if field and field.description else ""
         return problem(file, path, "required field is missing", f"add {loc[-1]}{described}")
     if kind in ("value_error", "assertion_error"):
-        message = str(detail["msg"]).removeprefix("Value error, ").removeprefix("Assertion failed, ")
-        match = _OWN_MESSAGE.match(message)
-        if match and not match.group("path").startswith("http"):
-            path = join_path(path, match.group("path")) if path else join_path(prefix, match.group("path"))
-            message = match.group("rest")
-            what, _, fix = message.partition("; ")
-            return problem(file, path, what, fix or "see `accelfit schema` for this field")
-        what, _, fix = message.partition("; ")
-        return problem(file, path, what, fix or _field_hint(owner, loc), value)
+        return _own_message(detail, file, path, prefix, owner, loc, value)
     if kind == "enum":
-        expected = detail.get("ctx", {}).get("expected", "")
-        choices = re.findall(r"'([^']*)'", expected)
-        close = did_you_mean(str(value), choices) if isinstance(value, str) else None
-        fix = (f"did you mean {close!r}? " if close else "") + f"use one of: {', '.join(choices)}"
-        return problem(file, path, "not an allowed value", fix, value)
+        return _not_allowed(detail, file, path, value)
     if kind.startswith(("greater_than", "less_than")):
         return problem(file, path, f"out of range: {_allowed_range(owner, loc)}", _field_hint(owner, loc), value)
-    if kind in ("bool_type", "int_type", "float_type", "int_from_float", "finite_number", "string_type",
-                "int_parsing", "float_parsing"):
+    if kind in _TYPE_KINDS:
         return problem(file, path, _type_message(kind, value, owner, loc), _field_hint(owner, loc), value)
-    if kind.startswith(("too_short", "too_long", "string_too", "string_pattern")):
-        return problem(file, path, str(detail["msg"]).rstrip("."), _field_hint(owner, loc), value)
     return problem(file, path, str(detail["msg"]).rstrip("."), _field_hint(owner, loc), value)
+
+
+def _unknown_key(file: str | None, path: str, owner: Any, key: str) -> Problem:
+    allowed = list(owner.model_fields) if owner else []
+    close = did_you_mean(key, allowed) if len(key) <= 64 else None
+    fix = f"did you mean {close!r}?" if close else f"remove it; allowed keys here: {', '.join(allowed)}"
+    return problem(file, path, f"unknown key {short_repr(key)}", fix)
+
+
+def _own_message(detail: dict[str, Any], file: str | None, path: str, prefix: str, owner: Any,
+                 loc: tuple[Any, ...], value: Any) -> Problem:
+    """A validator's own message: "<path>: <what>; <fix>" names a field below this one, else "<what>; <fix>"."""
+    message = str(detail["msg"]).removeprefix("Value error, ").removeprefix("Assertion failed, ")
+    match = _OWN_MESSAGE.match(message)
+    if match and not match.group("path").startswith("http"):
+        path = join_path(path, match.group("path")) if path else join_path(prefix, match.group("path"))
+        what, _, fix = match.group("rest").partition("; ")
+        return problem(file, path, what, fix or "see `accelfit schema` for this field")
+    what, _, fix = message.partition("; ")
+    return problem(file, path, what, fix or _field_hint(owner, loc), value)
+
+
+def _not_allowed(detail: dict[str, Any], file: str | None, path: str, value: Any) -> Problem:
+    expected = detail.get("ctx", {}).get("expected", "")
+    choices = re.findall(r"'([^']*)'", expected)
+    close = did_you_mean(str(value), choices) if isinstance(value, str) else None
+    fix = (f"did you mean {close!r}? " if close else "") + f"use one of: {', '.join(choices)}"
+    return problem(file, path, "not an allowed value", fix, value)
 
 
 def _constraints(owner: type[BaseModel] | None, loc: tuple[Any, ...]) -> dict[str, float]:
