@@ -40,11 +40,14 @@ def plan_accelerator(sized: Sized) -> PlanAccelerator:
 
 def _gpu_scaling(spec: WorkloadSpec, units: int) -> tuple[int, int, int]:
     """(min, max, initial) nodes. Training pools scale to zero after the run; serving pools keep the base load
-    (peak over headroom) when they run all day, and scale to zero when they serve only part of it."""
+    (the peak's nodes over the peak factor) when they run all day, and scale to zero when they serve only part of
+    it. Rounded up: the planned pool's minimum servers (those that carry requests_per_second, ServingPool.
+    replicas_min, at least the peak's replicas over the peak factor) then always fit on its minimum nodes; rounded
+    down, 3 nodes of 2 servers held 6 of a minimum of 7 and the seventh kept a fourth node up all day."""
     if spec.training is not None:
         return 0, units, units
     headroom = peak_factor(spec.inference)
-    minimum = 0 if spec.inference.hours_per_day < 24 else max(1, math.floor(units / headroom))
+    minimum = 0 if spec.inference.hours_per_day < 24 else max(1, math.ceil(units / headroom))
     return minimum, units, max(minimum, 1)
 
 

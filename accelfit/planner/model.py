@@ -275,11 +275,15 @@ class ServingPool(Frozen):
     chips_per_replica: int = Field(ge=1)
     nodes_per_replica: int = Field(ge=1, description="1: a Deployment; above 1: a LeaderWorkerSet group.")
     replicas_at_rate: int = Field(ge=1, description="Replicas that carry the planned rate on this pool alone.")
-    replicas_min: int = Field(ge=0, description="The planned pool: replicas_at_rate less the capacity headroom (the "
-                              "pool's minimum nodes); a standby pool: 0 (scaled from 0 like its nodes).")
+    replicas_min: int = Field(ge=0, description="The planned pool: replicas_at_rate, the replicas that carry "
+                              "requests_per_second × peak_factor (the pool's minimum nodes hold them); a standby "
+                              "pool: 0 (scaled from 0 like its nodes).")
     replicas_max: int = Field(ge=1, description="What the pool's maximum nodes hold (the environment's policy "
                               "bounds the pool).")
     max_num_seqs: int = Field(ge=1, description="vLLM --max-num-seqs: the planned batch (sequences in flight).")
+    in_flight_per_replica: float = Field(default=0.0, ge=0, description="Requests in flight (running and waiting) "
+                                         "on one replica at its share of the planned peak: the autoscaler's load "
+                                         "target per server (serving_traffic.pool_scaling); 0 = not modelled.")
     max_model_len: int = Field(ge=1, description="vLLM --max-model-len: the longest request, tokens.")
     dtype: str = Field(description="vLLM --dtype.")
     quantization: str | None = Field(default=None, description="vLLM --quantization, when the precision needs one.")

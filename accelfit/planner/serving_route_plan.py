@@ -49,7 +49,8 @@ def route_pools(plan: Plan, standby: tuple[NodePool, ...] = ()) -> tuple[RoutePo
 
     engine_name = plan.serving.server
     return tuple(RoutePool(pool=pool.node_pools[0], accelerator=pool.accelerator, replicas_min=pool.replicas_min,
-                           replicas_max=pool.replicas_max, server=server_name(plan.workload, pool, engine_name),
+                           replicas_max=pool.replicas_max, in_flight_per_server=pool.in_flight_per_replica,
+                           server=server_name(plan.workload, pool, engine_name),
                            server_kind="LeaderWorkerSet" if pool.nodes_per_replica > 1 else "Deployment",
                            serving_window=window(pool.node_pools[0]))
                  for pool in sorted(plan.serving.pools, key=lambda item: item.rank))

@@ -94,6 +94,9 @@ class RoutePool(Frozen):
     accelerator: str
     replicas_min: int = Field(ge=0)
     replicas_max: int = Field(ge=1)
+    in_flight_per_server: float = Field(default=0.0, ge=0, description="Requests in flight (running and waiting) "
+                                        "on one server at the planned peak: the load trigger's target per server; "
+                                        "0 = no load trigger (queue only).")
     server: str = Field(description="Name of the pool's server Deployment (the scale target).")
     server_kind: Literal["Deployment", "LeaderWorkerSet"] = "Deployment"
     serving_window: tuple[str, float] | None = Field(
@@ -148,29 +151,13 @@ def pool_scaling(namespace: str, pools: Sequence[RoutePool], server: str = "vllm
     waiting-requests gauge."""
     facts = serving_traffic_facts()
     picker = facts.endpoint_picker
-    queue_metric = engine(server).metrics.queue
+    metrics = engine(server).metrics
+    queue_metric = metrics.queue
     threshold = picker.queue_depth_threshold
     out = []
     for rank, pool in enumerate(pools):
         if rank == 0:
-            # With no server running there is no queue to read, so nothing would wake the pool again (the EPP
-            # answers 503 when it has no endpoint): the planned pool keeps at least one server, all day unless the
-            # spec serves part of the day, when a cron trigger holds its servers for the window and none after.
-            minimum = max(1, pool.replicas_min)
-            maximum = max(minimum, pool.replicas_max)
-            query = f"sum({queue_metric}{{{_selector(namespace, [pool.pool])}}})"
-            window = _cron_window(pool.serving_window, minimum) if pool.serving_window else None
-            hours = (f" from {pool.serving_window[0]} UTC for {pool.serving_window[1]:g} h a day, none outside "
-                     "it (inference.hours_per_day lets it scale to zero)") if pool.serving_window else ""
-            out.append(PoolScaling(
-                pool=pool.pool, rank=0, min_replicas=0 if window else minimum, max_replicas=maximum,
-                triggers=(("queue", query, float(threshold)),), window=window,
-                # KEDA's AverageValue target on the summed queue: the HPA asks for ceil(waiting / threshold)
-                # servers in all (not that many more), so the pool grows past its minimum only when more than
-                # threshold x minimum requests wait (accelfit/simulate/scaler.py models the same rule).
-                why=f"planned pool: {minimum}-{maximum} servers{hours}; the autoscaler asks for one server per "
-                    f"{threshold} requests waiting (the endpoint picker's saturation threshold), so it adds servers "
-                    f"only when more than {threshold * minimum} requests wait"))
+            out.append(_planned_scaling(namespace, pool, metrics.queue, metrics.running, threshold))
             continue
         earlier = pools[:rank]
         held = threshold * sum(item.replicas_max for item in earlier)
@@ -193,6 +180,44 @@ def pool_scaling(namespace: str, pools: Sequence[RoutePool], server: str = "vllm
                 f"(more than {held} requests waiting) or short of available servers; then one server per "
                 f"{threshold} requests of overflow and one per missing server, up to {pool.replicas_max}"))
     return tuple(out)
+
+
+def _planned_scaling(namespace: str, pool: RoutePool, queue_metric: str, running_metric: str,
+                     threshold: int) -> PoolScaling:
+    """The planned pool's ScaledObject. KEDA's default metricType AverageValue makes the HPA ask for
+    ceil(metric / threshold) servers in all, whatever runs now (kedacore/keda-docs content/docs/2.18/reference/
+    scaledobject-spec.md @a55c5d34, triggers.metricType). On the waiting requests alone that is one server per
+    `threshold` waiting, which stays under the minimum at any load the servers keep up with: the pool never grew
+    with its load. So the load trigger reads the requests in flight (running + waiting) against what one server
+    holds at the planned peak (ServingPool.in_flight_per_replica): at the planned peak (requests_per_second ×
+    peak_factor) it asks for the planned replicas, below it fewer, down to the minimum (the replicas that carry
+    requests_per_second). The queue trigger stays beside it: more than `threshold` waiting per server on average (the
+    endpoint picker's saturation threshold) asks for one server per `threshold` waiting.
+    accelfit/simulate/scaler.py applies the same rules.
+
+    With no server running there is no queue to read, so nothing would wake the pool again (the EPP answers 503
+    when it has no endpoint): the planned pool keeps at least one server, all day unless the spec serves part of
+    the day, when a cron trigger holds its servers for the window and none after."""
+    minimum = max(1, pool.replicas_min)
+    maximum = max(minimum, pool.replicas_max)
+    selector = _selector(namespace, [pool.pool])
+    queue = f"sum({queue_metric}{{{selector}}})"
+    triggers: list[tuple[str, str, float]] = []
+    load = ""
+    if pool.in_flight_per_server > 0:
+        triggers.append(("load", f"sum({running_metric}{{{selector}}}) + {queue}", pool.in_flight_per_server))
+        load = (f"one server per {pool.in_flight_per_server:g} requests in flight (running and waiting: what one "
+                f"server holds at the planned peak), so the servers follow the load and the planned "
+                "peak asks for the planned replicas; and ")
+    triggers.append(("queue", queue, float(threshold)))
+    window = _cron_window(pool.serving_window, minimum) if pool.serving_window else None
+    hours = (f" from {pool.serving_window[0]} UTC for {pool.serving_window[1]:g} h a day, none outside "
+             "it (inference.hours_per_day lets it scale to zero)") if pool.serving_window else ""
+    return PoolScaling(
+        pool=pool.pool, rank=0, min_replicas=0 if window else minimum, max_replicas=maximum,
+        triggers=tuple(triggers), window=window,
+        why=f"planned pool: {minimum}-{maximum} servers{hours}; the autoscaler asks for {load}one server per "
+            f"{threshold} requests waiting (the endpoint picker's saturation threshold), the larger of the two")
 
 
 def _cron_window(window: tuple[str, float], replicas: int) -> tuple[str, str, int]:

@@ -6,8 +6,9 @@ thresholds, its cron window: accelfit.planner.serving_traffic.pool_scaling) and 
 pollingInterval and cooldownPeriod, the Prometheus scrape interval). The HPA's defaults behind KEDA and the node
 timings are data/simulate.yaml. Per pool, every polling interval:
   - each trigger's value as Prometheus last scraped it: `queue` the requests waiting on the pool's servers,
-    `overflow` those waiting on the earlier pools beyond what their full size holds, `unavailable` the earlier
-    pools' servers asked for and not ready; the HPA wants ceil(value / threshold) for each (KEDA's AverageValue)
+    `load` those plus the requests running on them, `overflow` those waiting on the earlier pools beyond what
+    their full size holds, `unavailable` the earlier pools' servers asked for and not ready; the HPA wants
+    ceil(value / threshold) for each, whatever runs now (KEDA's default metricType AverageValue)
     and takes the largest, within min..max, unchanged within its tolerance, up by at most max(4 pods, 100%) per
     period, down only to the highest recommendation of its stabilization window; a pool whose minimum is 0 goes
     to 0 only after KEDA's cooldown since a trigger was last active; the cron trigger holds the window's servers;
@@ -80,6 +81,7 @@ class Autoscaler:
         self.next_poll = 0.0
         self.next_scrape = 0.0
         self.scraped_waiting = 0
+        self.scraped_running: tuple[float, ...] = (0.0,) * len(self.states)
         self.nodes_log: list[tuple[int, ...]] = []
         self.asked_log: list[tuple[int, ...]] = []
         self.ready_now: list[int] = [0] * len(self.states)
@@ -98,6 +100,7 @@ class Autoscaler:
         self.now = now
         if now >= self.next_scrape:
             self.scraped_waiting = waiting
+            self.scraped_running = tuple(running)
             self.next_scrape += self.scrape_s
         if now >= self.next_poll:
             for rank, state in enumerate(self.states):
@@ -128,6 +131,7 @@ class Autoscaler:
         earlier = self.states[:rank]
         missing = sum(max(0, state.replicas - self.ready(index)) for index, state in enumerate(earlier))
         return {"queue": waiting if rank == 0 else 0.0,
+                "load": waiting + self.scraped_running[rank] if rank == 0 else 0.0,
                 "overflow": max(0.0, waiting - self.queue_holds[rank]),
                 "unavailable": float(missing)}
 

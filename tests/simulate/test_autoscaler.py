@@ -1,7 +1,7 @@
 """The autoscaler as built, through a burst above the planned peak: the queue forms, KEDA's HPA asks for servers at
 its polling interval (read from the serving-traffic facts the ScaledObject is built from), the servers are ready only
-after their node, weight load and engine start, the queue drains, and the pool returns to its minimum after the
-HPA's stabilization window."""
+after their node, weight load and engine start, the queue drains, and the pool returns to what the steady load
+asks for after the HPA's stabilization window."""
 
 from __future__ import annotations
 
@@ -45,13 +45,17 @@ def test_the_burst_queues_the_autoscaler_asks_and_the_servers_follow_after_their
     trace, asked = burst_run.trace, burst_run.asked[:, 0]
     pool, scaled = fleet.pools[0], fleet.scaled[0]
     assert trace.waiting[:SPIKE_AT].max() < 5 and trace.waiting[SPIKE_AT:SPIKE_AT + SPIKE_FOR].max() > 100
-    assert asked[:SPIKE_AT].max() == scaled.min_servers == scaled.start_servers
-    first_ask = int(np.argmax(asked > scaled.min_servers))
+    assert asked[0] == scaled.min_servers == scaled.start_servers
+    # Before the spike the load trigger holds what requests_per_second keeps in flight: the minimum or a little more
+    # (the minimum carries requests_per_second at the p99 bound, where more requests are in flight per server).
+    before = int(asked[SPIKE_AT - 1])
+    assert scaled.min_servers <= before < scaled.max_servers == pool.replicas_at_rate
+    first_ask = SPIKE_AT + int(np.argmax(asked[SPIKE_AT:] > before))
     polling = serving_traffic_facts().autoscaling.polling_interval_seconds
-    assert first_ask >= SPIKE_AT and first_ask % polling == 0
-    first_ready = int(np.argmax(trace.ready[:, 0] > scaled.min_servers))
+    assert first_ask % polling == 0 and first_ask < SPIKE_AT + 2 * polling
+    first_ready = first_ask + int(np.argmax(trace.ready[first_ask:, 0] > before))
     assert first_ready - first_ask >= scaled.server_start_s == pool.weights_load_seconds + pool.startup_seconds
-    assert asked.max() <= scaled.max_servers
+    assert asked.max() == scaled.max_servers
 
 
 def test_the_queue_drains_and_the_pool_returns_to_its_minimum(fleet, burst_run):
@@ -59,7 +63,8 @@ def test_the_queue_drains_and_the_pool_returns_to_its_minimum(fleet, burst_run):
     after = SPIKE_AT + SPIKE_FOR
     drained = after + int(np.argmax(trace.waiting[after:] == 0))
     assert drained < len(trace.waiting) - 600
-    assert asked[-1] == fleet.scaled[0].min_servers
+    # back to what the steady load asked for before the spike, once the HPA's 300 s stabilization has passed
+    assert asked[-1] <= asked[SPIKE_AT - 1] < fleet.scaled[0].max_servers
     assert burst_run.nodes[:, 0].max() > burst_run.nodes[0, 0]  # the burst added nodes
 
 
@@ -70,4 +75,4 @@ def test_the_polling_interval_is_the_one_the_scaledobject_is_built_with(fleet, m
     monkeypatch.setattr(fleet_module, "serving_traffic_facts", lambda: slower)
     run = run_fleet(fleet, _burst(fleet, minutes=25), whole_day=False)
     first_ask = int(np.argmax(run.asked[:, 0] > fleet.scaled[0].min_servers))
-    assert first_ask % 120 == 0 and first_ask >= SPIKE_AT
+    assert first_ask % 120 == 0

@@ -177,6 +177,8 @@ def _evaluate(query: str, waiting: dict[str, float], unavailable: dict[str, floa
         metric, selector = match.group(1), match.group(2)
         if metric == "vllm:num_requests_waiting":
             return repr(sum(waiting[p] for p in pools_of(selector, "accelfit_io_serving_pool")))
+        if metric == "vllm:num_requests_running":
+            return repr(sum(waiting.get(f"{p}:running", 0.0) for p in pools_of(selector, "accelfit_io_serving_pool")))
         servers = pools_of(selector, "deployment")
         if metric == "kube_deployment_spec_replicas":
             return repr(float(sum(unavailable[s][0] for s in servers)))
@@ -290,3 +292,25 @@ def test_a_pool_serving_part_of_the_day_scales_to_zero_outside_its_window():
     assert document_report(rows, ["1.33"]).problems == []
     # An all-day pool never goes below one server (no queue would wake it).
     assert serving_route("chat", "chat", "aws", POOLS).scaling[0].min_replicas == 2
+
+
+def test_the_planned_pool_scales_with_the_requests_in_flight_to_its_planned_replicas_at_the_peak():
+    """The load trigger as rendered: KEDA's default AverageValue asks for ceil((running + waiting) / in flight per
+    server at the planned peak). At the planned peak (10 servers x 16 in flight) the pool runs its 10; at its
+    minimum's load it stays at the minimum; the queue trigger alone (the old rule) asked for ceil(waiting / 5)."""
+    pool = RoutePool(pool="gpu", accelerator="l4", replicas_min=7, replicas_max=10, server="chat-gpu",
+                     in_flight_per_server=16.0)
+    route = serving_route("chat", "chat", "aws", [pool])
+
+    def program() -> None:
+        provider = k8s.Provider("k8s", kubeconfig="{}")
+        ServingAutoscaling("chat-scaling", ServingAutoscalingArgs(route=route, provider=provider))
+
+    scaled = _object(record(program), "ScaledObject", "chat-gpu")
+    assert [t["name"] for t in scaled["spec"]["triggers"]] == ["load", "queue"]
+    assert scaled["spec"]["triggers"][0]["metadata"]["threshold"] == "16"
+    assert "metricType" not in scaled["spec"]["triggers"][0]  # KEDA's default: AverageValue
+    none = {}
+    assert _replicas(scaled, {"gpu": 4, "gpu:running": 156}, none) == 10  # 160 in flight at the planned peak
+    assert _replicas(scaled, {"gpu": 0, "gpu:running": 110}, none) == 7
+    assert _replicas(scaled, {"gpu": 60, "gpu:running": 100}, none) == 10  # never above its maximum
