@@ -5,9 +5,11 @@ Training: MFU = (6·N, or 4·N for LoRA; N the active parameters of a Mixture-of
 (chips × dense BF16 peak), the planner's definition; the factors the planner applies to a dense BF16 figure for
 the run's architecture and precision (MoE, FP8/FP4 speed-up) are divided out, so a plan of the same run reproduces
 the measurement. Serving: the catalog's efficiency is scaled until the planner's
-own replica model sustains the measured requests/s at the measured p99 (or at its best batch when no p99 is
-given); the scale that matches is the team's figure. A measurement the chips cannot physically reach (MFU above 1,
-or more requests/s than their bandwidth and compute allow at full efficiency) is rejected, naming the field.
+own serving model (serving_sizing: the replica under load, vLLM's scheduler limits, queueing included) sustains the
+measured requests/s at the measured p99 (or at its full batch when no p99 is given); the scale that matches is the
+team's figure, so a plan of the same deployment at that p99 carries the measured rate. A measurement the chips
+cannot physically reach (MFU above 1, or more requests/s than their bandwidth and compute allow at full
+efficiency) is rejected, naming the field.
 """
 
 from __future__ import annotations
@@ -23,8 +25,9 @@ from accelfit.errors import InputError, Problem, join_path, problem
 from accelfit.planner import preferences as pref
 from accelfit.planner.lengths import Lengths
 from accelfit.planner.serving import Efficiency, ReplicaModel
-from accelfit.planner.serving_data import efficiency_for, engine_limits
-from accelfit.planner.sizing import best_batch, peak_flops, usable_batch
+from accelfit.planner.serving_data import efficiency_for, engine_limits, max_num_batched_tokens
+from accelfit.planner.serving_load import Budgets, ReplicaLoad, largest_slots
+from accelfit.planner.sizing import peak_flops, usable_batch
 from accelfit.planner.team_efficiency import TeamEfficiency, TeamServingFigure, TeamTrainingFigure
 from accelfit.spec import TrainingMethod
 
@@ -129,8 +132,7 @@ def _serving_efficiency(run: MeasuredRun, catalog: Catalog, file: str, where: st
     latency = run.latency_p99_ms or float("inf")
 
     def total_capacity(size: int) -> float:
-        batch = best_batch(model, size, usable_batch(model, size), engine_limits().max_num_seqs, latency)
-        return run.count // size * model.requests_per_second(size, batch) if batch else 0.0
+        return run.count // size * replica_rate(model, size, latency)
 
     # Without tensor_parallel, the deployment is taken to use the group size that serves the most (as the planner
     # would choose it); the efficiency is then what makes that layout sustain the measured load.
@@ -145,9 +147,7 @@ def _serving_efficiency(run: MeasuredRun, catalog: Catalog, file: str, where: st
 
     def capacity(scale: float) -> float:
         scaled = Efficiency(min(1.0, base.decode_bandwidth * scale), min(1.0, base.prefill_compute * scale))
-        replica = ReplicaModel(accelerator, model.model, lengths, scaled)
-        batch = best_batch(replica, group, usable_batch(replica, group), engine_limits().max_num_seqs, latency)
-        return replica.requests_per_second(group, batch) if batch else 0.0
+        return replica_rate(ReplicaModel(accelerator, model.model, lengths, scaled), group, latency)
 
     ceiling = 1.0 / min(base.decode_bandwidth, base.prefill_compute)
     if capacity(ceiling) < per_replica:
@@ -165,6 +165,27 @@ def _serving_efficiency(run: MeasuredRun, catalog: Catalog, file: str, where: st
         else:
             high = middle
     return min(1.0, base.decode_bandwidth * high), min(1.0, base.prefill_compute * high)
+
+
+def replica_rate(model: ReplicaModel, group: int, latency_ms: float) -> float:
+    """Requests/s one replica of `group` chips carries, by the planner's own serving model (serving_sizing): its
+    batch (--max-num-seqs) the largest the KV cache, the engine limit and the p99 allow, the step's token budget
+    the engine's default on this accelerator, and the most requests/s with the modelled end-to-end p99 (queueing
+    included) within `latency_ms`; without a p99, the replica's saturated throughput (its batch full)."""
+    memory = usable_batch(model, group)
+    if memory < 1:
+        return 0.0
+    token_budget = max_num_batched_tokens(model.accelerator.name)
+    most = min(engine_limits().max_num_seqs, memory)
+    budgets = Budgets(latency_ms)
+    slots = most if latency_ms == float("inf") else largest_slots(model, group, most, token_budget, budgets)
+    if not slots:
+        return 0.0
+    load = ReplicaLoad(model, group, slots, token_budget)
+    if latency_ms == float("inf"):
+        return load.rate_at(float(min(slots, token_budget - 1)))
+    point = load.capacity(budgets)
+    return point.rate if point is not None else 0.0
 
 
 def measure_dcgm(utilisation: list[Utilisation], kind: str, file: str) -> list[Measured]:
