@@ -48,12 +48,30 @@ class OtherModel(_Row):
     batch_overhead_ms: float = Field(ge=0)
 
 
+class MoeFit(BaseModel):
+    """How well the MoE factors reproduce the published MoE rows: published over planned throughput per row."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    as_of: dt.date
+    geo_mean: float = Field(gt=0)
+    low: float = Field(gt=0)
+    high: float = Field(gt=0)
+    residuals: dict[str, float] = Field(min_length=4, description="Row name (published_training_runs.yaml) -> "
+                                        "published / planned throughput.")
+
+    def summary(self) -> str:
+        return (f"fitted to {len(self.residuals)} published MoE runs and benchmarks: published/planned throughput "
+                f"geo-mean x{self.geo_mean:g}, x{self.low:g}-x{self.high:g}")
+
+
 class TrainingEfficiencyData(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     schema_version: int
     precision_speedups: tuple[PrecisionSpeedup, ...]
     moe: tuple[MoeFactor, ...]
+    moe_fit: MoeFit
     other_models: tuple[OtherModel, ...]
 
 
@@ -86,7 +104,7 @@ def moe_factor(accelerator: str, active_parameters: float) -> Figure:
         [row for row in training_efficiency_data().moe if row.accelerator == ANY]
     row = max((row for row in rows if row.min_active_parameters <= active_parameters),
               key=lambda row: row.min_active_parameters)
-    return Figure(row.factor, row.source)
+    return Figure(row.factor, f"{training_efficiency_data().moe_fit.summary()}; {row.source}")
 
 
 def other_model(accelerator: str) -> OtherModel:
