@@ -18,11 +18,11 @@ import yaml
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from planner_specs import TRAINING, make_spec  # noqa: E402
+from planner_specs import TRAINING, make_spec
 
-from accelfit.catalog import load_catalog  # noqa: E402
-from accelfit.planner import plan  # noqa: E402
-from accelfit.planner import preferences as pref  # noqa: E402
+from accelfit.catalog import load_catalog
+from accelfit.planner import plan
+from accelfit.planner import preferences as pref
 
 RUNS_FILE = Path(__file__).parents[2] / "accelfit" / "planner" / "data" / "published_training_runs.yaml"
 MOE_KEYS = ("active_parameters", "experts", "experts_per_token")
