@@ -27,6 +27,10 @@ class ServerShape:
     dtype: str
     memory_fraction: float = field(metadata={"doc": "Share of accelerator memory the engine may take."})
     quantization: str | None = None
+    data_parallel: int = field(default=1, metadata={"doc": "Data-parallel attention ranks (one per node) of a "
+                                                          "Mixture-of-Experts replica run expert parallel."})
+    expert_parallel: bool = field(default=False, metadata={"doc": "The routed experts spread over every GPU of "
+                                                                  "the replica (expert parallel)."})
 
 
 @dataclass(frozen=True)
@@ -74,6 +78,9 @@ class Engine:
     worker: Callable[[ServerShape, list[str]], GroupCommand]
     worker_component: str
     source: str
+    experts_across_nodes: bool = field(default=False, metadata={"doc": "A Mixture-of-Experts replica over several "
+                                       "nodes runs expert parallel with data-parallel attention per node (else "
+                                       "tensor parallel per node, pipeline parallel across)."})
 
     @property
     def accelerator_kinds(self) -> tuple[str, ...]:

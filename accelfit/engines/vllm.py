@@ -13,6 +13,12 @@
   pkg/epp/server/options.go at v1.3.1 @fea5e3db: vllm:num_requests_waiting, vllm:num_requests_running,
   vllm:kv_cache_usage_perc), so the picker needs no metric flags for vLLM (site-src/implementations/
   model-servers.md: "vLLM is configured as the default").
+- Mixture-of-Experts over several nodes: data-parallel attention (one rank per node, tensor parallel inside it)
+  with the experts expert parallel over every GPU (`--data-parallel-size`, `--enable-expert-parallel`), the ranks
+  started over the LWS group's Ray cluster by `--data-parallel-backend=ray` (vllm-project/vllm
+  docs/serving/data_parallel_deployment.md @01e4fce0: "By default, expert layers form a tensor parallel group of
+  size DP × TP. To use expert parallelism instead, include the --enable-expert-parallel CLI arg"; "This DP mode can
+  also be used with Ray by specifying --data-parallel-backend=ray"; --max-num-seqs applies per DP rank).
 """
 
 from __future__ import annotations
@@ -32,9 +38,17 @@ LEADER_SHELL_NAME = "vllm-leader"  # $0 of the leader's shell (its name in `ps` 
 def flags(shape: ServerShape) -> list[str]:
     """vLLM's OpenAI server flags, every value from the plan (EngineArgs names)."""
     extra = ["--load-format=runai_streamer"] if shape.weights_scheme == "s3" else []
+    if shape.expert_parallel:
+        # --max-num-seqs is per data-parallel rank: the replica's batch shared over its ranks.
+        parallel = [f"--tensor-parallel-size={shape.tensor_parallel}", f"--data-parallel-size={shape.data_parallel}",
+                    "--data-parallel-backend=ray", "--enable-expert-parallel"]
+        running = max(1, -(-shape.max_running_requests // shape.data_parallel))
+    else:
+        parallel = [f"--tensor-parallel-size={shape.tensor_parallel}",
+                    f"--pipeline-parallel-size={shape.pipeline_parallel}"]
+        running = shape.max_running_requests
     out = [f"--model={shape.model}", f"--served-model-name={shape.workload}", "--host=0.0.0.0", f"--port={PORT}",
-           f"--tensor-parallel-size={shape.tensor_parallel}", f"--pipeline-parallel-size={shape.pipeline_parallel}",
-           f"--max-num-seqs={shape.max_running_requests}", f"--max-model-len={shape.max_model_len}",
+           *parallel, f"--max-num-seqs={running}", f"--max-model-len={shape.max_model_len}",
            f"--dtype={shape.dtype}", f"--gpu-memory-utilization={shape.memory_fraction:g}", *extra]
     if shape.quantization:
         out.append(f"--quantization={shape.quantization}")
@@ -62,5 +76,5 @@ ENGINE = Engine(
                           kv_cache="vllm:kv_cache_usage_perc"),
     epp_flags=(), images={"gpu": "vllm-cuda", "tpu": "vllm-tpu"}, weights_schemes=("gs", "s3", "hf"),
     entrypoint=("python3", "-m", "vllm.entrypoints.openai.api_server"), flags=flags, quantizations=quantizations,
-    leader=leader, worker=worker, worker_component="vllm-worker",
+    leader=leader, worker=worker, worker_component="vllm-worker", experts_across_nodes=True,
     source="vllm-project/vllm v0.11.0 (CUDA) / vllm-tpu v0.12.0; see the module docstring")

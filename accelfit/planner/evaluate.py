@@ -176,6 +176,9 @@ def training_memory_note(spec: WorkloadSpec, size: TrainingSize) -> str:
 
 def inference_note(size: InferenceSize, offer: Offer, spec: WorkloadSpec | None = None) -> str:
     link = f", tensor parallel over {size.tensor_parallel_link}" if size.devices_per_replica > 1 else ""
+    if size.data_parallel > 1:
+        link = f", tensor parallel {size.tensor_parallel} over {size.tensor_parallel_link} (one replica spans " \
+               f"{size.data_parallel} nodes)"
     if size.pipeline_parallel > 1:
         link = (f", tensor parallel {size.tensor_parallel} over {size.tensor_parallel_link} (one replica spans "
                 f"{size.pipeline_parallel} nodes)")

@@ -272,6 +272,10 @@ class ServingPool(Frozen):
     pricing: str
     tensor_parallel: int = Field(ge=1, description="vLLM --tensor-parallel-size: chips per pipeline stage.")
     pipeline_parallel: int = Field(ge=1, description="vLLM --pipeline-parallel-size: nodes per replica (GPU).")
+    data_parallel: int = Field(default=1, ge=1, description="vLLM --data-parallel-size: a Mixture-of-Experts "
+                               "replica over several nodes runs one data-parallel attention rank per node.")
+    expert_parallel: bool = Field(default=False, description="vLLM --enable-expert-parallel: the routed experts "
+                                  "spread over every GPU of the replica (its nodes' all-to-alls in the model).")
     chips_per_replica: int = Field(ge=1)
     nodes_per_replica: int = Field(ge=1, description="1: a Deployment; above 1: a LeaderWorkerSet group.")
     replicas_at_rate: int = Field(ge=1, description="Replicas that carry the planned rate on this pool alone.")

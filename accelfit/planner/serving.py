@@ -21,6 +21,16 @@ serving/distributed_serving). The batch is split into one micro-batch per stage;
 layers, so one round (every sequence advances one token) is the tensor-parallel step of a micro-batch through the
 whole model plus PP − 1 sends of its activations over the nodes' network (EFA, RoCE or GPUDirect-TCPX); TPU slices
 stay one ICI domain, tensor parallel over every chip.
+
+A Mixture-of-Experts group over several nodes served by an engine that runs it expert parallel (`expert_parallel`:
+vLLM's data parallel attention with --enable-expert-parallel, docs.vllm.ai serving/data_parallel_deployment) is
+instead one data-parallel attention rank per node (tensor parallel inside it) with the routed experts spread over
+every GPU of the group. A step reads each node's shared weights (attention, embeddings, shared experts) on its own
+GPUs and the routed experts its tokens touch on the GPUs that hold them: at a small batch the busiest GPU reads one
+expert per layer (the active experts' bytes, not the whole model's), and every MoE layer pays two all-to-alls
+(dispatch and combine) over the nodes' network, each its fixed latency plus the bytes that leave the node
+(serving.yaml expert_parallel_links). Small-batch decode then costs the active bytes plus 2 × layers all-to-all
+latencies, which the node network's latency and bandwidth move.
 """
 
 from __future__ import annotations
@@ -29,8 +39,10 @@ from dataclasses import dataclass
 
 from accelfit.catalog.models import Accelerator
 from accelfit.planner.lengths import Lengths
-from accelfit.planner.memory import kv_cache_bytes_per_token, model_dims, weights_bytes, weights_read_bytes
-from accelfit.planner.serving_data import pipeline_link, tensor_parallel_link
+from accelfit.planner.memory import (
+    BYTES_PER_WEIGHT, expert_split, kv_cache_bytes_per_token, model_dims, weights_bytes, weights_read_bytes,
+)
+from accelfit.planner.serving_data import expert_parallel_link, pipeline_link, tensor_parallel_link
 from accelfit.spec import ModelSpec, Precision
 
 # Activations exchanged by tensor-parallel all-reduces are 16-bit in every engine modelled here.
@@ -69,6 +81,7 @@ class ReplicaModel:
     sequences_per_request: int = 1  # beam search keeps several sequences per request
     chips_per_node: int = 0  # GPUs per node, for groups over several nodes; 0: the group is one NVLink/ICI domain
     node_network_gbps: float = 0.0  # the node's network (Gbps), which pipeline stages on different nodes cross
+    expert_parallel: bool = False  # a MoE group over nodes runs expert parallel (the engine's layout), not pipeline
 
     @property
     def weights(self) -> float:
@@ -80,10 +93,15 @@ class ReplicaModel:
         return 2.0 * self.model.active
 
     def layout(self, group: int) -> tuple[int, int]:
-        """(tensor parallel, pipeline parallel) for a group of `group` chips."""
+        """(tensor parallel, nodes) for a group of `group` chips: the nodes are pipeline stages, or data-parallel
+        attention ranks when the group runs expert parallel (`experts_across_nodes`)."""
         if self.chips_per_node and group > self.chips_per_node and group % self.chips_per_node == 0:
             return self.chips_per_node, group // self.chips_per_node
         return group, 1
+
+    def experts_across_nodes(self, group: int) -> bool:
+        """Whether this group runs expert parallel over several nodes (a MoE model, an engine that does)."""
+        return self.expert_parallel and self.model.is_moe and self.layout(group)[1] > 1
 
     def attention_flops_per_token(self, context: float) -> float:
         """QKᵀ and AV for one new token against `context` earlier tokens: 2 matmuls × 2 FLOPs × layers × d_attn."""
@@ -109,6 +127,8 @@ class ReplicaModel:
         tensor, pipeline = self.layout(group)
         if pipeline == 1:
             return self._tensor_step(group, sequences, kv_tokens, prefill_tokens, prefill_context)
+        if self.experts_across_nodes(group):
+            return self.expert_step(group, sequences, kv_tokens, prefill_tokens, prefill_context)
         share = 1.0 / pipeline
         # A micro-batch passes all PP stages (each 1/PP of the model on `tensor` chips): the time of the whole model
         # on `tensor` chips for that micro-batch, the stages of the other micro-batches running meanwhile.
@@ -117,6 +137,45 @@ class ReplicaModel:
         hops = (pipeline - 1) * self.pipeline_send_seconds((sequences + prefill_tokens) * share)
         return Step(stage.seconds + hops, stage.memory_seconds, stage.compute_seconds,
                     stage.allreduce_seconds + hops)
+
+    def expert_step(self, group: int, sequences: float, kv_tokens: float, prefill_tokens: float,
+                    prefill_context: float, ranks: int = 0) -> Step:
+        """One expert-parallel step of the group: `ranks` data-parallel attention ranks (default: one per node)
+        share the sequences; the routed experts are spread over all `group` GPUs (see the module docstring)."""
+        tensor, nodes = self.layout(group)
+        ranks = ranks or nodes
+        tokens = sequences + prefill_tokens
+        chip_bandwidth = self.accelerator.memory_bandwidth_gbps * 1e9 * self.efficiency.decode_bandwidth
+        chip_peak = serving_peak_flops(self.accelerator, self.model.precision) * self.efficiency.prefill_compute
+        shared, expert, experts, per_token = expert_split(self.model)
+        weight_bytes = BYTES_PER_WEIGHT[self.model.precision]
+        # Each rank's GPUs read their node's copy of the shared weights; the experts its tokens touch (all ranks'
+        # tokens together) sit on the GPUs that hold them, the busiest reading at least one per layer.
+        touched = experts * (1.0 - (1.0 - per_token / experts) ** max(1.0, tokens)) if expert else 0.0
+        busiest = max(touched / group, min(1.0, touched))
+        weights_read = shared * weight_bytes / tensor + busiest * expert * weight_bytes
+        matmul = max(weights_read / chip_bandwidth, tokens * self.dense_flops_per_token / (group * chip_peak))
+        attending = ranks * tensor  # the GPUs of the ranks that hold these sequences' KV cache
+        kv_read = kv_tokens * kv_cache_bytes_per_token(self.model) / (attending * chip_bandwidth)
+        attention_flops = (self.attention_flops_per_token(1.0) * kv_tokens
+                           + prefill_tokens * self.attention_flops_per_token(prefill_context))
+        attention = max(kv_read, attention_flops / (attending * chip_peak))
+        per_rank = max(tokens / ranks, min(tokens, 1.0))  # the busiest rank holds at least a whole sequence
+        exchange = self.allreduce_seconds(tensor, per_rank) + self.all_to_all_seconds(per_rank, nodes)
+        return Step(matmul + attention + exchange, weights_read / chip_bandwidth + kv_read,
+                    tokens * self.dense_flops_per_token / (group * chip_peak) + attention_flops / (attending * chip_peak),
+                    exchange)
+
+    def all_to_all_seconds(self, tokens: float, nodes: int) -> float:
+        """Dispatch and combine of every layer for one rank's `tokens`: each token goes to its experts_per_token
+        experts (16-bit activations), the share on other nodes over the node's network."""
+        layers, _, _, hidden = model_dims(self.model)
+        _, _, _, per_token = expert_split(self.model)
+        link = expert_parallel_link()
+        leaving = tokens * per_token * hidden * ALLREDUCE_BYTES_PER_VALUE * (nodes - 1) / nodes
+        bytes_per_second = self.node_network_gbps / 8.0 * 1e9 * link.efficiency
+        one = link.latency_us * 1e-6 + (leaving / bytes_per_second if bytes_per_second > 0 else 0.0)
+        return 2 * layers * one
 
     def pipeline_send_seconds(self, tokens: float) -> float:
         """One stage handing its micro-batch's activations (tokens × d_model, 16-bit) to the next node."""
@@ -160,6 +219,9 @@ class ReplicaModel:
         Over several nodes the prompt passes the stages one after another: the tensor-parallel time on one node's
         chips plus the sends between stages."""
         tensor, pipeline = self.layout(group)
+        if self.experts_across_nodes(group):
+            # The prompt runs on one data-parallel rank; its experts on every GPU of the group.
+            return self.expert_step(group, 0.0, 0.0, input_tokens, input_tokens / 2.0, ranks=1).seconds
         dense = self.dense_flops_per_token
         flops = input_tokens * (dense + self.attention_flops_per_token(input_tokens / 2.0))
         peak = tensor * serving_peak_flops(self.accelerator, self.model.precision) * self.efficiency.prefill_compute

@@ -43,6 +43,13 @@ class PipelineLink(_Row):
     latency_us: float = Field(gt=0, description="Fixed cost of one send between nodes, microseconds.")
 
 
+class ExpertParallelLink(_Row):
+    efficiency: float = Field(gt=0, le=1, description="Share of the node's network an all-to-all's bytes that leave "
+                              "the node reach.")
+    latency_us: float = Field(gt=0, description="Fixed cost of one all-to-all (dispatch or combine) across nodes, "
+                              "microseconds.")
+
+
 class EngineLimits(_Row):
     engine: str
     max_num_seqs: int = Field(ge=1, description="Most sequences the plan lets a replica keep in flight "
@@ -62,6 +69,7 @@ class ServingData(BaseModel):
     efficiency: tuple[ServingEfficiency, ...]
     tensor_parallel_links: tuple[TensorParallelLink, ...]
     pipeline_links: tuple[PipelineLink, ...]
+    expert_parallel_links: tuple[ExpertParallelLink, ...]
     engines: tuple[EngineLimits, ...]
     batched_tokens: tuple[BatchedTokens, ...]
 
@@ -82,6 +90,10 @@ def efficiency_for(accelerator: str, engine: str = ANY) -> ServingEfficiency:
 
 def pipeline_link() -> PipelineLink:
     return serving_data().pipeline_links[0]
+
+
+def expert_parallel_link() -> ExpertParallelLink:
+    return serving_data().expert_parallel_links[0]
 
 
 def engine_limits(engine: str = ANY) -> EngineLimits:

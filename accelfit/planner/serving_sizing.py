@@ -45,7 +45,18 @@ def replica_model(spec: WorkloadSpec, accelerator: Accelerator,
         elif offer.servers:
             network = min(server.network_gbps for server in offer.servers)
     return ReplicaModel(accelerator, spec.model, request_lengths(spec.inference, spec.model), efficiency,
-                        chips_per_node=chips, node_network_gbps=network)
+                        chips_per_node=chips, node_network_gbps=network,
+                        expert_parallel=experts_across_nodes(spec))
+
+
+def experts_across_nodes(spec: WorkloadSpec) -> bool:
+    """Whether the engine the stack builds runs a multi-node Mixture-of-Experts replica expert parallel (vLLM
+    does); capacity-only plans (server none) are modelled as vLLM, the default engine, would serve them."""
+    from accelfit.engines import builds_server, engine
+
+    server = spec.model_server
+    name = server.value if server is not None and builds_server(server.value) else "vllm"
+    return engine(name).experts_across_nodes
 
 
 def best_batch(model: ReplicaModel, group: int, memory_batch: int, most: int, latency_ms: float) -> int | None:
@@ -224,17 +235,24 @@ def _size(spec: WorkloadSpec, offer: Offer, model: ReplicaModel, chosen: Replica
     point = planned_load(chosen.load, peak, replicas)
     sequences_memory = chosen.batch * model.kv_bytes_per_sequence(engine_limits().kv_block_tokens)
     tensor, pipeline = model.layout(chosen.group)
+    data = 1
     link = "PCIe" if tensor_parallel_link(accelerator).over_pcie else accelerator.interconnect
     if pipeline > 1:
         network = offer.instance.network_gbps if offer.instance is not None else model.node_network_gbps
-        link = (f"{link} inside each node and pipeline parallel {pipeline} across {pipeline} nodes over the "
-                f"{network:,.0f} Gbps node network")
+        if model.experts_across_nodes(chosen.group):
+            data, pipeline = pipeline, 1
+            link = (f"{link} inside each node, one data-parallel attention rank per node and the experts expert "
+                    f"parallel over all {chosen.group} GPUs (two all-to-alls per layer over the {network:,.0f} Gbps "
+                    "node network)")
+        else:
+            link = (f"{link} inside each node and pipeline parallel {pipeline} across {pipeline} nodes over the "
+                    f"{network:,.0f} Gbps node network")
     return InferenceSize(
         units=units, devices=units * offer.devices_per_unit, replicas=replicas, devices_per_replica=chosen.group,
         batch=chosen.batch, latency_p99_ms=point.e2e_p99_ms,
         memory_per_device_gib=(model.weights * RUNTIME_OVERHEAD + sequences_memory) / chosen.group / GIB,
         tokens_per_second=spec.inference.requests_per_second * spec.inference.output_tokens,
         lengths=model.lengths.describe(), requests_per_replica=chosen.requests_per_second,
-        tensor_parallel_link=link, tensor_parallel=tensor, pipeline_parallel=pipeline,
+        tensor_parallel_link=link, tensor_parallel=tensor, pipeline_parallel=pipeline, data_parallel=data,
         ttft_p99_ms=point.ttft_p99_ms, tpot_p99_ms=point.tpot_p99_ms, in_flight=point.in_flight,
         token_budget=chosen.load.token_budget)

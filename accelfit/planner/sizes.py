@@ -62,6 +62,7 @@ class InferenceSize:
     tensor_parallel_link: str = ""
     tensor_parallel: int = 1
     pipeline_parallel: int = 1
+    data_parallel: int = 1
     notes: tuple[str, ...] = ()
     # At the planned peak (requests_per_second × peak_factor over `replicas`): the modelled p99s, the mean batch.
     ttft_p99_ms: float | None = None

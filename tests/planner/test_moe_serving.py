@@ -54,7 +54,8 @@ def test_mla_keeps_a_small_kv_cache():
 
 
 def test_deepseek_v3_spans_two_h100_nodes(catalog):
-    """671 GB of FP8 weights do not fit 8 x 80 GB: a replica is 2 x 8 H100, TP 8 inside, PP 2 across."""
+    """671 GB of FP8 weights do not fit 8 x 80 GB: a replica is 2 x 8 H100, TP 8 inside, the experts expert parallel
+    over both nodes (vLLM's data-parallel attention with --enable-expert-parallel)."""
     spec = serving(DEEPSEEK_V3, inference__latency_p99_ms=60000, inference__requests_per_second=5,
                    inference__input_tokens=2048, inference__output_tokens=512,
                    placement__accelerators=["h100-80gb"])
@@ -62,7 +63,10 @@ def test_deepseek_v3_spans_two_h100_nodes(catalog):
     assert result.accelerator.count // result.estimate.replicas == 16
     assert result.accelerator.nodes == 2 * result.estimate.replicas
     serving_reason = next(reason for reason in result.reasons if reason.startswith("Serving"))
-    assert "pipeline parallel 2 across 2 nodes" in serving_reason and "Gbps node network" in serving_reason
+    assert "expert parallel over all 16 GPUs" in serving_reason and "Gbps node network" in serving_reason
+    for pool in result.serving.pools if result.serving else ():
+        assert (pool.tensor_parallel, pool.pipeline_parallel, pool.data_parallel, pool.expert_parallel) == \
+            (8, 1, 2, True)
     assert result.estimate.latency_p99_ms <= 60000 * 0.8
 
 
@@ -84,3 +88,69 @@ def test_a_model_that_fits_one_host_is_not_served_on_a_multi_host_slice(catalog)
     assert catalog.tpu_slice(result.accelerator.slice).hosts == 1
     assert any(rejection.rule == "tpu-serving" and "fits one host" in rejection.reason
                for rejection in result.rejected)
+
+
+# --- Small-batch decode of a MoE over several nodes: the active experts' bytes and the all-to-alls' latency ---
+
+def _deepseek_model(catalog, network_gbps=3200.0, expert_parallel=True):
+    from accelfit.planner.lengths import lengths_for
+    from accelfit.planner.serving import Efficiency, ReplicaModel
+    from accelfit.planner.serving_data import efficiency_for
+
+    row = efficiency_for("h100-80gb")
+    return ReplicaModel(catalog.accelerator("h100-80gb"), ModelSpec(**DEEPSEEK_V3), lengths_for(2048, 512, None),
+                        Efficiency(row.decode_bandwidth, row.prefill_compute), chips_per_node=8,
+                        node_network_gbps=network_gbps, expert_parallel=expert_parallel)
+
+
+def test_batch_one_decode_is_the_active_experts_bytes_plus_the_all_to_all_latency_per_layer(catalog):
+    """One sequence on 2 x 8 H100 (p5.48xlarge, 3,200 Gbps): each node's 8 GPUs read the shared weights, the GPU
+    holding the busiest expert reads one routed expert per layer (8 of 256 over 16 GPUs), and each of the 61 layers
+    pays two all-to-alls (DeepEP-derived 25 us each, plus 8 x 7,168 x 2 bytes of which half leave the node)."""
+    from accelfit.planner.memory import expert_split
+    from accelfit.planner.serving_data import expert_parallel_link
+
+    model = _deepseek_model(catalog)
+    accelerator = model.accelerator
+    bandwidth = accelerator.memory_bandwidth_gbps * 1e9 * model.efficiency.decode_bandwidth
+    shared, expert, _, _ = expert_split(model.model)
+    weights = (shared / 8 + expert) * 1.0 / bandwidth  # fp8: one byte per weight
+    link = expert_parallel_link()
+    one = link.latency_us * 1e-6 + 8 * 7168 * 2 * 0.5 / (3200 / 8 * 1e9 * link.efficiency)
+    all_to_all = 2 * 61 * one
+    step = model.step_with(16, 1, 0.0, 0.0, 0.0)
+    expected = weights + model.allreduce_seconds(8, 1) + all_to_all
+    assert step.seconds == pytest.approx(expected, rel=1e-6)
+    assert all_to_all == pytest.approx(2 * 61 * 25e-6, rel=0.01)  # latency-bound at one token
+    # the active experts' bytes, not the whole model's: far below reading 671 GB over 16 GPUs' bandwidth
+    assert weights < 0.3 * 671e9 / (16 * bandwidth)
+
+
+def test_the_interconnects_latency_and_bandwidth_move_the_decode(catalog, monkeypatch):
+    from accelfit.planner import serving as serving_module
+    from accelfit.planner.serving_data import expert_parallel_link
+
+    base = _deepseek_model(catalog).step_with(16, 1, 0.0, 0.0, 0.0).seconds
+    slower = expert_parallel_link().model_copy(update={"latency_us": 50.0})
+    monkeypatch.setattr(serving_module, "expert_parallel_link", lambda: slower)
+    assert _deepseek_model(catalog).step_with(16, 1, 0.0, 0.0, 0.0).seconds == pytest.approx(
+        base + 2 * 61 * 25e-6, rel=1e-6)
+    monkeypatch.undo()
+    # at a batch of 64 the bytes matter: a quarter of the node network makes the step slower
+    fast = _deepseek_model(catalog, 3200.0).step_with(16, 64, 64 * 2048.0, 0.0, 0.0).seconds
+    narrow = _deepseek_model(catalog, 800.0).step_with(16, 64, 64 * 2048.0, 0.0, 0.0).seconds
+    assert narrow > fast * 1.05
+
+
+def test_an_engine_without_expert_parallel_over_nodes_keeps_pipeline_stages(catalog):
+    """SGLang is built tensor parallel per node and pipeline parallel across (its flags): modelled so."""
+    spec = serving(DEEPSEEK_V3, inference__latency_p99_ms=60000, inference__requests_per_second=5,
+                   inference__input_tokens=2048, inference__output_tokens=512, inference__server="sglang",
+                   model__weights="hf://deepseek-ai/DeepSeek-V3", model__weights_token="accelfit:hfToken",
+                   placement__clouds=["aws"],
+                   placement__accelerators=["h100-80gb"])
+    result = plan(spec, catalog)
+    serving_reason = next(reason for reason in result.reasons if reason.startswith("Serving"))
+    assert "pipeline parallel 2 across 2 nodes" in serving_reason
+    [pool] = result.serving.pools[:1]
+    assert (pool.pipeline_parallel, pool.data_parallel, pool.expert_parallel) == (2, 1, False)

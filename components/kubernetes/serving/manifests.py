@@ -150,7 +150,8 @@ def server_shape(settings: ServerSettings, pool: ServingPool) -> ServerShape:
                        tensor_parallel=pool.tensor_parallel, pipeline_parallel=pool.pipeline_parallel,
                        nodes=pool.nodes_per_replica, max_running_requests=pool.max_num_seqs,
                        max_model_len=pool.max_model_len, dtype=pool.dtype,
-                       memory_fraction=pool.gpu_memory_utilization, quantization=pool.quantization)
+                       memory_fraction=pool.gpu_memory_utilization, quantization=pool.quantization,
+                       data_parallel=pool.data_parallel, expert_parallel=pool.expert_parallel)
 
 
 def server_flags(settings: ServerSettings, pool: ServingPool) -> list[str]:

@@ -204,3 +204,28 @@ def test_bad_arguments_are_refused_before_anything_is_created(gke):
     with pytest.raises(InputError) as caught:
         validate_model_server_args("s", ModelServerArgs(settings=hf, targets=tuple(targets)))
     assert "token" in str(caught.value)
+
+
+def test_a_moe_replica_over_two_nodes_is_built_expert_parallel_as_planned():
+    """DeepSeek-V3 in FP8 on H100: the plan models the replica expert parallel over its two nodes (data-parallel
+    attention per node), and the LeaderWorkerSet's leader runs vLLM with those flags, not pipeline stages."""
+    workload = WorkloadSpec.model_validate({
+        "name": "moe", "kind": "inference", "framework": "pytorch",
+        "model": {"parameters": "671B", "active_parameters": "37B", "experts": 256, "experts_per_token": 8,
+                  "precision": "fp8", "layers": 61, "hidden_size": 7168, "attention_heads": 128, "attention": "mla",
+                  "kv_lora_rank": 512, "rope_head_dim": 64, "context_tokens": 32768,
+                  "weights": "s3://acme-models/deepseek-v3"},
+        "inference": {"requests_per_second": 2, "latency_p99_ms": 60000},
+        "placement": {"clouds": ["aws"], "regions": ["us-east-1"], "accelerators": ["h100-80gb"]}})
+    plan = planned(workload)
+    settings, targets = rendered(plan, "eks.amazonaws.com/nodegroup")
+    pool = targets[0].pool
+    assert (pool.nodes_per_replica, pool.tensor_parallel, pool.pipeline_parallel, pool.data_parallel,
+            pool.expert_parallel) == (2, 8, 1, 2, True)
+    body = manifests.leader_worker_set(settings, targets[0])
+    assert at(body, "spec.leaderWorkerTemplate.size") == 2
+    args = at(body, "spec.leaderWorkerTemplate.leaderTemplate.spec.containers[0]")["args"]
+    assert {"--tensor-parallel-size=8", "--data-parallel-size=2", "--data-parallel-backend=ray",
+            "--enable-expert-parallel"} <= set(args)
+    assert not any(arg.startswith("--pipeline-parallel-size") for arg in args)
+    assert f"--max-num-seqs={-(-pool.max_num_seqs // 2)}" in args
