@@ -21,6 +21,14 @@ def report() -> list[tuple[str, float, float, float, str]]:
 
 
 if __name__ == "__main__":
-    for name, published, modelled, ratio, shape in report():
+    import math
+
+    rows = report()
+    for name, published, modelled, ratio, shape in rows:
         print(f"{name:52s} published {published:9,.0f} tok/s  model {modelled:9,.0f} tok/s  ratio {ratio:5.2f}  "
               f"({shape})")
+    ratios = [ratio for *_, ratio, _ in rows]
+    within = sum(1 / 1.5 <= ratio <= 1.5 for ratio in ratios)
+    geo = math.exp(sum(math.log(ratio) for ratio in ratios) / len(ratios))
+    print(f"{len(rows)} points: {within} within x1.5, geometric mean of model / published x{geo:.2f}, "
+          f"x{min(ratios):.2f}-x{max(ratios):.2f}")
