@@ -50,7 +50,7 @@ def test_the_sentence_states_both_rules_and_the_built_thresholds(planned):
     assert thresholds["load"] == pool.in_flight_per_replica > 0 and thresholds["queue"] == 5
     assert f"one server per {pool.in_flight_per_replica:g} requests in flight" in scaling.why
     assert "one server per 5 requests waiting" in scaling.why
-    query = dict((name, query) for name, query, _ in scaling.triggers)["load"]
+    query = {name: query for name, query, _ in scaling.triggers}["load"]
     assert "vllm:num_requests_running" in query and "vllm:num_requests_waiting" in query
     assert route_pools(result)[0].in_flight_per_server == pool.in_flight_per_replica
 
