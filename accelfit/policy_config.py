@@ -6,27 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from accelfit.errors import InputError, problem
-from accelfit.inputfile import is_regular_file
-from accelfit.jsonio import read_json
+# Reading the file is the environment's own job (accelfit.environments); here for the callers that read it by name.
+from accelfit.environments import policy_config_path, read_policy_config
 
-
-def policy_config_path(project_dir: Path, environment: str) -> Path:
-    return project_dir / "policies" / "config" / f"{environment}.json"
-
-
-def read_policy_config(project_dir: Path, environment: str, *, required: bool = True) -> dict[str, Any] | None:
-    path = policy_config_path(project_dir, environment)
-    if not is_regular_file(path):
-        if not required:
-            return None
-        raise InputError([problem(str(path), "", "no policy configuration for this environment",
-                                  "add policies/config/<environment>.json (see policies/README.md)")])
-    config = read_json(path, "fix the JSON syntax (see policies/README.md)")
-    if not isinstance(config, dict):
-        raise InputError([problem(str(path), "", "expected a JSON object of policy settings",
-                                  "see policies/README.md")])
-    return config
+__all__ = ["plan_constraints", "policy_config_path", "read_policy_config"]
 
 
 def plan_constraints(project_dir: Path, environment: str, catalog: Any, *, required: bool = False) -> Any:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from accelfit.environments import is_protected
 from accelfit.errors import InputError, Problem, did_you_mean, problem, shorten
 from accelfit.inputfile import is_regular_file
 from accelfit.spec import LoadedWorkload, WorkloadSpec
@@ -368,9 +369,10 @@ def config_problems(config: dict[str, Any], project_doc: dict[str, Any], name: s
                                     "(the value is not shown)", f"set it as one string: pulumi config set --secret "
                                     f"{shorten(key, 80)} ..."))
     for key in plaintext_secrets(config):
-        if environment == "prod":
+        if is_protected(environment):
             problems.append(problem(source, f"config.{shorten(key, 80)}", "a secret is written in plain text, "
-                                    "which prod refuses", f"remove it and run `pulumi config set --secret {key} ...`"))
+                                    f"which {environment} refuses (a protected environment)",
+                                    f"remove it and run `pulumi config set --secret {key} ...`"))
     return problems
 
 

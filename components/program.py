@@ -15,6 +15,7 @@ import pulumi
 
 from accelfit.catalog import load_catalog
 from accelfit.errors import InputError, problem
+from accelfit.environments import is_protected
 from accelfit.stack_plan import plan_stack_fleet
 from accelfit.planner import FleetPlan, Plan
 from accelfit.lock_setting import lock_required as parse_lock_required
@@ -65,9 +66,10 @@ def _run(project_dir: Path, stack: str, source: Path) -> ProgramResult:
     environment = config.get("environment") or stack
     plain = sorted(key for key in keys if secret_named(key) and not pulumi.runtime.config.is_config_secret(key))
     for key in plain:
-        if environment == "prod":
-            raise InputError([problem(str(source), f"config.{key}", "a secret is set in plain text, which prod "
-                                      "refuses", f"run `pulumi config set --secret {key} ...`")])
+        if is_protected(environment, project_dir):
+            raise InputError([problem(str(source), f"config.{key}", "a secret is set in plain text, which "
+                                      f"{environment} refuses (a protected environment)",
+                                      f"run `pulumi config set --secret {key} ...`")])
         pulumi.log.warn(f"{key} is set in plain text; encrypt it: pulumi config set --secret {key} ...")
     return _run_stack(project_dir, stack, source, config, environment)
 

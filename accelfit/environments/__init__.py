@@ -2,7 +2,10 @@
 else. The file holds the cost caps (stack-monthly-budget), the allowed pricing and accelerators, the level of every
 rule ("all" and each policy's enforcementLevel) and, in the `environment-label-matches-stack` entry (the one policy
 whose config is the environment itself), the lock requirement (`requireLock`) and deploy approvals
-(`requiredReviewers`: the GitHub environment of the same name must have required reviewers).
+(`requiredReviewers`: the GitHub environment of the same name must have required reviewers) and whether the
+environment is protected (`protected`: deletion protection on its clusters, buckets and file systems, secrets only
+encrypted, GPU drivers pinned), which the stack loader, the cloud rules and the components read through
+`is_protected` instead of comparing the environment's name with "prod".
 
 Every consumer discovers environments here instead of listing them: the stack loader (`accelfit:environment`),
 `plan --environment`, the spec budget's level, `accelfit env list --json` (which the workflows read) and
@@ -18,6 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from accelfit.errors import InputError, problem
+from accelfit.inputfile import is_regular_file
+from accelfit.jsonio import read_json
 
 CONFIG_DIR = Path("policies") / "config"
 # The entry that names the environment; its extra settings are the environment's own (policies/accelfit_policies/
@@ -27,6 +32,8 @@ ENVIRONMENT_ENTRY = "environment-label-matches-stack"
 ENVIRONMENT_NAME = re.compile(r"^[a-z]([-a-z0-9]{0,30}[a-z0-9])?\Z")
 # When no project is at hand (the stack-file schema printed outside a project): the environments shipped.
 SHIPPED_ENVIRONMENTS = ("dev", "staging", "prod")
+# ... and the protected one among them (policies/config/prod.json says `protected: true`).
+SHIPPED_PROTECTED = frozenset({"prod"})
 
 
 @dataclass(frozen=True)
@@ -38,6 +45,7 @@ class EnvironmentSettings:
     budget_level: str
     require_lock: bool
     required_reviewers: bool
+    protected: bool = False
 
     @property
     def spec_budget_mandatory(self) -> bool:
@@ -47,7 +55,8 @@ class EnvironmentSettings:
     def as_json(self) -> dict[str, Any]:
         return {"name": self.name, "file": self.file, "defaultLevel": self.default_level,
                 "maxMonthlyUsd": self.max_monthly_usd, "budgetLevel": self.budget_level,
-                "requireLock": self.require_lock, "requiredReviewers": self.required_reviewers}
+                "requireLock": self.require_lock, "requiredReviewers": self.required_reviewers,
+                "protected": self.protected}
 
 
 def nearest_project_dir() -> Path | None:
@@ -59,6 +68,24 @@ def nearest_project_dir() -> Path | None:
 
 def config_dir(project_dir: Path) -> Path:
     return project_dir / CONFIG_DIR
+
+
+def policy_config_path(project_dir: Path, environment: str) -> Path:
+    return config_dir(project_dir) / f"{environment}.json"
+
+
+def read_policy_config(project_dir: Path, environment: str, *, required: bool = True) -> dict[str, Any] | None:
+    path = policy_config_path(project_dir, environment)
+    if not is_regular_file(path):
+        if not required:
+            return None
+        raise InputError([problem(str(path), "", "no policy configuration for this environment",
+                                  "add policies/config/<environment>.json (see policies/README.md)")])
+    config = read_json(path, "fix the JSON syntax (see policies/README.md)")
+    if not isinstance(config, dict):
+        raise InputError([problem(str(path), "", "expected a JSON object of policy settings",
+                                  "see policies/README.md")])
+    return config
 
 
 def environment_names(project_dir: Path | None) -> tuple[str, ...]:
@@ -78,8 +105,6 @@ def _level(entry: Any, default: str) -> str:
 
 
 def environment_settings(project_dir: Path, name: str) -> EnvironmentSettings:
-    from accelfit.policy_config import read_policy_config
-
     config = read_policy_config(project_dir, name) or {}
     default = str(config.get("all") or "advisory")
     budget = config.get("stack-monthly-budget")
@@ -88,7 +113,20 @@ def environment_settings(project_dir: Path, name: str) -> EnvironmentSettings:
     own = own if isinstance(own, dict) else {}
     return EnvironmentSettings(name, str(CONFIG_DIR / f"{name}.json"), default,
                                float(cap) if isinstance(cap, (int, float)) else None, _level(budget, default),
-                               own.get("requireLock") is True, own.get("requiredReviewers") is True)
+                               own.get("requireLock") is True, own.get("requiredReviewers") is True,
+                               own.get("protected") is True)
+
+
+def is_protected(name: str, project_dir: Path | None = None) -> bool:
+    """Whether environment NAME is protected (its policy configuration's environment entry says `protected: true`):
+    its stateful resources get deletion protection, a plain-text secret is refused and the GPU driver must not float.
+    Read from the project's file (the nearest project when none is given), so `accelfit env new qa --from prod`
+    makes a protected qa and a prod whose file says otherwise is not; outside a project, the shipped prod is."""
+    folder = project_dir or nearest_project_dir()
+    if folder is None or not (config_dir(folder) / f"{name}.json").is_file():
+        return name in SHIPPED_PROTECTED
+    own = (read_policy_config(folder, name) or {}).get(ENVIRONMENT_ENTRY)
+    return isinstance(own, dict) and own.get("protected") is True
 
 
 def list_environments(project_dir: Path) -> list[EnvironmentSettings]:
@@ -98,8 +136,6 @@ def list_environments(project_dir: Path) -> list[EnvironmentSettings]:
 def new_environment_config(project_dir: Path, name: str, source: str) -> dict[str, Any]:
     """The policy configuration of a new environment NAME copied from SOURCE, its environment entry renamed.
     InputError (exit 2) naming the argument and the fix for a bad name, an existing one or an unknown source."""
-    from accelfit.policy_config import read_policy_config
-
     known = environment_names(project_dir)
     if not ENVIRONMENT_NAME.match(name or ""):
         raise InputError([problem(None, "NAME", "not an environment name: a lowercase letter, then up to 31 "

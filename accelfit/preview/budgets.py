@@ -8,18 +8,20 @@ from __future__ import annotations
 from typing import Any
 
 from accelfit.durations import usd
+from accelfit.environments import ENVIRONMENT_ENTRY, SHIPPED_PROTECTED
 
 SPEC_BUDGET_POLICY = "spec-budget"
-MANDATORY_ENVIRONMENTS = frozenset({"prod"})
 
 
 def budget_lines(spec_budget: Any, environment: str, cost: dict[str, Any], policy_config: dict[str, Any],
                  policy_file: str) -> list[dict[str, Any]]:
     """One line per budget source: source, figure, limit, actual, level, within."""
-    # The spec's budget binds as the environment's rules do by default (its "all" level, accelfit.environments):
-    # mandatory in prod as shipped and in any environment copied from it, advisory elsewhere.
-    all_mandatory = policy_config.get("all") == "mandatory"
-    spec_level = "mandatory" if environment in MANDATORY_ENVIRONMENTS or all_mandatory else "advisory"
+    # The spec's budget binds as the environment's rules do by default (its "all" level, accelfit.environments), or
+    # where the environment is protected: mandatory in prod as shipped and in any environment copied from it,
+    # advisory elsewhere. Without a policy configuration, the shipped protected environment's rule holds.
+    own = policy_config.get(ENVIRONMENT_ENTRY) if policy_config else None
+    protected = own.get("protected") is True if isinstance(own, dict) else environment in SHIPPED_PROTECTED
+    spec_level = "mandatory" if protected or policy_config.get("all") == "mandatory" else "advisory"
     lines = []
     if spec_budget.max_monthly_usd is not None:
         lines.append(_line("spec budget.max_monthly_usd", "monthly_usd", spec_budget.max_monthly_usd,

@@ -20,6 +20,7 @@ import pulumi
 import pulumi_aws as aws
 
 from accelfit.catalog import Catalog
+from accelfit.environments import is_protected
 from accelfit.errors import InputError, Problem, problem
 from accelfit.planner.capacity_groups import with_group_labels
 from accelfit.planner.model import Plan
@@ -34,7 +35,7 @@ from components.aws.node_group import ManagedNodeGroup
 from accelfit.cloudrules.aws.plan_checks import validate_eks_plan
 from components.aws.pod_identity_role import PodIdentityRole
 from components.aws.stack import (
-    PROTECTED_ENVIRONMENTS, ClusterItems, EksGpuStack, build_autoscaler_identity, build_cluster_items, build_fsx_addon,
+    ClusterItems, EksGpuStack, build_autoscaler_identity, build_cluster_items, build_fsx_addon,
     build_node_groups, build_workload_storage,
 )
 from components.aws.workload_identity import WorkloadIdentity, pod_identity_agent
@@ -111,7 +112,7 @@ class EksSharedCluster(pulumi.ComponentResource):
         child = pulumi.ResourceOptions(parent=self)
         tags = build.ownership.aws_tags()
         region = basis.region
-        self.protect = basis.environment in PROTECTED_ENVIRONMENTS
+        self.protect = is_protected(basis.environment)
         items = build_cluster_items(self, name, basis, build.zones or cluster_zones(build.plans), args.access, tags,
                                     self.protect)
         self.items = items

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 import pulumi
 import pulumi_aws as aws
 
+from accelfit.environments import is_protected
 from components.aws.checks import args_problem, raise_if_any
 from components.common import child_name
 from accelfit.spec.job_source import parse_code, parse_image
@@ -175,7 +176,7 @@ class Ec2GpuVmStack(pulumi.ComponentResource):
         storage = plan.storage
         self.bucket = DataBucket(child_name(name, "data"), DataBucketArgs(
             checkpoint_retention_days=storage.checkpoint_retention_days, versioning=storage.bucket_versioning,
-            protect=plan.environment == "prod", tags=tags, region=plan.region), opts=child)
+            protect=is_protected(plan.environment), tags=tags, region=plan.region), opts=child)
         self.vm = Ec2GpuVm(child_name(name, "gpu"), Ec2GpuVmArgs(
             instance_type=vm.machine_type, zone=vm.zone, image=vm.image, vpc_id=self.network.vpc_id,
             subnet_id=self.network.private_subnet_ids[vm.zone], bucket_arn=self.bucket.bucket_arn,

@@ -22,6 +22,7 @@ import pulumi
 import pulumi_aws as aws
 
 from accelfit.engines import builds_server
+from accelfit.environments import is_protected
 from accelfit.catalog import Catalog
 from accelfit.planner.capacity_groups import with_group_labels
 from accelfit.planner.model import NodePool, Plan
@@ -41,7 +42,6 @@ from components.aws.workload_identity import WorkloadIdentity, WorkloadIdentityA
 from components.common import Ownership, child_name
 from components.fleet import accelerator_pools
 
-PROTECTED_ENVIRONMENTS = frozenset({"prod"})
 # The Cluster Autoscaler's service account (the Helm values in components/kubernetes/eks_addons.py name it).
 AUTOSCALER_NAMESPACE = "kube-system"
 AUTOSCALER_SERVICE_ACCOUNT = "cluster-autoscaler"
@@ -208,7 +208,7 @@ class EksGpuStack(pulumi.ComponentResource):
         super().__init__("accelfit:aws:EksGpuStack", name, None, opts)
         tags = args.ownership.aws_tags()
         region = plan.region
-        protect = plan.environment in PROTECTED_ENVIRONMENTS
+        protect = is_protected(plan.environment)
 
         items = build_cluster_items(self, name, plan, tuple(plan.zones), args.access, tags, protect)
         self.network, self.cluster = items.network, items.cluster

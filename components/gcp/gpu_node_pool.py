@@ -12,6 +12,7 @@ import pulumi
 from pulumi_gcp import container
 
 from accelfit.errors import InputError, problem
+from accelfit.environments import is_protected
 from components.gcp import pool_parts
 from accelfit.cloudrules.gcp.names import KEEP_EXISTING_NAME, fitted_name
 from accelfit.cloudrules.gcp.flex_start import flex_start_placement_rejection
@@ -81,7 +82,7 @@ def validate_gpu_pool_args(name: str, args: GpuNodePoolArgs) -> None:
     if not args.min_nodes <= args.initial_nodes <= args.max_nodes or args.max_nodes < 1:
         problems.append(problem(where, "initial_nodes", "must lie between min_nodes and max_nodes",
                                 "set min_nodes <= initial_nodes <= max_nodes, max_nodes >= 1", args.initial_nodes))
-    if args.driver_version.upper() == "LATEST" and args.environment == "prod":
+    if args.driver_version.upper() == "LATEST" and is_protected(args.environment):
         problems.append(problem(where, "driver_version", "LATEST changes the driver under a running prod cluster",
                                 "use DEFAULT or a pinned version in prod", args.driver_version))
     if args.compact_placement and len(args.zones) != 1:

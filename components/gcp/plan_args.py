@@ -11,6 +11,7 @@ import pulumi
 
 from accelfit.planner.capacity_groups import pool_group_labels
 from accelfit.catalog.models import Catalog, Cloud
+from accelfit.environments import is_protected
 from accelfit.planner.serving_route_plan import builds_route
 from accelfit.planner.serving_traffic import serving_traffic_facts
 from accelfit.planner.model import NodePool, Plan, TpuVmSlice
@@ -41,7 +42,8 @@ class ControlPlaneAccess:
 
 
 def is_prod(plan: Plan) -> bool:
-    return plan.environment == "prod"
+    """A protected environment (accelfit.environments.is_protected: prod as shipped, and any copied from it)."""
+    return is_protected(plan.environment)
 
 
 def gpudirect_of(plan: Plan) -> str:

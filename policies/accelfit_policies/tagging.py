@@ -89,6 +89,8 @@ ENVIRONMENT_OPTIONS = {
     "requireLock": {"type": "boolean", "description": "Deploys build only the committed lock (ACCELFIT_LOCKED=1)."},
     "requiredReviewers": {"type": "boolean", "description": "The GitHub environment of this name must have "
                                                             "required reviewers before anything deploys."},
+    "protected": {"type": "boolean", "description": "Deletion protection on clusters, buckets and file systems; "
+                                                    "secrets only encrypted; the GPU driver pinned (not LATEST)."},
 }
 
 

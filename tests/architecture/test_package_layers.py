@@ -22,7 +22,9 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("accelfit.values", "accelfit.errors", "accelfit.inputfile", "accelfit.validation", "accelfit.yamlio",
      "accelfit.jsonio", "accelfit.unwind", "accelfit.atomicwrite", "accelfit.paths", "accelfit.sizes",
      "accelfit.lock_setting", "accelfit.durations", "accelfit.shared_texts", "accelfit.chartvalues",
-     "accelfit.ordering", "accelfit.expiry"),
+     "accelfit.ordering", "accelfit.expiry",
+     # The environments: each a policy configuration file, read by the rules, the stack and the components.
+     "accelfit.environments"),
     # The model-server engines: facts and flag rendering, read by the spec, the planner and the components.
     ("accelfit.engines",),
     # What the user and the clouds state: the catalog and the workload spec.
@@ -31,8 +33,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("accelfit.cloudrules", "accelfit.pricing", "accelfit.planner"),
     # A stack: its file, keys, rules, lock, calibration, policy configuration, and its plan.
     ("accelfit.calibration", "accelfit.stackrules", "accelfit.stackkeys", "accelfit.stackschema",
-     "accelfit.stackfile", "accelfit.lockfile", "accelfit.policy_config", "accelfit.stack_plan",
-     "accelfit.environments"),
+     "accelfit.stackfile", "accelfit.lockfile", "accelfit.policy_config", "accelfit.stack_plan"),
     # The policy pack (rules over a neutral view of a resource).
     ("policies", "policies.accelfit_policies", "policies.runner", "policies.analyzer_client", "policies.__main__"),
     # Pulumi components: shared parts, then each platform's, then the assembly and the program.

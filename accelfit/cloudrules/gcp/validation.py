@@ -11,6 +11,7 @@ import ipaddress
 from collections import Counter
 
 from accelfit.catalog.models import Catalog, Cloud
+from accelfit.environments import is_protected
 from accelfit.errors import Problem, did_you_mean, join_path, problem
 from accelfit.planner import filestore_capacity
 from accelfit.planner.model import NodePool, Plan, TpuVmSlice
@@ -268,7 +269,7 @@ def _gpu_pool_problems(path: str, pool: NodePool, plan: Plan, catalog: Catalog) 
     if pool.driver_version is None:
         problems.append(problem(FILE, join_path(path, "driver_version"), "GPU pools need a driver version",
                                 "set DEFAULT (GKE's tested driver), LATEST (not in prod) or a pinned version"))
-    elif pool.driver_version.upper() == "LATEST" and plan.environment == "prod":
+    elif pool.driver_version.upper() == "LATEST" and is_protected(plan.environment):
         problems.append(problem(FILE, join_path(path, "driver_version"),
                                 "LATEST changes the driver under a running prod cluster",
                                 "use DEFAULT or a pinned version in prod", pool.driver_version))
