@@ -44,7 +44,7 @@ def ephemeral() -> None:
 def up(ctx: click.Context, source: str, name: str, ttl: str, no_deploy: bool, as_json: bool, org: str) -> None:
     """Create the ephemeral copy NAME of stack --from."""
     from accelfit.expiry import parse_ttl
-    from accelfit.ephemeral.lifecycle import create, run_pulumi
+    from accelfit.ephemeral.lifecycle import create, run_pulumi, tag_expiry
     from accelfit.stackfile import find_project_dir
 
     life = parse_ttl(ttl)  # every argument is checked before anything is written
@@ -62,6 +62,7 @@ def up(ctx: click.Context, source: str, name: str, ttl: str, no_deploy: bool, as
         deployed = _logged_in()
         if deployed:
             run_pulumi(["stack", "init", _ref(org, name)], project_dir)
+            tag_expiry(project_dir, _ref(org, name), created.expires_at)  # the scheduled sweep finds it by this
             run_pulumi(["up", "--yes", "--stack", _ref(org, name), "--policy-pack", "policies",
                         "--policy-pack-config", "policies/config/ephemeral.json"], project_dir)
     report = {"stack": name, "source": source, "file": str(created.path.relative_to(project_dir)),
@@ -113,14 +114,20 @@ def down(name: str, plan_only: bool, missing_file_ok: bool, org: str) -> None:
 
 @ephemeral.command()
 @click.option("--plan", "plan_only", is_flag=True, help="List the expired stacks; change nothing.")
+@click.option("--backend", is_flag=True, help="Also the backend's stacks tagged accelfit:expiresAt (`ephemeral up` "
+              "tags them): the scheduled sweep's way, where no stack file was committed.")
 @_ORG
-def sweep(plan_only: bool, org: str) -> None:
+def sweep(plan_only: bool, backend: bool, org: str) -> None:
     """Destroy every ephemeral stack whose accelfit:expiresAt has passed."""
-    from accelfit.ephemeral.lifecycle import destroy, expired_stacks
+    from accelfit.ephemeral.lifecycle import backend_expired_stacks, destroy, expired_stacks
     from accelfit.stackfile import find_project_dir
 
     project_dir = find_project_dir()
-    for name in expired_stacks(project_dir, dt.datetime.now(dt.UTC)):
+    now = dt.datetime.now(dt.UTC)
+    names = set(expired_stacks(project_dir, now))
+    if backend:
+        names |= set(backend_expired_stacks(project_dir, now, org))
+    for name in sorted(names):
         if not plan_only:
             destroy(project_dir, name, _ref(org, name))
         click.echo(f"{'expired' if plan_only else 'destroyed'}: {name}")

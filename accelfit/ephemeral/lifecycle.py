@@ -5,6 +5,7 @@ where the CLI is on PATH; where it is not, `up` stops after the offline preview 
 from __future__ import annotations
 
 import datetime as dt
+import json
 import shutil
 import subprocess
 from dataclasses import dataclass
@@ -14,6 +15,13 @@ from typing import Any
 import yaml
 
 from accelfit.errors import InputError, problem
+
+
+# The stack tag `ephemeral up` sets on the backend stack (`pulumi stack tag set`): the scheduled sweep lists the
+# backend's stacks by it (`pulumi stack ls --json --tag NAME`), since the stack files the pull-request job writes are
+# never committed. Pulumi CLI reference: pulumi_stack_tag_set, pulumi_stack_ls (--tag "tag-name or
+# tag-name=tag-value", --json rows with `name`), pulumi_stack_tag_get.
+EXPIRY_TAG = "accelfit:expiresAt"
 
 
 @dataclass(frozen=True)
@@ -39,6 +47,41 @@ def run_pulumi(args: list[str], project_dir: Path) -> None:
     done = subprocess.run([cli, *args], cwd=project_dir, check=False)
     if done.returncode != 0:
         raise RuntimeError(f"pulumi {' '.join(args)} failed with exit {done.returncode}")
+
+
+def pulumi_output(args: list[str], project_dir: Path) -> str:
+    """What a Pulumi CLI command prints (a listing, a tag's value); its errors go to the terminal."""
+    cli = pulumi_cli()
+    if cli is None:
+        raise InputError([problem(None, "pulumi", "the Pulumi CLI is not on PATH",
+                                  "install it (README: Running it for real) and log in")])
+    done = subprocess.run([cli, *args], cwd=project_dir, check=False, stdout=subprocess.PIPE, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(f"pulumi {' '.join(args)} failed with exit {done.returncode}")
+    return done.stdout
+
+
+def tag_expiry(project_dir: Path, stack_ref: str, expires: str) -> None:
+    run_pulumi(["stack", "tag", "set", EXPIRY_TAG, expires, "--stack", stack_ref], project_dir)
+
+
+def backend_expired_stacks(project_dir: Path, now: dt.datetime, org: str) -> list[str]:
+    """The backend's ephemeral stacks (tagged accelfit:expiresAt, named as `ephemeral up` names them) whose expiry
+    has passed, whether or not a stack file exists here."""
+    from accelfit.ephemeral import EPHEMERAL_NAME
+    from accelfit.expiry import expired
+
+    rows = json.loads(pulumi_output(["stack", "ls", "--json", "--tag", EXPIRY_TAG], project_dir) or "[]")
+    found = []
+    for row in rows:
+        name = str(row.get("name", "")).rsplit("/", 1)[-1]  # `org/name` where the CLI qualifies it
+        if not EPHEMERAL_NAME.match(name):
+            continue
+        ref = f"{org}/{name}" if org else name
+        value = pulumi_output(["stack", "tag", "get", EXPIRY_TAG, "--stack", ref], project_dir).strip()
+        if expired(value, now, f"stack tag {EXPIRY_TAG} of {ref}"):
+            found.append(name)
+    return sorted(found)
 
 
 def existing_stacks(project_dir: Path) -> set[str]:

@@ -300,8 +300,8 @@ def test_python_packages_come_from_the_lock_once_per_job_with_a_cache_keyed_on_i
             keyed = [Path(line) for line in setup["cache-dependency-path"].split()]
             assert keyed == [Path(folder, lock) for lock in INSTALLS[installs[0]["run"]]], f"{path.name}/{name}"
             cached.append(f"{path.name}/{name}")
-    assert sorted(cached) == ["ephemeral.yml/ephemeral", "preview.yml/diff", "preview.yml/pulumi-preview", "test.yml/test",
-                              "test.yml/test-lowest"]
+    assert sorted(cached) == ["ephemeral-sweep.yml/sweep", "ephemeral.yml/ephemeral", "preview.yml/diff",
+                              "preview.yml/pulumi-preview", "test.yml/test", "test.yml/test-lowest"]
 
 
 def test_the_base_side_previews_with_the_heads_install(preview):

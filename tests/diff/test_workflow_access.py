@@ -270,3 +270,19 @@ def test_the_ephemeral_job_runs_pull_request_code_as_the_ephemeral_team_only():
     broken["jobs"]["ephemeral"]["steps"][_auth_index(job)]["with"]["requested-token-type"] = \
         "urn:pulumi:token-type:access_token:organization"
     assert breaches(broken)
+
+
+def test_the_scheduled_sweep_runs_main_code_as_the_ephemeral_team_and_lists_the_backend():
+    """ephemeral-sweep.yml: hourly on main's code (no pull-request trigger), the ephemeral team's token and the
+    sandbox's logins, and the sweep that lists the backend's tagged stacks (the stack files are never committed)."""
+    workflow = _load("ephemeral-sweep.yml")
+    job = workflow["jobs"]["sweep"]
+    assert set(workflow["on"]) == {"schedule", "workflow_dispatch"} and not runs_pull_request_code(workflow, job)
+    assert breaches(workflow) == [] and "environment" not in job
+    exchange = job["steps"][_auth_index(job)]["with"]
+    assert exchange == {"organization": "${{ vars.PULUMI_ORG }}", "requested-token-type": PREVIEW_TOKEN_TYPE,
+                        "scope": "team:${{ vars.PULUMI_EPHEMERAL_TEAM }}"}
+    logins = [step["with"] for step in job["steps"] if "role-to-assume" in step.get("with", {}) or
+              "workload_identity_provider" in step.get("with", {})]
+    assert logins and all("EPHEMERAL_" in value for login in logins for value in login.values() if "vars." in value)
+    assert job["steps"][-1]["run"] == ".venv/bin/accelfit ephemeral sweep --backend"
