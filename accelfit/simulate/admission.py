@@ -67,14 +67,15 @@ class Admission(EngineState):
         candidates = self._candidates(arrived, len(places))
         requests = self.requests
         tokens = requests.prompt[candidates] + self.generated[candidates]
-        fits = int(np.searchsorted(np.cumsum(tokens), ready * pool.shape.kv_tokens - pool.kv, side="right"))
+        cumulative = np.cumsum(tokens)
+        fits = int(np.searchsorted(cumulative, ready * pool.shape.kv_tokens - pool.kv, side="right"))
         if fits == 0:
             return None
         taken, tokens = candidates[:fits], tokens[:fits]
         when = np.maximum(requests.arrival[taken], places[:fits])
         at_step = pool.steps + (when - start) / step
         # The prompt's chunks: the step's budget after the running decode, behind the prompts already waiting.
-        ahead = pool.backlog + (np.cumsum(tokens) - tokens) / ready
+        ahead = pool.backlog + (cumulative[:fits] - tokens) / ready
         chunks = np.maximum(1, np.ceil((ahead + tokens - (at_step - pool.steps) * room) / room))
         first = np.ceil(at_step) + chunks
         last = (first + (requests.answer[taken] - self.generated[taken]) - 1).astype(np.int64)
