@@ -8,6 +8,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import subprocess
+from pathlib import Path
 
 import click
 
@@ -44,15 +45,16 @@ def ephemeral() -> None:
 def up(ctx: click.Context, source: str, name: str, ttl: str, no_deploy: bool, as_json: bool, org: str) -> None:
     """Create the ephemeral copy NAME of stack --from."""
     from accelfit.expiry import parse_ttl
-    from accelfit.ephemeral.lifecycle import create, run_pulumi, tag_expiry
+    from accelfit.ephemeral.lifecycle import create, run_pulumi, tag_stack
     from accelfit.stackfile import find_project_dir
 
     life = parse_ttl(ttl)  # every argument is checked before anything is written
     project_dir = find_project_dir()
     from accelfit.planner import NoFeasiblePlan
 
+    now = dt.datetime.now(dt.UTC)
     try:
-        created = create(project_dir, source, name, life, dt.datetime.now(dt.UTC))
+        created = create(project_dir, source, name, life, now)
     except NoFeasiblePlan as failure:  # e.g. nothing fits the ephemeral cap: the file is already removed
         click.echo(f"no feasible plan for {name} (file removed): {failure.message}", err=True)
         ctx.exit(EXIT_POLICY_OR_INFEASIBLE)
@@ -62,7 +64,7 @@ def up(ctx: click.Context, source: str, name: str, ttl: str, no_deploy: bool, as
         deployed = _logged_in()
         if deployed:
             run_pulumi(["stack", "init", _ref(org, name)], project_dir)
-            tag_expiry(project_dir, _ref(org, name), created.expires_at)  # the scheduled sweep finds it by this
+            tag_stack(project_dir, _ref(org, name), created, now)  # the scheduled sweep finds it by these
             run_pulumi(["up", "--yes", "--stack", _ref(org, name), "--policy-pack", "policies",
                         "--policy-pack-config", "policies/config/ephemeral.json"], project_dir)
     report = {"stack": name, "source": source, "file": str(created.path.relative_to(project_dir)),
@@ -85,13 +87,15 @@ def up(ctx: click.Context, source: str, name: str, ttl: str, no_deploy: bool, as
 @click.option("--plan", "plan_only", is_flag=True, help="Print what the destroy removes; change nothing.")
 @click.option("--missing-file-ok", is_flag=True, help="Destroy the backend stack NAME (pr-<number>) even without "
               "its stack file (a CI run that did not write it).")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON with the cost so far (the "
+              "workflow's closing comment reads it).")
 @_ORG
-def down(name: str, plan_only: bool, missing_file_ok: bool, org: str) -> None:
+def down(name: str, plan_only: bool, missing_file_ok: bool, as_json: bool, org: str) -> None:
     """Destroy ephemeral stack NAME, remove it from the backend and delete its stack file."""
     import re
 
     from accelfit.errors import InputError, problem
-    from accelfit.ephemeral.lifecycle import destroy, destroy_plan, existing_stacks, is_ephemeral
+    from accelfit.ephemeral.lifecycle import destroy_plan, existing_stacks, is_ephemeral
     from accelfit.stackfile import find_project_dir
 
     project_dir = find_project_dir()
@@ -99,8 +103,7 @@ def down(name: str, plan_only: bool, missing_file_ok: bool, org: str) -> None:
         if not re.fullmatch(r"pr-[0-9]{1,9}", name):  # only the names the workflow gives its copies
             raise InputError([problem(None, "--name", "--missing-file-ok destroys only pr-<number> stacks",
                                       "name the pull request's copy, e.g. --name pr-123", name)])
-        destroy(project_dir, name, _ref(org, name))
-        click.echo(f"destroyed {name}")
+        _destroy_and_report(project_dir, name, _ref(org, name), as_json, f"destroyed {name}")
         return
     if not is_ephemeral(project_dir, name):
         raise InputError([problem(f"stacks/Pulumi.{name}.yaml", "--name", "not an ephemeral stack (its "
@@ -108,8 +111,21 @@ def down(name: str, plan_only: bool, missing_file_ok: bool, org: str) -> None:
     if plan_only:
         click.echo(json.dumps(destroy_plan(project_dir, name), indent=2))
         return
-    destroy(project_dir, name, _ref(org, name))
-    click.echo(f"destroyed {name} and removed stacks/Pulumi.{name}.yaml")
+    _destroy_and_report(project_dir, name, _ref(org, name), as_json,
+                        f"destroyed {name} and removed stacks/Pulumi.{name}.yaml")
+
+
+def _destroy_and_report(project_dir: Path, name: str, ref: str, as_json: bool, done: str) -> None:
+    """Destroy, then say so with what the copy cost while it lived (its tags, read before the stack goes)."""
+    from accelfit.ephemeral.lifecycle import cost_so_far, destroy
+
+    cost = cost_so_far(project_dir, ref, dt.datetime.now(dt.UTC))
+    destroy(project_dir, name, ref)
+    if as_json:
+        click.echo(json.dumps({"stack": name, "destroyed": True, "cost_so_far": cost}, indent=2))
+        return
+    click.echo(done + (f"; about ${cost['usd']:,.2f} over {cost['hours']:.1f} h at its planned "
+                       f"${cost['hourly_usd']:,.2f}/h" if cost else ""))
 
 
 @ephemeral.command()

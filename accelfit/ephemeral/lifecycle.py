@@ -22,6 +22,10 @@ from accelfit.errors import InputError, problem
 # never committed. Pulumi CLI reference: pulumi_stack_tag_set, pulumi_stack_ls (--tag "tag-name or
 # tag-name=tag-value", --json rows with `name`), pulumi_stack_tag_get.
 EXPIRY_TAG = "accelfit:expiresAt"
+# ... and when it was made and what it costs an hour at its plan (the preview's monthly figure over 730 h), so that
+# closing the pull request can say what the copy cost so far without its stack file.
+CREATED_TAG = "accelfit:createdAt"
+HOURLY_TAG = "accelfit:hourlyUsd"
 
 
 @dataclass(frozen=True)
@@ -61,8 +65,29 @@ def pulumi_output(args: list[str], project_dir: Path) -> str:
     return done.stdout
 
 
-def tag_expiry(project_dir: Path, stack_ref: str, expires: str) -> None:
-    run_pulumi(["stack", "tag", "set", EXPIRY_TAG, expires, "--stack", stack_ref], project_dir)
+def tag_stack(project_dir: Path, stack_ref: str, created: Created, now: dt.datetime) -> None:
+    """The backend stack's tags: its expiry (the sweep's key), when it was made and its planned hourly cost."""
+    from accelfit.expiry import expires_at
+    from accelfit.pricing.figures import HOURS_PER_MONTH
+
+    tags = ((EXPIRY_TAG, created.expires_at), (CREATED_TAG, expires_at(now, dt.timedelta(0))),
+            (HOURLY_TAG, f"{created.monthly_usd / HOURS_PER_MONTH:.4f}"))
+    for tag, value in tags:
+        run_pulumi(["stack", "tag", "set", tag, value, "--stack", stack_ref], project_dir)
+
+
+def cost_so_far(project_dir: Path, stack_ref: str, now: dt.datetime) -> dict[str, Any] | None:
+    """Hours since the copy was made times its planned hourly cost (an estimate at the plan's prices, not a bill);
+    None for a stack without the tags (made before them, or never deployed)."""
+    from accelfit.expiry import parse_instant
+
+    try:
+        created = pulumi_output(["stack", "tag", "get", CREATED_TAG, "--stack", stack_ref], project_dir).strip()
+        hourly = float(pulumi_output(["stack", "tag", "get", HOURLY_TAG, "--stack", stack_ref], project_dir))
+        hours = max(0.0, (now - parse_instant(created, f"stack tag {CREATED_TAG}")).total_seconds() / 3600)
+    except (RuntimeError, ValueError, InputError):
+        return None
+    return {"created_at": created, "hours": round(hours, 2), "hourly_usd": hourly, "usd": round(hours * hourly, 2)}
 
 
 def backend_expired_stacks(project_dir: Path, now: dt.datetime, org: str) -> list[str]:

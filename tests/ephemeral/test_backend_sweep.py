@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from accelfit.cli.main import main
-from accelfit.ephemeral.lifecycle import EXPIRY_TAG
+from accelfit.ephemeral.lifecycle import CREATED_TAG, EXPIRY_TAG, HOURLY_TAG
 
 ROOT = Path(__file__).parents[2]
 FAKE_PULUMI = """#!{python}
@@ -96,5 +96,19 @@ def test_up_tags_the_backend_stack_with_its_expiry(project, tmp_path, monkeypatc
     report = json.loads(capsys.readouterr().out)
     calls = _calls(state)
     init = calls.index(["stack", "init", "acme/pr-7"])
-    assert calls[init + 1] == ["stack", "tag", "set", EXPIRY_TAG, report["expires_at"], "--stack", "acme/pr-7"]
-    assert calls[init + 2][0] == "up" and report["deployed"] is True
+    tags = {call[3]: call[4] for call in calls[init + 1:init + 4] if call[:3] == ["stack", "tag", "set"]}
+    assert tags[EXPIRY_TAG] == report["expires_at"] and set(tags) == {EXPIRY_TAG, CREATED_TAG, HOURLY_TAG}
+    assert float(tags[HOURLY_TAG]) == pytest.approx(report["monthly_usd"] / 730, abs=1e-4)
+    assert calls[init + 4][0] == "up" and report["deployed"] is True
+
+
+def test_down_says_what_the_copy_cost_so_far(project, tmp_path, monkeypatch, capsys):
+    state = _fake_cli(tmp_path, {"pr-9": {EXPIRY_TAG: _instant(+19), CREATED_TAG: _instant(-5),
+                                          HOURLY_TAG: "2.5000"}})
+    monkeypatch.setenv("PATH", f"{state}:/usr/bin:/bin")
+    assert main(["ephemeral", "down", "--name", "pr-9", "--missing-file-ok", "--json", "--org", "acme"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["destroyed"] is True and report["cost_so_far"]["hourly_usd"] == 2.5
+    assert report["cost_so_far"]["hours"] == pytest.approx(5.0, abs=0.05)
+    assert report["cost_so_far"]["usd"] == pytest.approx(12.5, abs=0.15)
+    assert ["destroy", "--yes", "--skip-preview", "--stack", "acme/pr-9"] in _calls(state)
