@@ -66,7 +66,8 @@ class Admission(EngineState):
         """The waiting requests in order, each to the next place, while their prompts' KV blocks are free."""
         candidates = self._candidates(arrived, len(places))
         requests = self.requests
-        tokens = requests.prompt[candidates] + self.generated[candidates]
+        generated = self.generated[candidates]
+        tokens = requests.prompt[candidates] + generated
         cumulative = np.cumsum(tokens)
         fits = int(np.searchsorted(cumulative, ready * pool.shape.kv_tokens - pool.kv, side="right"))
         if fits == 0:
@@ -78,22 +79,27 @@ class Admission(EngineState):
         ahead = pool.backlog + (cumulative[:fits] - tokens) / ready
         chunks = np.maximum(1, np.ceil((ahead + tokens - (at_step - pool.steps) * room) / room))
         first = np.ceil(at_step) + chunks
-        last = (first + (requests.answer[taken] - self.generated[taken]) - 1).astype(np.int64)
+        last = (first + (requests.answer[taken] - generated[:fits]) - 1).astype(np.int64)
         return Match(taken, tokens, when, at_step, first, last)
 
     def _commit(self, index: int, pool: PoolState, match: Match, keep: int) -> np.ndarray:
         taken, last = match.taken[:keep], match.last[:keep]
         self.pool[taken] = index
-        self.admitted[taken] = np.where(np.isnan(self.admitted[taken]), match.when[:keep], self.admitted[taken])
-        self.admit_step[taken] = match.at_step[:keep]
+        # The first admission stays (a preempted request keeps it): fmin keeps the earlier time, and the new one
+        # where there was none (NaN).
+        self.admitted[taken] = np.fmin(self.admitted[taken], match.when[:keep])
+        at_step = match.at_step[:keep]
+        self.admit_step[taken] = at_step
         self.first_step[taken] = match.first[:keep]
         self.done_step[taken] = last
         pool.grow(int(last.max()) + 1)
-        np.add.at(pool.ending, last - pool.base, 1)
+        slots = last - pool.base
+        np.add.at(pool.ending, slots, 1)
         # What the pool's KV count holds for it when it ends: its tokens at admission plus one per step since (the
         # count grows by the running sequences every step), so every request takes out exactly what it put in.
-        self.kv_at_end[taken] = match.tokens[:keep] + (last - match.at_step[:keep])
-        np.add.at(pool.ending_kv, last - pool.base, self.kv_at_end[taken])
+        kv_at_end = match.tokens[:keep] + (last - at_step)
+        self.kv_at_end[taken] = kv_at_end
+        np.add.at(pool.ending_kv, slots, kv_at_end)
         pool.running += len(taken)
         pool.kv += float(match.tokens[:keep].sum())
         pool.recent.append(taken)
