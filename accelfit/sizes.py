@@ -43,7 +43,7 @@ def parse_count(value: object) -> float:
     """Parse a count such as 70B, 1.5M, 2T or 6.74e9 into a float (e.g. 7e10)."""
     number = _as_number(value, "a count")
     if number is None:
-        match = _COUNT_RE.match(value)  # type: ignore[arg-type]
+        match = _COUNT_RE.match(str(value))
         if not match:
             raise SizeError("expected a number with an optional suffix K, M, B, T or P, such as 70B or 2T")
         number = float(match.group(1)) * _COUNT_SUFFIXES[match.group(2).lower()]
@@ -56,7 +56,7 @@ def parse_bytes(value: object) -> float:
     """Parse a byte size such as 512Gi, 2TB, 1.5T or 1024 into bytes."""
     number = _as_number(value, "a size")
     if number is None:
-        match = _BYTES_RE.match(value)  # type: ignore[arg-type]
+        match = _BYTES_RE.match(str(value))
         if not match:
             raise SizeError("expected a number with an optional unit such as 512Gi, 2Ti, 20TB or 500G")
         suffix = match.group(2).lower()

@@ -65,7 +65,7 @@ def config_schema(form: Form) -> dict[str, Any]:
     properties = {f"{PROJECT}:{key.name}": key_schema(key) for key in ACCELFIT_KEYS}
     properties.update({key.name: key_schema(key) for key in PROVIDER_KEYS})
     forms = {"single": _single_form(), "fleet": _fleet_form()}
-    document = {
+    document: dict[str, Any] = {
         "type": "object",
         "description": "The stack's config: the accelfit:* keys accelfit reads (any other accelfit:* key is a "
                        "typo, which accelfit refuses), the provider keys it reads, and any other provider's keys.",

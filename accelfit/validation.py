@@ -14,6 +14,7 @@ from enum import Enum
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
+from pydantic_core import ErrorDetails
 
 from accelfit.errors import InputError, Problem, did_you_mean, join_path, problem, short_repr
 
@@ -54,7 +55,7 @@ _TYPE_KINDS = ("bool_type", "int_type", "float_type", "int_from_float", "finite_
                "int_parsing", "float_parsing")
 
 
-def _problem(detail: dict[str, Any], root: type[BaseModel], file: str | None, prefix: str) -> Problem:
+def _problem(detail: ErrorDetails, root: type[BaseModel], file: str | None, prefix: str) -> Problem:
     # Drop pydantic's own union/validator tags ("function-after[...]"), never a user's key such as "[]".
     loc = tuple(part for part in detail["loc"] if not (isinstance(part, str) and _PYDANTIC_TAG.match(part)))
     if not loc and detail["loc"]:
@@ -88,7 +89,7 @@ def _unknown_key(file: str | None, path: str, owner: Any, key: str) -> Problem:
     return problem(file, path, f"unknown key {short_repr(key)}", fix)
 
 
-def _own_message(detail: dict[str, Any], file: str | None, path: str, prefix: str, owner: Any,
+def _own_message(detail: ErrorDetails, file: str | None, path: str, prefix: str, owner: Any,
                  loc: tuple[Any, ...], value: Any) -> Problem:
     """A validator's own message: "<path>: <what>; <fix>" names a field below this one, else "<what>; <fix>"."""
     message = str(detail["msg"]).removeprefix("Value error, ").removeprefix("Assertion failed, ")
@@ -101,7 +102,7 @@ def _own_message(detail: dict[str, Any], file: str | None, path: str, prefix: st
     return problem(file, path, what, fix or _field_hint(owner, loc), value)
 
 
-def _not_allowed(detail: dict[str, Any], file: str | None, path: str, value: Any) -> Problem:
+def _not_allowed(detail: ErrorDetails, file: str | None, path: str, value: Any) -> Problem:
     expected = detail.get("ctx", {}).get("expected", "")
     choices = re.findall(r"'([^']*)'", expected)
     close = did_you_mean(str(value), choices) if isinstance(value, str) else None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -30,12 +31,12 @@ def calibrate(files: tuple[Path, ...], kind: str | None, accelerator: str | None
     from accelfit.calibration.measurements import read_runs
     from accelfit.calibration.store import efficiency_path, load_team_efficiency, write_team_efficiency
     from accelfit.catalog import load_catalog
-    from accelfit.errors import InputError, problem
+    from accelfit.errors import InputError, Problem, problem
     from accelfit.inputfile import is_regular_file, read_bytes
 
     catalog = load_catalog()
-    measured = []
-    problems = []
+    measured: list[Any] = []
+    problems: list[Problem] = []
     for path in files:
         try:
             if not is_regular_file(path):
@@ -58,8 +59,8 @@ def calibrate(files: tuple[Path, ...], kind: str | None, accelerator: str | None
     write_team_efficiency(team, target)
     for figure in team.training:
         click.echo(f"training  {figure.accelerator:12s} MFU {figure.mfu:.1%} from {figure.runs} run(s)")
-    for figure in team.serving:
-        click.echo(f"serving   {figure.accelerator:12s} decode {figure.decode_bandwidth:.0%} of bandwidth, prefill "
-                   f"{figure.prefill_compute:.0%} of peak, from {figure.runs} run(s)")
+    for served in team.serving:
+        click.echo(f"serving   {served.accelerator:12s} decode {served.decode_bandwidth:.0%} of bandwidth, prefill "
+                   f"{served.prefill_compute:.0%} of peak, from {served.runs} run(s)")
     where = "" if target == efficiency_path() else (f"; plans use it when ACCELFIT_EFFICIENCY_FILE={target}")
     click.echo(f"wrote {target}{where}")

@@ -73,6 +73,7 @@ def _plans(spec_file: Path | None, stack_name: str | None):
     from accelfit.planner import plan as make_plan
     from accelfit.spec import load_workload
 
+    assert spec_file is not None  # simulate() asks for a spec file or --stack
     loaded = load_workload(spec_file)
     if loaded.spec.inference is None:
         return []

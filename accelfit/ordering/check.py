@@ -166,7 +166,7 @@ def _node_patch(rule: OrderingRule, graph: Graph) -> list[Breach]:
                 joins.setdefault(node, []).append(row["urn"])
     breaches = []
     for row in graph.of_type("kubernetes:core/v1:NodePatch"):
-        node = (row["inputs"].get("metadata") or {}).get("name")
+        node = str((row["inputs"].get("metadata") or {}).get("name"))
         candidates = joins.get(node, [])
         if not candidates:
             breaches.append(_breach(rule, row, f"patches node {node}, which nothing in the stack registers "
@@ -233,7 +233,7 @@ def _namespace_of(row: Row) -> str | None:
 
 def _namespace(rule: OrderingRule, graph: Graph) -> list[Breach]:
     built_in = set(rule.params["built_in"])
-    namespaces: dict[tuple[str | None, str], list[str]] = {}
+    namespaces: dict[tuple[str | None, str | None], list[str]] = {}
     for row in graph.of_type("kubernetes:core/v1:Namespace"):
         name = (row["inputs"].get("metadata") or {}).get("name")
         namespaces.setdefault((row.get("provider"), name), []).append(row["urn"])

@@ -87,6 +87,7 @@ def _scaled(plan: Plan, pools: tuple[ServingPool, ...], node_pools: dict) -> tup
     facts = simulate_facts()
     node_start = facts.nodes.provisioning_seconds.get(plan.cloud.value, 0.0)
     out = []
+    assert plan.route is not None  # build_fleet calls this only for a plan with a route
     for pool, scaling in zip(pools, plan.route.scaling, strict=False):
         node_pool = node_pools[pool.node_pools[0]]
         window = None
@@ -120,6 +121,7 @@ def _capacity(fleet: Fleet) -> Capacity:
 def spec_requests(fleet: Fleet, seed: int, spike: Spike | None) -> Requests:
     """A day of the spec's traffic through its serving hours (see traffic.py)."""
     inference = fleet.spec.inference
+    assert inference is not None  # build_fleet plans serving fleets only
     rng = np.random.default_rng(seed)
     rate = rate_profile(inference.requests_per_second, peak_factor(inference), inference.traffic is Traffic.variable,
                         fleet.serving_start_s, inference.hours_per_day, spike, rng)

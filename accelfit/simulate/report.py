@@ -80,6 +80,7 @@ def _day(run: Run, figures: dict[str, np.ndarray]) -> dict[str, Any]:
            "servers_max": int(run.trace.ready.sum(axis=1).max()) if len(run.trace.ticks) else 0,
            "nodes_max": int(run.nodes.sum(axis=1).max()) if len(run.nodes) else 0,
            "cost_usd": round(float((run.nodes * np.array(run.fleet.node_hourly_usd)).sum() * TICK_SECONDS / 3600), 2)}
+    assert inference is not None  # a serving run's spec (build_fleet refuses any other)
     day["targets_ms"] = {"ttft": inference.ttft_p99_ms, "tpot": inference.tpot_p99_ms, "e2e": inference.latency_p99_ms}
     return day
 
