@@ -46,6 +46,7 @@ def plan(ctx: click.Context, spec_file: Path | None, stack_name: str | None, as_
             return
         loaded, environment_name = stack.workload, stack.environment
     else:
+        assert spec_file is not None  # plan asks for a spec file or --stack before this
         loaded, environment_name = load_workload(spec_file), environment_option or "dev"
     catalog = load_catalog()
     if stack_name is not None:

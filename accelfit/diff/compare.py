@@ -8,8 +8,8 @@ from collections.abc import Iterable
 
 from accelfit.diff.document import PreviewDocument, Resource, Violation
 from accelfit.diff.inputs import changed_paths
-from accelfit.diff.model import (ACTIONS, BudgetGuard, FigureChange, InputChange, ResourceDiff, SelectionChange, StackDiff,
-                                 ViolationDiff, WorkloadCost)
+from accelfit.diff.model import (ACTIONS, Action, BudgetGuard, FigureChange, InputChange, ResourceDiff, SelectionChange,
+                                 StackDiff, ViolationDiff, WorkloadCost)
 from accelfit.diff.replacement import replacement_reason
 
 NO_COMPONENT = "(stack)"
@@ -130,7 +130,7 @@ def _changed(old: Resource, new: Resource, component: str) -> ResourceDiff | Non
     if not changes and not cost_moved and old.protect == new.protect:
         return None
     # A cost that moved with no input change (a price update in the catalog) still shows, as a change.
-    action = "replace" if any(change.replaces_because for change in changes) else "change"
+    action: Action = "replace" if any(change.replaces_because for change in changes) else "change"
     return ResourceDiff(key=new.key, type=new.type, name=new.name, component=component, action=action,
                         changes=changes, before_usd=old.monthly_usd, after_usd=new.monthly_usd, protect=new.protect)
 

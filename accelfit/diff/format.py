@@ -7,7 +7,7 @@ import math
 from typing import Any
 
 from accelfit.diff.inputs import MISSING
-from accelfit.diff.model import InputChange, ResourceDiff, StackDiff
+from accelfit.diff.model import Action, InputChange, ResourceDiff, StackDiff
 from accelfit.durations import usd
 from accelfit.sizes import format_count
 
@@ -119,7 +119,8 @@ def budget_lines(diff: StackDiff) -> list[str]:
 
 
 def resources_line(diff: StackDiff) -> str:
-    counts = ", ".join(f"{diff.count(action)} {VERB[action]}" for action in ("add", "change", "replace", "remove"))
+    shown: tuple[Action, ...] = ("add", "change", "replace", "remove")
+    counts = ", ".join(f"{diff.count(action)} {VERB[action]}" for action in shown)
     repriced = f", {len(diff.repriced)} of them repriced" if diff.repriced else ""
     return f"{counts} ({diff.unchanged} unchanged{repriced})"
 

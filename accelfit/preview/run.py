@@ -53,7 +53,7 @@ def pricing_context(stack: StackFile, plan: Any, spec: Any = None) -> PricingCon
 
 
 def policy_config(stack: StackFile) -> dict[str, Any]:
-    return read_policy_config(stack.project_dir, stack.environment)
+    return read_policy_config(stack.project_dir, stack.environment) or {}  # required: None never comes back
 
 
 UNSET_SECRET = "[unset]"

@@ -14,19 +14,25 @@ LABELS = {
 
 
 def figures_line(cost: Mapping[str, float | None]) -> str:
-    parts = [f"{usd(cost['monthly_usd'])} {LABELS['monthly_usd']} (monthly_usd)",
-             f"{usd(cost['full_scale_monthly_usd'])} {LABELS['full_scale_monthly_usd']} (full_scale_monthly_usd)"]
-    if cost.get("run_total_usd") is not None:
-        parts.append(f"{usd(cost['run_total_usd'])} {LABELS['run_total_usd']} (run_total_usd)")
+    monthly, full_scale, run = _monthly(cost), float(cost["full_scale_monthly_usd"] or 0.0), cost.get("run_total_usd")
+    parts = [f"{usd(monthly)} {LABELS['monthly_usd']} (monthly_usd)",
+             f"{usd(full_scale)} {LABELS['full_scale_monthly_usd']} (full_scale_monthly_usd)"]
+    if run is not None:
+        parts.append(f"{usd(run)} {LABELS['run_total_usd']} (run_total_usd)")
     return " · ".join(parts)
+
+
+def _monthly(cost: Mapping[str, float | None]) -> float:
+    """The planned month: every plan states it (only the run total is missing for a service)."""
+    return float(cost["monthly_usd"] or 0.0)
 
 
 def monthly_above_run_note(cost: Mapping[str, float | None], why: str) -> str | None:
     """Why a month costs more than a short run, said where both are shown."""
     run = cost.get("run_total_usd")
-    if run is None or cost["monthly_usd"] <= run:
+    if run is None or _monthly(cost) <= run:
         return None
-    return (f"monthly_usd ({usd(cost['monthly_usd'])}) is above the run total ({usd(run)}) because {why}; "
+    return (f"monthly_usd ({usd(_monthly(cost))}) is above the run total ({usd(run)}) because {why}; "
             "destroy the stack when the run ends to pay only the run total.")
 
 

@@ -69,8 +69,8 @@ def cost_summary(plan: Plan) -> list[str]:
 
 def _cost_rows(plan: Plan) -> list[list[object]]:
     training = plan.estimate.run_total_usd is not None
-    return [[line.item, usd(line.monthly_usd), usd(line.full_scale_monthly_usd)]
-            + ([usd(line.total_usd)] if training else []) + [line.note] for line in plan.estimate.breakdown]
+    return [[line.item, usd(line.monthly_usd), usd(line.full_scale_monthly_usd),
+             *([usd(line.total_usd)] if training else []), line.note] for line in plan.estimate.breakdown]
 
 
 def _cost_headers(plan: Plan) -> list[str]:

@@ -20,7 +20,9 @@ def _against(value: float, target: float | None, margin: float | None) -> str:
 def serving_rows(plan: Plan) -> list[list[object]]:
     serving = plan.serving
     rows: list[list[object]] = []
-    for pool in serving.pools if serving else ():
+    if serving is None:
+        return rows
+    for pool in serving.pools:
         rows.append([f"{pool.rank} ({pool.pricing})", ", ".join(pool.node_pools),
                      f"{pool.chips_per_replica} x {pool.accelerator}",
                      f"{pool.tensor_parallel} x {pool.pipeline_parallel}"

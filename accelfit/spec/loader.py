@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from accelfit.errors import InputError, problem
+from accelfit.errors import InputError, Problem, problem
 from accelfit.inputfile import is_regular_file
 from accelfit.spec.inventory import Inventory
 from accelfit.spec.models import WorkloadSpec
@@ -90,7 +90,7 @@ def workloads_from_document(document: Any, source: str,
         raise InputError([problem(source, field, "the fleet holds no workload",
                                   f"list at least one workload spec, or use {WORKLOAD_KEY} for a single workload")])
     found: list[tuple[WorkloadSpec, str]] = []
-    problems = []
+    problems: list[Problem] = []
     for index, item in enumerate(raw):
         prefix = f"{field}[{index}]"
         try:

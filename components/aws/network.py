@@ -94,9 +94,8 @@ class AwsNetwork(pulumi.ComponentResource):
         self.public_subnet_ids = {}
         private_route_tables = []
         nat_zones = args.nat_zones if args.nat_zones is not None else args.zones
-        layouts = subnet_layout(args.cidr, args.zones)
         # The zones with a NAT gateway come first, so a zone without one can route through it.
-        layouts = sorted(layouts, key=lambda layout: layout.zone not in nat_zones)
+        layouts = sorted(subnet_layout(args.cidr, args.zones), key=lambda layout: layout.zone not in nat_zones)
         nat = None
         for layout in layouts:
             suffix = layout.zone[-1] if layout.zone[-1].isalpha() else layout.zone
@@ -123,6 +122,7 @@ class AwsNetwork(pulumi.ComponentResource):
                                          allocation_id=address.id, connectivity_type="public", region=args.region,
                                          tags=named(f"nat-{suffix}"),
                                          opts=pulumi.ResourceOptions(parent=self, depends_on=[gateway]))
+            assert nat is not None  # the zones with a NAT gateway come first (sorted above)
             private_routes = aws.ec2.RouteTable(
                 child_name(name, f"private-{suffix}-rt"), vpc_id=vpc.id, region=args.region,
                 tags=named(f"private-{suffix}-rt"),

@@ -231,7 +231,7 @@ def build_eks_layer(cluster: SharedClusterBuild, layer: LayerPlan, built: EksClu
     claimed in the first namespace of its workload's queue."""
     kubeconfig = pulumi.Output.all(built.cluster.cluster_name, built.cluster.endpoint,
                                    built.cluster.certificate_authority) \
-        .apply(lambda parts: eks_kubeconfig(*parts, region=cluster.basis.region))
+        .apply(lambda parts: eks_kubeconfig(parts[0], parts[1], parts[2], region=cluster.basis.region))
     namespaces = {queue.name: queue.namespaces for queue in layer.queues}
     selectors: dict[str, Mapping[str, pulumi.Input[str]]] = {}
     groups: list[pulumi.Resource] = list(built.system_groups)

@@ -145,6 +145,6 @@ class KubernetesLayer(pulumi.ComponentResource):
 def _kueue_args(args: KubernetesLayerArgs, provider: k8s.Provider | None,
                 release_dependencies: tuple[pulumi.Resource, ...] = ()) -> KueueRoutingArgs:
     return KueueRoutingArgs(queues=args.queues, pool_selectors=args.pool_selectors,
-                            provider=provider,  # type: ignore[arg-type]
+                            provider=provider,
                             labels=args.labels, release_dependencies=release_dependencies)
 

@@ -18,7 +18,7 @@ PriceResources = Callable[[list[dict[str, Any]], Any], Any]
 
 # ---- stack-monthly-budget ----------------------------------------------------------------------------------
 
-BUDGET_OPTIONS = {
+BUDGET_OPTIONS: dict[str, dict[str, Any]] = {
     "maxMonthlyUsd": {"type": "number", "minimum": 0,
                       "description": "Most the stack may cost per month, USD, as the figure below measures it."},
     "figure": {"type": "string", "enum": ["monthly_usd", "full_scale_monthly_usd"], "default": "monthly_usd",
@@ -206,7 +206,7 @@ def autoscaling_policy(enforcement_level: EnforcementLevel | None = None) -> Res
 
 # ---- training-pools-scale-to-zero ---------------------------------------------------------------------------
 
-SCALE_TO_ZERO_OPTIONS = {
+SCALE_TO_ZERO_OPTIONS: dict[str, dict[str, Any]] = {
     "roleLabel": {"type": "string", "default": "accelfit.io/role",
                   "description": "Node label whose value says what the pool is for."},
     "trainingRoles": {"type": "array", "items": {"type": "string"}, "default": ["training"],

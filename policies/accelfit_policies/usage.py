@@ -139,10 +139,11 @@ def _tpu_queued(view: ResourceView, catalog: Catalog) -> AcceleratorUse | None:
         return None
     names = [str(get(spec, "node.acceleratorType", "")) for spec in specs]
     slices = [catalog.tpu_slice(name) for name in names]
-    if any(tpu_slice is None for tpu_slice in slices):
+    first = slices[0]
+    if first is None or any(tpu_slice is None for tpu_slice in slices):
         return AcceleratorUse(names[0], "tpu", 1, len(specs), len(specs), False)
     # Queued resources in pulumi-gcp 10.2.0 have no spot field (reference 3.1), so they are never spot.
-    return AcceleratorUse(slices[0].accelerator, "tpu", slices[0].chips, len(specs), len(specs), False)
+    return AcceleratorUse(first.accelerator, "tpu", first.chips, len(specs), len(specs), False)
 
 
 def _eks_node_group(view: ResourceView, catalog: Catalog) -> AcceleratorUse | None:
