@@ -31,8 +31,6 @@ STILL_TO_SPLIT: dict[str, int] = {
     "accelfit/pricing/resources.py::price_resource": 56,
     "accelfit/pricing/resources.py::StackUsage.part": 27,
     "accelfit/pricing/resources.py::_Pricer.gcp_node_pool": 28,
-    "accelfit/spec/models.py::ModelSpec._consistent": 29,
-    "accelfit/spec/models.py::WorkloadSpec._cross_field_rules": 31,
     "policies/accelfit_policies/accelerators.py::check_tpu_topology": 31,
 }
 
