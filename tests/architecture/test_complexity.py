@@ -31,7 +31,6 @@ STILL_TO_SPLIT: dict[str, int] = {
     "accelfit/pricing/resources.py::price_resource": 56,
     "accelfit/pricing/resources.py::StackUsage.part": 27,
     "accelfit/pricing/resources.py::_Pricer.gcp_node_pool": 28,
-    "policies/accelfit_policies/accelerators.py::check_tpu_topology": 31,
 }
 
 
