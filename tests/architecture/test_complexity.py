@@ -19,7 +19,6 @@ STILL_TO_SPLIT: dict[str, int] = {
     "accelfit/cloudrules/aws/plan_checks.py::_pool_problems": 28,
     "accelfit/cloudrules/baremetal/checks.py::plan_problems": 22,
     "accelfit/cloudrules/gcp/validation.py::_gpu_pool_problems": 29,
-    "accelfit/planner/build.py::node_pools": 29,
     "accelfit/planner/candidates.py::_instance_offers": 22,
     "accelfit/planner/choose.py::infeasible": 21,
     "accelfit/planner/fleet.py::plan_fleet": 22,
