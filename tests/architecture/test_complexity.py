@@ -22,8 +22,6 @@ STILL_TO_SPLIT: dict[str, int] = {
     "accelfit/planner/candidates.py::_instance_offers": 22,
     "accelfit/planner/choose.py::infeasible": 21,
     "accelfit/planner/fleet.py::plan_fleet": 22,
-    "accelfit/planner/fleet_costs.py::cluster_costs": 24,
-    "accelfit/planner/fleet_fallback.py::fallback_chain": 28,
     "accelfit/planner/planner.py::reasons": 21,
     "accelfit/planner/serving_layout.py::serving_pool": 21,
     "accelfit/preflight/gcp.py::GcpReader.read": 22,
