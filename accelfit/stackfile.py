@@ -394,7 +394,8 @@ def _selection_problems(config: dict[str, Any], project: str, source: str) -> li
 
 
 def _secret_problems(config: dict[str, Any], environment: Any, source: str) -> list[Problem]:
-    """Secrets that are not text, and (in prod) secrets written in plain text; the value itself is never echoed."""
+    """Secrets that are not text, and (in a protected environment) secrets written in plain text; the value itself
+    is never echoed."""
     problems = []
     for key, value in config.items():
         if isinstance(key, str) and secret_named(key) and value is not None and not isinstance(value, str) \
