@@ -97,6 +97,20 @@ def edit_selection(text: str, key: str, selection: Selection | Mapping[str, Sele
     lines = text.split(newline)
     if ends_with_newline:
         lines.pop()
+    start, end = _config_block(lines, source)
+    indent = _config_indent(lines, start, end, source)
+    key_line = re.compile(rf"""^{indent}(?P<quote>["']?){re.escape(key)}(?P=quote)[ \t]*:""")
+    found = next((index for index in range(start + 1, end) if key_line.match(lines[index])), None)
+    if found is not None:
+        new_lines = _replace_entry(lines, start, end, found, indent, key, selection)
+    else:
+        new_lines = lines[:end] + _render(key, selection, indent) + lines[end:]
+    return newline.join(new_lines) + (newline if ends_with_newline else "")
+
+
+def _config_block(lines: list[str], source: str) -> tuple[int, int]:
+    """The `config:` line's index and the end of its indented block (exclusive; trailing blank lines and comments
+    left to what follows); an InputError when there is none or it is written in flow style."""
     start = next((index for index, line in enumerate(lines) if _CONFIG_LINE.match(line)), None)
     if start is None:
         raise InputError([problem(source, "config", "no top-level `config:` block to write the selection into",
@@ -111,33 +125,37 @@ def edit_selection(text: str, key: str, selection: Selection | Mapping[str, Sele
         end += 1
     while end > start + 1 and not _is_content(lines[end - 1]):
         end -= 1  # trailing blank lines and comments belong to what follows
+    return start, end
+
+
+def _config_indent(lines: list[str], start: int, end: int, source: str) -> str:
+    """The config keys' indent (two spaces for an empty block); an InputError when it is not made of spaces."""
     body = [index for index in range(start + 1, end) if _is_content(lines[index])]
     if not body:
-        indent = "  "
-    else:
-        indent = " " * _indent_of(lines[body[0]])
-        if not indent or lines[body[0]].startswith("\t"):
-            raise InputError([problem(source, "config", "the config block is not indented with spaces",
-                                      "indent config keys with spaces (YAML does not allow tabs)")])
-    key_line = re.compile(rf"""^{indent}(?P<quote>["']?){re.escape(key)}(?P=quote)[ \t]*:""")
-    found = next((index for index in range(start + 1, end) if key_line.match(lines[index])), None)
-    if found is not None:
-        stop = found + 1
-        while stop < end and (not lines[stop].strip() or _indent_of(lines[stop]) > len(indent)):
-            stop += 1
-        while stop > found + 1 and not lines[stop - 1].strip():
-            stop -= 1
-        first = found
-        while first > start + 1 and lines[first - 1].strip().startswith(_OWN_COMMENTS) \
-                and _indent_of(lines[first - 1]) == len(indent):
-            first -= 1
-        # The user's own comments inside the old block (not the two lines lock writes) are kept, at its top.
-        comments = [line for line in lines[found + 1:stop] if line.strip().startswith("#")
-                    and not line.strip().startswith(_OWN_COMMENTS)]
-        new_lines = lines[:first] + _render(key, selection, indent, comments) + lines[stop:]
-    else:
-        new_lines = lines[:end] + _render(key, selection, indent) + lines[end:]
-    return newline.join(new_lines) + (newline if ends_with_newline else "")
+        return "  "
+    indent = " " * _indent_of(lines[body[0]])
+    if not indent or lines[body[0]].startswith("\t"):
+        raise InputError([problem(source, "config", "the config block is not indented with spaces",
+                                  "indent config keys with spaces (YAML does not allow tabs)")])
+    return indent
+
+
+def _replace_entry(lines: list[str], start: int, end: int, found: int, indent: str, key: str,
+                   selection: Selection | Mapping[str, Selection]) -> list[str]:
+    """The lines with the entry at `found` (its value's lines, and the comments lock wrote above it) replaced."""
+    stop = found + 1
+    while stop < end and (not lines[stop].strip() or _indent_of(lines[stop]) > len(indent)):
+        stop += 1
+    while stop > found + 1 and not lines[stop - 1].strip():
+        stop -= 1
+    first = found
+    while first > start + 1 and lines[first - 1].strip().startswith(_OWN_COMMENTS) \
+            and _indent_of(lines[first - 1]) == len(indent):
+        first -= 1
+    # The user's own comments inside the old block (not the two lines lock writes) are kept, at its top.
+    comments = [line for line in lines[found + 1:stop] if line.strip().startswith("#")
+                and not line.strip().startswith(_OWN_COMMENTS)]
+    return lines[:first] + _render(key, selection, indent, comments) + lines[stop:]
 
 
 def _check_edit(before: str, after: str, key: str, selection: Selection | Mapping[str, Selection],

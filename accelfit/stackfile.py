@@ -315,18 +315,36 @@ def config_problems(config: dict[str, Any], project_doc: dict[str, Any], name: s
     """Everything about a stack's own config that `plan`, `lock`, `preview` and `pulumi up` rely on. `token_keys`:
     the keys workloads name as model.weights_token (read by the program, so not unknown)."""
     project = project_doc["name"]
-    problems = []
-    keys = [key for key in config if isinstance(key, str)]
-    if len(keys) != len(config):
-        problems.append(problem(source, "config", "config keys must be text", "quote the key"))
-    problems += unknown_key_problems([key for key in keys if key not in token_keys], project,
-                                     known_project_keys(project_doc), source)
+    problems = _key_problems(config, project_doc, source, token_keys)
     environment = config.get(f"{project}:environment", name)
     if not isinstance(environment, str) or environment not in environments:
         problems.append(problem(source, f"config.{project}:environment", "unknown environment",
                                 f"use one of: {', '.join(environments)}, or add one with `accelfit env new "
                                 "NAME --from staging`", environment))
     problems += _expiry_problems(config.get(f"{project}:expiresAt"), source)
+    problems += _label_problems(config, project, source)
+    problems += _require_lock_problems(config, project, source)
+    problems += _gcp_project_problems(config.get("gcp:project"), source)
+    problems += _selection_problems(config, project, source)
+    problems += _secret_problems(config, environment, source)
+    return problems
+
+
+def _key_problems(config: dict[str, Any], project_doc: dict[str, Any], source: str,
+                  token_keys: tuple[str, ...]) -> list[Problem]:
+    """Keys that are not text, and keys neither the project nor a workload's weights token names."""
+    problems = []
+    keys = [key for key in config if isinstance(key, str)]
+    if len(keys) != len(config):
+        problems.append(problem(source, "config", "config keys must be text", "quote the key"))
+    problems += unknown_key_problems([key for key in keys if key not in token_keys], project_doc["name"],
+                                     known_project_keys(project_doc), source)
+    return problems
+
+
+def _label_problems(config: dict[str, Any], project: str, source: str) -> list[Problem]:
+    """`team` and `costCenter`: set (or encrypted), and each a label value, since every resource is labelled."""
+    problems = []
     for key in ("team", "costCenter"):
         value = config.get(f"{project}:{key}")
         if is_secure(value):
@@ -338,27 +356,47 @@ def config_problems(config: dict[str, Any], project_doc: dict[str, Any], name: s
             problems.append(problem(source, f"config.{project}:{key}", "must be a label value: at most 63 "
                                     "lowercase letters, digits, '-' or '_'",
                                     f"e.g. {project}:{key}: research-llm", value))
+    return problems
+
+
+def _require_lock_problems(config: dict[str, Any], project: str, source: str) -> list[Problem]:
     from accelfit.lock_setting import lock_required
 
     try:  # the same reading as `preview --locked` and the program: a value that is not a boolean stops every command
         lock_required(config.get(f"{project}:requireLock"), source, f"config.{project}:requireLock")
     except InputError as error:
-        problems += error.problems
-    gcp_project = config.get("gcp:project")
-    if gcp_project is not None and not is_secure(gcp_project) and not (
+        return list(error.problems)
+    return []
+
+
+def _gcp_project_problems(gcp_project: Any, source: str) -> list[Problem]:
+    if gcp_project is None or is_secure(gcp_project) or (
             isinstance(gcp_project, str) and _GCP_PROJECT.match(gcp_project)):
-        # Set but not a project id (`gcp:project: true`, a number, a list): refused by every stack command, not
-        # only by check's provider-config rule, so plan and lock never accept a file check refuses.
-        problems.append(problem(source, "config.gcp:project", "Google Cloud needs the project id (6-30 "
-                                "lowercase letters, digits or '-', starting with a letter), and this is not one",
-                                "set gcp:project: <your-project-id> (quote it if YAML would read it as something "
-                                "else), or remove it", gcp_project))
+        return []
+    # Set but not a project id (`gcp:project: true`, a number, a list): refused by every stack command, not
+    # only by check's provider-config rule, so plan and lock never accept a file check refuses.
+    return [problem(source, "config.gcp:project", "Google Cloud needs the project id (6-30 "
+                    "lowercase letters, digits or '-', starting with a letter), and this is not one",
+                    "set gcp:project: <your-project-id> (quote it if YAML would read it as something "
+                    "else), or remove it", gcp_project)]
+
+
+def _selection_problems(config: dict[str, Any], project: str, source: str) -> list[Problem]:
+    """A single workload's `selection` must read back as `accelfit lock` wrote it (a fleet's map: fleet_problems)."""
     raw = config.get(f"{project}:selection")
-    if raw is not None and f"{project}:workloads" not in config:  # a fleet's map: fleet_problems
-        try:
-            read_selection(raw, source, f"config.{project}:selection")
-        except InputError as error:
-            problems += error.problems
+    if raw is None or f"{project}:workloads" in config:
+        return []
+    try:
+        read_selection(raw, source, f"config.{project}:selection")
+    except InputError as error:
+        return list(error.problems)
+    return []
+
+
+def _secret_problems(config: dict[str, Any], environment: Any, source: str) -> list[Problem]:
+    """Secrets that are not text, and (in a protected environment) secrets written in plain text; the value itself
+    is never echoed."""
+    problems = []
     for key, value in config.items():
         if isinstance(key, str) and secret_named(key) and value is not None and not isinstance(value, str) \
                 and not is_secure(value):

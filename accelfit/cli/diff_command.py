@@ -9,10 +9,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from accelfit.errors import EXIT_POLICY_OR_INFEASIBLE, InputError, problem
+
+if TYPE_CHECKING:
+    from accelfit.diff import PreviewDocument, StackDiff
 
 
 @click.command()
@@ -36,11 +40,33 @@ def diff(ctx: click.Context, base: Path | None, head: Path | None, base_ref: str
          fail_over_budget: bool) -> None:
     """Compare two previews of one stack: resources added, changed, replaced and removed by component; monthly
     cost before and after with the biggest movers; policy violations new, fixed and still failing."""
-    from accelfit.diff import diff_documents, parse_document, read_document, render_markdown, render_text
-    from accelfit.diff.format import pct_text
+    from accelfit.diff import diff_documents
 
     if markdown and as_json:
         raise InputError([problem(None, "--markdown/--json", "choose one output format", "pass only one of them")])
+    base_doc, head = _base_document(base, head, base_ref, stack_name)
+    head_doc = _head_document(ctx, head, base_doc, stack_name)
+    if head_doc is None:
+        return
+    if base_doc.stack != head_doc.stack and not base_doc.new_stack and not different_stacks:
+        raise InputError([problem(head_doc.source, "stack", f"BASE previews stack {base_doc.stack!r} but HEAD "
+                                  f"previews {head_doc.stack!r}", "compare previews of the same stack, or pass "
+                                  "--different-stacks to compare two stacks on purpose")])
+    result = diff_documents(base_doc, head_doc, fail_on_increase_pct)
+    _print(result, markdown, as_json)
+    tripped = _tripped(result, fail_on_increase_pct, fail_over_budget)
+    for line in tripped:
+        click.echo(f"failed: {line}", err=True)
+    if tripped:
+        ctx.exit(EXIT_POLICY_OR_INFEASIBLE)
+
+
+def _base_document(base: Path | None, head: Path | None, base_ref: str | None,
+                   stack_name: str | None) -> tuple[PreviewDocument, Path | None]:
+    """BASE (a file, or --stack previewed at --base-ref) and the HEAD file left to read (a lone file given with
+    --base-ref is HEAD)."""
+    from accelfit.diff import parse_document, read_document
+
     if base_ref is not None:
         if base is not None and head is None:
             head, base = base, None  # `accelfit diff --base-ref main --stack dev head.json`
@@ -50,40 +76,50 @@ def diff(ctx: click.Context, base: Path | None, head: Path | None, base_ref: str
         from accelfit.stackfile import check_stack_name
 
         check_stack_name(stack_name)
-        base_doc = parse_document(*_preview_at(base_ref, stack_name))
-    elif base is None or head is None:
+        return parse_document(*_preview_at(base_ref, stack_name)), head
+    if base is None or head is None:
         raise InputError([problem(None, "BASE HEAD", "two preview documents are needed",
                                   "run `accelfit diff base.json head.json`, or `--base-ref REF --stack ENV`")])
-    else:
-        base_doc = read_document(base)
+    return read_document(base), head
+
+
+def _head_document(ctx: click.Context, head: Path | None, base_doc: PreviewDocument,
+                   stack_name: str | None) -> PreviewDocument | None:
+    """HEAD: the file given, an empty stack when the change deletes it, or the working tree's preview; None when
+    the working tree has no feasible plan (said on stderr, exit code set)."""
+    from accelfit.diff import parse_document, read_document
+
     if head is not None:
-        head_doc = read_document(head)
-    elif not base_doc.new_stack and not _exists_here(stack_name or ""):
+        return read_document(head)
+    if not base_doc.new_stack and not _exists_here(stack_name or ""):
         # The change deletes the stack (its file is gone from the working tree): everything is to be removed.
         from accelfit.diff.document import removed_stack_document
 
-        head_doc = parse_document(removed_stack_document(stack_name or ""), f"{stack_name} (working tree, removed)")
-    else:
-        from accelfit.planner import NoFeasiblePlan
+        return parse_document(removed_stack_document(stack_name or ""), f"{stack_name} (working tree, removed)")
+    from accelfit.planner import NoFeasiblePlan
 
-        try:
-            head_doc = parse_document(*_preview_here(stack_name or ""))
-        except NoFeasiblePlan as failure:
-            click.echo(f"no feasible plan for the working tree's {stack_name}: {failure.message}", err=True)
-            ctx.exit(EXIT_POLICY_OR_INFEASIBLE)
-            return
+    try:
+        return parse_document(*_preview_here(stack_name or ""))
+    except NoFeasiblePlan as failure:
+        click.echo(f"no feasible plan for the working tree's {stack_name}: {failure.message}", err=True)
+        ctx.exit(EXIT_POLICY_OR_INFEASIBLE)
+        return None
 
-    if base_doc.stack != head_doc.stack and not base_doc.new_stack and not different_stacks:
-        raise InputError([problem(head_doc.source, "stack", f"BASE previews stack {base_doc.stack!r} but HEAD "
-                                  f"previews {head_doc.stack!r}", "compare previews of the same stack, or pass "
-                                  "--different-stacks to compare two stacks on purpose")])
-    result = diff_documents(base_doc, head_doc, fail_on_increase_pct)
+
+def _print(result: StackDiff, markdown: bool, as_json: bool) -> None:
+    from accelfit.diff import render_markdown, render_text
+
     if as_json:
         click.echo(json.dumps(result.to_json_dict(), indent=2, sort_keys=True))
     elif markdown:
         click.echo(render_markdown(result), nl=False)
     else:
         click.echo(render_text(result))
+
+
+def _tripped(result: StackDiff, fail_on_increase_pct: float | None, fail_over_budget: bool) -> list[str]:
+    """The --fail-on-increase / --fail-over-budget gates the change trips, each as the line stderr shows."""
+    from accelfit.diff.format import pct_text
 
     tripped = []
     if result.budget.increase_exceeded:
@@ -97,10 +133,7 @@ def diff(ctx: click.Context, base: Path | None, head: Path | None, base_ref: str
             tripped.append(f"--fail-over-budget: workload {workload.workload} costs "
                            f"{workload.monthly.head_usd or 0.0:,.2f} USD a month, over its budget of "
                            f"{workload.max_monthly_usd:,.2f}")
-    for line in tripped:
-        click.echo(f"failed: {line}", err=True)
-    if tripped:
-        ctx.exit(EXIT_POLICY_OR_INFEASIBLE)
+    return tripped
 
 
 def _preview_at(ref: str, stack: str) -> tuple[object, str]:

@@ -9,6 +9,8 @@ workflow uses to find and update its own comment instead of adding a new one on 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from accelfit.diff import format as fmt
 from accelfit.diff.model import ResourceDiff, StackDiff, ViolationDiff
 from accelfit.durations import usd
@@ -52,6 +54,12 @@ def render_markdown(diff: StackDiff, max_chars: int = DEFAULT_MAX_CHARS) -> str:
 
 
 def _summary(diff: StackDiff) -> str:
+    out = [line for section in _SUMMARY_SECTIONS for line in section(diff)]
+    return "\n".join(out) + "\n"
+
+
+def _summary_header(diff: StackDiff) -> list[str]:
+    """The marker, the title and the notes on what is compared (another base stack, a new or removed stack)."""
     out = [marker(diff.stack), f"### accelfit diff: `{diff.stack}` ({diff.environment})", ""]
     if diff.base_stack != diff.stack:
         out += [f"_Comparing stack `{diff.base_stack}` (base) with `{diff.stack}` (head)._", ""]
@@ -59,14 +67,24 @@ def _summary(diff: StackDiff) -> str:
         out += [f"_New stack: {_md(fmt.new_stack_text(diff) or '')}._", ""]
     if fmt.removed_stack_text(diff):
         out += [f"_Removed stack: {_md(fmt.removed_stack_text(diff) or '')}._", ""]
+    return out
+
+
+def _summary_callouts(diff: StackDiff) -> list[str]:
     callouts = fmt.callouts(diff)
-    if callouts:
-        # GitHub renders this as a red "Caution" box; elsewhere it degrades to a plain quote.
-        out.append("> [!CAUTION]")
-        for index, (title, text) in enumerate(callouts):
-            out += ([">"] if index else []) + [f"> **{title}:** {_md(text)}"]
-        out.append("")
-    out += [f"- **Monthly cost:** {_md(fmt.cost_line(diff, arrow='→'))}"]
+    if not callouts:
+        return []
+    # GitHub renders this as a red "Caution" box; elsewhere it degrades to a plain quote.
+    out = ["> [!CAUTION]"]
+    for index, (title, text) in enumerate(callouts):
+        out += ([">"] if index else []) + [f"> **{title}:** {_md(text)}"]
+    out.append("")
+    return out
+
+
+def _summary_figures(diff: StackDiff) -> list[str]:
+    """The cost figures, the budget, and the resource and policy counts."""
+    out = [f"- **Monthly cost:** {_md(fmt.cost_line(diff, arrow='→'))}"]
     for line in fmt.figure_lines(diff, arrow="→"):
         name, _, rest = line.partition(": ")
         out.append(f"  - `{name}`: {_md(rest)}")
@@ -78,6 +96,12 @@ def _summary(diff: StackDiff) -> str:
         out.append(f"- **Budget** ({_md(source)}): {_md(rest)}")
     out += [f"- **Resources:** {fmt.resources_line(diff)}",
             f"- **Policies:** {fmt.policies_line(diff)}"]
+    return out
+
+
+def _summary_selection(diff: StackDiff) -> list[str]:
+    """The selected options' changes (the stack's and each workload's), the spec changes, and a stale lock."""
+    out: list[str] = []
     selection, stale = diff.selection, fmt.lock_stale_text(diff)
     if selection.option_changed and not diff.head_is_removed:
         out.append(f"- **Selection changed:** {_code(selection.base_option or '(none)')} → "
@@ -92,23 +116,39 @@ def _summary(diff: StackDiff) -> str:
     if stale:
         out.append(f"- **Lock is stale:** {_md(stale)}")
     out.append("")
+    return out
+
+
+def _summary_tables(diff: StackDiff) -> list[str]:
+    """Cost by workload, the new policy violations."""
+    out: list[str] = []
     if diff.workloads:
         out += ["#### Cost by workload (a month as planned)", "", _workload_table(diff), ""]
     new = diff.violations_with("new")
     if new:
         out += [f"#### New policy violations ({len(new)})", "", _violation_table(new), ""]
+    return out
+
+
+def _summary_movers(diff: StackDiff) -> list[str]:
+    """The largest cost movers, as a table (the rest are under Resources)."""
     movers = diff.movers
-    if movers:
-        rows = [[fmt.signed_usd(r.delta_usd), usd(r.before_usd), usd(r.after_usd), _code(fmt.SYMBOL[r.action]),
-                 _code(r.name), r.component] for r in movers[:MOVERS_SHOWN]]
-        out += ["#### Cost movers (a month)", "",
-                render_markdown_table(["change", "before", "after", "", "resource",
-                                       "workload" if diff.is_fleet else "component"], rows,
-                                      align=["r", "r", "r", "l", "l", "l"])]
-        if len(movers) > MOVERS_SHOWN:
-            out.append(f"\n_{len(movers) - MOVERS_SHOWN} smaller movers are listed under Resources below._")
-        out.append("")
-    return "\n".join(out) + "\n"
+    if not movers:
+        return []
+    rows = [[fmt.signed_usd(r.delta_usd), usd(r.before_usd), usd(r.after_usd), _code(fmt.SYMBOL[r.action]),
+             _code(r.name), r.component] for r in movers[:MOVERS_SHOWN]]
+    out = ["#### Cost movers (a month)", "",
+           render_markdown_table(["change", "before", "after", "", "resource",
+                                  "workload" if diff.is_fleet else "component"], rows,
+                                 align=["r", "r", "r", "l", "l", "l"])]
+    if len(movers) > MOVERS_SHOWN:
+        out.append(f"\n_{len(movers) - MOVERS_SHOWN} smaller movers are listed under Resources below._")
+    out.append("")
+    return out
+
+
+_SUMMARY_SECTIONS: tuple[Callable[[StackDiff], list[str]], ...] = (
+    _summary_header, _summary_callouts, _summary_figures, _summary_selection, _summary_tables, _summary_movers)
 
 
 def _workload_table(diff: StackDiff) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+from accelfit.catalog import TpuSlice
 from accelfit.cloudrules.gcp.flex_start import flex_start_placement_rejection
 from accelfit.planner import preferences as pref
 from accelfit.planner.costing import (
@@ -69,25 +70,46 @@ def node_pools(spec: WorkloadSpec, sized: Sized) -> tuple[NodePool, ...]:
                               zones=pool_zones if offer.cloud == "gcp" else offer.zones,
                               labels={"accelfit.io/role": "system"}, disk_size_gb=SYSTEM_POOL_DISK_GB))
     if offer.tpu_slice is not None:
-        tpu = offer.tpu_slice
-        common = dict(role="tpu", machine_type=tpu.gke_machine_type, accelerator=offer.accelerator.name,
-                      accelerators_per_node=min(tpu.chips, tpu.chips_per_host), gke_accelerator=tpu.gke_accelerator,
-                      spot=spot, zones=offer.zones, taints=(TPU_TAINT,), labels=labels, tpu_topology=tpu.topology,
-                      tpu_slice=tpu.name)
-        if spec.training is not None:
-            if sized.units > 1:
-                # Multislice: the slice pools are one Kueue flavor (components.kubernetes.queues.multislice_flavors),
-                # which finds their nodes by this label; a standby set gets its own value (fleet_fallback).
-                common["labels"] = {**labels, SLICE_SET_LABEL: "tpu"}
-            # A multi-host slice is atomic: one node pool per slice, all its hosts or none (scale to zero after).
-            for index in range(sized.units):
-                pools.append(NodePool(name=f"tpu-{index}", min_nodes=0, max_nodes=tpu.hosts,
-                                      initial_nodes=tpu.hosts, compact_placement=tpu.multi_host, **common))
-        else:
-            minimum, maximum, initial = _gpu_scaling(spec, sized.units)
-            pools.append(NodePool(name="tpu", min_nodes=minimum, max_nodes=maximum, initial_nodes=initial, **common))
-        return tuple(pools)
+        pools += _tpu_pools(spec, sized, offer.tpu_slice, labels, spot)
+    else:
+        pools += _gpu_pools(spec, sized, labels, spot, multi_node_training, pool_zones)
+    return tuple(pools)
 
+
+def _tpu_pools(spec: WorkloadSpec, sized: Sized, tpu: TpuSlice, labels: dict[str, str],
+               spot: bool) -> list[NodePool]:
+    """A GKE TPU offer's pools: one per slice for training (a multi-host slice is all its hosts or none), one
+    scaling pool for serving."""
+    offer = sized.offer
+    common = dict(role="tpu", machine_type=tpu.gke_machine_type, accelerator=offer.accelerator.name,
+                  accelerators_per_node=min(tpu.chips, tpu.chips_per_host), gke_accelerator=tpu.gke_accelerator,
+                  spot=spot, zones=offer.zones, taints=(TPU_TAINT,), labels=labels, tpu_topology=tpu.topology,
+                  tpu_slice=tpu.name)
+    if spec.training is None:
+        minimum, maximum, initial = _gpu_scaling(spec, sized.units)
+        return [NodePool(name="tpu", min_nodes=minimum, max_nodes=maximum, initial_nodes=initial, **common)]
+    if sized.units > 1:
+        # Multislice: the slice pools are one Kueue flavor (components.kubernetes.queues.multislice_flavors),
+        # which finds their nodes by this label; a standby set gets its own value (fleet_fallback).
+        common["labels"] = {**labels, SLICE_SET_LABEL: "tpu"}
+    # A multi-host slice is atomic: one node pool per slice, all its hosts or none (scale to zero after).
+    return [NodePool(name=f"tpu-{index}", min_nodes=0, max_nodes=tpu.hosts, initial_nodes=tpu.hosts,
+                     compact_placement=tpu.multi_host, **common) for index in range(sized.units)]
+
+
+def _gpu_driver(platform: str) -> str | None:
+    """The NVIDIA driver the pool pins: bare metal's and GKE's sourced versions; EKS: the NVIDIA AMI ships it."""
+    if platform == "baremetal-gpu":
+        return baremetal_gpu_driver()["version"]
+    if platform == "gke-gpu":
+        return gke_gpu_driver_version()
+    return None
+
+
+def _gpu_pools(spec: WorkloadSpec, sized: Sized, labels: dict[str, str], spot: bool, multi_node_training: bool,
+               pool_zones: tuple[str, ...]) -> list[NodePool]:
+    """A GPU offer's pools: one up to the platform's per-pool limit, several identical ones beyond it."""
+    offer = sized.offer
     minimum, maximum, initial = _gpu_scaling(spec, sized.units)
     flex_start = offer.pricing == "flex-start"
     # A Capacity Block's instances already sit close together: "there is no need to use a cluster placement group
@@ -98,35 +120,28 @@ def node_pools(spec: WorkloadSpec, sized: Sized) -> tuple[NodePool, ...]:
         # (accelfit/cloudrules/gcp/data/flex_start.yaml; GpuNodePool refuses initial nodes on flex-start).
         minimum, initial = 0, 0
     instance = offer.instance
-    if offer.platform == "baremetal-gpu":
-        driver = baremetal_gpu_driver()["version"]
-    elif offer.platform == "gke-gpu":
-        driver = gke_gpu_driver_version()
-    else:
-        driver = None  # EKS: the NVIDIA AMI ships the driver
+    driver = _gpu_driver(offer.platform)
     # A held reservation or Capacity Block holds its machines in one zone: the pool goes there only.
     zones = offer.zones[:1] if offer.reservation else pool_zones
     # One pool up to the platform's per-pool limit; a larger run spans several identical pools (gpu, gpu-1, ...).
     splits = [sized.units] if offer.platform == "baremetal-gpu" else pool_sizes(offer.platform, maximum)
     minimums, initials = _spread(minimum, splits), _spread(initial, splits)
     window = serving_window(spec, offer)
-    for index, size in enumerate(splits):
-        pools.append(NodePool(
-            name="gpu" if index == 0 else f"gpu-{index}", role="gpu", machine_type=offer.machine,
-            accelerator=offer.accelerator.name, accelerators_per_node=offer.devices_per_unit,
-            gke_accelerator=instance.gke_accelerator if instance else None,
-            min_nodes=minimums[index] if offer.platform != "baremetal-gpu" else sized.units, max_nodes=size,
-            initial_nodes=initials[index] if offer.platform != "baremetal-gpu" else sized.units, spot=spot,
-            zones=zones, taints=(GPU_TAINT,), labels=labels,
-            compact_placement=_compact_gpu_pool(offer.machine, multi_node_training, flex_start, block),
-            efa_interfaces=instance.efa_interfaces if (instance and multi_node_training and offer.cloud == "aws")
-            else 0,
-            gpudirect=instance.gpudirect if (instance and multi_node_training) else "none",
-            local_nvme_gb=instance.local_nvme_gb if instance else 0, driver_version=driver,
-            serving_start_utc=window[0] if window else None, serving_hours_per_day=window[1] if window else None,
-            reservation=offer.reservation, capacity_block=block,
-            flex_start=flex_start))
-    return tuple(pools)
+    return [NodePool(
+        name="gpu" if index == 0 else f"gpu-{index}", role="gpu", machine_type=offer.machine,
+        accelerator=offer.accelerator.name, accelerators_per_node=offer.devices_per_unit,
+        gke_accelerator=instance.gke_accelerator if instance else None,
+        min_nodes=minimums[index] if offer.platform != "baremetal-gpu" else sized.units, max_nodes=size,
+        initial_nodes=initials[index] if offer.platform != "baremetal-gpu" else sized.units, spot=spot,
+        zones=zones, taints=(GPU_TAINT,), labels=labels,
+        compact_placement=_compact_gpu_pool(offer.machine, multi_node_training, flex_start, block),
+        efa_interfaces=instance.efa_interfaces if (instance and multi_node_training and offer.cloud == "aws")
+        else 0,
+        gpudirect=instance.gpudirect if (instance and multi_node_training) else "none",
+        local_nvme_gb=instance.local_nvme_gb if instance else 0, driver_version=driver,
+        serving_start_utc=window[0] if window else None, serving_hours_per_day=window[1] if window else None,
+        reservation=offer.reservation, capacity_block=block,
+        flex_start=flex_start) for index, size in enumerate(splits)]
 
 
 def _compact_gpu_pool(machine: str, multi_node_training: bool, flex_start: bool, block: bool) -> bool:

@@ -88,30 +88,11 @@ def grouped_rejections(rejected: list[RawRejection]) -> tuple[Rejection, ...]:
 
 def infeasible(spec: WorkloadSpec, evaluation: Evaluation, rejected: tuple[Rejection, ...]) -> NoFeasiblePlan:
     """The error that names the binding constraint and how far to relax it."""
-    cheapest = evaluation.cheapest_over_budget
-    policy_note = ""
-    if evaluation.policy_rejected:
-        named = sorted({r.rule.removeprefix("policy:") for r in rejected if r.rule.startswith("policy:")})
-        policy_note = (f"; {evaluation.policy_rejected} option(s) within the budget were rejected by the "
-                       f"environment's policies ({', '.join(named)})")
-    if cheapest is not None:
-        if spec.budget.max_total_usd is not None and cheapest.total_usd > spec.budget.max_total_usd:
-            return NoFeasiblePlan("budget.max_total_usd", (
-                f"no option fits budget.max_total_usd ${spec.budget.max_total_usd:,.0f}: the cheapest feasible "
-                f"option ({cheapest.offer.label}) needs ${cheapest.total_usd:,.0f}; raise max_total_usd to at least "
-                f"${cheapest.total_usd:,.0f} or relax the deadline or pricing{policy_note}"), rejected)
-        return NoFeasiblePlan("budget.max_monthly_usd", (
-            f"no option fits budget.max_monthly_usd ${spec.budget.max_monthly_usd:,.0f}: the cheapest feasible "
-            f"option ({cheapest.offer.label}) needs ${cheapest.monthly_usd:,.0f} a month; raise max_monthly_usd to "
-            f"at least ${cheapest.monthly_usd:,.0f}{policy_note}"), rejected)
-    policy = [rejection for rejection in rejected if rejection.rule.startswith("policy:")]
-    if policy and (evaluation.policy_rejected or (evaluation.fastest_days is None
-                                                   and not evaluation.latency_misses)):
-        named = sorted({rejection.rule.removeprefix("policy:") for rejection in policy})
-        return NoFeasiblePlan("policy", (
-            f"no option both fits the workload and passes the environment's policies: rejected by "
-            f"{', '.join(named)} (e.g. {policy[0].option}: {policy[0].reason}); change the spec "
-            "(placement.accelerators, deadline, pricing) or the environment's policy configuration"), rejected)
+    if evaluation.cheapest_over_budget is not None:
+        return _over_budget(spec, evaluation.cheapest_over_budget, evaluation.policy_rejected, rejected)
+    policy = _policy_infeasible(evaluation, rejected)
+    if policy is not None:
+        return policy
     if evaluation.fastest_days is not None and spec.training is not None:
         return NoFeasiblePlan("training.deadline_days", (
             f"no option finishes within training.deadline_days {spec.training.deadline_days:g} less its "
@@ -129,6 +110,38 @@ def infeasible(spec: WorkloadSpec, evaluation: Evaluation, rejected: tuple[Rejec
         "no accelerator in the allowed clouds, regions and accelerators can run this workload "
         f"(rejected for: {', '.join(rules) or 'nothing offered'}); widen placement.clouds, placement.regions or "
         f"placement.accelerators{stack_keys}, or see the rejected options"), rejected)
+
+
+def _over_budget(spec: WorkloadSpec, cheapest: Sized, policy_rejected: int,
+                 rejected: tuple[Rejection, ...]) -> NoFeasiblePlan:
+    """Feasible options exist but none fits the budget: the cheapest one's figure is the least to raise it to."""
+    policy_note = ""
+    if policy_rejected:
+        named = sorted({r.rule.removeprefix("policy:") for r in rejected if r.rule.startswith("policy:")})
+        policy_note = (f"; {policy_rejected} option(s) within the budget were rejected by the "
+                       f"environment's policies ({', '.join(named)})")
+    if spec.budget.max_total_usd is not None and cheapest.total_usd > spec.budget.max_total_usd:
+        return NoFeasiblePlan("budget.max_total_usd", (
+            f"no option fits budget.max_total_usd ${spec.budget.max_total_usd:,.0f}: the cheapest feasible "
+            f"option ({cheapest.offer.label}) needs ${cheapest.total_usd:,.0f}; raise max_total_usd to at least "
+            f"${cheapest.total_usd:,.0f} or relax the deadline or pricing{policy_note}"), rejected)
+    return NoFeasiblePlan("budget.max_monthly_usd", (
+        f"no option fits budget.max_monthly_usd ${spec.budget.max_monthly_usd:,.0f}: the cheapest feasible "
+        f"option ({cheapest.offer.label}) needs ${cheapest.monthly_usd:,.0f} a month; raise max_monthly_usd to "
+        f"at least ${cheapest.monthly_usd:,.0f}{policy_note}"), rejected)
+
+
+def _policy_infeasible(evaluation: Evaluation, rejected: tuple[Rejection, ...]) -> NoFeasiblePlan | None:
+    """The environment's policies are what binds: they rejected options within the budget, or nothing else did."""
+    policy = [rejection for rejection in rejected if rejection.rule.startswith("policy:")]
+    if not policy or not (evaluation.policy_rejected or (evaluation.fastest_days is None
+                                                         and not evaluation.latency_misses)):
+        return None
+    named = sorted({rejection.rule.removeprefix("policy:") for rejection in policy})
+    return NoFeasiblePlan("policy", (
+        f"no option both fits the workload and passes the environment's policies: rejected by "
+        f"{', '.join(named)} (e.g. {policy[0].option}: {policy[0].reason}); change the spec "
+        "(placement.accelerators, deadline, pricing) or the environment's policy configuration"), rejected)
 
 
 def latency_infeasible(spec: WorkloadSpec, misses: tuple, rejected: tuple[Rejection, ...]) -> NoFeasiblePlan:

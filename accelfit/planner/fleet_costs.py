@@ -16,8 +16,8 @@ from accelfit.planner.costing import cluster_parts, nat_part
 from accelfit.planner.options import cost_lines
 from accelfit.planner.fleet_model import FleetWorkload, SharedCluster
 from accelfit.planner.fleet_placement import CLUSTER_PLATFORMS, Placement
-from accelfit.planner.model import CostLine, Plan, PlanCloud
-from accelfit.pricing.overheads import run_window
+from accelfit.planner.model import CostLine, NodePool, Plan, PlanCloud
+from accelfit.pricing.overheads import RunWindow, run_window
 
 # The lines of a single plan that a shared cluster holds once (costing.cost_parts names them so).
 SHARED_ITEMS = ("system", "cluster", "nat")
@@ -54,39 +54,49 @@ def is_training(plan: Plan) -> bool:
 
 
 def cluster_costs(placement: Placement, plans: Sequence[Plan], catalog: Catalog) -> dict[str, SharedCluster]:
-    clusters: dict[str, SharedCluster] = {}
-    for name in placement.cluster_names:
-        members = [plans[index] for index in placement.members_of(name)]
-        first = members[0]
-        cloud, region = first.cloud.value, first.region
-        zones = tuple(sorted({zone for plan in members for zone in plan.zones}))
-        # AWS builds one NAT gateway per zone the network spans; GCP one Cloud NAT (costing.nat_gateways).
-        gateways = len(zones) if cloud == "aws" else 1
-        trainers = [plan for plan in members if is_training(plan)]
-        # The shared items exist while any member runs: a run total counts them over the longest member run.
-        run = max((run_window(plan.platform.value, plan.estimate.hours) for plan in trainers),
-                  key=lambda window: window.wall_hours, default=None)
-        parts = (*cluster_parts(catalog, cloud, region, run), nat_part(catalog, cloud, region, gateways, run))
-        lines = cost_lines(parts)
-        monthly = round(sum(part.monthly_usd for part in parts), 2)
-        separate = sum(line.monthly_usd for plan in members for line in plan.estimate.breakdown
-                       if line.item in SHARED_ITEMS)
-        network = first.network  # the pods range is widened for the standby pools too (fleet.with_standby_pools)
-        systems = [pool for plan in members for pool in plan.node_pools if pool.role == "system"]
-        system_pool = systems[0].model_copy(update={"zones": tuple(sorted({zone for pool in systems
-                                                                           for zone in pool.zones}))})
-        clusters[name] = SharedCluster(
-            name=name, cloud=PlanCloud(cloud), region=region, zones=zones,
-            platform=CLUSTER_PLATFORMS[first.platform.value], network=network, system_pool=system_pool,
-            workloads=tuple(plan.workload for plan in members), shared=SHARED_WORDS[cloud],
-            breakdown=tuple(line.model_copy(update={"monthly_usd": round(line.monthly_usd, 2),
-                                                    "full_scale_monthly_usd": round(line.full_scale_monthly_usd, 2),
-                                                    "total_usd": round(line.total_usd, 2)}) for line in lines),
-            shared_monthly_usd=monthly,
-            shared_full_scale_monthly_usd=round(sum(part.full_scale_monthly_usd for part in parts), 2),
-            shared_run_usd=round(sum(part.run_usd or 0.0 for part in parts), 2) if run else None,
-            saves_monthly_usd=round(separate - monthly, 2))
-    return clusters
+    return {name: _shared_cluster(name, [plans[index] for index in placement.members_of(name)], catalog)
+            for name in placement.cluster_names}
+
+
+def _shared_cluster(name: str, members: Sequence[Plan], catalog: Catalog) -> SharedCluster:
+    """One shared cluster: its members' zones and system pools merged, its shared items priced once, and what
+    sharing saves against each member building its own."""
+    first = members[0]
+    cloud, region = first.cloud.value, first.region
+    zones = tuple(sorted({zone for plan in members for zone in plan.zones}))
+    # AWS builds one NAT gateway per zone the network spans; GCP one Cloud NAT (costing.nat_gateways).
+    gateways = len(zones) if cloud == "aws" else 1
+    run = _longest_run(members)
+    parts = (*cluster_parts(catalog, cloud, region, run), nat_part(catalog, cloud, region, gateways, run))
+    lines = cost_lines(parts)
+    monthly = round(sum(part.monthly_usd for part in parts), 2)
+    separate = sum(line.monthly_usd for plan in members for line in plan.estimate.breakdown
+                   if line.item in SHARED_ITEMS)
+    network = first.network  # the pods range is widened for the standby pools too (fleet.with_standby_pools)
+    return SharedCluster(
+        name=name, cloud=PlanCloud(cloud), region=region, zones=zones,
+        platform=CLUSTER_PLATFORMS[first.platform.value], network=network, system_pool=_system_pool(members),
+        workloads=tuple(plan.workload for plan in members), shared=SHARED_WORDS[cloud],
+        breakdown=tuple(line.model_copy(update={"monthly_usd": round(line.monthly_usd, 2),
+                                                "full_scale_monthly_usd": round(line.full_scale_monthly_usd, 2),
+                                                "total_usd": round(line.total_usd, 2)}) for line in lines),
+        shared_monthly_usd=monthly,
+        shared_full_scale_monthly_usd=round(sum(part.full_scale_monthly_usd for part in parts), 2),
+        shared_run_usd=round(sum(part.run_usd or 0.0 for part in parts), 2) if run else None,
+        saves_monthly_usd=round(separate - monthly, 2))
+
+
+def _longest_run(members: Sequence[Plan]) -> RunWindow | None:
+    """The shared items exist while any member runs: a run total counts them over the longest member run."""
+    trainers = [plan for plan in members if is_training(plan)]
+    return max((run_window(plan.platform.value, plan.estimate.hours) for plan in trainers),
+               key=lambda window: window.wall_hours, default=None)
+
+
+def _system_pool(members: Sequence[Plan]) -> NodePool:
+    """The members' system pools as one, over all their zones."""
+    systems = [pool for plan in members for pool in plan.node_pools if pool.role == "system"]
+    return systems[0].model_copy(update={"zones": tuple(sorted({zone for pool in systems for zone in pool.zones}))})
 
 
 def workload_figures(plan: Plan, cluster: SharedCluster | None, members: Sequence[int],

@@ -126,77 +126,99 @@ def fallback_chain(spec: WorkloadSpec, catalog: Catalog, environment: Environmen
     context = _Context(spec, catalog, environment, plan, cluster, max(members, 1), trainers,
                        own_cluster=own_cluster and cluster is None and plan.platform.value in CLUSTER_PLATFORMS)
     planned = _planned_offer(context, found)
-    steps: list[FallbackStep] = []
-    omitted: list[str] = []
-    pools: list[NodePool] = []
-    full_scale = 0.0
-    by_rank: list[tuple[int, float]] = []
-    offers: list[tuple[int, Offer]] = [(1, planned)] if planned is not None else []
-    planned_tier = tier_of(plan.pricing)
-    monthly, total = _planned_cost(context)
-    planned_pools = [pool.name for pool in plan.node_pools if pool.role != "system"]
-    steps.append(FallbackStep(
-        rank=1, option=plan.option, accelerator=plan.accelerator.name, count=plan.accelerator.count,
-        pricing=planned_tier, pool=planned_pools[0] if planned_pools else None, monthly_usd=monthly,
-        total_usd=total, note="the planned " + (f"pools {', '.join(planned_pools)}" if len(planned_pools) > 1 else
-                                                "pool" if planned_pools else "TPU VM slices (no node pool)")))
+    chain = _ChainSteps(context, offers=[(1, planned)] if planned is not None else [])
+    chain.steps.append(_planned_step(context))
+    omitted = _same_type_steps(context, planned, found, chain)
+    others, reshaped = _other_accelerators(context, found)
+    for sized, note in others:
+        chain.add(sized, note)
+    omitted += reshaped
+    if not any(step.accelerator != plan.accelerator.name for step in chain.steps):
+        omitted.append(f"another accelerator: no other eligible accelerator meets {spec.name}'s spec "
+                       "(see the plan's rejected options)")
+    reasons = ungrouped_reasons(plan, chain.pools)
+    steps = [step.model_copy(update={"note": f"{step.note}; moved to on quota, not capacity: {reasons[step.rank]}"})
+             if step.rank in reasons else step for step in chain.steps]
+    return Chain(with_triggers(steps, grouped_ranks(plan, chain.pools)), tuple(omitted), tuple(chain.pools),
+                 round(chain.full_scale, 2), tuple(chain.by_rank), tuple(chain.offers))
 
-    def add(sized: Sized, note: str) -> None:
-        nonlocal full_scale
-        rank = len(steps) + 1
+
+@dataclasses.dataclass
+class _ChainSteps:
+    """The chain as it is built: its steps in rank order, and the standby pools (with their full-scale cost) and
+    offers of the steps after the planned one."""
+
+    context: _Context
+    steps: list[FallbackStep] = dataclasses.field(default_factory=list)
+    pools: list[NodePool] = dataclasses.field(default_factory=list)
+    full_scale: float = 0.0
+    by_rank: list[tuple[int, float]] = dataclasses.field(default_factory=list)
+    offers: list[tuple[int, Offer]] = dataclasses.field(default_factory=list)
+
+    def add(self, sized: Sized, note: str) -> None:
+        """The next step: with standby pools where the workload's cluster can build them, else listed only."""
+        context = self.context
+        rank = len(self.steps) + 1
         why_not = context.buildable(sized)
         monthly, total = context.cost(sized, why_not is None)
         pool_name = None
         if why_not is None:
-            standby = standby_pools(spec, sized, rank, holds_reservation=context.holds_reservation)
-            pools.extend(standby)
+            standby = standby_pools(context.spec, sized, rank, holds_reservation=context.holds_reservation)
+            self.pools.extend(standby)
             pool_name = standby[0].name
             compute = next((line for line in sized.breakdown if line.item == "compute"), None)
-            full_scale += compute.full_scale_monthly_usd if compute else 0.0
-            by_rank.append((rank, compute.full_scale_monthly_usd if compute else 0.0))
+            self.full_scale += compute.full_scale_monthly_usd if compute else 0.0
+            self.by_rank.append((rank, compute.full_scale_monthly_usd if compute else 0.0))
             if len(standby) > 1:
                 note += f"; standby pools {', '.join(pool.name for pool in standby)}"
         else:
             note += f"; listed only: {why_not}"
-        offers.append((rank, sized.offer))
-        steps.append(FallbackStep(rank=rank, option=sized.option_id, accelerator=sized.offer.accelerator.name,
-                                  count=sized.devices, pricing=tier_of(sized.offer.pricing), pool=pool_name,
-                                  monthly_usd=monthly, total_usd=total, note=note))
+        self.offers.append((rank, sized.offer))
+        self.steps.append(FallbackStep(rank=rank, option=sized.option_id, accelerator=sized.offer.accelerator.name,
+                                       count=sized.devices, pricing=tier_of(sized.offer.pricing), pool=pool_name,
+                                       monthly_usd=monthly, total_usd=total, note=note))
 
+
+def _planned_step(context: _Context) -> FallbackStep:
+    """Rank 1: the planned pools (or TPU VM slices), at the plan's own cost."""
+    plan = context.plan
+    monthly, total = _planned_cost(context)
+    planned_pools = [pool.name for pool in plan.node_pools if pool.role != "system"]
+    return FallbackStep(
+        rank=1, option=plan.option, accelerator=plan.accelerator.name, count=plan.accelerator.count,
+        pricing=tier_of(plan.pricing), pool=planned_pools[0] if planned_pools else None, monthly_usd=monthly,
+        total_usd=total, note="the planned " + (f"pools {', '.join(planned_pools)}" if len(planned_pools) > 1 else
+                                                "pool" if planned_pools else "TPU VM slices (no node pool)"))
+
+
+def _same_type_steps(context: _Context, planned: Offer | None, found: Search, chain: _ChainSteps) -> list[str]:
+    """The planned type on the other capacity tiers budget.pricing lists, added to the chain in tier order; returns
+    what is left out, and why."""
+    plan, spec = context.plan, context.spec
     if planned is None or plan.platform.value == "baremetal-gpu":
-        omitted.append("other capacity tiers: owned servers have none" if plan.platform.value == "baremetal-gpu"
-                       else f"other capacity tiers of {plan.option}: the planner's search no longer offers it")
-    else:
-        allowed = allowed_tiers(spec)
-        listed = ", ".join(pricing.value for pricing in spec.budget.pricing_options)
-        tiers = [tier for tier in TIERS if tier != planned_tier
-                 and _CLOUD_OF_TIER.get(tier, plan.cloud.value) == plan.cloud.value]
-        unlisted = [tier for tier in tiers if tier not in allowed]
-        if unlisted:
-            omitted.append(f"{', '.join(unlisted)} {plan.accelerator.name}: budget.pricing [{listed}] does not list "
-                           f"{'it' if len(unlisted) == 1 else 'them'}, and the chain steps only through the ways the "
-                           "spec buys capacity")
-        for tier in tiers:
-            if tier not in allowed:
-                continue
-            sized, why = _same_type_on(context, planned, tier, found=found)
-            if sized is None:
-                omitted.append(f"{tier} {plan.accelerator.name}: {why}")
-            else:
-                add(sized, f"the same {plan.accelerator.name} type on {tier} capacity, when the steps before it "
-                           "have none")
-    others, reshaped = _other_accelerators(context, found)
-    for sized, note in others:
-        add(sized, note)
-    omitted += reshaped
-    if not any(step.accelerator != plan.accelerator.name for step in steps):
-        omitted.append(f"another accelerator: no other eligible accelerator meets {spec.name}'s spec "
-                       "(see the plan's rejected options)")
-    reasons = ungrouped_reasons(plan, pools)
-    steps = [step.model_copy(update={"note": f"{step.note}; moved to on quota, not capacity: {reasons[step.rank]}"})
-             if step.rank in reasons else step for step in steps]
-    return Chain(with_triggers(steps, grouped_ranks(plan, pools)), tuple(omitted), tuple(pools),
-                 round(full_scale, 2), tuple(by_rank), tuple(offers))
+        return ["other capacity tiers: owned servers have none" if plan.platform.value == "baremetal-gpu"
+                else f"other capacity tiers of {plan.option}: the planner's search no longer offers it"]
+    omitted: list[str] = []
+    planned_tier = tier_of(plan.pricing)
+    allowed = allowed_tiers(spec)
+    listed = ", ".join(pricing.value for pricing in spec.budget.pricing_options)
+    tiers = [tier for tier in TIERS if tier != planned_tier
+             and _CLOUD_OF_TIER.get(tier, plan.cloud.value) == plan.cloud.value]
+    unlisted = [tier for tier in tiers if tier not in allowed]
+    if unlisted:
+        omitted.append(f"{', '.join(unlisted)} {plan.accelerator.name}: budget.pricing [{listed}] does not list "
+                       f"{'it' if len(unlisted) == 1 else 'them'}, and the chain steps only through the ways the "
+                       "spec buys capacity")
+    for tier in tiers:
+        if tier not in allowed:
+            continue
+        sized, why = _same_type_on(context, planned, tier, found=found)
+        if sized is None:
+            omitted.append(f"{tier} {plan.accelerator.name}: {why}")
+        else:
+            chain.add(sized, f"the same {plan.accelerator.name} type on {tier} capacity, when the steps before it "
+                             "have none")
+    return omitted
 
 
 def grouped_ranks(plan: Plan, standby: list[NodePool]) -> frozenset[int]:

@@ -18,7 +18,7 @@ from accelfit.planner.missing_prices import missing_price_notes
 from accelfit.planner.model import Plan, PlanCloud, Platform
 from accelfit.planner.constraints import PolicyConstraints
 from accelfit.planner.data_transfer import region_reason
-from accelfit.planner.options import RawRejection, Sized
+from accelfit.planner.options import Offer, RawRejection, Sized
 from accelfit.planner.serving_layout import ServingStep, serving_section
 from accelfit.planner.serving_route_plan import with_route
 from accelfit.planner.stack_placement import StackPlacement, placed_offers
@@ -163,19 +163,7 @@ def _newest_date(ranked: list[Sized]):
 
 def reasons(spec: WorkloadSpec, chosen: Sized, ranked: list[Sized], rejected: tuple) -> tuple[str, ...]:
     offer = chosen.offer
-    shape = (f"{chosen.units} × {offer.machine}" if offer.tpu_slice is None
-             else f"{chosen.units} × {offer.machine} slice ({offer.tpu_slice.topology})")
-    goal = "meets the deadline" if spec.training is not None else "meets the latency target"
-    out = [f"Chose {offer.platform} on {offer.cloud} in {offer.region}: {chosen.devices} × {offer.accelerator.name} "
-           f"as {shape}, {offer.pricing}; the cheapest eligible option that {goal} and the budget."]
-    if spec.training is not None:
-        out.extend(training_reasons(spec, chosen))
-    else:
-        target = spec.inference.latency_p99_ms
-        out.append(f"Serving {spec.inference.requests_per_second:g} req/s: {chosen.notes[0]}; p99 about "
-                   f"{chosen.latency_p99_ms:,.0f} ms against a {target:g} ms target.")
-        out.append(serving_margin(spec, chosen))
-    out.extend(chosen.notes[2:] if spec.training is not None else chosen.notes[1:])
+    out = [_choice_reason(spec, chosen), *_workload_reasons(spec, chosen)]
     if offer.platform in VM_PLATFORMS.values():
         out.extend(vm_reasons(spec, offer))
     out.extend(orchestration_reasons(spec, chosen, ranked))
@@ -184,15 +172,49 @@ def reasons(spec: WorkloadSpec, chosen: Sized, ranked: list[Sized], rejected: tu
     out.extend(pricing_reasons(spec, chosen, ranked))
     if chosen.calibration:
         out.append(f"Calibration: {chosen.calibration}")
-    if offer.pricing == "reservation":
-        out.append(buying_price_reason(offer))
-    elif offer.price is not None:
-        out.append(f"Price: ${offer.price.hourly_usd:,.4g}/{offer.price.unit} {offer.pricing} in {offer.region} "
-                   f"(as of {offer.price.as_of}, {offer.price.source}"
-                   + ("" if offer.price.verified else "; second-hand figure, verify before committing") + ").")
+    out.extend(_price_reasons(offer))
     if chosen.penalties:
         out.append("Penalties applied: " + "; ".join(f"{p.name} +{p.fraction:.0%} ({p.reason})"
                                                      for p in chosen.penalties) + ".")
+    out.extend(_comparison_reasons(chosen, ranked, rejected))
+    return tuple(line for line in out if line)
+
+
+def _choice_reason(spec: WorkloadSpec, chosen: Sized) -> str:
+    """What was chosen, and the rule that chose it."""
+    offer = chosen.offer
+    shape = (f"{chosen.units} × {offer.machine}" if offer.tpu_slice is None
+             else f"{chosen.units} × {offer.machine} slice ({offer.tpu_slice.topology})")
+    goal = "meets the deadline" if spec.training is not None else "meets the latency target"
+    return (f"Chose {offer.platform} on {offer.cloud} in {offer.region}: {chosen.devices} × {offer.accelerator.name} "
+            f"as {shape}, {offer.pricing}; the cheapest eligible option that {goal} and the budget.")
+
+
+def _workload_reasons(spec: WorkloadSpec, chosen: Sized) -> list[str]:
+    """The training run's figures, or the serving load, latency and margin; then the sizing's own notes."""
+    if spec.training is not None:
+        return [*training_reasons(spec, chosen), *chosen.notes[2:]]
+    target = spec.inference.latency_p99_ms
+    return [f"Serving {spec.inference.requests_per_second:g} req/s: {chosen.notes[0]}; p99 about "
+            f"{chosen.latency_p99_ms:,.0f} ms against a {target:g} ms target.",
+            serving_margin(spec, chosen), *chosen.notes[1:]]
+
+
+def _price_reasons(offer: Offer) -> list[str]:
+    """Where the price comes from: the reservation's buying price, or the catalog's dated, sourced rate."""
+    if offer.pricing == "reservation":
+        return [buying_price_reason(offer)]
+    if offer.price is None:
+        return []
+    return [f"Price: ${offer.price.hourly_usd:,.4g}/{offer.price.unit} {offer.pricing} in {offer.region} "
+            f"(as of {offer.price.as_of}, {offer.price.source}"
+            + ("" if offer.price.verified else "; second-hand figure, verify before committing") + ")."]
+
+
+def _comparison_reasons(chosen: Sized, ranked: list[Sized], rejected: tuple) -> list[str]:
+    """The next best option of another platform or accelerator, and how many options each rule rejected."""
+    offer = chosen.offer
+    out = []
     runner_up = next((other for other in ranked if other.offer.platform != offer.platform
                       or other.offer.accelerator.name != offer.accelerator.name), None)
     if runner_up is not None:
@@ -205,7 +227,7 @@ def reasons(spec: WorkloadSpec, chosen: Sized, ranked: list[Sized], rejected: tu
             rules[rejection.rule] = rules.get(rejection.rule, 0) + 1
         out.append("Rejected option groups: " + ", ".join(f"{count} by {rule}" for rule, count in sorted(rules.items()))
                    + ".")
-    return tuple(line for line in out if line)
+    return out
 
 
 def training_reasons(spec: WorkloadSpec, chosen: Sized) -> list[str]:

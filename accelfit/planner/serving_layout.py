@@ -81,18 +81,12 @@ def serving_section(spec: WorkloadSpec, steps: Sequence[ServingStep],
 
 def serving_pool(spec: WorkloadSpec, step: ServingStep, team: TeamEfficiency | None) -> ServingPool:
     offer = step.offer
-    efficiency = None
-    measured = team.serving_for(offer.accelerator.name) if team else None
-    if measured is not None:
-        efficiency = Efficiency(measured.decode_bandwidth, measured.prefill_compute)
+    efficiency = _team_efficiency(team, offer.accelerator.name)
     size = size_inference(spec, offer, efficiency)
     model = replica_model(spec, offer.accelerator, efficiency, offer)
     group, batch = size.devices_per_replica, size.batch
     per_node = step.pools[0].accelerators_per_node
-    if offer.tpu_slice is not None and offer.tpu_slice.hosts > 1:
-        nodes_per_replica = offer.tpu_slice.hosts  # one multi-host slice, tensor parallel over its ICI
-    else:
-        nodes_per_replica = max(1, group // per_node) if group > per_node else 1
+    nodes_per_replica = _nodes_per_replica(offer, group, per_node)
     replicas_max = sum(pool.max_nodes // nodes_per_replica if nodes_per_replica > 1
                        else pool.max_nodes * max(1, per_node // group) for pool in step.pools)
     at_rate = step.replicas or size.replicas
@@ -107,9 +101,7 @@ def serving_pool(spec: WorkloadSpec, step: ServingStep, team: TeamEfficiency | N
     if offer.accelerator.kind == "tpu":
         dtype = "bfloat16"  # vLLM TPU serves bf16 (docs.vllm.ai TPU: supported dtypes)
     weights = weights_bytes(spec.model)
-    scheme = weights_scheme(spec.model.weights) if spec.model.weights else None
-    network = offer.instance.network_gbps if offer.instance is not None else None
-    rate = read_gbps(scheme, network) if scheme else None
+    rate = _weights_read_gbps(spec, offer)
     share = weights / nodes_per_replica  # each pipeline stage (or TPU host) reads its own layers' files
     inference = spec.inference
     cpu_millis, memory_mib = _pod_requests(offer, per_node, group if nodes_per_replica == 1 else per_node)
@@ -131,6 +123,28 @@ def serving_pool(spec: WorkloadSpec, step: ServingStep, team: TeamEfficiency | N
         ttft_p99_ms=round(ttft, 1), tpot_p99_ms=round(tpot, 2), e2e_p99_ms=round(e2e, 1),
         ttft_margin=_margin(inference.ttft_p99_ms, ttft), tpot_margin=_margin(inference.tpot_p99_ms, tpot),
         e2e_margin=_margin(inference.latency_p99_ms, e2e))
+
+
+def _team_efficiency(team: TeamEfficiency | None, accelerator: str) -> Efficiency | None:
+    """The team's measured serving efficiency on this accelerator, when it has calibrated one."""
+    measured = team.serving_for(accelerator) if team else None
+    if measured is None:
+        return None
+    return Efficiency(measured.decode_bandwidth, measured.prefill_compute)
+
+
+def _nodes_per_replica(offer: Offer, group: int, per_node: int) -> int:
+    """Nodes one server spans: a multi-host TPU slice's hosts, or the nodes its chips need."""
+    if offer.tpu_slice is not None and offer.tpu_slice.hosts > 1:
+        return offer.tpu_slice.hosts  # one multi-host slice, tensor parallel over its ICI
+    return max(1, group // per_node) if group > per_node else 1
+
+
+def _weights_read_gbps(spec: WorkloadSpec, offer: Offer) -> float | None:
+    """How fast a node reads the weights from where model.weights names (None when it names nothing)."""
+    scheme = weights_scheme(spec.model.weights) if spec.model.weights else None
+    network = offer.instance.network_gbps if offer.instance is not None else None
+    return read_gbps(scheme, network) if scheme else None
 
 
 def _pod_requests(offer: Offer, per_node: int, per_pod: int) -> tuple[int, int]:

@@ -129,18 +129,8 @@ def shared_context(members: Sequence[Member]) -> PricingContext:
 
 def price_fleet(resources: Sequence[NeutralResource], owners: Mapping[str, str], members: Sequence[Member],
                 catalog: Catalog) -> FleetCosts:
-    by_owner: dict[str, list[NeutralResource]] = {}
-    names = {member.name for member in members}
-    for resource in resources:
-        # A serving route's objects sit in the cluster's layer but are their workload's own cost (the plan's
-        # gateway and metrics lines): the route label names the workload.
-        route = route_of(resource.props)
-        owner = route if route in names else owners.get(resource.urn, "")
-        by_owner.setdefault(owner, []).append(resource)
-    clusters: dict[str, list[Member]] = {}
-    for member in members:
-        if member.cluster is not None:
-            clusters.setdefault(member.cluster, []).append(member)
+    by_owner = _by_owner(resources, owners, members)
+    clusters = _clusters(members)
 
     def cluster_of(names: Iterable[str]) -> list[NeutralResource]:
         return [resource for name in names for resource in by_owner.get(name, [])]
@@ -155,28 +145,62 @@ def price_fleet(resources: Sequence[NeutralResource], owners: Mapping[str, str],
     shared = {name: price_resources(by_owner.get(shared_marker(name), []), catalog, shared_context(group),
                                     around[name])
               for name, group in clusters.items()}
-    workloads: dict[str, CostFigures] = {}
+    workloads = {member.name: _workload_figures(member, own[member.name], clusters, shared) for member in members}
+    costs = tuple(cost for report in (*own.values(), *shared.values()) for cost in report.resources)
+    usage = tuple((name, line) for name, report in own.items() for line in report.usage)
+    return FleetCosts(workloads=workloads, own=own, shared=shared, fleet=_fleet_figures(members, own, shared),
+                      resources=costs, usage=usage)
+
+
+def _by_owner(resources: Sequence[NeutralResource], owners: Mapping[str, str],
+              members: Sequence[Member]) -> dict[str, list[NeutralResource]]:
+    """The resources grouped by the workload (or `<cluster>-shared`) that owns them."""
+    by_owner: dict[str, list[NeutralResource]] = {}
+    names = {member.name for member in members}
+    for resource in resources:
+        # A serving route's objects sit in the cluster's layer but are their workload's own cost (the plan's
+        # gateway and metrics lines): the route label names the workload.
+        route = route_of(resource.props)
+        owner = route if route in names else owners.get(resource.urn, "")
+        by_owner.setdefault(owner, []).append(resource)
+    return by_owner
+
+
+def _clusters(members: Sequence[Member]) -> dict[str, list[Member]]:
+    """Shared cluster name -> the members that run on it."""
+    clusters: dict[str, list[Member]] = {}
     for member in members:
-        report = own[member.name]
-        monthly, full = report.monthly_usd, report.full_scale_monthly_usd
-        run = report.run_total_usd if member.training else None
         if member.cluster is not None:
-            group, items = clusters[member.cluster], shared[member.cluster]
-            monthly += items.monthly_usd / len(group)
-            full += items.full_scale_monthly_usd / len(group)
-            trainers = sum(1 for other in group if other.training)
-            if run is not None:
-                run += (items.run_total_usd or 0.0) / max(trainers, 1)
-        workloads[member.name] = CostFigures(round(monthly, 2), round(full, 2), None if run is None else round(run, 2))
+            clusters.setdefault(member.cluster, []).append(member)
+    return clusters
+
+
+def _workload_figures(member: Member, report: CostReport, clusters: Mapping[str, list[Member]],
+                      shared: Mapping[str, CostReport]) -> CostFigures:
+    """One workload's figures: its own resources plus an even share of its cluster's shared items (the run total's
+    share split among the cluster's training members only)."""
+    monthly, full = report.monthly_usd, report.full_scale_monthly_usd
+    run = report.run_total_usd if member.training else None
+    if member.cluster is not None:
+        group, items = clusters[member.cluster], shared[member.cluster]
+        monthly += items.monthly_usd / len(group)
+        full += items.full_scale_monthly_usd / len(group)
+        trainers = sum(1 for other in group if other.training)
+        if run is not None:
+            run += (items.run_total_usd or 0.0) / max(trainers, 1)
+    return CostFigures(round(monthly, 2), round(full, 2), None if run is None else round(run, 2))
+
+
+def _fleet_figures(members: Sequence[Member], own: Mapping[str, CostReport],
+                   shared: Mapping[str, CostReport]) -> CostFigures:
+    """The fleet's figures: every workload's own resources plus each shared cluster's items once; a run total only
+    when some member trains (counting the training members' own runs and every cluster's shared run)."""
     training = any(member.training for member in members)
-    fleet = CostFigures(
+    trainers = {member.name for member in members if member.training}
+    return CostFigures(
         round(sum(report.monthly_usd for report in own.values())
               + sum(report.monthly_usd for report in shared.values()), 2),
         round(sum(report.full_scale_monthly_usd for report in own.values())
               + sum(report.full_scale_monthly_usd for report in shared.values()), 2),
-        round(sum(report.run_total_usd or 0.0 for name, report in own.items()
-                  if next(m for m in members if m.name == name).training)
+        round(sum(report.run_total_usd or 0.0 for name, report in own.items() if name in trainers)
               + sum(report.run_total_usd or 0.0 for report in shared.values()), 2) if training else None)
-    costs = tuple(cost for report in (*own.values(), *shared.values()) for cost in report.resources)
-    usage = tuple((name, line) for name, report in own.items() for line in report.usage)
-    return FleetCosts(workloads=workloads, own=own, shared=shared, fleet=fleet, resources=costs, usage=usage)

@@ -265,6 +265,15 @@ class ModelSpec(StrictModel):
 
     @model_validator(mode="after")
     def _consistent(self) -> ModelSpec:
+        self._size_rules()
+        self._architecture_rules()
+        self._weights_rules()
+        if self.attention is Attention.gqa and self.kv_lora_rank is not None:
+            raise ValueError("kv_lora_rank: only used with attention: mla; set attention: mla or remove it")
+        return self
+
+    def _size_rules(self) -> None:
+        """parameters for a transformer; active_parameters and experts_per_token within their totals."""
         if self.parameters is None and self.architecture is Architecture.transformer:
             raise ValueError("parameters: required for a transformer (the total parameter count, e.g. 70B); for "
                              "another kind of model set architecture: other with gflops_per_sample and memory_gib")
@@ -276,6 +285,9 @@ class ModelSpec(StrictModel):
                 and self.experts_per_token > self.experts):
             raise ValueError("experts_per_token: more than experts; give the routed experts a token uses "
                              "(e.g. 2 of 8)")
+
+    def _architecture_rules(self) -> None:
+        """architecture other is sized from gflops_per_sample and memory_gib, which only it uses."""
         if self.architecture is Architecture.other:
             missing = [name for name in ("gflops_per_sample", "memory_gib") if getattr(self, name) is None]
             if missing:
@@ -289,24 +301,25 @@ class ModelSpec(StrictModel):
                 if getattr(self, name) is not None:
                     raise ValueError(f"{name}: only used when architecture is other; set architecture: other or "
                                      f"remove {name}")
+
+    def _weights_rules(self) -> None:
+        """weights_token: required by hf:// weights, used by nothing else, and a config key accelfit may read."""
         scheme = weights_scheme(self.weights) if self.weights is not None else None
         if scheme == "hf" and self.weights_token is None:
             raise ValueError("weights_token: required for hf:// weights; name the stack config key that holds the "
                              "Hugging Face token as a secret, e.g. weights_token: accelfit:hfToken (then `pulumi "
                              "config set --secret accelfit:hfToken hf_...`)")
-        if self.weights_token is not None and scheme != "hf":
+        if self.weights_token is None:
+            return
+        if scheme != "hf":
             raise ValueError("weights_token: only used with hf:// weights (gs:// and s3:// are read through the "
                              "workload's cloud identity); remove it")
-        if self.weights_token is not None and not _CONFIG_KEY.match(self.weights_token):
+        if not _CONFIG_KEY.match(self.weights_token):
             raise ValueError(f"weights_token: {short_repr(self.weights_token)} is not a stack config key; give it as "
                              "namespace:key, e.g. accelfit:hfToken")
-        if (self.weights_token is not None and self.weights_token.startswith("accelfit:")
-                and self.weights_token != HF_TOKEN_KEY):
+        if self.weights_token.startswith("accelfit:") and self.weights_token != HF_TOKEN_KEY:
             raise ValueError(f"weights_token: {self.weights_token} is not a key accelfit reads; use "
                              f"{HF_TOKEN_KEY}, or a key in another namespace (e.g. hf:token)")
-        if self.attention is Attention.gqa and self.kv_lora_rank is not None:
-            raise ValueError("kv_lora_rank: only used with attention: mla; set attention: mla or remove it")
-        return self
 
 
 class TrainingSpec(StrictModel):
@@ -648,6 +661,15 @@ class WorkloadSpec(StrictModel):
     @model_validator(mode="after")
     def _cross_field_rules(self) -> WorkloadSpec:
         # Each rule raises with the field path first, so the loader can point at the right key.
+        self._kind_rules()
+        self._training_rules()
+        self._placement_rules()
+        self._serving_rules()
+        self._job_rules()
+        return self
+
+    def _kind_rules(self) -> None:
+        """The training block for training and fine-tuning, the inference block for inference, never the other."""
         trains = self.kind in (WorkloadKind.training, WorkloadKind.fine_tuning)
         if trains and self.training is None:
             raise ValueError(f"training: required when kind is {self.kind.value}; add a training block "
@@ -659,21 +681,28 @@ class WorkloadSpec(StrictModel):
                              "requests_per_second and latency_p99_ms")
         if self.kind is WorkloadKind.inference and self.training is not None:
             raise ValueError("training: not used when kind is inference; remove the training block")
-        if self.training is not None:
-            other = self.model.architecture is Architecture.other
-            if other and self.training.samples is None:
-                raise ValueError("training.samples: required when model.architecture is other (training compute is "
-                                 "samples x 3 x gflops_per_sample); add samples, e.g. 120M")
-            if not other and self.training.tokens is None:
-                raise ValueError("training.tokens: required for a transformer; add tokens, e.g. 2T")
-            if not other and self.training.samples is not None:
-                raise ValueError("training.samples: only used when model.architecture is other; give tokens instead")
-            if other and self.training.method is TrainingMethod.lora:
-                raise ValueError("training.method: lora applies to transformers; use method: full with "
-                                 "architecture: other")
-        if (self.training is not None and self.training.method is TrainingMethod.lora
-                and self.kind is not WorkloadKind.fine_tuning):
+
+    def _training_rules(self) -> None:
+        """Tokens for a transformer, samples for architecture other; lora for a transformer's fine-tuning only."""
+        if self.training is None:
+            return
+        other = self.model.architecture is Architecture.other
+        if other and self.training.samples is None:
+            raise ValueError("training.samples: required when model.architecture is other (training compute is "
+                             "samples x 3 x gflops_per_sample); add samples, e.g. 120M")
+        if not other and self.training.tokens is None:
+            raise ValueError("training.tokens: required for a transformer; add tokens, e.g. 2T")
+        if not other and self.training.samples is not None:
+            raise ValueError("training.samples: only used when model.architecture is other; give tokens instead")
+        if other and self.training.method is TrainingMethod.lora:
+            raise ValueError("training.method: lora applies to transformers; use method: full with "
+                             "architecture: other")
+        if self.training.method is TrainingMethod.lora and self.kind is not WorkloadKind.fine_tuning:
             raise ValueError("training.method: lora is for kind fine-tuning; set kind: fine-tuning or method: full")
+
+    def _placement_rules(self) -> None:
+        """An inventory exactly where bare metal may be used, a cloud where clouds may be, and the reservations
+        reservation pricing plans on."""
         placement = self.placement
         if placement.deployment is Deployment.dedicated and not placement.inventory:
             raise ValueError("placement.inventory: required when deployment is dedicated; give the path of a "
@@ -691,9 +720,6 @@ class WorkloadSpec(StrictModel):
             raise ValueError("budget.pricing: reservation plans on capacity the team holds, and "
                              "placement.reservations lists none; add each reservation as {name, zone, instance_type, "
                              "count} or remove reservation from budget.pricing")
-        self._serving_rules()
-        self._job_rules()
-        return self
 
     def _job_rules(self) -> None:
         """training.command, code and image are run by a GPU VM's startup script, and read with its cloud's

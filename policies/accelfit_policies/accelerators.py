@@ -5,10 +5,12 @@ bare-metal servers balanced for their GPUs."""
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from pulumi_policy import EnforcementLevel, ResourceValidationPolicy
+
+from accelfit.catalog import Catalog, TpuSlice
 
 from .framework import Settings, resource_policy
 from .usage import (
@@ -127,21 +129,32 @@ def _shapes(slices: list) -> str:
 
 def check_tpu_topology(view: ResourceView, settings: Settings) -> list[str]:
     catalog = default_catalog()
+    check = _TPU_TOPOLOGY_CHECKS.get(view.type)
+    return check(view, catalog) if check is not None else []
+
+
+def _tpu_vm_topology(view: ResourceView, catalog: Catalog) -> list[str]:
+    """A TPU VM's acceleratorConfig topology offered for its type, or its acceleratorType a catalog slice."""
     props = view.props
-    if view.type == TPU_VM and get(props, "acceleratorConfig"):
+    if get(props, "acceleratorConfig"):
         kind, topology = str(get(props, "acceleratorConfig.type")), str(get(props, "acceleratorConfig.topology"))
         shapes = [s for s in catalog.tpu_slices if s.accelerator_config_type == kind]
         if shapes and topology not in {s.topology for s in shapes}:
             return [f"{view.label} asks for a {kind} slice of topology {topology}, which {kind} does not offer; "
                     f"allowed: {_shapes(shapes)}. Fix: use a listed topology (the plan's tpu slice)."]
         return []
-    if view.type == TPU_VM and get(props, "acceleratorType"):
-        if catalog.tpu_slice(str(get(props, "acceleratorType"))) is None:
-            return [f"{view.label} asks for accelerator type {get(props, 'acceleratorType')}, not a known slice; "
-                    "allowed: a slice from the catalog (e.g. v5p-128). Fix: use a catalog slice name."]
+    if get(props, "acceleratorType") and catalog.tpu_slice(str(get(props, "acceleratorType"))) is None:
+        return [f"{view.label} asks for accelerator type {get(props, 'acceleratorType')}, not a known slice; "
+                "allowed: a slice from the catalog (e.g. v5p-128). Fix: use a catalog slice name."]
+    return []
+
+
+def _gke_tpu_pool_topology(view: ResourceView, catalog: Catalog) -> list[str]:
+    """A GKE TPU pool's placementPolicy.tpuTopology: set on a multi-host slice, offered by its machine type, the
+    one its slice label names, and sized to the slice's host count."""
+    if (use := accelerator_use(view)) is None or use.kind != "tpu":
         return []
-    if view.type != GKE_NODE_POOL or (use := accelerator_use(view)) is None or use.kind != "tpu":
-        return []
+    props = view.props
     machine = str(get(props, "nodeConfig.machineType", ""))
     shapes = [s for s in catalog.tpu_slices if s.gke_machine_type == machine]
     topology = get(props, "placementPolicy.tpuTopology")
@@ -158,12 +171,22 @@ def check_tpu_topology(view: ResourceView, settings: Settings) -> list[str]:
     if named is not None and named.topology != str(topology):
         return [f"{view.label} is labelled slice {named.name} (topology {named.topology}) but asks for topology "
                 f"{topology}; allowed: {named.topology}. Fix: make the label and placementPolicy.tpuTopology agree."]
-    hosts = (named or (matching[0] if matching else None))
-    _, high = gke_node_bounds(props)
+    return _tpu_pool_size(view, topology, named or (matching[0] if matching else None))
+
+
+def _tpu_pool_size(view: ResourceView, topology: Any, hosts: TpuSlice | None) -> list[str]:
+    """The pool's most nodes equal the slice's host count."""
+    _, high = gke_node_bounds(view.props)
     if hosts is not None and high is not None and high != hosts.hosts:
         return [f"{view.label} has {fmt(high)} nodes for topology {topology}, which needs {hosts.hosts} hosts of "
                 f"{hosts.chips_per_host} chips; allowed: {hosts.hosts}. Fix: size the pool to the slice's host count."]
     return []
+
+
+_TPU_TOPOLOGY_CHECKS: dict[str, Callable[[ResourceView, Catalog], list[str]]] = {
+    TPU_VM: _tpu_vm_topology,
+    GKE_NODE_POOL: _gke_tpu_pool_topology,
+}
 
 
 def tpu_topology_policy(enforcement_level: EnforcementLevel | None = None) -> ResourceValidationPolicy:

@@ -16,30 +16,15 @@ LIMIT = 20
 
 # issue 35: shrink to zero. "path::function" -> its complexity when listed (2026-11-28).
 STILL_TO_SPLIT: dict[str, int] = {
-    "accelfit/cli/diff_command.py::diff": 31,
     "accelfit/cloudrules/aws/plan_checks.py::_pool_problems": 28,
     "accelfit/cloudrules/baremetal/checks.py::plan_problems": 22,
     "accelfit/cloudrules/gcp/validation.py::_gpu_pool_problems": 29,
-    "accelfit/diff/render_markdown.py::_summary": 30,
-    "accelfit/diff/render_text.py::render_text": 33,
-    "accelfit/lockfile.py::edit_selection": 33,
-    "accelfit/planner/build.py::node_pools": 29,
     "accelfit/planner/candidates.py::_instance_offers": 22,
-    "accelfit/planner/choose.py::infeasible": 21,
     "accelfit/planner/fleet.py::plan_fleet": 22,
-    "accelfit/planner/fleet_costs.py::cluster_costs": 24,
-    "accelfit/planner/fleet_fallback.py::fallback_chain": 28,
-    "accelfit/planner/planner.py::reasons": 21,
-    "accelfit/planner/serving_layout.py::serving_pool": 21,
     "accelfit/preflight/gcp.py::GcpReader.read": 22,
-    "accelfit/preview/fleet_costs.py::price_fleet": 36,
     "accelfit/pricing/resources.py::price_resource": 56,
     "accelfit/pricing/resources.py::StackUsage.part": 27,
     "accelfit/pricing/resources.py::_Pricer.gcp_node_pool": 28,
-    "accelfit/spec/models.py::ModelSpec._consistent": 29,
-    "accelfit/spec/models.py::WorkloadSpec._cross_field_rules": 31,
-    "accelfit/stackfile.py::config_problems": 32,
-    "policies/accelfit_policies/accelerators.py::check_tpu_topology": 31,
 }
 
 
