@@ -17,6 +17,7 @@ CLOUD = Cloud(
         "aws:s3/bucket:Bucket", "aws:fsx/lustreFileSystem:LustreFileSystem", "aws:ec2/instance:Instance",
     ),
     pricer_module="accelfit.pricing.pricers.aws",
+    template_resource_types=("aws:ec2/launchTemplate:LaunchTemplate",),
     preflight_reader="accelfit.preflight.aws:AwsReader",
     buying_models=("capacity-block",),
     storage_schemes=("s3",),

@@ -36,6 +36,9 @@ class Cloud:
     # their pricers (imported by accelfit.pricing when it first prices; a module path so this layer stays below it).
     priced_resource_types: tuple[str, ...] = ()
     pricer_module: str = ""
+    # Types that cost nothing themselves but say how a priced one runs (a launch or instance template), handed to
+    # the pricers by resource name.
+    template_resource_types: tuple[str, ...] = ()
     # "module:Class" of the read-only preflight reader for this cloud ("" where preflight reads nothing).
     preflight_reader: str = ""
     # Buying models only this cloud sells (placement.pricing values), e.g. GCP's flex-start.

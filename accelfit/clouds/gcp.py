@@ -20,6 +20,7 @@ CLOUD = Cloud(
         "gcp:compute/instanceGroupManager:InstanceGroupManager",
     ),
     pricer_module="accelfit.pricing.pricers.gcp",
+    template_resource_types=("gcp:compute/instanceTemplate:InstanceTemplate",),
     preflight_reader="accelfit.preflight.gcp:GcpReader",
     buying_models=("flex-start",),
     storage_schemes=("gs",),

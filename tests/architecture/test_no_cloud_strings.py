@@ -50,7 +50,6 @@ STILL_TO_CONVERT: dict[str, int] = {
     "accelfit/preflight/errors.py": 1,
     "accelfit/preflight/needs.py": 6,
     "accelfit/preview/run.py": 3,
-    "accelfit/pricing/resources.py": 9,
     "accelfit/reports/catalog_report.py": 1,
     "accelfit/spec/models.py": 3,
     "accelfit/stackrules/__init__.py": 5,

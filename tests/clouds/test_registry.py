@@ -83,3 +83,24 @@ def test_register_a_new_cloud_and_refuse_clashes():
     with pytest.raises(ValueError, match="shipped"):
         unregister("gcp")
     assert "fakecloud-reg" not in [cloud.name for cloud in all_clouds()]
+
+
+def test_each_cloud_lists_exactly_the_types_its_pricer_module_prices():
+    from accelfit.pricing.pricers import CROSS_CLOUD, priced_types, types_priced_by
+
+    for cloud in all_clouds():
+        assert types_priced_by(cloud.pricer_module) == frozenset(cloud.priced_resource_types), cloud.name
+    listed = {token for cloud in all_clouds() for token in cloud.priced_resource_types}
+    cross = {token for module in CROSS_CLOUD for token in types_priced_by(module)}
+    assert priced_types() == frozenset(listed | cross)
+
+
+def test_a_type_has_one_pricer():
+    from accelfit.pricing.pricers import prices
+
+    def again(resource, book):
+        return None
+
+    again.__module__ = "somewhere.else"
+    with pytest.raises(ValueError, match="priced by accelfit.pricing.pricers.gcp already"):
+        prices("gcp:container/nodePool:NodePool")(again)
