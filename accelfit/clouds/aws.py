@@ -4,6 +4,12 @@ from __future__ import annotations
 
 from accelfit.clouds.cloud import Cloud
 
+
+def zones_of_region(region: str) -> tuple[str, ...]:
+    """A GPU pool's zones when the availability data lists only the region: the region's first two (EKS needs
+    subnets in two Availability Zones, docs.aws.amazon.com/eks/latest/userguide/network-reqs.html)."""
+    return (f"{region}a", f"{region}b")
+
 CLOUD = Cloud(
     name="aws",
     title="AWS",
@@ -21,5 +27,17 @@ CLOUD = Cloud(
     preflight_reader="accelfit.preflight.aws:AwsReader",
     buying_models=("capacity-block",),
     storage_schemes=("s3",),
+    cluster_fee_service="eks-cluster",
+    bucket_service="s3-standard",
+    node_disk_service="ebs-gp3",  # the launch template's gp3 root volume (components/aws/node_group.py)
+    shared_filesystem="fsx-lustre",
+    nat_per_zone=True,
+    zones_of_region=zones_of_region,
+    cluster_needs_two_zones=True,
+    vm_network_spans_zones=True,
+    gpu_quota="the region's EC2 On-Demand (or Spot) vCPU quota for this instance family",
+    vm_access="SSM Session Manager (`aws ssm start-session`)",
+    vm_spot_recovery=("it stops (keeping its root volume) and EC2 restarts it when capacity returns (a persistent "
+                      "Spot request)"),
     unsupported=(("tpu", "TPUs are Google Cloud's; AWS sells none"),),
 )

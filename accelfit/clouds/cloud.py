@@ -12,7 +12,12 @@ this package imports nothing above the foundation.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+
+
+def _no_zones(region: str) -> tuple[str, ...]:
+    return (region,)
 
 
 @dataclass(frozen=True)
@@ -45,6 +50,27 @@ class Cloud:
     buying_models: tuple[str, ...] = ()
     # URI schemes whose objects this cloud's workload identity reads (model.weights, training.code).
     storage_schemes: tuple[str, ...] = ()
+    # Catalog service rows (accelfit/catalog/data/service_prices.yaml) the plan prices a place with: the cluster's
+    # control-plane fee, the bucket, a node's boot disk (GCP GPU pools take their family's disk instead:
+    # accelfit.pricing.node_disks), and the shared file system a multi-node training run gets ("" = none).
+    cluster_fee_service: str = ""
+    bucket_service: str = ""
+    node_disk_service: str = ""
+    node_disk_by_family: bool = False
+    shared_filesystem: str = ""
+    # The network: one NAT gateway per zone (AWS: each private subnet routes through its own) or one in all.
+    nat_per_zone: bool = False
+    # Zones: the zones a pool goes in when the availability data lists only the region (`zones_of_region`);
+    # whether the catalog's listed zones are zone names a pool can take (GCP) or IDs (AWS AZ IDs); whether a
+    # cluster needs a second zone for its control plane (EKS); whether a GPU VM's network spans the region's zones.
+    zones_of_region: Callable[[str], tuple[str, ...]] = _no_zones
+    listed_zones_are_names: bool = False
+    cluster_needs_two_zones: bool = False
+    vm_network_spans_zones: bool = False
+    # What plans tell users: the quota a GPU pool counts against, how to reach a GPU VM, how a spot VM comes back.
+    gpu_quota: str = ""
+    vm_access: str = ""
+    vm_spot_recovery: str = ""
     # feature -> the reason a user is told when a plan would need it here (see FEATURES).
     unsupported: tuple[tuple[str, str], ...] = field(default=())
 

@@ -4,6 +4,14 @@ from __future__ import annotations
 
 from accelfit.clouds.cloud import Cloud
 
+# Regions whose zone list has no "-a". Used when the catalog names a region but not its zones.
+_FIRST_ZONE = {"us-east1": "us-east1-b", "europe-west1": "europe-west1-b", "asia-east1": "asia-east1-a"}
+
+
+def zones_of_region(region: str) -> tuple[str, ...]:
+    """A GPU pool's zone when the availability data lists only the region: the region's first zone."""
+    return (_FIRST_ZONE.get(region, f"{region}-a"),)
+
 CLOUD = Cloud(
     name="gcp",
     title="GCP",
@@ -24,4 +32,14 @@ CLOUD = Cloud(
     preflight_reader="accelfit.preflight.gcp:GcpReader",
     buying_models=("flex-start",),
     storage_schemes=("gs",),
+    cluster_fee_service="gke-cluster",
+    bucket_service="gcs-standard",
+    node_disk_service="pd-balanced",  # GKE NodeConfig.diskType: "If unspecified, the default disk type is 'pd-balanced'"
+    node_disk_by_family=True,
+    shared_filesystem="filestore",
+    zones_of_region=zones_of_region,
+    listed_zones_are_names=True,
+    gpu_quota="the region's Compute Engine GPU quota for this GPU model (and GPUS_ALL_REGIONS)",
+    vm_access="IAP TCP forwarding (`gcloud compute ssh --tunnel-through-iap`)",
+    vm_spot_recovery="its managed instance group recreates it with the same boot disk when capacity returns",
 )

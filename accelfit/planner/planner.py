@@ -12,7 +12,7 @@ from accelfit.planner.buying import buying_price_reason, buying_warnings
 from accelfit.planner.candidates import offers_for
 from accelfit.planner.choose import alternatives, best_per_group, grouped_rejections, infeasible, rank_key
 from accelfit.planner.evaluate import Evaluation, evaluate
-from accelfit.planner.gpu_vms import VM_PLATFORMS, gpu_vm_plan, vm_reasons
+from accelfit.planner.gpu_vms import vm_platforms, gpu_vm_plan, vm_reasons
 from accelfit.planner.limits import capacity_notes, nodes_per_pool, pool_sizes
 from accelfit.planner.missing_prices import missing_price_notes
 from accelfit.planner.model import Plan, PlanCloud, Platform
@@ -115,7 +115,7 @@ def build_plan(spec: WorkloadSpec, environment: Environment, chosen: Sized, rank
         orchestration="vms" if offer.platform in VM_PLAN_PLATFORMS else "kubernetes",
         accelerator=plan_accelerator(chosen),
         node_pools=pools, tpu_vm_slices=tpu_vm_slices(spec, chosen),
-        gpu_vm=gpu_vm_plan(spec, offer) if offer.platform in VM_PLATFORMS.values() else None,
+        gpu_vm=gpu_vm_plan(spec, offer) if offer.platform in vm_platforms() else None,
         baremetal_hosts=tuple(server.name for server in offer.servers[:chosen.units]),
         network=network_plan(spec, chosen), storage=storage_plan(spec, chosen),
         estimate=estimate(chosen, spec), reasons=reasons(spec, chosen, ranked, rejected),
@@ -176,7 +176,7 @@ def reasons(spec: WorkloadSpec, chosen: Sized, ranked: list[Sized], rejected: tu
                    f"{chosen.latency_p99_ms:,.0f} ms against a {target:g} ms target.")
         out.append(serving_margin(spec, chosen))
     out.extend(chosen.notes[2:] if spec.training is not None else chosen.notes[1:])
-    if offer.platform in VM_PLATFORMS.values():
+    if offer.platform in vm_platforms():
         out.extend(vm_reasons(spec, offer))
     out.extend(orchestration_reasons(spec, chosen, ranked))
     out.append(region_reason(spec, offer.region, chosen.parts))

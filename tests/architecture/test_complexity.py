@@ -24,7 +24,6 @@ STILL_TO_SPLIT: dict[str, int] = {
     "accelfit/diff/render_text.py::render_text": 33,
     "accelfit/lockfile.py::edit_selection": 33,
     "accelfit/planner/build.py::node_pools": 29,
-    "accelfit/planner/candidates.py::_instance_offers": 22,
     "accelfit/planner/choose.py::infeasible": 21,
     "accelfit/planner/fleet.py::plan_fleet": 22,
     "accelfit/planner/fleet_costs.py::cluster_costs": 24,

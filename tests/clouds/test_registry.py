@@ -102,5 +102,18 @@ def test_a_type_has_one_pricer():
         return None
 
     again.__module__ = "somewhere.else"
-    with pytest.raises(ValueError, match="priced by accelfit.pricing.pricers.gcp already"):
+    with pytest.raises(ValueError, match=r"priced by accelfit\.pricing\.pricers\.gcp already"):
         prices("gcp:container/nodePool:NodePool")(again)
+
+
+def test_node_disk_services_agree_with_the_pricing_constants():
+    from accelfit.pricing.node_disks import EKS_ROOT_VOLUME_SERVICE, GKE_DEFAULT_DISK_TYPE
+
+    assert cloud_named("gcp").node_disk_service == GKE_DEFAULT_DISK_TYPE
+    assert cloud_named("aws").node_disk_service == EKS_ROOT_VOLUME_SERVICE
+
+
+def test_zones_of_a_region():
+    assert cloud_named("aws").zones_of_region("us-east-1") == ("us-east-1a", "us-east-1b")
+    assert cloud_named("gcp").zones_of_region("us-east1") == ("us-east1-b",)
+    assert cloud_named("gcp").zones_of_region("us-central1") == ("us-central1-a",)
