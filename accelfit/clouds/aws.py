@@ -34,6 +34,7 @@ CLOUD = Cloud(
     nat_per_zone=True,
     zones_of_region=zones_of_region,
     cluster_needs_two_zones=True,
+    multi_node_network="efa",
     vm_network_spans_zones=True,
     gpu_quota="the region's EC2 On-Demand (or Spot) vCPU quota for this instance family",
     vm_access="SSM Session Manager (`aws ssm start-session`)",

@@ -30,6 +30,7 @@ class Cloud:
     # The platform of each kind, or "" where the cloud has none: a Kubernetes cluster accelfit creates with GPU node
     # pools (the only one that buys reservations and the cloud's own buying models), a GPU VM without a cluster.
     cluster_platform: str = ""
+    cluster_tpu_platform: str = ""  # a cluster's TPU node pools (GKE)
     vm_platform: str = ""
     # Platforms on which the stack builds a model server (a cluster whose workload identity reads the weights).
     server_platforms: tuple[str, ...] = ()
@@ -67,6 +68,16 @@ class Cloud:
     listed_zones_are_names: bool = False
     cluster_needs_two_zones: bool = False
     vm_network_spans_zones: bool = False
+    # How the cloud's clusters behave: a GKE cluster's pods range is fixed when it is created (sized from every node
+    # its pools can add); the system pool follows the work's zones (GKE); multi-node training's network (EKS: EFA
+    # interfaces and a placement group; GKE: the machine's extra GPU networks); flex-start GPU pools take nodes
+    # through queued provisioning (GKE ProvisioningRequest); the serving route's metrics bill per sample (Google
+    # Cloud Managed Service for Prometheus).
+    pods_range_fixed_at_creation: bool = False
+    system_pool_follows_work: bool = False
+    multi_node_network: str = ""  # efa | extra-networks | ""
+    queued_provisioning: bool = False
+    metrics_billed_per_sample: bool = False
     # What plans tell users: the quota a GPU pool counts against, how to reach a GPU VM, how a spot VM comes back.
     gpu_quota: str = ""
     vm_access: str = ""

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from accelfit.clouds import cloud_named
 from accelfit.catalog.models import Catalog
 from accelfit.planner.costing import cluster_parts, nat_part
 from accelfit.planner.options import cost_lines
@@ -61,7 +62,7 @@ def cluster_costs(placement: Placement, plans: Sequence[Plan], catalog: Catalog)
         cloud, region = first.cloud.value, first.region
         zones = tuple(sorted({zone for plan in members for zone in plan.zones}))
         # AWS builds one NAT gateway per zone the network spans; GCP one Cloud NAT (costing.nat_gateways).
-        gateways = len(zones) if cloud == "aws" else 1
+        gateways = len(zones) if cloud_named(cloud).nat_per_zone else 1
         trainers = [plan for plan in members if is_training(plan)]
         # The shared items exist while any member runs: a run total counts them over the longest member run.
         run = max((run_window(plan.platform.value, plan.estimate.hours) for plan in trainers),

@@ -18,6 +18,7 @@ pool-size limits), scaled from 0; other steps are listed only, with why.
 from __future__ import annotations
 
 import dataclasses
+from accelfit.clouds import cloud_of_platform
 from accelfit.catalog.models import Catalog
 from accelfit.catalog.rows import TpuSlice
 from accelfit.planner.build import SLICE_SET_LABEL, network_plan, node_pools
@@ -163,8 +164,9 @@ def fallback_chain(spec: WorkloadSpec, catalog: Catalog, environment: Environmen
                                   count=sized.devices, pricing=tier_of(sized.offer.pricing), pool=pool_name,
                                   monthly_usd=monthly, total_usd=total, note=note))
 
-    if planned is None or plan.platform.value == "baremetal-gpu":
-        omitted.append("other capacity tiers: owned servers have none" if plan.platform.value == "baremetal-gpu"
+    no_tiers = cloud_of_platform(plan.platform).unsupported_reason("fallback-tiers")
+    if planned is None or no_tiers:
+        omitted.append(f"other capacity tiers: {no_tiers}" if no_tiers
                        else f"other capacity tiers of {plan.option}: the planner's search no longer offers it")
     else:
         allowed = allowed_tiers(spec)

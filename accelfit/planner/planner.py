@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from accelfit.clouds import cloud_named
 from accelfit.catalog.models import Catalog
 from accelfit.planner import preferences as pref
 from accelfit.planner.balance import NodeShape, balance_problems
@@ -263,8 +264,7 @@ def capacity_reasons(chosen: Sized) -> list[str]:
         limit = nodes_per_pool(offer.platform)
         out.append(f"Scale: {chosen.units:,} nodes in {len(sizes)} {kind} of at most {limit:,} nodes each "
                    f"({', '.join(f'{size:,}' for size in sizes)}), one cluster.")
-    quota = ("the region's Compute Engine GPU quota for this GPU model (and GPUS_ALL_REGIONS)"
-             if offer.cloud == "gcp" else "the region's EC2 On-Demand (or Spot) vCPU quota for this instance family")
+    quota = cloud_named(offer.cloud).gpu_quota
     vcpus = f" ({chosen.units * offer.instance.vcpus:,} vCPUs)" if offer.instance is not None else ""
     out.append(f"Quota: {chosen.devices:,} × {offer.accelerator.name}{vcpus} count against {quota}; check it "
                "before `pulumi up` and request the difference if it is lower.")
@@ -317,7 +317,7 @@ def warnings(spec: WorkloadSpec, chosen: Sized) -> tuple[str, ...]:
         out.extend(f"Unbalanced server: {problem}" for problem in balance_problems(node, training, multi_node))
     if offer.platform in ("gke-gpu", "eks-gpu"):
         out.extend(f"Capacity: {note}" for note in capacity_notes(offer.platform, chosen.units))
-    if offer.platform == "baremetal-gpu":
+    if cloud_named(offer.cloud).owned:
         out.append("Owned servers are charged at their power cost only (sunk hardware); see planner preferences.")
     if offer.platform == "tpu-vm" and multi_node:
         out.append(TPU_VM_MULTISLICE_TRADEOFF.format(slices=chosen.units))
