@@ -78,6 +78,8 @@ class Cloud:
     multi_node_network: str = ""  # efa | extra-networks | ""
     queued_provisioning: bool = False
     metrics_billed_per_sample: bool = False
+    # Reservations are zonal (GCP: a reservation lives in one zone) rather than named by id alone (AWS).
+    zonal_reservations: bool = False
     # What plans tell users: the quota a GPU pool counts against, how to reach a GPU VM, how a spot VM comes back.
     gpu_quota: str = ""
     vm_access: str = ""

@@ -30,7 +30,6 @@ STILL_TO_SPLIT: dict[str, int] = {
     "accelfit/planner/fleet_fallback.py::fallback_chain": 28,
     "accelfit/planner/planner.py::reasons": 21,
     "accelfit/planner/serving_layout.py::serving_pool": 21,
-    "accelfit/preflight/gcp.py::GcpReader.read": 22,
     "accelfit/preview/fleet_costs.py::price_fleet": 36,
     "accelfit/spec/models.py::ModelSpec._consistent": 29,
     "accelfit/spec/models.py::WorkloadSpec._cross_field_rules": 31,

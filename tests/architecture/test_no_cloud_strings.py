@@ -36,7 +36,6 @@ STILL_TO_CONVERT: dict[str, int] = {
     "accelfit/planner/serving_traffic.py": 1,
     "accelfit/preflight/compare.py": 2,
     "accelfit/preflight/errors.py": 1,
-    "accelfit/preflight/needs.py": 6,
     "accelfit/preview/run.py": 3,
     "accelfit/reports/catalog_report.py": 1,
     "accelfit/spec/models.py": 3,
