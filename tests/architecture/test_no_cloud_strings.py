@@ -42,7 +42,6 @@ STILL_TO_CONVERT: dict[str, int] = {
     "accelfit/stackrules/__init__.py": 5,
     "accelfit/stackrules/regions.py": 1,
     "components/aws/gpu_vm.py": 1,
-    "components/build.py": 7,
     "components/fleet.py": 2,
     "components/gpu_vm_script.py": 3,
     "components/kubernetes/build.py": 4,
