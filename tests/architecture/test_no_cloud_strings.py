@@ -38,7 +38,6 @@ STILL_TO_CONVERT: dict[str, int] = {
     "accelfit/preflight/errors.py": 1,
     "accelfit/preview/run.py": 3,
     "accelfit/reports/catalog_report.py": 1,
-    "accelfit/spec/models.py": 3,
     "accelfit/stackrules/__init__.py": 5,
     "accelfit/stackrules/regions.py": 1,
     "components/aws/gpu_vm.py": 1,
