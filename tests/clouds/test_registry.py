@@ -101,7 +101,7 @@ def test_a_type_has_one_pricer():
     def again(resource, book):
         return None
 
-    again.__module__ = "somewhere.else"
+    again.__module__ = "somewhere.else"  # a different module claiming a type GCP's pricers own
     with pytest.raises(ValueError, match=r"priced by accelfit\.pricing\.pricers\.gcp already"):
         prices("gcp:container/nodePool:NodePool")(again)
 

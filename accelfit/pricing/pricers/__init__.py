@@ -17,20 +17,21 @@ from accelfit.pricing.rates import NeutralResource, Priced, RateBook
 Pricer = Callable[[NeutralResource, RateBook], Priced | None]
 CROSS_CLOUD = ("accelfit.pricing.pricers.serving",)
 
-_PRICERS: dict[str, Pricer] = {}
-_OWNER: dict[str, str] = {}  # type token -> the module that registered its pricer
-_LOADED: set[str] = set()
+# module -> {type token: pricer}, filled as each module is imported. Only the modules of registered clouds (and the
+# cross-cloud ones) price: a module imported while its cloud is not registered prices nothing.
+_BY_MODULE: dict[str, dict[str, Pricer]] = {}
+_ACTIVE: dict[tuple[str, ...], dict[str, Pricer]] = {}
 
 
 def prices(*types: str) -> Callable[[Pricer], Pricer]:
     """Register the decorated function as the pricer of `types`; a type has one pricer."""
     def register(function: Pricer) -> Pricer:
         for token in types:
-            owner = _OWNER.get(token)
+            owner = next((module for module, table in _BY_MODULE.items() if token in table), None)
             if owner is not None and owner != function.__module__:
                 raise ValueError(f"{token} is priced by {owner} already; {function.__module__} cannot price it too")
-            _PRICERS[token] = function
-            _OWNER[token] = function.__module__
+            _BY_MODULE.setdefault(function.__module__, {})[token] = function
+        _ACTIVE.clear()
         return function
     return register
 
@@ -39,24 +40,27 @@ def _modules() -> tuple[str, ...]:
     return (*CROSS_CLOUD, *(cloud.pricer_module for cloud in all_clouds() if cloud.pricer_module))
 
 
-def _load() -> None:
-    for module in _modules():
-        if module not in _LOADED:
+def _active() -> dict[str, Pricer]:
+    modules = _modules()
+    found = _ACTIVE.get(modules)
+    if found is None:
+        for module in modules:
             import_module(module)
-            _LOADED.add(module)
+        found = {token: pricer for module in modules for token, pricer in _BY_MODULE.get(module, {}).items()}
+        _ACTIVE.clear()
+        _ACTIVE[modules] = found
+    return found
 
 
 def pricer_for(resource_type: str) -> Pricer | None:
-    _load()
-    return _PRICERS.get(resource_type)
+    return _active().get(resource_type)
 
 
 def priced_types() -> frozenset[str]:
-    _load()
-    return frozenset(_PRICERS)
+    return frozenset(_active())
 
 
 def types_priced_by(module: str) -> frozenset[str]:
     """The type tokens `module` registered pricers for (a cloud's record lists the same ones)."""
-    _load()
-    return frozenset(token for token, owner in _OWNER.items() if owner == module)
+    import_module(module)
+    return frozenset(_BY_MODULE.get(module, {}))
