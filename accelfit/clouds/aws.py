@@ -35,6 +35,7 @@ CLOUD = Cloud(
     zones_of_region=zones_of_region,
     cluster_needs_two_zones=True,
     multi_node_network="efa",
+    pools_per_cluster="node groups per EKS cluster (a quota)",
     vm_network_spans_zones=True,
     gpu_quota="the region's EC2 On-Demand (or Spot) vCPU quota for this instance family",
     vm_access="SSM Session Manager (`aws ssm start-session`)",

@@ -80,6 +80,8 @@ class Cloud:
     metrics_billed_per_sample: bool = False
     # Reservations are zonal (GCP: a reservation lives in one zone) rather than named by id alone (AWS).
     zonal_reservations: bool = False
+    # How a cluster's pool limit is named in a problem (accelfit/cloudrules/shared_cluster.py).
+    pools_per_cluster: str = ""
     # What plans tell users: the quota a GPU pool counts against, how to reach a GPU VM, how a spot VM comes back.
     gpu_quota: str = ""
     vm_access: str = ""

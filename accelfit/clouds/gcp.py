@@ -45,6 +45,7 @@ CLOUD = Cloud(
     multi_node_network="extra-networks",
     queued_provisioning=True,
     zonal_reservations=True,
+    pools_per_cluster="node pools per GKE cluster",
     metrics_billed_per_sample=True,
     gpu_quota="the region's Compute Engine GPU quota for this GPU model (and GPUS_ALL_REGIONS)",
     vm_access="IAP TCP forwarding (`gcloud compute ssh --tunnel-through-iap`)",
