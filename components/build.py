@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from collections.abc import Callable
 from typing import Any
 
 import pulumi
 
 from accelfit.catalog.models import Catalog
+from accelfit.clouds import cloud_named
 from accelfit.errors import InputError, problem
 from accelfit.planner.model import Plan
 from accelfit.spec.inventory import Inventory
@@ -46,13 +48,20 @@ def build(plan: Plan, ownership: Ownership, catalog: Catalog | None = None,
 
         return build_cluster(own_cluster(plan, ownership), catalog, inventory=inventory,
                              inventory_source=inventory_source)
-    if plan.cloud.value == "gcp":
-        from components.gcp import build as build_gcp
+    return Built(VM_BUILDERS[plan.cloud.value](plan, ownership, catalog), None)  # VMs: no Kubernetes layer
 
-        return Built(build_gcp(plan, ownership, catalog=catalog), None)
+
+def _build_gcp_vms(plan: Plan, ownership: Ownership, catalog: Catalog) -> Any:
+    """TPU VM slices or a GCE GPU VM."""
+    from components.gcp import build as build_gcp
+
+    return build_gcp(plan, ownership, catalog=catalog)
+
+
+def _build_ec2_vm(plan: Plan, ownership: Ownership, catalog: Catalog) -> Any:
     from components.aws.gpu_vm import Ec2GpuVmStack
 
-    return Built(Ec2GpuVmStack(plan.workload, plan, ownership), None)  # one VM: no Kubernetes layer
+    return Ec2GpuVmStack(plan.workload, plan, ownership)
 
 
 def build_cluster(cluster: SharedClusterBuild, catalog: Catalog, *, layer: Any = None,
@@ -66,7 +75,7 @@ def build_cluster(cluster: SharedClusterBuild, catalog: Catalog, *, layer: Any =
     from components.kubernetes.build import plan_layer
 
     basis = cluster.basis
-    if basis.platform.value == "baremetal-gpu":
+    if cloud_named(basis.cloud).owned:
         from components.baremetal import build as build_baremetal
         from accelfit.cloudrules.baremetal.checks import check_plan
         from components.kubernetes.build import build_baremetal_layer
@@ -79,36 +88,46 @@ def build_cluster(cluster: SharedClusterBuild, catalog: Catalog, *, layer: Any =
     if layer is None:
         _raise_if_any(cluster_check(cluster, catalog))
         layer = plan_layer(cluster, catalog)
-    if basis.cloud.value == "gcp":
-        from components.gcp.cluster_objects import build_gpudirect, build_service_accounts
-        from components.gcp.fleet_stack import build_gke_cluster
-        from components.gcp.stack import resolve_project
-        from components.kubernetes.build import build_gke_layer, layer_labels
+    builder = CLUSTER_BUILDERS.get(basis.cloud.value)
+    if builder is None:
+        raise InputError([problem("plan", "workloads", "only GKE, EKS and bare-metal clusters are built",
+                                  "plan a GKE, EKS or bare-metal platform", basis.cloud.value)])
+    return builder(cluster, catalog, layer)
 
-        built = build_gke_cluster(cluster, catalog, checked=True)
-        kubernetes = build_gke_layer(cluster, layer, built, lambda: resolve_project(None))
-        # Workload Identity service accounts per workload, GPUDirect NIC objects once per cluster.
-        for workload in cluster.workloads:
-            group = built.groups.get(workload.name)
-            build_service_accounts(workload.plan, built.workloads[workload.name], kubernetes,
-                                   layer_labels(workload.ownership),
-                                   pulumi.ResourceOptions(parent=group) if group is not None else None)
-        stack = built.workloads[basis.workload]
-        build_gpudirect(cluster.name, basis, stack, kubernetes, layer_labels(cluster.ownership),
-                        list(stack.gpu_pools),
-                        pulumi.ResourceOptions(parent=built.group) if built.group is not None else None)
-        return Built(stack if cluster.own else built, kubernetes)
-    if basis.cloud.value == "aws":
-        from components.aws.fleet_stack import build_eks_cluster
-        from components.aws.schedule import build_schedules
-        from components.kubernetes.build import build_eks_layer
 
-        built = build_eks_cluster(cluster, catalog, checked=True)
-        for workload in cluster.workloads:
-            build_schedules(workload.plan, built.workloads[workload.name])  # part-day serving pools
-        return Built(built.stack if cluster.own else built, build_eks_layer(cluster, layer, built))
-    raise InputError([problem("plan", "workloads", "only GKE, EKS and bare-metal clusters are built",
-                              "plan a GKE, EKS or bare-metal platform", basis.cloud.value)])
+def _build_gke(cluster: SharedClusterBuild, catalog: Catalog, layer: Any) -> Built:
+    """A GKE cluster, its Kubernetes layer, Workload Identity service accounts per workload, GPUDirect objects."""
+    basis = cluster.basis
+    from components.gcp.cluster_objects import build_gpudirect, build_service_accounts
+    from components.gcp.fleet_stack import build_gke_cluster
+    from components.gcp.stack import resolve_project
+    from components.kubernetes.build import build_gke_layer, layer_labels
+
+    built = build_gke_cluster(cluster, catalog, checked=True)
+    kubernetes = build_gke_layer(cluster, layer, built, lambda: resolve_project(None))
+    # Workload Identity service accounts per workload, GPUDirect NIC objects once per cluster.
+    for workload in cluster.workloads:
+        group = built.groups.get(workload.name)
+        build_service_accounts(workload.plan, built.workloads[workload.name], kubernetes,
+                               layer_labels(workload.ownership),
+                               pulumi.ResourceOptions(parent=group) if group is not None else None)
+    stack = built.workloads[basis.workload]
+    build_gpudirect(cluster.name, basis, stack, kubernetes, layer_labels(cluster.ownership),
+                    list(stack.gpu_pools),
+                    pulumi.ResourceOptions(parent=built.group) if built.group is not None else None)
+    return Built(stack if cluster.own else built, kubernetes)
+
+
+def _build_eks(cluster: SharedClusterBuild, catalog: Catalog, layer: Any) -> Built:
+    """An EKS cluster, its part-day serving schedules and its Kubernetes layer."""
+    from components.aws.fleet_stack import build_eks_cluster
+    from components.aws.schedule import build_schedules
+    from components.kubernetes.build import build_eks_layer
+
+    built = build_eks_cluster(cluster, catalog, checked=True)
+    for workload in cluster.workloads:
+        build_schedules(workload.plan, built.workloads[workload.name])  # part-day serving pools
+    return Built(built.stack if cluster.own else built, build_eks_layer(cluster, layer, built))
 
 
 def _raise_if_any(problems: list) -> None:
@@ -187,13 +206,10 @@ def alone_problems(plan: Plan, ownership: Ownership, catalog: Catalog, inventory
 
     try:
         if plan.orchestration != "kubernetes":
-            if plan.cloud.value == "gcp":
-                from accelfit.cloudrules.gcp.validation import plan_problems
-
-                return plan_problems(plan, catalog)
-            return []
+            vm_check = VM_PROBLEMS.get(plan.cloud.value)
+            return vm_check(plan, catalog) if vm_check is not None else []
         cluster = own_cluster(plan, ownership)
-        if plan.platform.value == "baremetal-gpu":
+        if cloud_named(plan.cloud).owned:
             from accelfit.cloudrules.baremetal.checks import check_plan
 
             plan_layer(cluster, catalog, check_plan(plan, inventory, source))
@@ -208,8 +224,45 @@ def alone_problems(plan: Plan, ownership: Ownership, catalog: Catalog, inventory
 
 def cluster_check(cluster: SharedClusterBuild, catalog: Catalog) -> list:
     """Everything wrong with a GKE or EKS cluster (of its own, or shared), before any resource of the stack exists."""
-    if cluster.basis.cloud.value == "gcp":
-        from components.gcp.fleet_stack import cluster_build_problems
-    else:
-        from components.aws.fleet_stack import cluster_build_problems
+    return CLUSTER_PROBLEMS[cluster.basis.cloud.value](cluster, catalog)
+
+
+def _gke_problems(cluster: SharedClusterBuild, catalog: Catalog) -> list:
+    from components.gcp.fleet_stack import cluster_build_problems
+
     return cluster_build_problems(cluster, catalog)
+
+
+def _eks_problems(cluster: SharedClusterBuild, catalog: Catalog) -> list:
+    from components.aws.fleet_stack import cluster_build_problems
+
+    return cluster_build_problems(cluster, catalog)
+
+
+def _gcp_vm_problems(plan: Plan, catalog: Catalog) -> list:
+    from accelfit.cloudrules.gcp.validation import plan_problems
+
+    return plan_problems(plan, catalog)
+
+
+# The component builders of each cloud, by cloud name (accelfit/clouds): its VMs, its cluster, the checks run before
+# anything is created. Each imports its cloud's package only when called. A cloud added to the registry adds its
+# entries here (register_builders), touching no other builder.
+VM_BUILDERS: dict[str, Callable[[Plan, Ownership, Catalog], Any]] = {"gcp": _build_gcp_vms, "aws": _build_ec2_vm}
+CLUSTER_BUILDERS: dict[str, Callable[[SharedClusterBuild, Catalog, Any], Built]] = {"gcp": _build_gke,
+                                                                                   "aws": _build_eks}
+CLUSTER_PROBLEMS: dict[str, Callable[[SharedClusterBuild, Catalog], list]] = {"gcp": _gke_problems,
+                                                                              "aws": _eks_problems}
+VM_PROBLEMS: dict[str, Callable[[Plan, Catalog], list]] = {"gcp": _gcp_vm_problems}
+
+
+def register_builders(cloud: str, *, vms: Callable[[Plan, Ownership, Catalog], Any] | None = None,
+                      cluster: Callable[[SharedClusterBuild, Catalog, Any], Built] | None = None,
+                      cluster_problems: Callable[[SharedClusterBuild, Catalog], list] | None = None,
+                      vm_problems: Callable[[Plan, Catalog], list] | None = None) -> None:
+    """Add a cloud's component builders (a cloud registered in accelfit.clouds that the shipped ones are not)."""
+    cloud_named(cloud)  # a clear error for a cloud the registry does not know
+    for table, entry in ((VM_BUILDERS, vms), (CLUSTER_BUILDERS, cluster), (CLUSTER_PROBLEMS, cluster_problems),
+                         (VM_PROBLEMS, vm_problems)):
+        if entry is not None:
+            table[cloud] = entry  # type: ignore[index]

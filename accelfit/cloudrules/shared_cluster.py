@@ -11,6 +11,7 @@ from typing import Literal
 
 from pydantic import Field
 
+from accelfit.clouds import cloud_named
 from accelfit.catalog.models import Frozen, Sourced
 from accelfit.errors import Problem, problem
 from accelfit.validation import validate
@@ -50,7 +51,7 @@ def pool_count_problems(cloud: str, cluster: str, pools: int) -> list[Problem]:
     limit = shared_cluster_rules().pool_limit(cloud)
     if pools <= limit.max_pools:
         return []
-    what = "node groups per EKS cluster (a quota)" if cloud == "aws" else "node pools per GKE cluster"
+    what = cloud_named(cloud).pools_per_cluster
     fix = ("raise the quota (Service Quotas: Amazon EKS, managed node groups per cluster) or split the fleet "
            "into two stacks" if limit.kind == "quota" else "split the fleet into two stacks, or plan fewer standby "
            "pools")

@@ -22,15 +22,27 @@ from accelfit.cloudrules.shared_cluster import cohort_name_problems, pool_count_
 
 def plan_cloud_problems(plan: Plan, catalog: Catalog) -> list[Problem]:
     """One workload's plan against its cloud's rules; fields name the plan's (`node_pools[1].zones`...)."""
-    if plan.cloud.value == "gcp":
-        from accelfit.cloudrules.gcp.validation import plan_problems
+    checks = _PLAN_CHECKS.get(plan.cloud.value)
+    return checks(plan, catalog) if checks is not None else []  # bare metal: checked where its inventory is read
 
-        return plan_problems(plan, catalog)
-    if plan.platform.value == "eks-gpu":
-        from accelfit.cloudrules.aws.plan_checks import validate_eks_plan
 
-        return validate_eks_plan(plan, catalog)
-    return []  # an EC2 GPU VM and bare metal: checked against the instance and inventory where they are read
+def _gcp_plan_problems(plan: Plan, catalog: Catalog) -> list[Problem]:
+    from accelfit.cloudrules.gcp.validation import plan_problems
+
+    return plan_problems(plan, catalog)
+
+
+def _aws_plan_problems(plan: Plan, catalog: Catalog) -> list[Problem]:
+    """An EKS plan against the EKS rules; an EC2 GPU VM is checked against the instance where it is read."""
+    if plan.platform.value != "eks-gpu":
+        return []
+    from accelfit.cloudrules.aws.plan_checks import validate_eks_plan
+
+    return validate_eks_plan(plan, catalog)
+
+
+# Each cloud's plan rules, by cloud name (accelfit/clouds).
+_PLAN_CHECKS = {"gcp": _gcp_plan_problems, "aws": _aws_plan_problems}
 
 
 def fleet_problems(fleet: FleetPlan, catalog: Catalog, *, single: bool) -> list[Problem]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 from accelfit.catalog import TpuSlice
+from accelfit.clouds import cloud_named
 from accelfit.cloudrules.gcp.flex_start import flex_start_placement_rejection
 from accelfit.planner import preferences as pref
 from accelfit.planner.costing import (
@@ -67,7 +68,7 @@ def node_pools(spec: WorkloadSpec, sized: Sized) -> tuple[NodePool, ...]:
         pools.append(NodePool(name="system", role="system", machine_type=pref.SYSTEM_POOL_MACHINE[offer.cloud],
                               min_nodes=SYSTEM_POOL_MIN_NODES, max_nodes=SYSTEM_POOL_MAX_NODES,
                               initial_nodes=SYSTEM_POOL_MIN_NODES,
-                              zones=pool_zones if offer.cloud == "gcp" else offer.zones,
+                              zones=pool_zones if cloud_named(offer.cloud).system_pool_follows_work else offer.zones,
                               labels={"accelfit.io/role": "system"}, disk_size_gb=SYSTEM_POOL_DISK_GB))
     if offer.tpu_slice is not None:
         pools += _tpu_pools(spec, sized, offer.tpu_slice, labels, spot)
@@ -97,9 +98,9 @@ def _tpu_pools(spec: WorkloadSpec, sized: Sized, tpu: TpuSlice, labels: dict[str
                      compact_placement=tpu.multi_host, **common) for index in range(sized.units)]
 
 
-def _gpu_driver(platform: str) -> str | None:
+def _gpu_driver(cloud: str, platform: str) -> str | None:
     """The NVIDIA driver the pool pins: bare metal's and GKE's sourced versions; EKS: the NVIDIA AMI ships it."""
-    if platform == "baremetal-gpu":
+    if cloud_named(cloud).owned:
         return baremetal_gpu_driver()["version"]
     if platform == "gke-gpu":
         return gke_gpu_driver_version()
@@ -120,22 +121,24 @@ def _gpu_pools(spec: WorkloadSpec, sized: Sized, labels: dict[str, str], spot: b
         # (accelfit/cloudrules/gcp/data/flex_start.yaml; GpuNodePool refuses initial nodes on flex-start).
         minimum, initial = 0, 0
     instance = offer.instance
-    driver = _gpu_driver(offer.platform)
+    driver = _gpu_driver(offer.cloud, offer.platform)
+    owned = cloud_named(offer.cloud).owned
+    efa_network = cloud_named(offer.cloud).multi_node_network == "efa"
     # A held reservation or Capacity Block holds its machines in one zone: the pool goes there only.
     zones = offer.zones[:1] if offer.reservation else pool_zones
     # One pool up to the platform's per-pool limit; a larger run spans several identical pools (gpu, gpu-1, ...).
-    splits = [sized.units] if offer.platform == "baremetal-gpu" else pool_sizes(offer.platform, maximum)
+    splits = [sized.units] if owned else pool_sizes(offer.platform, maximum)
     minimums, initials = _spread(minimum, splits), _spread(initial, splits)
     window = serving_window(spec, offer)
     return [NodePool(
         name="gpu" if index == 0 else f"gpu-{index}", role="gpu", machine_type=offer.machine,
         accelerator=offer.accelerator.name, accelerators_per_node=offer.devices_per_unit,
         gke_accelerator=instance.gke_accelerator if instance else None,
-        min_nodes=minimums[index] if offer.platform != "baremetal-gpu" else sized.units, max_nodes=size,
-        initial_nodes=initials[index] if offer.platform != "baremetal-gpu" else sized.units, spot=spot,
+        min_nodes=sized.units if owned else minimums[index], max_nodes=size,
+        initial_nodes=sized.units if owned else initials[index], spot=spot,
         zones=zones, taints=(GPU_TAINT,), labels=labels,
         compact_placement=_compact_gpu_pool(offer.machine, multi_node_training, flex_start, block),
-        efa_interfaces=instance.efa_interfaces if (instance and multi_node_training and offer.cloud == "aws")
+        efa_interfaces=instance.efa_interfaces if (instance and multi_node_training and efa_network)
         else 0,
         gpudirect=instance.gpudirect if (instance and multi_node_training) else "none",
         local_nvme_gb=instance.local_nvme_gb if instance else 0, driver_version=driver,
@@ -180,8 +183,9 @@ def network_plan(spec: WorkloadSpec, sized: Sized) -> NetworkPlan:
     offer = sized.offer
     multi_node_training = spec.training is not None and sized.units > 1
     instance = offer.instance
-    efa = bool(instance and offer.cloud == "aws" and multi_node_training and instance.efa_interfaces > 0)
-    extra = instance.extra_networks if (instance and offer.cloud == "gcp" and multi_node_training) else 0
+    network = cloud_named(offer.cloud).multi_node_network
+    efa = bool(instance and network == "efa" and multi_node_training and instance.efa_interfaces > 0)
+    extra = instance.extra_networks if (instance and network == "extra-networks" and multi_node_training) else 0
     default = NetworkPlan()
     pods = pods_cidr_for(sized.units, default.pods_cidr) if offer.platform == "gke-gpu" else default.pods_cidr
     return NetworkPlan(extra_networks=extra, efa=efa, placement_group=efa, pods_cidr=pods)

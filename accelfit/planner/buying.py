@@ -13,9 +13,9 @@ Pure: no Pulumi.
 from __future__ import annotations
 
 from accelfit.catalog.models import Catalog, InstanceType
+from accelfit.clouds import cloud_named, cloud_selling
 from accelfit.cloudrules.aws.instance_rules import capacity_block_rules
 from accelfit.cloudrules.gcp.flex_start import flex_start_rejection, flex_start_rules
-from accelfit.planner.gpu_vms import CLUSTER_PLATFORMS
 from accelfit.planner.sizes import RunCap
 from accelfit.pricing.capacity_blocks import BlockTooLong, block_for, max_instances_per_block, purchase_rules
 from accelfit.pricing.overheads import overhead_for
@@ -24,22 +24,22 @@ from accelfit.spec.models import ReservationSpec
 
 BUYING_MODELS = ("reservation", "flex-start", "capacity-block")
 BUYING_RULE = "buying-model"  # the rejection rule for an option its buying model cannot be bought for
-_CLOUD_OF_MODEL = {"flex-start": "gcp", "capacity-block": "aws"}
 
 
 def buying_rejection(spec: WorkloadSpec, cloud: str, platform: str, instance: InstanceType | None,
                      pricing: str) -> tuple[str, str] | None:
     """(rule, reason) when `pricing` cannot buy this option at all (before any region or price is looked at)."""
-    only = _CLOUD_OF_MODEL.get(pricing)
-    if only is not None and cloud != only:
-        return BUYING_RULE, f"{pricing} is {only.upper()}'s way to buy capacity, not {cloud.upper()}'s"
+    seller = cloud_selling(pricing)  # flex-start: GCP's, capacity-block: AWS's (each Cloud.buying_models)
+    if seller is not None and cloud != seller.name:
+        return BUYING_RULE, f"{pricing} is {seller.name.upper()}'s way to buy capacity, not {cloud.upper()}'s"
     if instance is None:  # a TPU slice
         if pricing == "reservation":
             return BUYING_RULE, ("placement.reservations names GPU machine types; TPU reservations are not planned "
                                  "(consume one by hand with TpuNodePool reservation)")
         return None if pricing == "flex-start" else (BUYING_RULE, f"{pricing} does not sell TPUs")
-    if platform != CLUSTER_PLATFORMS[cloud]:
-        return BUYING_RULE, (f"{pricing} capacity is built as a {CLUSTER_PLATFORMS[cloud]} node pool; set "
+    cluster_platform = cloud_named(cloud).cluster_platform
+    if platform != cluster_platform:
+        return BUYING_RULE, (f"{pricing} capacity is built as a {cluster_platform} node pool; set "
                              "placement.orchestration: kubernetes (or any) to plan on it")
     if pricing == "flex-start":
         why = flex_start_rejection(instance.family, spec.inference is not None, None)
@@ -74,9 +74,10 @@ def reservation_zones(reservation: ReservationSpec, cloud: str, region: str) -> 
     """The offer's zones: the reservation's zone first (its pool goes only there). EKS needs subnets in two
     Availability Zones for its control plane (docs.aws.amazon.com/eks/latest/userguide/network-reqs.html), so
     an AWS offer adds the region's first other zone for the cluster's network."""
-    if cloud != "aws":
+    cloud_of = cloud_named(cloud)
+    if not cloud_of.cluster_needs_two_zones:
         return (reservation.zone,)
-    other = next(zone for zone in (f"{region}a", f"{region}b") if zone != reservation.zone)
+    other = next(zone for zone in cloud_of.zones_of_region(region) if zone != reservation.zone)
     return (reservation.zone, other)
 
 

@@ -7,29 +7,24 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from accelfit.catalog.models import Catalog, Cloud, region_of_zone
+from accelfit.clouds import cloud_named
 from accelfit.pricing.onprem import onprem_unit_hourly_usd
 from accelfit.planner.buying import (
     BUYING_MODELS, buying_rejection, held_block, max_units, reservation_zones, sold_as_hint,
 )
 from accelfit.planner.eligibility import hard_rejection
-from accelfit.planner.gpu_vms import VM_PLATFORMS, gpu_platforms, vm_rejection
+from accelfit.planner.gpu_vms import vm_platforms, gpu_platforms, vm_rejection
 from accelfit.planner.limits import max_cluster_nodes
 from accelfit.planner.options import Offer, RawRejection
-from accelfit.spec import Deployment, Inventory, Orchestration, PlacementCloud, WorkloadSpec
+from accelfit.spec import Deployment, Inventory, Orchestration, WorkloadSpec
 
 NO_PRICE = "no-price"  # the rejection rule for an offered option the catalog has no price for
 NOT_SOLD = "not-sold"  # the rejection rule for an option the cloud does not sell under the spec's pricing model
 
-# Regions whose zone list has no "-a" (GCP). Used when the catalog names a region but not its zones.
-_GCP_FIRST_ZONE = {"us-east1": "us-east1-b", "europe-west1": "europe-west1-b", "asia-east1": "asia-east1-a"}
-
-
 def default_zones(cloud: str, region: str) -> tuple[str, ...]:
-    """Zones for a GPU pool when the availability data lists only the region: the region's first zones."""
-    if cloud == "aws":
-        return (f"{region}a", f"{region}b")
-    first = _GCP_FIRST_ZONE.get(region, f"{region}-a")
-    return (first,)
+    """Zones for a GPU pool when the availability data lists only the region: the region's first zones (each
+    cloud's `zones_of_region`, accelfit/clouds)."""
+    return cloud_named(cloud).zones_of_region(region)
 
 
 @dataclass
@@ -82,53 +77,66 @@ def _cloud_gpu_offers(spec: WorkloadSpec, catalog: Catalog, found: OfferSet) -> 
             _instance_offers(spec, catalog, found, instance, platform, largest, pricing, label)
 
 
+def _offer_rejection(spec: WorkloadSpec, instance, platform: str, accelerator, pricing: str,
+                     regions: list[str]) -> tuple[str, str] | None:
+    """(rule, reason) when this machine type cannot be offered on `platform` at all, before any region's price."""
+    vm = platform in vm_platforms()
+    rejection = hard_rejection(spec, accelerator, platform) or (vm_rejection(spec) if vm else None)
+    if rejection:
+        return rejection
+    if not regions:
+        return "region", (f"offered in {', '.join(instance.regions)}; placement.regions allows only "
+                          f"{', '.join(spec.placement.regions)}")
+    if pricing in BUYING_MODELS:
+        return buying_rejection(spec, instance.cloud.value, platform, instance, pricing)
+    return None
+
+
 def _instance_offers(spec: WorkloadSpec, catalog: Catalog, found: OfferSet, instance, platform: str,
                      largest: dict, pricing: str, label: str) -> None:
-    cloud = instance.cloud.value
     accelerator = catalog.accelerator(instance.accelerator)
     where = (platform, accelerator.name, instance.name)
-    vm = platform in VM_PLATFORMS.values()
-    rejection = hard_rejection(spec, accelerator, platform) or (vm_rejection(spec) if vm else None)
+    regions = [region for region in instance.regions if _region_allowed(spec, region)]
+    rejection = _offer_rejection(spec, instance, platform, accelerator, pricing, regions)
     if rejection:
         found.reject(*where, "", *rejection)
         return
-    regions = [region for region in instance.regions if _region_allowed(spec, region)]
-    if not regions:
-        found.reject(*where, "", "region", f"offered in {', '.join(instance.regions)}; placement.regions allows "
-                                      f"only {', '.join(spec.placement.regions)}")
-        return
-    if pricing in BUYING_MODELS:
-        why = buying_rejection(spec, cloud, platform, instance, pricing)
-        if why is not None:
-            found.reject(*where, "", *why)
-            return
     if pricing == "reservation":
         _reservation_offers(spec, catalog, found, instance, platform, largest, label)
         return
     for region in regions:
-        price = catalog.price(instance.cloud, instance.name, region, pricing)
-        if price is None and (rule := catalog.not_sold_rule(instance.cloud, instance.name, region, pricing)):
-            found.reject(*where, region, NOT_SOLD,
-                         f"{cloud.upper()} does not sell {instance.name} {pricing} (sold as "
-                         f"{', '.join(rule.sold_as)}; {rule.source}); "
-                         + sold_as_hint(spec, catalog, instance, region, rule.sold_as))
-            continue
-        if price is None:
-            found.reject(*where, region, NO_PRICE,
-                         f"the catalog has no {pricing} price for {instance.name} in {region}")
-            continue
-        zones = _gpu_zones(catalog, instance, region)
-        block = held_block(spec, instance.name, region) if pricing == "capacity-block" else None
-        if block is not None:
-            zones = reservation_zones(block, cloud, region)
-        found.offers.append(Offer(
-            # A GPU VM is one instance in one zone (the network still spans the region's zones on AWS).
-            platform=platform, cloud=cloud, region=region, zones=zones[:1] if vm and cloud == "gcp" else zones,
-            accelerator=accelerator, machine=instance.name, devices_per_unit=instance.accelerator_count,
-            max_units=1 if vm else max_units(pricing, max_cluster_nodes(platform) or 1, block),
-            multi_unit=False if vm else instance.accelerator_count == largest[(cloud, instance.family)],
-            instance=instance, price=price, unit_hourly_usd=price.hourly_usd, pricing=pricing,
-            catalog=label, reservation=block.name if block is not None else None))
+        _region_offer(spec, catalog, found, instance, platform, largest, pricing, label, region)
+
+
+def _region_offer(spec: WorkloadSpec, catalog: Catalog, found: OfferSet, instance, platform: str,
+                  largest: dict, pricing: str, label: str, region: str) -> None:
+    cloud = instance.cloud.value
+    accelerator = catalog.accelerator(instance.accelerator)
+    where = (platform, accelerator.name, instance.name)
+    vm = platform in vm_platforms()
+    price = catalog.price(instance.cloud, instance.name, region, pricing)
+    if price is None and (rule := catalog.not_sold_rule(instance.cloud, instance.name, region, pricing)):
+        found.reject(*where, region, NOT_SOLD,
+                     f"{cloud.upper()} does not sell {instance.name} {pricing} (sold as "
+                     f"{', '.join(rule.sold_as)}; {rule.source}); "
+                     + sold_as_hint(spec, catalog, instance, region, rule.sold_as))
+        return
+    if price is None:
+        found.reject(*where, region, NO_PRICE, f"the catalog has no {pricing} price for {instance.name} in {region}")
+        return
+    zones = _gpu_zones(catalog, instance, region)
+    block = held_block(spec, instance.name, region) if pricing == "capacity-block" else None
+    if block is not None:
+        zones = reservation_zones(block, cloud, region)
+    if vm and not cloud_named(cloud).vm_network_spans_zones:
+        zones = zones[:1]  # a GPU VM is one instance in one zone (AWS: the network still spans the region's zones)
+    found.offers.append(Offer(
+        platform=platform, cloud=cloud, region=region, zones=zones,
+        accelerator=accelerator, machine=instance.name, devices_per_unit=instance.accelerator_count,
+        max_units=1 if vm else max_units(pricing, max_cluster_nodes(platform) or 1, block),
+        multi_unit=False if vm else instance.accelerator_count == largest[(cloud, instance.family)],
+        instance=instance, price=price, unit_hourly_usd=price.hourly_usd, pricing=pricing,
+        catalog=label, reservation=block.name if block is not None else None))
 
 
 def _reservation_offers(spec: WorkloadSpec, catalog: Catalog, found: OfferSet, instance, platform: str,
@@ -170,13 +178,13 @@ def _gpu_zones(catalog: Catalog, instance, region: str) -> tuple[str, ...]:
     MAX_GPU_POOL_ZONES, sorted); AWS rows list AZ IDs (the same for every account) or nothing, and subnets take AZ
     names, so AWS keeps the region's first zones."""
     listed = catalog.offered_zones(instance.cloud, instance.name, region) or ()
-    if instance.cloud is Cloud.gcp and listed:
+    if cloud_named(instance.cloud).listed_zones_are_names and listed:
         return tuple(sorted(listed))[:MAX_GPU_POOL_ZONES]
     return default_zones(instance.cloud.value, region)
 
 
 def _tpu_offers(spec: WorkloadSpec, catalog: Catalog, found: OfferSet) -> None:
-    if PlacementCloud.gcp not in spec.placement.clouds:
+    if not any(cloud_named(cloud).supports("tpu") for cloud in spec.placement.clouds):
         return
     # TPUs: vms -> TPU VMs, kubernetes -> GKE TPU node pools, any -> both (the cheaper wins).
     for platform in {Orchestration.vms: ("tpu-vm",), Orchestration.kubernetes: ("gke-tpu",)}.get(

@@ -108,7 +108,11 @@ def capacity_groups(plan: Plan, pools: Iterable[NodePool] | None = None) -> tupl
 
 
 def node_label_key(plan: Plan) -> str:
-    return GKE_COMPUTE_CLASS_LABEL if plan.cloud.value == "gcp" else EKS_CAPACITY_GROUP_LABEL
+    return _CAPACITY_GROUP_LABEL.get(plan.cloud.value, EKS_CAPACITY_GROUP_LABEL)
+
+
+# The node label a capacity group's pools carry, by cloud: a GKE custom compute class, an EKS capacity group.
+_CAPACITY_GROUP_LABEL = {"gcp": GKE_COMPUTE_CLASS_LABEL, "aws": EKS_CAPACITY_GROUP_LABEL}
 
 
 def group_of_pools(plan: Plan) -> dict[str, CapacityGroup]:

@@ -19,6 +19,7 @@ import math
 from dataclasses import dataclass
 
 from accelfit.catalog.models import Catalog
+from accelfit.clouds import cloud_named, cloud_of_platform
 from accelfit.planner import filestore_capacity
 from accelfit.planner.data_transfer import transfer_part
 from accelfit.planner import preferences as pref
@@ -29,7 +30,7 @@ from accelfit.pricing.figures import (
     COMMITMENT_TERM_HOURS, HOURS_PER_MONTH, CostFigures, Part, RunWindow, accelerator_pool, always_on, figures, per_month,
     serving_hours_per_month,
 )
-from accelfit.pricing.node_disks import EKS_ROOT_VOLUME_SERVICE, GKE_DEFAULT_DISK_TYPE, disk_hourly_usd, gke_boot_disk_type
+from accelfit.pricing.node_disks import disk_hourly_usd, gke_boot_disk_type
 from accelfit.pricing.capacity_blocks import block_for
 from accelfit.pricing.overheads import overhead_for, run_window
 from accelfit.durations import duration
@@ -88,8 +89,9 @@ def storage_needs(spec: WorkloadSpec, offer: Offer, units: int) -> StorageNeeds:
     shared = "none"
     capacity_gib = 0
     multi_node_gpu = training and offer.accelerator.kind == "gpu" and units > 1
-    if multi_node_gpu and spec.data.dataset_tb >= pref.SHARED_FILESYSTEM_MIN_DATASET_TB and offer.cloud != "onprem":
-        shared = "filestore" if offer.cloud == "gcp" else "fsx-lustre"
+    filesystem = cloud_named(offer.cloud).shared_filesystem
+    if multi_node_gpu and spec.data.dataset_tb >= pref.SHARED_FILESYSTEM_MIN_DATASET_TB and filesystem:
+        shared = filesystem
         wanted_gib = spec.data.dataset_tb * GIB_PER_TB
         if shared == "filestore":
             # The tier's real sizes (Zonal: 256 GiB steps to 9.75 TiB, then 2.5 TiB steps to 100 TiB).
@@ -103,14 +105,15 @@ def storage_needs(spec: WorkloadSpec, offer: Offer, units: int) -> StorageNeeds:
 
 
 def _service(catalog: Catalog, cloud: str, service: str, region: str) -> float:
-    found = catalog.service_price(cloud, service, region) if cloud in ("gcp", "aws") else None
+    found = None if cloud_named(cloud).owned else catalog.service_price(cloud, service, region)
     return found.usd if found else 0.0
 
 
 def nat_gateways(offer: Offer) -> int:
     """AWS builds one NAT gateway per zone (each private subnet routes through its own), except for one GPU VM: a
     single NAT gateway in the VM's zone (components/aws/gpu_vm.py); GCP one Cloud NAT."""
-    if offer.cloud != "aws" or offer.platform == "ec2-gpu-vm":
+    cloud = cloud_named(offer.cloud)
+    if not cloud.nat_per_zone or offer.platform == cloud.vm_platform:
         return 1
     return len(offer.zones)
 
@@ -139,22 +142,21 @@ def node_boot_disk(catalog: Catalog, offer: Offer, system: bool) -> tuple[float,
     """(hourly USD, description) of one node's boot disk as the stack builds it: the plan's pool disk size
     (GPU pools the NodePool default, the system pool SYSTEM_POOL_DISK_GB) and the type the stack sets.
     TPU machines and owned servers: none priced (accelfit.pricing.node_disks)."""
-    if offer.cloud not in ("gcp", "aws") or (offer.tpu_slice is not None and not system):
+    if cloud_named(offer.cloud).owned or (offer.tpu_slice is not None and not system):
         return 0.0, ""
     if system:
         return system_boot_disk(catalog, offer.cloud, offer.region)
     size_gb = NodePool.model_fields["disk_size_gb"].default
-    if offer.cloud == "aws":
-        service = EKS_ROOT_VOLUME_SERVICE
-    else:
-        service = gke_boot_disk_type(offer.instance.family if offer.instance else "")
+    cloud = cloud_named(offer.cloud)
+    service = (gke_boot_disk_type(offer.instance.family if offer.instance else "") if cloud.node_disk_by_family
+               else cloud.node_disk_service)
     rate = _service(catalog, offer.cloud, service, offer.region)
     return disk_hourly_usd(size_gb, rate), f"{size_gb} GB {service} boot disk per node"
 
 
 def system_boot_disk(catalog: Catalog, cloud: str, region: str) -> tuple[float, str]:
     """(hourly USD, description) of one system-pool node's boot disk (SYSTEM_POOL_DISK_GB, the type the stack sets)."""
-    service = EKS_ROOT_VOLUME_SERVICE if cloud == "aws" else GKE_DEFAULT_DISK_TYPE
+    service = cloud_named(cloud).node_disk_service
     rate = _service(catalog, cloud, service, region)
     return disk_hourly_usd(SYSTEM_POOL_DISK_GB, rate), f"{SYSTEM_POOL_DISK_GB} GB {service} boot disk per node"
 
@@ -243,12 +245,12 @@ def place_parts(spec: WorkloadSpec, catalog: Catalog, platform: str, cloud: str,
     parts: list[Part] = []
     if platform in CLUSTER_PLATFORMS:
         parts.extend(cluster_parts(catalog, cloud, region, run))
-    if platform != "baremetal-gpu":
+    if not cloud_of_platform(platform).owned:
         parts.append(nat_part(catalog, cloud, region, gateways, run))
 
-    if cloud != "onprem":
+    if not cloud_named(cloud).owned:
         bucket_gib = (storage.dataset_tb + storage.checkpoint_tb) * GIB_PER_TB
-        bucket = bucket_gib * _service(catalog, cloud, "gcs-standard" if cloud == "gcp" else "s3-standard", region)
+        bucket = bucket_gib * _service(catalog, cloud, cloud_named(cloud).bucket_service, region)
         parts.append(per_month("storage", bucket, run, f"bucket: {storage.dataset_tb:g} TB dataset + "
                                                         f"{storage.checkpoint_tb:.3g} TB checkpoints and weights"))
         if storage.shared_filesystem != "none":
@@ -272,7 +274,7 @@ def cluster_parts(catalog: Catalog, cloud: str, region: str, run: RunWindow | No
     system = pref.SYSTEM_POOL_MACHINE[cloud]
     system_disk_hourly, system_disk_note = system_boot_disk(catalog, cloud, region)
     hourly = _service(catalog, cloud, f"vm-{system}", region) + system_disk_hourly
-    fee = _service(catalog, cloud, "gke-cluster" if cloud == "gcp" else "eks-cluster", region)
+    fee = _service(catalog, cloud, cloud_named(cloud).cluster_fee_service, region)
     return (always_on("system", hourly * SYSTEM_POOL_MIN_NODES, hourly * SYSTEM_POOL_MAX_NODES, run,
                       f"system pool {system} with a {system_disk_note}, {SYSTEM_POOL_MIN_NODES} node all "
                       f"month (up to {SYSTEM_POOL_MAX_NODES} at full scale)"),
@@ -307,6 +309,6 @@ def cost_assumptions(spec: WorkloadSpec, offer: Offer, run_hours: float) -> tupl
         if offer.platform == "tpu-vm":
             out.append("TPU VMs bill every hour they exist: the run total assumes the stack is destroyed when the run "
                        "ends; monthly_usd is what they cost per month while they exist.")
-    if offer.platform == "baremetal-gpu":
+    if cloud_of_platform(offer.platform).owned:
         out.append("Owned servers are charged at their power cost only (sunk hardware).")
     return tuple(out)

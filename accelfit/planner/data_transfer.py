@@ -10,6 +10,7 @@ the plan says it chose the region on price alone.
 
 from __future__ import annotations
 
+from accelfit.clouds import cloud_named
 from accelfit.catalog.models import Catalog
 from accelfit.planner import preferences as pref
 from accelfit.pricing.figures import Part, RunWindow
@@ -36,13 +37,19 @@ def continent(region: str) -> str:
     return region
 
 
+def _destination(cloud: str) -> str:
+    """How a move's destination is named: the cloud, or owned servers (their title)."""
+    found = cloud_named(cloud)
+    return found.title if found.owned else found.name
+
+
 def transfer_rate(catalog: Catalog, source: str, cloud: str, region: str) -> tuple[float, str]:
     """(USD per GB, what kind of move) from region `source` to `region` of `cloud`."""
     source_cloud = cloud_of_region(source) or cloud
     if source_cloud == cloud and source == region:
         return 0.0, "same region"
     if source_cloud != cloud:
-        service, kind = "egress-internet", f"out of {source_cloud} to {'owned servers' if cloud == 'onprem' else cloud}"
+        service, kind = "egress-internet", f"out of {source_cloud} to {_destination(cloud)}"
     elif continent(source) == continent(region):
         service, kind = "transfer-same-continent", "between regions of one continent"
     else:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from accelfit.engines import builds_server, engine
 from accelfit.catalog.models import Accelerator
+from accelfit.clouds import cloud_of_platform
 from accelfit.planner import preferences as pref
 from accelfit.planner.gpu_vms import job_rejection
 from accelfit.spec import (
@@ -39,9 +40,8 @@ def hard_rejection(spec: WorkloadSpec, accelerator: Accelerator, platform: str) 
 
 
 # Where the stack builds a model server: a Kubernetes cluster accelfit creates (GKE or EKS), whose workload identity
-# (GKE Workload Identity Federation, EKS Pod Identity) reads the weights bucket.
-SERVER_PLATFORMS = ("gke-gpu", "gke-tpu", "eks-gpu")
-_PLATFORM_CLOUD = {"gke-gpu": "gcp", "gke-tpu": "gcp", "eks-gpu": "aws"}
+# (GKE Workload Identity Federation, EKS Pod Identity) reads the weights bucket: each cloud's `server_platforms`
+# (accelfit/clouds).
 
 
 def server_rejection(spec: WorkloadSpec, platform: str) -> tuple[str, str] | None:
@@ -50,7 +50,8 @@ def server_rejection(spec: WorkloadSpec, platform: str) -> tuple[str, str] | Non
     server = spec.model_server
     if server is None or not builds_server(server.value):
         return None
-    if platform not in SERVER_PLATFORMS:
+    cloud_of = cloud_of_platform(platform)
+    if platform not in cloud_of.server_platforms:
         return ("model-server", f"inference.server {server.value} is built on GKE or EKS, not on {platform}; set "
                                 "inference.server: none for capacity only there")
     kind = "tpu" if platform == "gke-tpu" else "gpu"
@@ -60,9 +61,9 @@ def server_rejection(spec: WorkloadSpec, platform: str) -> tuple[str, str] | Non
                                 f"{kind.upper()} image), not on {platform}; set inference.server: vllm to serve from "
                                 f"{kind.upper()}s")
     cloud = WEIGHTS_CLOUD.get(weights_scheme(spec.model.weights))
-    if cloud is not None and _PLATFORM_CLOUD[platform] != cloud:
+    if cloud is not None and cloud_of.name != cloud:
         return ("weights", f"model.weights {spec.model.weights} is read through the workload's {cloud} identity; "
-                           f"{platform} runs in {_PLATFORM_CLOUD[platform]}. Copy the weights there (or use hf://) to "
+                           f"{platform} runs in {cloud_of.name}. Copy the weights there (or use hf://) to "
                            "serve from it")
     return None
 

@@ -13,7 +13,7 @@ from accelfit.planner.costing import (
 from accelfit.planner.buying import BUYING_RULE, run_cap, run_rejection
 from accelfit.planner.constraints import PolicyConstraints
 from accelfit.planner.eligibility import penalties
-from accelfit.planner.gpu_vms import SINGLE_NODE, VM_PLATFORMS, single_node_reason
+from accelfit.planner.gpu_vms import SINGLE_NODE, vm_platforms, single_node_reason
 from accelfit.planner.options import Offer, RawRejection, Sized
 from accelfit.planner.serving import Efficiency
 from accelfit.planner.serving_data import efficiency_for
@@ -228,7 +228,7 @@ def _size_rejection(offer: Offer, unfit: Unfit) -> tuple[str, str]:
     Block's size is its count (say so)."""
     if unfit.rule not in ("deadline", "memory"):
         return unfit.rule, unfit.reason
-    if offer.platform in VM_PLATFORMS.values():
+    if offer.platform in vm_platforms():
         return SINGLE_NODE, single_node_reason(offer.machine, unfit.reason)
     if offer.reservation is not None:
         return unfit.rule, unfit.reason + held_limit(offer)

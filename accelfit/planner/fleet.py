@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 
+from accelfit.clouds import cloud_named
 from accelfit.catalog.models import Catalog
 from accelfit.planner.choose import NoFeasiblePlan
 from accelfit.planner.constraints import PolicyConstraints
@@ -165,8 +166,9 @@ def eligible_in_cluster(spec: WorkloadSpec, member: FleetWorkload, members: Sequ
     """The accelerators of its cluster's pools that the planner's eligibility rules let this workload run on."""
     if member.cluster is None:
         return ()
-    cloud = member.plan.cloud.value
-    pools = {(pool.accelerator, "eks-gpu" if cloud == "aws" else f"gke-{pool.role}")
+    cloud = cloud_named(member.plan.cloud)
+    # The pool's platform: a GPU pool on the cloud's cluster platform, a TPU pool on its cluster TPU platform.
+    pools = {(pool.accelerator, cloud.cluster_tpu_platform if pool.role == "tpu" else cloud.cluster_platform)
              for member_of in members if member_of.cluster == member.cluster
              for pool in member_of.plan.node_pools if pool.accelerator}
     return tuple(sorted({name for name, platform in pools
@@ -176,7 +178,7 @@ def eligible_in_cluster(spec: WorkloadSpec, member: FleetWorkload, members: Sequ
 def within_own_network(plan: Plan, chain: Chain) -> Chain:
     """The single form's standby pools only while its cluster's pods range holds every node they can add: the range
     is fixed when a GKE cluster is created, so widening it would replace a running cluster."""
-    if plan.cloud.value != "gcp" or not chain.standby_pools:
+    if not cloud_named(plan.cloud).pods_range_fixed_at_creation or not chain.standby_pools:
         return chain
     nodes = sum(pool.max_nodes for pool in (*plan.node_pools, *chain.standby_pools) if pool.role != "system")
     if pods_cidr_for(nodes, plan.network.pods_cidr) == plan.network.pods_cidr:
@@ -192,7 +194,7 @@ def with_standby_pools(cluster: SharedCluster, members: Sequence[FleetWorkload])
     pools = [pool for member in members if member.cluster == cluster.name for pool in member.plan.node_pools]
     zones = {zone for pool in pools for zone in pool.zones}
     update: dict = {"zones": tuple(sorted(zones | set(cluster.zones)))}
-    if cluster.cloud.value == "gcp":
+    if cloud_named(cluster.cloud).pods_range_fixed_at_creation:
         nodes = sum(pool.max_nodes for pool in pools if pool.role != "system")
         update["network"] = cluster.network.model_copy(update={"pods_cidr": pods_cidr_for(
             nodes, NetworkPlan().pods_cidr)})

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from accelfit.clouds import cloud_named
 from accelfit.catalog.models import Catalog
 from accelfit.planner.costing import cluster_parts, nat_part
 from accelfit.planner.options import cost_lines
@@ -65,7 +66,7 @@ def _shared_cluster(name: str, members: Sequence[Plan], catalog: Catalog) -> Sha
     cloud, region = first.cloud.value, first.region
     zones = tuple(sorted({zone for plan in members for zone in plan.zones}))
     # AWS builds one NAT gateway per zone the network spans; GCP one Cloud NAT (costing.nat_gateways).
-    gateways = len(zones) if cloud == "aws" else 1
+    gateways = len(zones) if cloud_named(cloud).nat_per_zone else 1
     run = _longest_run(members)
     parts = (*cluster_parts(catalog, cloud, region, run), nat_part(catalog, cloud, region, gateways, run))
     lines = cost_lines(parts)

@@ -18,6 +18,7 @@ pool-size limits), scaled from 0; other steps are listed only, with why.
 from __future__ import annotations
 
 import dataclasses
+from accelfit.clouds import cloud_of_platform
 from accelfit.catalog.models import Catalog
 from accelfit.catalog.rows import TpuSlice
 from accelfit.planner.build import SLICE_SET_LABEL, network_plan, node_pools
@@ -195,8 +196,9 @@ def _same_type_steps(context: _Context, planned: Offer | None, found: Search, ch
     """The planned type on the other capacity tiers budget.pricing lists, added to the chain in tier order; returns
     what is left out, and why."""
     plan, spec = context.plan, context.spec
-    if planned is None or plan.platform.value == "baremetal-gpu":
-        return ["other capacity tiers: owned servers have none" if plan.platform.value == "baremetal-gpu"
+    no_tiers = cloud_of_platform(plan.platform).unsupported_reason("fallback-tiers")
+    if planned is None or no_tiers:
+        return [f"other capacity tiers: {no_tiers}" if no_tiers
                 else f"other capacity tiers of {plan.option}: the planner's search no longer offers it"]
     omitted: list[str] = []
     planned_tier = tier_of(plan.pricing)

@@ -10,17 +10,16 @@ from pathlib import Path
 import yaml
 
 from accelfit.catalog.models import Catalog
+from accelfit.clouds import all_clouds, cloud_named
 from accelfit.planner.model import GpuVmPlan
 from accelfit.planner.options import Offer
 from accelfit.pricing.figures import COMMITMENT_TERM_HOURS, Part, RunWindow, vm_part
-from accelfit.pricing.node_disks import EKS_ROOT_VOLUME_SERVICE, disk_hourly_usd, gke_boot_disk_type
+from accelfit.pricing.node_disks import disk_hourly_usd, gke_boot_disk_type
 from accelfit.durations import duration
 from accelfit.spec import Orchestration, WorkloadSpec
 from accelfit.spec.job_source import job_cloud
 
 DATA = Path(__file__).parent / "data" / "gpu_vms.yaml"
-VM_PLATFORMS = {"gcp": "gce-gpu-vm", "aws": "ec2-gpu-vm"}
-CLUSTER_PLATFORMS = {"gcp": "gke-gpu", "aws": "eks-gpu"}
 SINGLE_NODE = "single-node"  # the rejection rule for a job one VM cannot hold or finish in time
 
 
@@ -29,14 +28,20 @@ def gpu_vm_data() -> dict:
     return yaml.safe_load(DATA.read_text(encoding="utf-8"))
 
 
+def vm_platforms() -> frozenset[str]:
+    """The GPU VM platform of every registered cloud that has one (gce-gpu-vm, ec2-gpu-vm)."""
+    return frozenset(cloud.vm_platform for cloud in all_clouds() if cloud.vm_platform)
+
+
 def gpu_platforms(spec: WorkloadSpec, cloud: str) -> tuple[str, ...]:
     """The platforms a cloud GPU may be offered on under placement.orchestration."""
     orchestration = spec.placement.orchestration
+    offered = cloud_named(cloud)
     out = []
-    if orchestration in (Orchestration.kubernetes, Orchestration.any):
-        out.append(CLUSTER_PLATFORMS[cloud])
-    if orchestration in (Orchestration.vms, Orchestration.any):
-        out.append(VM_PLATFORMS[cloud])
+    if orchestration in (Orchestration.kubernetes, Orchestration.any) and offered.cluster_platform:
+        out.append(offered.cluster_platform)
+    if orchestration in (Orchestration.vms, Orchestration.any) and offered.vm_platform:
+        out.append(offered.vm_platform)
     return tuple(out)
 
 
@@ -56,10 +61,11 @@ def job_rejection(spec: WorkloadSpec, platform: str, pricing: str) -> tuple[str,
     training = spec.training
     if training is None or not training.runs_job:
         return None
-    if platform not in VM_PLATFORMS.values():
+    vm_cloud = next((cloud for cloud in all_clouds() if cloud.vm_platform == platform), None)
+    if vm_cloud is None:
         return ("job-on-vm", "training.command/code/image are run by a GPU VM's startup script; on "
                              f"{platform} nothing runs them (submit the job yourself there), so only GPU VMs qualify")
-    cloud = next(name for name, vm in VM_PLATFORMS.items() if vm == platform)
+    cloud = vm_cloud.name
     source = job_cloud(training.code, training.image)
     if source is not None and source[1] != cloud:
         return ("job-source", f"training.{source[0]} is read with the VM's {source[1]} identity, and {platform} runs "
@@ -87,10 +93,7 @@ def idle_tail_hours(spec: WorkloadSpec) -> float:
 def boot_disk(catalog: Catalog, offer: Offer) -> tuple[str, str, float]:
     """(disk type the component sets, priced service, hourly USD) of the VM's boot disk."""
     size = gpu_vm_data()["boot_disk_gb"]
-    if offer.cloud == "aws":
-        kind, service = gpu_vm_data()["aws"]["root_volume_type"], EKS_ROOT_VOLUME_SERVICE
-    else:
-        kind = service = gke_boot_disk_type(offer.instance.family if offer.instance else "")
+    kind, service, _ = boot_disk_type_only(offer)
     found = catalog.service_price(offer.cloud, service, offer.region)
     return kind, service, disk_hourly_usd(size, found.usd if found else 0.0)
 
@@ -113,12 +116,7 @@ def vm_parts(spec: WorkloadSpec, catalog: Catalog, offer: Offer, run: RunWindow 
 def gpu_vm_plan(spec: WorkloadSpec, offer: Offer) -> GpuVmPlan:
     data = gpu_vm_data()
     kind, _, _ = boot_disk_type_only(offer)
-    if offer.cloud == "aws":
-        image = f"resolve:ssm:{data['aws']['ssm_parameter']}"
-        source = data["aws"]["image_source"]
-    else:
-        image = f"projects/{data['gcp']['image_project']}/global/images/family/{data['gcp']['image_family']}"
-        source = data["gcp"]["image_source"]
+    image, source = _image(data[offer.cloud])
     return GpuVmPlan(machine_type=offer.machine, accelerator=offer.accelerator.name,
                      gpus=offer.devices_per_unit, zone=offer.zones[0], spot=offer.pricing == "spot",
                      boot_disk_gb=data["boot_disk_gb"], boot_disk_type=kind, image=image,
@@ -130,9 +128,20 @@ def gpu_vm_plan(spec: WorkloadSpec, offer: Offer) -> GpuVmPlan:
                      container_image=spec.training.image if spec.training is not None else None)
 
 
+def _image(vm: dict) -> tuple[str, str]:
+    """(image the VM boots, its source) from the cloud's gpu_vms.yaml section: an SSM parameter a launch resolves
+    (EC2), or an image family in a project (Compute Engine)."""
+    if "ssm_parameter" in vm:
+        return f"resolve:ssm:{vm['ssm_parameter']}", vm["image_source"]
+    return f"projects/{vm['image_project']}/global/images/family/{vm['image_family']}", vm["image_source"]
+
+
 def boot_disk_type_only(offer: Offer) -> tuple[str, str, float]:
-    if offer.cloud == "aws":
-        return gpu_vm_data()["aws"]["root_volume_type"], EKS_ROOT_VOLUME_SERVICE, 0.0
+    """(disk type the component sets, priced service, 0): the cloud's root volume where its gpu_vms.yaml section
+    names one (EC2: gp3, priced as its node disk service), else the machine family's boot-disk rule (GCE)."""
+    vm = gpu_vm_data()[offer.cloud]
+    if "root_volume_type" in vm:
+        return vm["root_volume_type"], cloud_named(offer.cloud).node_disk_service, 0.0
     kind = gke_boot_disk_type(offer.instance.family if offer.instance else "")
     return kind, kind, 0.0
 
@@ -141,16 +150,12 @@ def vm_reasons(spec: WorkloadSpec, offer: Offer) -> tuple[str, ...]:
     """What the plan says about a GPU VM: autostop, access, spot."""
     minutes = spec.placement.autostop_idle_minutes
     action = spec.placement.autostop_action.value
-    access = ("IAP TCP forwarding (`gcloud compute ssh --tunnel-through-iap`)" if offer.cloud == "gcp"
-              else "SSM Session Manager (`aws ssm start-session`)")
+    access = cloud_named(offer.cloud).vm_access
     out = [f"One VM, no cluster: no control-plane fee and no system pool. Autostop: an on-host check of nvidia-smi "
            f"every minute {action}s the VM after {minutes} min with idle GPUs; the plan prices that idle tail. "
            f"No public IP: reach it through {access}."]
     if offer.pricing == "spot":
-        back = ("its managed instance group recreates it with the same boot disk when capacity returns"
-                if offer.cloud == "gcp" else
-                "it stops (keeping its root volume) and EC2 restarts it when capacity returns (a persistent Spot "
-                "request)")
+        back = cloud_named(offer.cloud).vm_spot_recovery
         out.append(f"Spot: the cloud may reclaim the VM at any time; {back}, and the job starts again at boot, so "
                    "the command must resume from its last checkpoint ($ACCELFIT_BUCKET_URL or the job directory). "
                    "The run time includes the preemptions' cost (see Spot interruptions).")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from accelfit.clouds import cloud_named
 from accelfit.catalog.models import Catalog
 from accelfit.planner import preferences as pref
 from accelfit.planner.balance import NodeShape, balance_problems
@@ -12,7 +13,7 @@ from accelfit.planner.buying import buying_price_reason, buying_warnings
 from accelfit.planner.candidates import offers_for
 from accelfit.planner.choose import alternatives, best_per_group, grouped_rejections, infeasible, rank_key
 from accelfit.planner.evaluate import Evaluation, evaluate
-from accelfit.planner.gpu_vms import VM_PLATFORMS, gpu_vm_plan, vm_reasons
+from accelfit.planner.gpu_vms import vm_platforms, gpu_vm_plan, vm_reasons
 from accelfit.planner.limits import capacity_notes, nodes_per_pool, pool_sizes
 from accelfit.planner.missing_prices import missing_price_notes
 from accelfit.planner.model import Plan, PlanCloud, Platform
@@ -115,7 +116,7 @@ def build_plan(spec: WorkloadSpec, environment: Environment, chosen: Sized, rank
         orchestration="vms" if offer.platform in VM_PLAN_PLATFORMS else "kubernetes",
         accelerator=plan_accelerator(chosen),
         node_pools=pools, tpu_vm_slices=tpu_vm_slices(spec, chosen),
-        gpu_vm=gpu_vm_plan(spec, offer) if offer.platform in VM_PLATFORMS.values() else None,
+        gpu_vm=gpu_vm_plan(spec, offer) if offer.platform in vm_platforms() else None,
         baremetal_hosts=tuple(server.name for server in offer.servers[:chosen.units]),
         network=network_plan(spec, chosen), storage=storage_plan(spec, chosen),
         estimate=estimate(chosen, spec), reasons=reasons(spec, chosen, ranked, rejected),
@@ -164,7 +165,7 @@ def _newest_date(ranked: list[Sized]):
 def reasons(spec: WorkloadSpec, chosen: Sized, ranked: list[Sized], rejected: tuple) -> tuple[str, ...]:
     offer = chosen.offer
     out = [_choice_reason(spec, chosen), *_workload_reasons(spec, chosen)]
-    if offer.platform in VM_PLATFORMS.values():
+    if offer.platform in vm_platforms():
         out.extend(vm_reasons(spec, offer))
     out.extend(orchestration_reasons(spec, chosen, ranked))
     out.append(region_reason(spec, offer.region, chosen.parts))
@@ -285,8 +286,7 @@ def capacity_reasons(chosen: Sized) -> list[str]:
         limit = nodes_per_pool(offer.platform)
         out.append(f"Scale: {chosen.units:,} nodes in {len(sizes)} {kind} of at most {limit:,} nodes each "
                    f"({', '.join(f'{size:,}' for size in sizes)}), one cluster.")
-    quota = ("the region's Compute Engine GPU quota for this GPU model (and GPUS_ALL_REGIONS)"
-             if offer.cloud == "gcp" else "the region's EC2 On-Demand (or Spot) vCPU quota for this instance family")
+    quota = cloud_named(offer.cloud).gpu_quota
     vcpus = f" ({chosen.units * offer.instance.vcpus:,} vCPUs)" if offer.instance is not None else ""
     out.append(f"Quota: {chosen.devices:,} × {offer.accelerator.name}{vcpus} count against {quota}; check it "
                "before `pulumi up` and request the difference if it is lower.")
@@ -339,7 +339,7 @@ def warnings(spec: WorkloadSpec, chosen: Sized) -> tuple[str, ...]:
         out.extend(f"Unbalanced server: {problem}" for problem in balance_problems(node, training, multi_node))
     if offer.platform in ("gke-gpu", "eks-gpu"):
         out.extend(f"Capacity: {note}" for note in capacity_notes(offer.platform, chosen.units))
-    if offer.platform == "baremetal-gpu":
+    if cloud_named(offer.cloud).owned:
         out.append("Owned servers are charged at their power cost only (sunk hardware); see planner preferences.")
     if offer.platform == "tpu-vm" and multi_node:
         out.append(TPU_VM_MULTISLICE_TRADEOFF.format(slices=chosen.units))

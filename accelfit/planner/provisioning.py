@@ -23,6 +23,7 @@ EKS a job without nodes is caught by Kueue's waitForPodsReady timeout instead (f
 
 from __future__ import annotations
 
+from accelfit.clouds import cloud_named
 from accelfit.planner.model import NodePool, Plan
 
 QUEUED_PROVISIONING_CLASS = "queued-provisioning.gke.io"
@@ -31,7 +32,7 @@ QUEUED_PROVISIONING_CLASS = "queued-provisioning.gke.io"
 def provisioning_class(plan: Plan, pool: NodePool) -> str | None:
     """The ProvisioningRequest class the pool's nodes come through, or None (the autoscaler adds nodes for pending
     pods)."""
-    if plan.cloud.value != "gcp" or plan.orchestration != "kubernetes" or pool.role != "gpu":
+    if not cloud_named(plan.cloud).queued_provisioning or plan.orchestration != "kubernetes" or pool.role != "gpu":
         return None
     if not pool.flex_start or plan.kind == "inference" or pool.max_nodes < 2:
         return None

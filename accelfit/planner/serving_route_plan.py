@@ -5,6 +5,7 @@ with the same functions the preview prices the built objects with (accelfit.pric
 
 from __future__ import annotations
 
+from accelfit.clouds import cloud_named
 from accelfit.catalog.models import Catalog
 from accelfit.engines import builds_server
 from accelfit.planner.model import CostLine, NodePool, Plan, ServingPool
@@ -20,7 +21,7 @@ def builds_route(plan: Plan) -> bool:
     """The stack builds the model server, so also its route and autoscaling: an engine on a GKE or EKS cluster."""
     serving = plan.serving
     return (serving is not None and builds_server(serving.server) and bool(serving.pools)
-            and plan.orchestration == "kubernetes" and plan.cloud.value in ("gcp", "aws"))
+            and plan.orchestration == "kubernetes" and not cloud_named(plan.cloud).owned)
 
 
 def server_name(workload: str, pool: ServingPool, server: str = "vllm") -> str:
@@ -96,7 +97,8 @@ def route_lines(route: ServingRoute, spec: WorkloadSpec, catalog: Catalog, regio
         return found.usd if found else 0.0
 
     parts = [gateway_part(rate("serving-lb-hour"), route_gb(spec), rate("serving-lb-data"), None)]
-    if route.cloud == "gcp":  # Managed Prometheus charges per sample; EKS scrapes into its own Prometheus
+    # Managed Prometheus charges per sample; EKS scrapes into its own Prometheus
+    if cloud_named(route.cloud).metrics_billed_per_sample:
         planned = route.scaling[0]
         parts.append(metrics_part(facts.series_per_pod, planned.min_replicas, planned.max_replicas,
                                   facts.autoscaling.scrape_interval_seconds, rate("managed-prometheus-samples"),

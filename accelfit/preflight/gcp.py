@@ -88,6 +88,13 @@ class GcpReader:
 
     def read(self, needs: Needs) -> Observed:
         observed: dict[str, Any] = {"quotas": {}, "zones": {}, "reservations": {}, "services": {}, "unchecked": []}
+        self._read_quotas(observed, needs)
+        self._read_places(observed, needs)
+        observed["unchecked"] = tuple(observed["unchecked"])
+        return Observed(**observed)
+
+    def _read_quotas(self, observed: dict, needs: Needs) -> None:
+        """Regional quotas (compute regions.get), then what it leaves out and zonal TPU quotas (Cloud Quotas)."""
         for region in sorted({n.region for n in needs.quotas if not n.zone}):
             self._guard(observed, f"quota of region {region} (compute regions.get)", "compute",
                         lambda region=region: self._region(observed, region))
@@ -103,6 +110,9 @@ class GcpReader:
         if zonal:
             self._guard(observed, "quota of TPU VMs (Cloud Quotas, tpu.googleapis.com)", "quotas",
                         lambda: self._quota_infos(observed, "tpu.googleapis.com", zonal, by_zone=True))
+
+    def _read_places(self, observed: dict, needs: Needs) -> None:
+        """Zone offerings, held reservations and enabled APIs."""
         for zone in sorted({n.zone for n in needs.zones}):
             wanted = [n for n in needs.zones if n.zone == zone]
             self._guard(observed, f"zone {zone} offerings", "compute",
@@ -113,8 +123,6 @@ class GcpReader:
         if needs.services:
             self._guard(observed, "service enabled APIs (Service Usage)", "services",
                         lambda: self._services(observed, [s.name for s in needs.services]))
-        observed["unchecked"] = tuple(observed["unchecked"])
-        return Observed(**observed)
 
     def _region(self, observed: dict, region: str) -> None:
         answer = self._call(lambda: self.regions.get(project=self.project, region=region))

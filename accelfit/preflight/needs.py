@@ -12,6 +12,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
+from accelfit.clouds import cloud_named
 from accelfit.preflight import rules
 from accelfit.preflight.model import Needs, QuotaNeed, ReservationNeed, ServiceNeed, ZoneNeed
 
@@ -59,7 +60,7 @@ def stack_needs(stack: str, members: list[Member], catalog: Any, *, project: str
     for member in members:
         plan = member.plan
         cloud = plan.cloud.value
-        if cloud not in ("gcp", "aws"):
+        if cloud_named(cloud).owned:
             acc.notes.append(f"{member.name}: runs on owned servers ({plan.platform.value}); no cloud quota to check")
             continue
         for pool in plan.node_pools:
@@ -70,18 +71,9 @@ def stack_needs(stack: str, members: list[Member], catalog: Any, *, project: str
             if step.pool is None:
                 acc.notes.append(f"{member.name} step {step.rank} ({step.option}) is listed only, not built by this "
                                  f"stack: not checked")
-        if cloud == "gcp":
-            for service in rules.gcp_services("always"):
-                acc.services.setdefault(service, "every GCP stack (network, VMs, bucket)")
-            if plan.node_pools and plan.platform.value.startswith("gke"):
-                for service in rules.gcp_services("gke"):
-                    acc.services.setdefault(service, f"{member.name}: GKE cluster")
-            if plan.tpu_vm_slices:
-                for service in rules.gcp_services("tpu-vm"):
-                    acc.services.setdefault(service, f"{member.name}: Cloud TPU VMs")
-            if plan.storage.shared_filesystem == "filestore":
-                for service in rules.gcp_services("filestore"):
-                    acc.services.setdefault(service, f"{member.name}: Filestore")
+        enabled_apis = _SERVICE_NEEDS.get(cloud)
+        if enabled_apis is not None:
+            enabled_apis(acc, member.name, plan)
     quotas = tuple(QuotaNeed(**{**entry, "by_step": tuple(entry["by_step"])}) for entry in acc.quotas.values())
     zones = tuple(ZoneNeed(cloud=cloud, region=region, zone=zone, machine_type=machine, accelerator_type=accel,
                            pools=tuple(sorted(pools)))
@@ -93,11 +85,26 @@ def stack_needs(stack: str, members: list[Member], catalog: Any, *, project: str
                  services=services, steps=tuple(acc.steps), notes=tuple(dict.fromkeys(acc.notes)))
 
 
+def _gcp_services(acc: _Acc, member: str, plan: Any) -> None:
+    """The Google APIs a GCP member needs enabled (the project's Service Usage), by what it builds."""
+    for service in rules.gcp_services("always"):
+        acc.services.setdefault(service, "every GCP stack (network, VMs, bucket)")
+    if plan.node_pools and plan.platform.value.startswith("gke"):
+        for service in rules.gcp_services("gke"):
+            acc.services.setdefault(service, f"{member}: GKE cluster")
+    if plan.tpu_vm_slices:
+        for service in rules.gcp_services("tpu-vm"):
+            acc.services.setdefault(service, f"{member}: Cloud TPU VMs")
+    if plan.storage.shared_filesystem == "filestore":
+        for service in rules.gcp_services("filestore"):
+            acc.services.setdefault(service, f"{member}: Filestore")
+
+
 def _vcpus(cloud: str, machine_type: str, catalog: Any) -> int | None:
     shape = catalog.instance_type(cloud, machine_type)
     if shape is not None:
         return shape.vcpus
-    for tpu in catalog.tpu_slices if cloud == "gcp" else ():
+    for tpu in catalog.tpu_slices if cloud_named(cloud).supports("tpu") else ():
         if tpu.gke_machine_type == machine_type:
             return tpu.host_vcpus
     return rules.other_vcpus(cloud, machine_type)
@@ -108,26 +115,28 @@ def _pool_needs(acc: _Acc, member: str, plan: Any, pool: Any, catalog: Any) -> N
     rank = 0 if pool.role == "system" else max(pool.fallback_rank, 1)
     step = step_label(member, rank, pool.name)
     acc.step(step)
-    accelerator_type = (pool.gke_accelerator or "") if cloud == "gcp" and pool.role == "gpu" else ""
+    # A GKE GPU pool's accelerator type is offered by zone; other clouds' pools carry none (no gke_accelerator).
+    accelerator_type = (pool.gke_accelerator or "") if pool.role == "gpu" else ""
     for zone in pool.zones:
         acc.zones[(cloud, region, zone, pool.machine_type, accelerator_type)].add(f"{member}/{pool.name}")
     if pool.reservation:
-        zone = pool.zones[0] if cloud == "gcp" else ""
+        zone = pool.zones[0] if cloud_named(cloud).zonal_reservations else ""
         entry = acc.reservations.setdefault((cloud, zone, pool.reservation), dict(
             cloud=cloud, region=region, zone=zone, name=pool.reservation, instances=0, pools=[]))
         entry["instances"] += pool.max_nodes
         entry["pools"].append(f"{member}/{pool.name}")
         return
     vcpus = _vcpus(cloud, pool.machine_type, catalog)
-    if cloud == "gcp":
-        _gcp_pool(acc, region, pool, step, vcpus)
-    else:
-        quota = rules.aws_quota(pool.machine_type, pool.spot)
-        if quota is None or vcpus is None:
-            acc.notes.append(f"{step}: no EC2 vCPU quota known for {pool.machine_type}; not checked")
-            return
-        code, name = quota
-        acc.quota("aws", region, code, name, "vcpus", vcpus * pool.max_nodes, step)
+    _POOL_QUOTAS[cloud](acc, region, pool, step, vcpus)
+
+
+def _aws_pool(acc: _Acc, region: str, pool: Any, step: str, vcpus: int | None) -> None:
+    quota = rules.aws_quota(pool.machine_type, pool.spot)
+    if quota is None or vcpus is None:
+        acc.notes.append(f"{step}: no EC2 vCPU quota known for {pool.machine_type}; not checked")
+        return
+    code, name = quota
+    acc.quota("aws", region, code, name, "vcpus", vcpus * pool.max_nodes, step)
 
 
 def _gcp_pool(acc: _Acc, region: str, pool: Any, step: str, vcpus: int | None) -> None:
@@ -171,3 +180,8 @@ def _tpu_vm_needs(acc: _Acc, member: str, plan: Any, tpu: Any, catalog: Any) -> 
         return
     acc.quota("gcp", plan.region, quota_id, f"{tpu.accelerator_type} TPU VM chips" + (" (spot)" if tpu.spot else ""),
               "chips", shape.chips, step, zone=tpu.zone)
+
+
+# Each cloud's quota reading of a pool and the APIs it needs enabled (a table: the per-cloud parts of preflight).
+_POOL_QUOTAS = {"gcp": _gcp_pool, "aws": _aws_pool}
+_SERVICE_NEEDS = {"gcp": _gcp_services}

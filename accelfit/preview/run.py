@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from accelfit.clouds import cloud_of_platform
 from accelfit.errors import InputError, problem
 from accelfit.policy_config import read_policy_config
 from accelfit.preview.budgets import budget_lines, spec_budget_violations
@@ -142,7 +143,7 @@ def _preview_stack(name: str, project_dir: Path | None, *, locked: bool) -> Prev
     view = _one_workload_document if result.single else _fleet_document
     document = view(stack, result, recorded, costs, owners, policies, pack)
     timings.policies_s = time.perf_counter() - started
-    on_metal = any(member.plan.platform.value == "baremetal-gpu" for member in result.fleet.workloads)
+    on_metal = any(cloud_of_platform(member.plan.platform).owned for member in result.fleet.workloads)
     tokens = {spec.model.weights_token for spec in stack.specs if spec.model.weights_token}
     shown = unset if on_metal else {key: command for key, command in unset.items() if key in tokens}
     return _finished(document, stack, shown, pack, timings)

@@ -20,6 +20,7 @@ from accelfit.catalog.models import Precision
 from accelfit.catalog.models import PricingModel as Pricing
 from accelfit.catalog.names import UnknownAcceleratorError, canonical_accelerator, shipped_instance_types
 from accelfit.catalog.rows import region_of_zone
+from accelfit.clouds import cloud_named
 from accelfit.errors import did_you_mean, short_repr
 from accelfit.sizes import SizeError, parse_bytes, parse_count
 from accelfit.spec.job_source import job_cloud, parse_code, parse_image
@@ -475,6 +476,13 @@ class DataSpec(StrictModel):
 _GCP_RESERVATION_NAME = re.compile(r"[a-z]([-a-z0-9]{0,61}[a-z0-9])?\Z")  # GCE resource names (RFC 1035)
 _AWS_RESERVATION_ID = re.compile(r"cr-[0-9a-f]{8}([0-9a-f]{9})?\Z")  # EC2 Capacity Reservation ids
 _ZONE_SUFFIX = {"gcp": re.compile(r"-[a-z]\Z"), "aws": re.compile(r"[a-z]\Z")}
+# How each cloud names a reservation (placement.reservations[].name), with the error's wording.
+_RESERVATION_NAMES = {
+    "gcp": (_GCP_RESERVATION_NAME, "a GCP reservation name (lowercase letters, digits and '-', starting with a "
+                                   "letter, at most 63); copy it from `gcloud compute reservations list`"),
+    "aws": (_AWS_RESERVATION_ID, "an EC2 Capacity Reservation id; give the id (cr- and 8 or 17 hex digits) from "
+                                 "`aws ec2 describe-capacity-reservations`"),
+}
 
 
 class ReservationSpec(StrictModel):
@@ -515,14 +523,10 @@ class ReservationSpec(StrictModel):
             hint = f"did you mean {close!r}?" if close else f"the catalog's {cloud} types are {', '.join(known)}"
             raise ValueError(f"instance_type: {short_repr(self.instance_type)} is not a {cloud} GPU type in the "
                              f"catalog; {hint}")
-        if cloud == "gcp" and not _GCP_RESERVATION_NAME.match(self.name):
-            raise ValueError(f"name: {short_repr(self.name)} is not a GCP reservation name (lowercase letters, "
-                             "digits and '-', starting with a letter, at most 63); copy it from `gcloud compute "
-                             "reservations list`")
-        if cloud == "aws" and not _AWS_RESERVATION_ID.match(self.name):
-            raise ValueError(f"name: {short_repr(self.name)} is not an EC2 Capacity Reservation id; give the id "
-                             "(cr- and 8 or 17 hex digits) from `aws ec2 describe-capacity-reservations`")
-        if cloud == "gcp" and self.capacity_block:
+        pattern, what = _RESERVATION_NAMES[cloud]
+        if not pattern.match(self.name):
+            raise ValueError(f"name: {short_repr(self.name)} is not {what}")
+        if self.capacity_block and "capacity-block" not in cloud_named(cloud).buying_models:
             raise ValueError("capacity_block: Capacity Blocks are AWS's; a GCP reservation is a plain reservation, "
                              "remove capacity_block")
         return self

@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from accelfit.clouds import cloud_of_platform
 from accelfit.catalog.models import Catalog
 from accelfit.errors import InputError, Problem, problem
 from accelfit.planner.fleet_model import FleetPlan
@@ -140,7 +141,7 @@ def baremetal_plan_problems(stack: Any, fleet: FleetPlan, catalog: Catalog) -> l
     loaded = {item.spec.name: item for item in stack.workloads}
     problems = []
     for member in fleet.workloads:
-        if member.plan.platform.value == "baremetal-gpu":
+        if cloud_of_platform(member.plan.platform).owned:
             workload = loaded[member.name]
             source = str(workload.inventory_path) if workload.inventory_path else "inventory"
             problems += plan_problems(member.plan, workload.inventory, source)
@@ -150,7 +151,8 @@ def baremetal_plan_problems(stack: Any, fleet: FleetPlan, catalog: Catalog) -> l
 def host_access_rule(stack: Any, fleet: FleetPlan, catalog: Catalog) -> list[Problem]:
     """The join settings: complete for a bare-metal plan; without one, only a value malformed in itself."""
     return host_access.host_access_problems(stack.get, str(stack.path), _prefix(stack),
-                                            required="baremetal-gpu" in _platforms(fleet))
+                                            required=any(cloud_of_platform(platform).owned
+                                                                 for platform in _platforms(fleet)))
 
 
 BEFORE_PLAN: tuple[LoadedCheck, ...] = (

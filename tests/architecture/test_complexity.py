@@ -19,12 +19,7 @@ STILL_TO_SPLIT: dict[str, int] = {
     "accelfit/cloudrules/aws/plan_checks.py::_pool_problems": 28,
     "accelfit/cloudrules/baremetal/checks.py::plan_problems": 22,
     "accelfit/cloudrules/gcp/validation.py::_gpu_pool_problems": 29,
-    "accelfit/planner/candidates.py::_instance_offers": 22,
     "accelfit/planner/fleet.py::plan_fleet": 22,
-    "accelfit/preflight/gcp.py::GcpReader.read": 22,
-    "accelfit/pricing/resources.py::price_resource": 56,
-    "accelfit/pricing/resources.py::StackUsage.part": 27,
-    "accelfit/pricing/resources.py::_Pricer.gcp_node_pool": 28,
 }
 
 

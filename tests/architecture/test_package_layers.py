@@ -27,6 +27,9 @@ LAYERS: tuple[tuple[str, ...], ...] = (
      "accelfit.environments"),
     # The model-server engines: facts and flag rendering, read by the spec, the planner and the components.
     ("accelfit.engines",),
+    # The cloud registry: one record per cloud (platforms, catalog files, priced types, what it cannot do), read by
+    # every layer above; its hooks in higher layers are named by module path, never imported here.
+    ("accelfit.clouds",),
     # What the user and the clouds state: the catalog and the workload spec.
     ("accelfit.catalog", "accelfit.spec"),
     # The pure core: the clouds' rules, pricing, the planner.

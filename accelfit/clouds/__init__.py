@@ -1,0 +1,12 @@
+"""The cloud registry (issue 35): one `Cloud` record per cloud, one module each, looked up by name or platform.
+Imports nothing above the foundation; callers in the planner, pricing, preflight and components dispatch through it
+instead of comparing cloud-name strings (tests/architecture/test_no_cloud_strings.py)."""
+
+from accelfit.clouds.cloud import FEATURES, Cloud
+from accelfit.clouds.registry import (
+    UnknownCloud, all_clouds, cloud_named, cloud_names, cloud_of_platform, cloud_of_scheme, cloud_selling,
+    clouds_supporting, register, unregister,
+)
+
+__all__ = ["FEATURES", "Cloud", "UnknownCloud", "all_clouds", "cloud_named", "cloud_names", "cloud_of_platform",
+           "cloud_of_scheme", "cloud_selling", "clouds_supporting", "register", "unregister"]

@@ -1,0 +1,45 @@
+"""AWS: EKS GPU node groups and EC2 GPU VMs; no TPUs."""
+
+from __future__ import annotations
+
+from accelfit.clouds.cloud import Cloud
+
+
+def zones_of_region(region: str) -> tuple[str, ...]:
+    """A GPU pool's zones when the availability data lists only the region: the region's first two (EKS needs
+    subnets in two Availability Zones, docs.aws.amazon.com/eks/latest/userguide/network-reqs.html)."""
+    return (f"{region}a", f"{region}b")
+
+CLOUD = Cloud(
+    name="aws",
+    title="AWS",
+    platforms=("eks-gpu", "ec2-gpu-vm"),
+    cluster_platform="eks-gpu",
+    vm_platform="ec2-gpu-vm",
+    server_platforms=("eks-gpu",),
+    catalog_files=("instances_aws.yaml", "prices_aws.yaml"),
+    priced_resource_types=(
+        "aws:eks/nodeGroup:NodeGroup", "aws:eks/cluster:Cluster", "aws:ec2/natGateway:NatGateway",
+        "aws:s3/bucket:Bucket", "aws:fsx/lustreFileSystem:LustreFileSystem", "aws:ec2/instance:Instance",
+    ),
+    pricer_module="accelfit.pricing.pricers.aws",
+    template_resource_types=("aws:ec2/launchTemplate:LaunchTemplate",),
+    preflight_reader="accelfit.preflight.aws:AwsReader",
+    buying_models=("capacity-block",),
+    storage_schemes=("s3",),
+    cluster_fee_service="eks-cluster",
+    bucket_service="s3-standard",
+    node_disk_service="ebs-gp3",  # the launch template's gp3 root volume (components/aws/node_group.py)
+    shared_filesystem="fsx-lustre",
+    nat_per_zone=True,
+    zones_of_region=zones_of_region,
+    cluster_needs_two_zones=True,
+    multi_node_network="efa",
+    pools_per_cluster="node groups per EKS cluster (a quota)",
+    vm_network_spans_zones=True,
+    gpu_quota="the region's EC2 On-Demand (or Spot) vCPU quota for this instance family",
+    vm_access="SSM Session Manager (`aws ssm start-session`)",
+    vm_spot_recovery=("it stops (keeping its root volume) and EC2 restarts it when capacity returns (a persistent "
+                      "Spot request)"),
+    unsupported=(("tpu", "TPUs are Google Cloud's; AWS sells none"),),
+)

@@ -1,0 +1,107 @@
+"""What a cloud is to accelfit, in one record (issue 35): its name, the platforms it offers, where its catalog rows
+are, which Pulumi resource types its stacks build that cost money, how preflight reads it, and what it cannot do,
+each with the reason a user is told.
+
+Modelled on SkyPilot's one `Cloud` interface with unsupported features as data carrying a user-facing reason
+(skypilot-org/skypilot sky/clouds/cloud.py, `CloudImplementationFeatures` and `_unsupported_features_for_resources`)
+and on dstack's table that derives "which backends support X" from each backend's declared features
+(dstack src/dstack/_internal/core/backends/features.py). accelfit keeps its own way: a record of data, no
+subclassing, and hooks that live in higher layers named by module path (`pricer_module`, `preflight_reader`), so
+this package imports nothing above the foundation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+
+def _no_zones(region: str) -> tuple[str, ...]:
+    return (region,)
+
+
+@dataclass(frozen=True)
+class Cloud:
+    """One cloud (or the owned bare-metal servers). Pure data; every field is read by a named caller."""
+
+    name: str  # the user-facing value: placement.clouds, plan.cloud, catalog rows
+    title: str  # how messages name it: GCP, AWS, owned servers
+    platforms: tuple[str, ...]  # every platform a plan may place work on in this cloud
+    # The platform of each kind, or "" where the cloud has none: a Kubernetes cluster accelfit creates with GPU node
+    # pools (the only one that buys reservations and the cloud's own buying models), a GPU VM without a cluster.
+    cluster_platform: str = ""
+    cluster_tpu_platform: str = ""  # a cluster's TPU node pools (GKE)
+    vm_platform: str = ""
+    # Platforms on which the stack builds a model server (a cluster whose workload identity reads the weights).
+    server_platforms: tuple[str, ...] = ()
+    tpu_platforms: tuple[str, ...] = ()
+    owned: bool = False  # owned hardware: sunk cost, priced at its power (accelfit.pricing.onprem)
+    # The catalog data files with this cloud's rows (accelfit/catalog/data/).
+    catalog_files: tuple[str, ...] = ()
+    # Pulumi resource type tokens this cloud's stacks build that the preview prices, and the module that registers
+    # their pricers (imported by accelfit.pricing when it first prices; a module path so this layer stays below it).
+    priced_resource_types: tuple[str, ...] = ()
+    pricer_module: str = ""
+    # Types that cost nothing themselves but say how a priced one runs (a launch or instance template), handed to
+    # the pricers by resource name.
+    template_resource_types: tuple[str, ...] = ()
+    # "module:Class" of the read-only preflight reader for this cloud ("" where preflight reads nothing).
+    preflight_reader: str = ""
+    # Buying models only this cloud sells (placement.pricing values), e.g. GCP's flex-start.
+    buying_models: tuple[str, ...] = ()
+    # URI schemes whose objects this cloud's workload identity reads (model.weights, training.code).
+    storage_schemes: tuple[str, ...] = ()
+    # Catalog service rows (accelfit/catalog/data/service_prices.yaml) the plan prices a place with: the cluster's
+    # control-plane fee, the bucket, a node's boot disk (GCP GPU pools take their family's disk instead:
+    # accelfit.pricing.node_disks), and the shared file system a multi-node training run gets ("" = none).
+    cluster_fee_service: str = ""
+    bucket_service: str = ""
+    node_disk_service: str = ""
+    node_disk_by_family: bool = False
+    shared_filesystem: str = ""
+    # The network: one NAT gateway per zone (AWS: each private subnet routes through its own) or one in all.
+    nat_per_zone: bool = False
+    # Zones: the zones a pool goes in when the availability data lists only the region (`zones_of_region`);
+    # whether the catalog's listed zones are zone names a pool can take (GCP) or IDs (AWS AZ IDs); whether a
+    # cluster needs a second zone for its control plane (EKS); whether a GPU VM's network spans the region's zones.
+    zones_of_region: Callable[[str], tuple[str, ...]] = _no_zones
+    listed_zones_are_names: bool = False
+    cluster_needs_two_zones: bool = False
+    vm_network_spans_zones: bool = False
+    # How the cloud's clusters behave: a GKE cluster's pods range is fixed when it is created (sized from every node
+    # its pools can add); the system pool follows the work's zones (GKE); multi-node training's network (EKS: EFA
+    # interfaces and a placement group; GKE: the machine's extra GPU networks); flex-start GPU pools take nodes
+    # through queued provisioning (GKE ProvisioningRequest); the serving route's metrics bill per sample (Google
+    # Cloud Managed Service for Prometheus).
+    pods_range_fixed_at_creation: bool = False
+    system_pool_follows_work: bool = False
+    multi_node_network: str = ""  # efa | extra-networks | ""
+    queued_provisioning: bool = False
+    metrics_billed_per_sample: bool = False
+    # Reservations are zonal (GCP: a reservation lives in one zone) rather than named by id alone (AWS).
+    zonal_reservations: bool = False
+    # How a cluster's pool limit is named in a problem (accelfit/cloudrules/shared_cluster.py).
+    pools_per_cluster: str = ""
+    # What plans tell users: the quota a GPU pool counts against, how to reach a GPU VM, how a spot VM comes back.
+    gpu_quota: str = ""
+    vm_access: str = ""
+    vm_spot_recovery: str = ""
+    # feature -> the reason a user is told when a plan would need it here (see FEATURES).
+    unsupported: tuple[tuple[str, str], ...] = field(default=())
+
+    def supports(self, feature: str) -> bool:
+        return self.unsupported_reason(feature) is None
+
+    def unsupported_reason(self, feature: str) -> str | None:
+        if feature not in FEATURES:
+            raise ValueError(f"unknown cloud feature {feature!r}; known: {', '.join(FEATURES)}")
+        return dict(self.unsupported).get(feature)
+
+    def offers(self, platform: str) -> bool:
+        return platform in self.platforms
+
+
+# The features a cloud may lack, each read by one caller: model-server (planner/eligibility.py), tpu (planner
+# candidates), gpu-vm (planner/gpu_vms.py), shared-filesystem (planner/costing.py), fallback-tiers
+# (planner/fleet_fallback.py).
+FEATURES = ("model-server", "tpu", "gpu-vm", "shared-filesystem", "fallback-tiers")

@@ -1,0 +1,53 @@
+"""Google Cloud: GKE (GPU and TPU node pools), Cloud TPU VMs, Compute Engine GPU VMs."""
+
+from __future__ import annotations
+
+from accelfit.clouds.cloud import Cloud
+
+# Regions whose zone list has no "-a". Used when the catalog names a region but not its zones.
+_FIRST_ZONE = {"us-east1": "us-east1-b", "europe-west1": "europe-west1-b", "asia-east1": "asia-east1-a"}
+
+
+def zones_of_region(region: str) -> tuple[str, ...]:
+    """A GPU pool's zone when the availability data lists only the region: the region's first zone."""
+    return (_FIRST_ZONE.get(region, f"{region}-a"),)
+
+CLOUD = Cloud(
+    name="gcp",
+    title="GCP",
+    platforms=("gke-gpu", "gke-tpu", "tpu-vm", "gce-gpu-vm"),
+    cluster_platform="gke-gpu",
+    cluster_tpu_platform="gke-tpu",
+    vm_platform="gce-gpu-vm",
+    server_platforms=("gke-gpu", "gke-tpu"),
+    tpu_platforms=("gke-tpu", "tpu-vm"),
+    catalog_files=("instances_gcp.yaml", "prices_gcp.yaml", "not_sold_gcp.yaml"),
+    priced_resource_types=(
+        "gcp:container/nodePool:NodePool", "gcp:container/cluster:Cluster", "gcp:tpu/v2Vm:V2Vm",
+        "gcp:tpu/v2QueuedResource:V2QueuedResource", "gcp:compute/routerNat:RouterNat", "gcp:storage/bucket:Bucket",
+        "gcp:filestore/instance:Instance", "gcp:compute/disk:Disk", "gcp:compute/instance:Instance",
+        "gcp:compute/instanceGroupManager:InstanceGroupManager",
+    ),
+    pricer_module="accelfit.pricing.pricers.gcp",
+    template_resource_types=("gcp:compute/instanceTemplate:InstanceTemplate",),
+    preflight_reader="accelfit.preflight.gcp:GcpReader",
+    buying_models=("flex-start",),
+    storage_schemes=("gs",),
+    cluster_fee_service="gke-cluster",
+    bucket_service="gcs-standard",
+    node_disk_service="pd-balanced",  # GKE NodeConfig.diskType: "If unspecified, the default disk type is 'pd-balanced'"
+    node_disk_by_family=True,
+    shared_filesystem="filestore",
+    zones_of_region=zones_of_region,
+    listed_zones_are_names=True,
+    pods_range_fixed_at_creation=True,
+    system_pool_follows_work=True,
+    multi_node_network="extra-networks",
+    queued_provisioning=True,
+    zonal_reservations=True,
+    pools_per_cluster="node pools per GKE cluster",
+    metrics_billed_per_sample=True,
+    gpu_quota="the region's Compute Engine GPU quota for this GPU model (and GPUS_ALL_REGIONS)",
+    vm_access="IAP TCP forwarding (`gcloud compute ssh --tunnel-through-iap`)",
+    vm_spot_recovery="its managed instance group recreates it with the same boot disk when capacity returns",
+)
