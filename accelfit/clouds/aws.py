@@ -39,6 +39,8 @@ CLOUD = Cloud(
     vm_network_spans_zones=True,
     gpu_quota="the region's EC2 On-Demand (or Spot) vCPU quota for this instance family",
     vm_access="SSM Session Manager (`aws ssm start-session`)",
+    serving_gateway="nginx-gateway-fabric",
+    serving_metrics="in-cluster-prometheus",
     vm_spot_recovery=("it stops (keeping its root volume) and EC2 restarts it when capacity returns (a persistent "
                       "Spot request)"),
     unsupported=(("tpu", "TPUs are Google Cloud's; AWS sells none"),),

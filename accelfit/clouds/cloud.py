@@ -78,6 +78,12 @@ class Cloud:
     multi_node_network: str = ""  # efa | extra-networks | ""
     queued_provisioning: bool = False
     metrics_billed_per_sample: bool = False
+    # How a model server is reached and scaled on the cloud's cluster (components/kubernetes/serving): the Gateway
+    # API implementation in front of the InferencePool (GKE's own gateway, or NGINX Gateway Fabric installed by the
+    # stack on EKS) and where the servers' metrics go for KEDA (Managed Prometheus on GKE, queried per project with
+    # the KEDA operator's Workload Identity; the in-cluster kube-prometheus-stack on EKS). "" where it builds none.
+    serving_gateway: str = ""  # gke-gateway | nginx-gateway-fabric
+    serving_metrics: str = ""  # managed-prometheus | in-cluster-prometheus
     # Reservations are zonal (GCP: a reservation lives in one zone) rather than named by id alone (AWS).
     zonal_reservations: bool = False
     # How a cluster's pool limit is named in a problem (accelfit/cloudrules/shared_cluster.py).

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import pulumi
 
+from accelfit.clouds import cloud_named
 from accelfit.catalog.models import Catalog
 from accelfit.errors import InputError, problem
 from accelfit.planner.gke_crds import gke_manages_inference_pool
@@ -180,13 +181,13 @@ def layer_args(layer: LayerPlan, ownership: Ownership, kubeconfig: pulumi.Input[
                gcp_project: Callable[[], str] | None = None) -> KubernetesLayerArgs:
     """`gcp_project`: reads the stack's GCP project (the GKE builder passes components.gcp's reader in, so this
     package does not import the cloud's), asked only when a route is GCP's."""
-    gcp_routes = any(route.cloud == "gcp" for route in layer.routes)
+    managed_metrics_routes = any(cloud_named(route.cloud).serving_metrics == "managed-prometheus" for route in layer.routes)
     return KubernetesLayerArgs(
         kubeconfig=kubeconfig, queues=layer.queues, pool_selectors=selectors, gpu_software=layer.gpu_software,
         labels=layer_labels(ownership), cluster_dependencies=dependencies, eks_addons=eks_addons,
         jobset=layer.jobset, compute_classes=compute_classes, serving=layer.serving, routes=layer.routes,
         inference_crds=layer.inference_crds,
-        gcp_project=gcp_project() if gcp_routes and gcp_project is not None else None)
+        gcp_project=gcp_project() if managed_metrics_routes and gcp_project is not None else None)
 
 
 def group_flavors_of(layer: LayerPlan) -> list[FlavorPlan]:

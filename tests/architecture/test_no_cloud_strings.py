@@ -40,13 +40,10 @@ STILL_TO_CONVERT: dict[str, int] = {
     "components/aws/gpu_vm.py": 1,
     "components/fleet.py": 2,
     "components/gpu_vm_script.py": 3,
-    "components/kubernetes/build.py": 4,
+    "components/kubernetes/build.py": 3,
     "components/kubernetes/gpu_software.py": 1,
     "components/kubernetes/queues.py": 1,
-    "components/kubernetes/serving/autoscaling.py": 3,
-    "components/kubernetes/serving/routing.py": 4,
     "components/kubernetes/serving/targets.py": 2,
-    "components/kubernetes/serving/traffic_addons.py": 1,
 }
 
 

@@ -23,6 +23,7 @@ from typing import Any
 import pulumi
 import pulumi_kubernetes as k8s
 
+from accelfit.clouds import cloud_named
 from accelfit.engines import engine
 from accelfit.planner.serving_traffic import POOL_LABEL, PoolScaling, RoutePool, ServingRoute, serving_traffic_facts
 from accelfit.pricing.serving_objects import RANK_LABEL, ROUTE_LABEL
@@ -67,6 +68,12 @@ def service_monitor_spec(route: ServingRoute) -> dict[str, Any]:
                                                   "regex": kept_metrics(route)}]}]}
 
 
+def managed_metrics(route: ServingRoute) -> bool:
+    """The servers' metrics go to the cloud's managed Prometheus (a PodMonitoring, and KEDA authenticates to the
+    query API), not to a Prometheus in the cluster (a ServiceMonitor, no authentication)."""
+    return cloud_named(route.cloud).serving_metrics == "managed-prometheus"
+
+
 def scale_target(pool: RoutePool) -> dict[str, str]:
     if pool.server_kind == "LeaderWorkerSet":
         return {"apiVersion": "leaderworkerset.x-k8s.io/v1", "kind": "LeaderWorkerSet", "name": pool.server}
@@ -81,7 +88,7 @@ def scaled_object_spec(route: ServingRoute, pool: RoutePool, scaling: PoolScalin
         trigger: dict[str, Any] = {"type": "prometheus", "name": trigger_name,
                                    "metadata": {"serverAddress": server_address, "query": query,
                                                 "threshold": f"{threshold:g}"}}
-        if route.cloud == "gcp":
+        if managed_metrics(route):
             trigger["authenticationRef"] = {"name": TRIGGER_AUTH}
         triggers.append(trigger)
     if scaling.window is not None:
@@ -111,7 +118,7 @@ class ServingAutoscaling(pulumi.ComponentResource):
     def __init__(self, name: str, args: ServingAutoscalingArgs, opts: pulumi.ResourceOptions | None = None):
         super().__init__("accelfit:kubernetes:ServingAutoscaling", name, None, opts)
         route = args.route
-        if route.cloud == "gcp" and not args.project:
+        if managed_metrics(route) and not args.project:
             raise ValueError(f"ServingAutoscaling {name}: project is required on GCP (the Managed Prometheus query "
                              "API is per project)")
         on_cluster = pulumi.ResourceOptions(parent=self, provider=args.provider, depends_on=list(args.dependencies))
@@ -119,7 +126,7 @@ class ServingAutoscaling(pulumi.ComponentResource):
         labels = {**args.labels, ROUTE_LABEL: route.workload}
         meta = {"namespace": route.namespace, "labels": labels}
         after: list[pulumi.Resource] = []
-        if route.cloud == "gcp":
+        if managed_metrics(route):
             after.append(k8s.apiextensions.CustomResource(
                 child_name(name, "pod-monitoring"), api_version="monitoring.googleapis.com/v1", kind="PodMonitoring",
                 metadata={**meta, "name": f"{route.workload}-{route.server}"}, spec=pod_monitoring_spec(route),

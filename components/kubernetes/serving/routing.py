@@ -22,6 +22,7 @@ from typing import Any
 import pulumi
 import pulumi_kubernetes as k8s
 
+from accelfit.clouds import cloud_named
 from accelfit.engines import engine
 from accelfit.planner.serving_traffic import ServingRoute, serving_traffic_facts
 from accelfit.pricing.serving_objects import ROUTE_LABEL
@@ -138,7 +139,7 @@ def http_route_spec(route: ServingRoute) -> dict[str, Any]:
     rule: dict[str, Any] = {
         "backendRefs": [{"group": INFERENCE_GROUP, "kind": "InferencePool", "name": pool_name(route)}],
         "matches": [{"path": {"type": "PathPrefix", "value": "/"}}]}
-    if route.cloud != "aws":
+    if not nginx_gateway(route):
         rule["timeouts"] = {"request": serving_traffic_facts().gateway.request_timeout}
     return {"parentRefs": [{"group": GATEWAY_GROUP, "kind": "Gateway", "name": GATEWAY_NAME}], "rules": [rule]}
 
@@ -186,10 +187,20 @@ def backend_policy_spec(route: ServingRoute) -> dict[str, Any]:
             "default": {"timeoutSec": BACKEND_TIMEOUT_SECONDS}}
 
 
+def nginx_gateway(route: ServingRoute) -> bool:
+    """The stack installs NGINX Gateway Fabric in front of the InferencePool (EKS), rather than using the cluster's
+    own Gateway implementation (GKE's gateway controller)."""
+    return cloud_named(route.cloud).serving_gateway == "nginx-gateway-fabric"
+
+
+def gke_gateway(route: ServingRoute) -> bool:
+    return cloud_named(route.cloud).serving_gateway == "gke-gateway"
+
+
 def gateway_spec(route: ServingRoute) -> dict[str, Any]:
     spec: dict[str, Any] = {"gatewayClassName": route.gateway_class,
                             "listeners": [{"name": "http", "port": 80, "protocol": "HTTP"}]}
-    if route.cloud == "aws":
+    if nginx_gateway(route):
         facts = serving_traffic_facts().gateway
         spec["infrastructure"] = {"annotations": dict(facts.aws_public_annotations if route.public
                                                       else facts.aws_internal_annotations)}
@@ -252,13 +263,13 @@ class ServingRouting(pulumi.ComponentResource):
             child_name(name, "gateway"), api_version=f"{GATEWAY_GROUP}/v1", kind="Gateway",
             metadata=meta(GATEWAY_NAME, {ROUTE_LABEL: route.workload}), spec=gateway_spec(route), opts=on_cluster)
         self.policies = self._gke_policies(name, route, meta(pool_name(route), epp_labels), on_cluster) \
-            if route.cloud == "gcp" else []
+            if gke_gateway(route) else []
         self.http_route = k8s.apiextensions.CustomResource(
             child_name(name, "http-route"), api_version=f"{GATEWAY_GROUP}/v1", kind="HTTPRoute",
             metadata=meta(pool_name(route)), spec=http_route_spec(route),
             opts=pulumi.ResourceOptions.merge(on_cluster, pulumi.ResourceOptions(
                 depends_on=[self.gateway, self.inference_pool, *self.policies])))
-        if route.cloud == "aws":
+        if nginx_gateway(route):
             self.policies.append(k8s.apiextensions.CustomResource(
                 child_name(name, "proxy-settings"), api_version=f"{NGF_POLICY_GROUP}/v1alpha1",
                 kind="ProxySettingsPolicy", metadata=meta(pool_name(route)), spec=proxy_settings_policy_spec(route),

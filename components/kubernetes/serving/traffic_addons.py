@@ -19,6 +19,7 @@ from typing import Literal
 import pulumi
 import pulumi_kubernetes as k8s
 
+from accelfit.clouds import cloud_named
 from accelfit.planner.serving_traffic import serving_traffic_facts
 from components.common import child_name
 
@@ -47,7 +48,7 @@ def manifests_for(cloud: Literal["gcp", "aws"], inference_crds: bool = True) -> 
     installs the InferencePool CRD itself (GKE from 1.34.0-gke.1626000: accelfit.planner.gke_crds)."""
     urls = serving_traffic_facts().manifests
     crds = (("inference-crds", urls["inference_crds"]),) if inference_crds else ()
-    if cloud == "aws":
+    if cloud_named(cloud).serving_gateway == "nginx-gateway-fabric":  # the stack brings the Gateway API too
         return (("gateway-api-crds", urls["gateway_api_crds"]), *crds,
                 ("ngf-crds", urls["ngf_crds"]), ("ngf", urls["ngf_inference"]), ("keda", urls["keda"]))
     return (*crds, ("keda", urls["keda"]))
