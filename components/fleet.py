@@ -16,6 +16,7 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from accelfit.clouds import cloud_named
 from accelfit.errors import Problem, problem
 from accelfit.planner.fleet_model import shared_marker
 from accelfit.planner.model import NetworkPlan, NodePool, Plan
@@ -149,10 +150,9 @@ def cluster_problems(cluster: SharedClusterBuild, cloud: str) -> list[Problem]:
                   ("orchestration", plan.orchestration, "kubernetes"),
                   ("network", plan.network.model_dump(exclude=_PER_WORKLOAD_NETWORK),
                    basis.network.model_dump(exclude=_PER_WORKLOAD_NETWORK)))
-        if cloud == "gcp":
-            checks += (("gke_release_channel", plan.gke_release_channel, basis.gke_release_channel),)
-        if cloud == "aws":
-            checks += (("eks_version", plan.eks_version, basis.eks_version),)
+        version = cloud_named(cloud).cluster_version_field
+        if version:
+            checks += ((version, getattr(plan, version), getattr(basis, version)),)
         for key, value, wanted in checks:
             if value != wanted:
                 problems.append(problem(FILE, f"{path}.{key}", f"one cluster has one {key}; {basis.workload} "

@@ -40,6 +40,7 @@ CLOUD = Cloud(
     gpu_quota="the region's EC2 On-Demand (or Spot) vCPU quota for this instance family",
     vm_access="SSM Session Manager (`aws ssm start-session`)",
     serving_gateway="nginx-gateway-fabric",
+    cluster_version_field="eks_version",
     serving_metrics="in-cluster-prometheus",
     vm_spot_recovery=("it stops (keeping its root volume) and EC2 restarts it when capacity returns (a persistent "
                       "Spot request)"),

@@ -83,6 +83,8 @@ class Cloud:
     # stack on EKS) and where the servers' metrics go for KEDA (Managed Prometheus on GKE, queried per project with
     # the KEDA operator's Workload Identity; the in-cluster kube-prometheus-stack on EKS). "" where it builds none.
     serving_gateway: str = ""  # gke-gateway | nginx-gateway-fabric
+    # The plan field that pins the cluster's Kubernetes version line: every workload sharing one cluster must agree.
+    cluster_version_field: str = ""  # gke_release_channel | eks_version
     serving_metrics: str = ""  # managed-prometheus | in-cluster-prometheus
     # Reservations are zonal (GCP: a reservation lives in one zone) rather than named by id alone (AWS).
     zonal_reservations: bool = False

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import pulumi
 
-from accelfit.clouds import cloud_named
+from accelfit.clouds import cloud_named, cloud_of_platform
 from accelfit.catalog.models import Catalog
 from accelfit.errors import InputError, problem
 from accelfit.planner.gke_crds import gke_manages_inference_pool
@@ -134,7 +134,7 @@ _GPU_PLATFORM = {"gcp": Platform.gke_gpu, "aws": Platform.eks_gpu}
 
 
 def _capacities(plan: Plan, catalog: Catalog, inventory: Inventory | None) -> Mapping[str, NodeCapacity]:
-    if plan.platform is not Platform.baremetal_gpu:
+    if not cloud_of_platform(plan.platform).owned:
         return cloud_capacities(plan, catalog)
     if inventory is None:
         raise InputError([problem("plan", "baremetal_hosts", "a bare-metal plan's pools are sized from its "

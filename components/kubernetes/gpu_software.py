@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from accelfit.clouds import cloud_of_platform
 from accelfit.errors import InputError, problem
 from accelfit.planner.model import Plan
 
@@ -42,7 +43,7 @@ def gpu_software(plan: Plan) -> GpuSoftware | None:
     if not pools:
         return None
     platform = plan.platform.value
-    if platform == "baremetal-gpu":
+    if cloud_of_platform(platform).owned:
         # Host preparation installs the pinned R580 driver and the toolkit on every host before it joins (no
         # node joins without it: the join step runs after them). NVIDIA's install guide: "Set this value to
         # false when using the Operator on systems with pre-installed drivers" (driver.enabled,

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from accelfit.clouds import cloud_of_platform
 from accelfit.planner.build import SLICE_SET_LABEL
 from accelfit.planner.capacity_groups import capacity_groups, node_label_key
 from accelfit.planner.model import NodePool, Plan
@@ -119,7 +120,7 @@ def tpu_node_selectors(pool: NodePool) -> dict[str, str]:
 def flavor_plans(plan: Plan, capacities: Mapping[str, NodeCapacity]) -> list[FlavorPlan]:
     """One flavor per accelerator pool of `plan`, in fallback order, except multislice: one flavor per set of slice
     pools (multislice_flavors). `capacities` is keyed by pool name."""
-    owned = plan.platform.value == "baremetal-gpu"
+    owned = cloud_of_platform(plan.platform).owned
     flavors = [FlavorPlan(
         name=f"{plan.workload}-{pool.name}", pool=pool.name, kind=pool.role, tier=capacity_tier(pool, owned),
         node_labels={**{key: value for key, value in pool.labels.items() if key not in _REWRITTEN_LABELS},

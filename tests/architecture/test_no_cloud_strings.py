@@ -38,11 +38,8 @@ STILL_TO_CONVERT: dict[str, int] = {
     "accelfit/stackrules/__init__.py": 3,
     "accelfit/stackrules/regions.py": 1,
     "components/aws/gpu_vm.py": 1,
-    "components/fleet.py": 2,
     "components/gpu_vm_script.py": 3,
-    "components/kubernetes/build.py": 3,
-    "components/kubernetes/gpu_software.py": 1,
-    "components/kubernetes/queues.py": 1,
+    "components/kubernetes/build.py": 2,
     "components/kubernetes/serving/targets.py": 2,
 }
 
