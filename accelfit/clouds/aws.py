@@ -41,6 +41,7 @@ CLOUD = Cloud(
     vm_access="SSM Session Manager (`aws ssm start-session`)",
     serving_gateway="nginx-gateway-fabric",
     cluster_version_field="eks_version",
+    example_region="us-east-1",
     serving_metrics="in-cluster-prometheus",
     vm_spot_recovery=("it stops (keeping its root volume) and EC2 restarts it when capacity returns (a persistent "
                       "Spot request)"),

@@ -85,6 +85,7 @@ class Cloud:
     serving_gateway: str = ""  # gke-gateway | nginx-gateway-fabric
     # The plan field that pins the cluster's Kubernetes version line: every workload sharing one cluster must agree.
     cluster_version_field: str = ""  # gke_release_channel | eks_version
+    example_region: str = ""  # what an error's fix suggests for a region setting
     serving_metrics: str = ""  # managed-prometheus | in-cluster-prometheus
     # Reservations are zonal (GCP: a reservation lives in one zone) rather than named by id alone (AWS).
     zonal_reservations: bool = False

@@ -49,6 +49,7 @@ CLOUD = Cloud(
     metrics_billed_per_sample=True,
     serving_gateway="gke-gateway",
     cluster_version_field="gke_release_channel",
+    example_region="us-central1",
     serving_metrics="managed-prometheus",
     gpu_quota="the region's Compute Engine GPU quota for this GPU model (and GPUS_ALL_REGIONS)",
     vm_access="IAP TCP forwarding (`gcloud compute ssh --tunnel-through-iap`)",

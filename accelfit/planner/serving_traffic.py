@@ -27,6 +27,7 @@ from typing import Any, Literal
 
 from pydantic import Field, model_serializer
 
+from accelfit.clouds import cloud_named
 from accelfit.catalog.rows import Frozen
 from accelfit.engines import engine
 from accelfit.yamlio import read_yaml
@@ -230,7 +231,7 @@ def _cron_window(window: tuple[str, float], replicas: int) -> tuple[str, str, in
 
 def gateway_class(cloud: str, public: bool) -> str:
     facts = serving_traffic_facts().gateway
-    if cloud == "gcp":
+    if cloud_named(cloud).serving_gateway == "gke-gateway":  # GKE's own classes, external or internal
         return facts.gcp_public_class if public else facts.gcp_internal_class
     return facts.aws_class
 

@@ -15,6 +15,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from accelfit.clouds import cloud_named
 from accelfit.errors import Problem, did_you_mean, problem, short_repr
 from accelfit.planner.stack_placement import StackPlacement
 from accelfit.spec.models import WorkloadSpec
@@ -88,7 +89,7 @@ def _region_value_problems(cloud: str, key: str, value: Any, source: str) -> lis
     close = did_you_mean(value, sorted(cloud_regions()[cloud])) if len(value) <= 64 else None
     why = f" ({value} is {_A_CLOUD[other]} region)" if other else ""
     fix = f"did you mean {key}: {close}?" if close else f"use {_A_CLOUD[cloud]} region, e.g. {key}: " \
-        f"{'us-central1' if cloud == 'gcp' else 'us-east-1'}"
+        f"{cloud_named(cloud).example_region}"
     return [problem(source, f"config.{key}", f"not {_A_CLOUD[cloud]} region{why}; the stack builds every {name} "
                     "resource in this region", fix, value if len(value) <= 64 else short_repr(value))]
 
