@@ -150,11 +150,12 @@ class _Mocks(pulumi.runtime.Mocks):
         # Echo the inputs as outputs (what the engine's state holds), except long texts such as a host's 40 kB
         # script: the SDK would keep a copy of each in the resource's outputs for the whole run (10,000 hosts:
         # 650 MB), and no component reads one back (it would then build from the mark, which the goldens show).
-        # Left out, the SDK would fill the output from the input instead (pulumi/runtime/rpc.py resolve_outputs:
+        # Left out, the SDK would fill the output from the input instead (the SDK's rpc.resolve_outputs:
         # "input prop the engine didn't give us a final value for"), a copy of its own (10,000 hosts: 390 MB,
         # issue 39); a short mark in its place keeps it out.
-        state = {key: (unechoed_text(value) if isinstance(value, str) and len(value) >= UNECHOED_TEXT_MIN_CHARS
-                       else value) for key, value in inputs.items()}
+        state: dict[str, Any] = {
+            key: unechoed_text(value) if isinstance(value, str) and len(value) >= UNECHOED_TEXT_MIN_CHARS else value
+            for key, value in inputs.items()}
         for key, value in _computed_outputs(args.typ, args.name, inputs).items():
             if isinstance(value, dict) and isinstance(state.get(key), Mapping):
                 state[key] = {**value, **state[key]}  # computed fields nested in an input block (EKS vpcConfig)
