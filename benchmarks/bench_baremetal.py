@@ -1,11 +1,11 @@
 """Benchmark: a bare-metal inventory of N servers, four ways, each size in a fresh process (time and peak memory):
 
-    build    validate the inventory, build and record under Pulumi mocks (every server prepared over SSH: two
-             remote commands, a node patch each, and the Kubernetes layer)
+    build    validate the inventory, build and record under Pulumi mocks (every server prepared and joined over
+             SSH: one remote command and a node patch each, and the Kubernetes layer)
     check    `accelfit check` of an N-server inventory file (the CLI command, in process)
     preview  the whole offline preview of a stack using that inventory: load, plan, build + record, pricing, the
              real policy pack, the preview document and its text report (what `accelfit preview --stack` does)
-    floor    the same resources per server (two remote commands, a node patch) with one-word inputs, recorded
+    floor    the same resources per server (a remote command, a node patch) with one-word inputs, recorded
              under the same mocks and nothing else: the Pulumi SDK's and the mocks' own cost per resource
 
     .venv/bin/python benchmarks/bench_baremetal.py [--servers 4 100 1000 10000] [--modes build check preview floor]
@@ -40,8 +40,9 @@ started = time.perf_counter()
 sys.path[:0] = [{root!r}, {fixtures!r}]
 """
 _TAIL = """
-print(json.dumps({{**figures, "process_s": time.perf_counter() - started,
-                  "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}}))
+usage = resource.getrusage(resource.RUSAGE_SELF)
+print(json.dumps({{**figures, "process_s": time.perf_counter() - started, "cpu_s": usage.ru_utime + usage.ru_stime,
+                  "peak_rss_mb": usage.ru_maxrss / 1024}}))
 """
 _BUILD = """
 import metal_stack
@@ -74,7 +75,7 @@ figures = {{"resources": len(document["resources"]), "stage_s": time.perf_counte
            "violations": len(document["policies"]["violations"])}}
 """
 
-# The floor: per server the same resources as the build (two remote commands, a node patch, under one component),
+# The floor: per server the same resources as the build (a remote command, a node patch, under one component),
 # with one-word inputs, recorded under the same mocks and nothing else (no inventory, plan, scripts, pricing or
 # policies): what the Pulumi SDK and the mocks cost per resource, which no change to accelfit can lower.
 _FLOOR = """
@@ -88,10 +89,8 @@ def program():
     parent = pulumi.ComponentResource("accelfit:bench:Floor", "floor")
     for index in range({servers}):
         connection = remote.ConnectionArgs(host=f"10.0.{{index // 256}}.{{index % 256}}", user="ops")
-        prepared = remote.Command(f"h{{index}}-prepare", connection=connection, create="true",
-                                  opts=pulumi.ResourceOptions(parent=parent))
-        joined = remote.Command(f"h{{index}}-join", connection=connection, create="true",
-                                opts=pulumi.ResourceOptions(parent=parent, depends_on=[prepared]))
+        joined = remote.Command(f"h{{index}}-prepare", connection=connection, create="true", stdin="token",
+                                opts=pulumi.ResourceOptions(parent=parent))
         k8s.core.v1.NodePatch(f"h{{index}}-node", metadata=k8s.meta.v1.ObjectMetaPatchArgs(name=f"h{{index}}"),
                               opts=pulumi.ResourceOptions(parent=parent, provider=provider, depends_on=[joined]))
 
@@ -193,12 +192,12 @@ def main() -> None:
     parser.add_argument("--servers", type=int, nargs="+", default=[4, 100, 1000, 10000])
     parser.add_argument("--modes", nargs="+", choices=MODES, default=list(MODES))
     arguments = parser.parse_args()
-    print(f"{'mode':>8} {'servers':>8} {'resources':>9} {'process s':>10} {'stage s':>8} {'peak RSS MB':>12}")
+    print(f"{'mode':>8} {'servers':>8} {'resources':>9} {'process s':>10} {'stage s':>8} {'CPU s':>7} {'peak RSS MB':>12}")
     for mode in arguments.modes:
         for servers in arguments.servers:
             figures = measure(mode, servers)
             print(f"{mode:>8} {servers:>8} {figures['resources']:>9} {figures['process_s']:>10.2f} "
-                  f"{figures['stage_s']:>8.2f} {figures['peak_rss_mb']:>12.0f}", flush=True)
+                  f"{figures['stage_s']:>8.2f} {figures['cpu_s']:>7.2f} {figures['peak_rss_mb']:>12.0f}", flush=True)
 
 
 if __name__ == "__main__":

@@ -20,24 +20,24 @@ def recording():
     return recording
 
 
-def test_two_commands_per_host_in_order(recording):
+def test_one_command_per_host_prepares_then_joins_in_order(recording):
     commands = {item.name: item for item in recording.of_type(COMMAND)}
-    assert sorted(commands) == sorted(f"lab-finetune-metal-hosts-{host}-{step}" for host in HOSTS
-                                      for step in ("prepare", "join"))
-    prepare = commands["lab-finetune-metal-hosts-gpu-03-prepare"].inputs["create"]
-    order = ("preflight", "repositories", "kubernetes", "driver", "toolkit")
+    assert sorted(commands) == sorted(f"lab-finetune-metal-hosts-{host}-prepare" for host in HOSTS)
+    command = commands["lab-finetune-metal-hosts-gpu-03-prepare"].inputs
+    prepare = command["create"]
+    order = ("preflight", "repositories", "kubernetes", "driver", "toolkit", "join")
     steps = [prepare.index(f"accelfit-{step}") for step in order]
     assert steps == sorted(steps) and prepare.count("sudo -n bash -c") == len(order) and " && " in prepare
+    # Only the join reads standard input (the token): every preparation step has it closed.
+    assert prepare.count("</dev/null") == len(order) - 1 and prepare.rstrip().endswith("accelfit-join")
     assert "EXPECTED_GPUS=8" in prepare and "DRIVER_VERSION=580.178.04" in prepare
     assert "TOOLKIT_VERSION=1.20.0" in prepare
     # No `update`: pulumi-command runs `create` again when it changes; a copy would double every script's bytes.
-    assert "update" not in commands["lab-finetune-metal-hosts-gpu-03-prepare"].inputs
-    join = commands["lab-finetune-metal-hosts-gpu-03-join"].inputs
-    assert "update" not in join
-    assert "NODE_NAME=gpu-03" in join["create"] and join["stdin"] == "[secret]"
-    # Joins wait for the bootstrap token accelfit keeps valid in the cluster (hosts added later find it too).
-    waited = {urn.rsplit("::", 1)[-1] for urn in commands["lab-finetune-metal-hosts-gpu-03-join"].dependencies}
-    assert {"lab-finetune-metal-hosts-gpu-03-prepare", "lab-finetune-metal-join-token"} <= waited
+    assert "update" not in command
+    assert "NODE_NAME=gpu-03" in prepare and command["stdin"] == "[secret]"
+    # The join waits for the bootstrap token accelfit keeps valid in the cluster (hosts added later find it too).
+    waited = {urn.rsplit("::", 1)[-1] for urn in commands["lab-finetune-metal-hosts-gpu-03-prepare"].dependencies}
+    assert "lab-finetune-metal-join-token" in waited
 
 
 def test_preflight_installs_pciutils_before_it_runs_lspci(recording):
@@ -83,7 +83,8 @@ def test_nodes_labelled_through_the_api(recording):
 def test_the_join_registers_the_gpu_taint(recording):
     # kubeadm JoinConfiguration nodeRegistration.taints: the node object is created with them.
     for host in HOSTS:
-        join = recording.named(f"lab-finetune-metal-hosts-{host}-join").inputs["create"]
+        command = recording.named(f"lab-finetune-metal-hosts-{host}-prepare").inputs["create"]
+        join = command[command.rindex("sudo -n bash -c"):]  # the last step: the join
         assert "TAINT_KEY=nvidia.com/gpu" in join and "TAINT_VALUE=present" in join
         assert "TAINT_EFFECT=NoSchedule" in join
         registration = join[join.index("nodeRegistration:"):]
