@@ -136,7 +136,7 @@ def owned_server_cost(board_power_w: float | None, gpus_per_server: int, given: 
 
 def ownership_annotations(given: Mapping[str, float | None]) -> dict[str, str]:
     """The inventory's own figures as node annotations (defaults are not written: the preview resolves them)."""
-    return {ANNOTATION_PREFIX + name.replace("_", "-"): f"{value:g}"
+    return {ANNOTATION_PREFIX + name.replace("_", "-"): f"{value:.15g}"
             for name in OWNERSHIP_FIGURES if (value := given.get(name)) is not None}
 
 
