@@ -109,7 +109,7 @@ class OwnedServerCost:
         """What a plan states: the four terms per server-month, sunk vs marginal, and which figures are defaults."""
         f = self.figures
         ends = self.amortization_end()
-        window = f", bought {self.purchased.isoformat()}, amortized until {ends:%Y-%m}" if ends else ""
+        window = f", bought {self.purchased}, amortized until {ends:%Y-%m}" if ends else ""
         defaults = ", ".join(self.defaulted) or "none"
         return (f"Owned servers, per server-month: acquisition ${self.acquisition_monthly_usd:,.0f} "
                 f"(${f['purchase_usd_per_server']:,.0f} over {f['amortization_months']:g} months{window}); energy "
