@@ -120,7 +120,7 @@ def compare(owned: OwnedServerCost, servers: int, options: tuple[RentOption, ...
         for used in utilization:
             total += option.monthly_usd(used)
             cumulative.append(total)
-        month = next((index + 1 for index, (rent, own) in enumerate(zip(cumulative, own_cumulative))
+        month = next((index + 1 for index, (rent, own) in enumerate(zip(cumulative, own_cumulative, strict=True))
                       if rent >= own), None)
         comparisons.append(Comparison(option, tuple(cumulative), crossing, month, verdict))
     return Tco(servers=servers, owned=owned, utilization=utilization, owned_cumulative_usd=own_cumulative,
