@@ -91,7 +91,9 @@ def _owned_plan(spec_file: Path | None, stack_name: str | None, catalog):
     except NoFeasiblePlan as failure:
         raise InputError([problem(source, "placement", f"no feasible plan: {failure.message}",
                                   "run `accelfit plan` on it to see why")]) from None
-    if result.platform.value != "baremetal-gpu":
+    from accelfit.clouds import cloud_of_platform
+
+    if not cloud_of_platform(result.platform.value).owned:
         raise InputError([problem(source, "placement", f"the plan runs on {result.platform.value}, not the owned "
                                   "servers", "let the workload run on the inventory (placement.inventory alone)")])
     return result, loaded.inventory, source
