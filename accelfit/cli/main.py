@@ -29,6 +29,7 @@ _COMMAND_MODULES = {
     "preview": "accelfit.cli.preview_command",
     "schema": "accelfit.cli.schema_command",
     "simulate": "accelfit.cli.simulate_command",
+    "tco": "accelfit.cli.tco_command",
 }
 
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from accelfit.catalog.models import Catalog, Cloud, region_of_zone
 from accelfit.clouds import cloud_named
-from accelfit.pricing.onprem import onprem_unit_hourly_usd
+from accelfit.pricing.onprem import owned_server_cost
 from accelfit.planner.buying import (
     BUYING_MODELS, buying_rejection, held_block, max_units, reservation_zones, sold_as_hint,
 )
@@ -250,10 +250,13 @@ def _baremetal_offers(spec: WorkloadSpec, catalog: Catalog, inventory: Inventory
             found.reject("baremetal-gpu", accelerator.name, f"{model}x{count}", inventory.site, *rejection)
             continue
         servers = sorted(servers, key=lambda server: server.name)
+        ownership = inventory.ownership
+        owned = owned_server_cost(accelerator.power_w, count, ownership.model_dump(exclude={"purchased"}),
+                                  ownership.purchased)
         found.offers.append(Offer(
             platform="baremetal-gpu", cloud="onprem", region=inventory.site, zones=(inventory.site,),
             accelerator=accelerator, machine=f"{model}x{count}", devices_per_unit=count, max_units=len(servers),
             multi_unit=True, servers=tuple(servers),
-            unit_hourly_usd=onprem_unit_hourly_usd(accelerator.power_w, count), pricing="owned",
+            unit_hourly_usd=owned.hourly_usd, owned=owned, pricing="owned",
             catalog=catalog.label))
 

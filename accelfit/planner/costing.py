@@ -309,6 +309,6 @@ def cost_assumptions(spec: WorkloadSpec, offer: Offer, run_hours: float) -> tupl
         if offer.platform == "tpu-vm":
             out.append("TPU VMs bill every hour they exist: the run total assumes the stack is destroyed when the run "
                        "ends; monthly_usd is what they cost per month while they exist.")
-    if cloud_of_platform(offer.platform).owned:
-        out.append("Owned servers are charged at their power cost only (sunk hardware).")
+    if offer.owned is not None:
+        out.append(offer.owned.statement())
     return tuple(out)

@@ -9,6 +9,7 @@ from accelfit.catalog.models import Accelerator, InstanceType, Price, TpuSlice
 from accelfit.planner.model import CostLine
 from accelfit.planner.preferences import Penalty
 from accelfit.pricing.figures import Part
+from accelfit.pricing.onprem import OwnedServerCost
 from accelfit.spec import Server
 
 
@@ -39,6 +40,7 @@ class Offer:
     # reservation, or capacity-block when the spec lists the bought block; None otherwise.
     reservation: str | None = None
     capacity_block: bool = False  # the reservation is an AWS Capacity Block (market type capacity-block)
+    owned: OwnedServerCost | None = None  # owned servers: what one costs per month, term by term
 
     @property
     def label(self) -> str:

@@ -339,8 +339,10 @@ def warnings(spec: WorkloadSpec, chosen: Sized) -> tuple[str, ...]:
         out.extend(f"Unbalanced server: {problem}" for problem in balance_problems(node, training, multi_node))
     if offer.platform in ("gke-gpu", "eks-gpu"):
         out.extend(f"Capacity: {note}" for note in capacity_notes(offer.platform, chosen.units))
-    if cloud_named(offer.cloud).owned:
-        out.append("Owned servers are charged at their power cost only (sunk hardware); see planner preferences.")
+    if offer.owned is not None and offer.owned.defaulted:
+        out.append(f"Owned servers are priced with sourced defaults for {', '.join(offer.owned.defaulted)} "
+                   "(accelfit/pricing/data/owned_hardware.yaml); set them under the inventory's ownership: for "
+                   "your site's figures.")
     if offer.platform == "tpu-vm" and multi_node:
         out.append(TPU_VM_MULTISLICE_TRADEOFF.format(slices=chosen.units))
     return tuple(out)

@@ -97,7 +97,7 @@ SHARED_FILESYSTEM_MIN_DATASET_TB = 1.0
 HOURS_PER_MONTH = 730.0
 DAYS_PER_MONTH = 30.42
 
-# Owned (bare-metal) hardware: its marginal cost, power, is accelfit.pricing.onprem's.
+# Owned (bare-metal) hardware: its cost (acquisition, energy, rack, staff) is accelfit.pricing.onprem's.
 
 # Tie-break order when two options score the same to the cent: owned hardware first (already paid for), then
 # managed TPU, then GPU clouds; then cloud, region, accelerator name and count, alphabetically/ascending.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import ipaddress
 import re
 from typing import Any, Literal
@@ -111,9 +112,32 @@ class Server(StrictModel):
         return self
 
 
+class Ownership(StrictModel):
+    """What the inventory's servers cost to own. Each figure left out is the sourced default in
+    accelfit/pricing/data/owned_hardware.yaml, and every plan says which figures are defaults."""
+
+    purchase_usd_per_server: Number | None = Field(
+        default=None, ge=0, le=100_000_000, description="Purchase price of one server, USD (0: already written off).")
+    purchased: dt.date | None = Field(default=None, description="When the servers were bought (YYYY-MM-DD); stated "
+                                      "with the month their amortization ends.")
+    amortization_months: WholeNumber | None = Field(
+        default=None, ge=1, le=240, description="Months the purchase price is spread over, straight-line.")
+    energy_usd_per_kwh: Number | None = Field(default=None, ge=0, le=10, description="Electricity price, USD/kWh.")
+    pue: Number | None = Field(default=None, ge=1, le=5,
+                               description="Power usage effectiveness of the site (facility power / IT power), >= 1.")
+    rack_power_kw: Number | None = Field(default=None, gt=0, le=1000,
+                                         description="IT power budget of one rack, kW: how many servers share a rack.")
+    colocation_usd_per_rack_month: Number | None = Field(
+        default=None, ge=0, le=10_000_000, description="What one rack costs per month (space, cooling), USD.")
+    staff_usd_per_server_year: Number | None = Field(
+        default=None, ge=0, le=10_000_000, description="Support contract and staff time per server-year, USD.")
+
+
 class Inventory(StrictModel):
     site: str = Field(pattern=DNS_LABEL, max_length=63, description="Site name, used in labels and resource names.")
     servers: tuple[Server, ...] = Field(min_length=1, max_length=10_000, description="The GPU servers.")
+    ownership: Ownership = Field(default_factory=Ownership,
+                                 description="What the servers cost to own; figures left out are sourced defaults.")
 
     @model_validator(mode="before")
     @classmethod

@@ -29,6 +29,9 @@ class NodeMembershipArgs:
     provider: k8s.Provider
     joined: Mapping[str, pulumi.Resource] = field(
         default_factory=dict, metadata={"doc": "Server name -> what makes its node exist (the join command)."})
+    ownership: Mapping[str, str] = field(
+        default_factory=dict, metadata={"doc": "The inventory's ownership figures as node annotations: the preview "
+                                               "prices each owned node with them (accelfit.pricing.onprem)."})
 
 
 def node_labels(server: Server, site: str, pool: str, pool_labels: Mapping[str, str]) -> dict[str, str]:
@@ -57,7 +60,8 @@ class NodeMembership(pulumi.ComponentResource):
             k8s.core.v1.NodePatch(
                 child_name(name, server.name),
                 metadata=k8s.meta.v1.ObjectMetaPatchArgs(
-                    name=server.name, labels=node_labels(server, args.site, args.pool, args.pool_labels)),
+                    name=server.name, labels=node_labels(server, args.site, args.pool, args.pool_labels),
+                    annotations=dict(args.ownership) or None),
                 opts=pulumi.ResourceOptions(parent=self, provider=args.provider,
                                             depends_on=[joined] if joined is not None else []))
         self.register_outputs({"nodes": [server.name for server in args.servers]})
