@@ -41,21 +41,46 @@ def brute_force_best(spec, catalog):
     planner's documented sizing rule); then the lowest rank key."""
     import dataclasses
 
+    def at(offer, units):
+        """The offer sized with at most `units`; None where it does not fit or is over the run budget."""
+        pinned = dataclasses.replace(offer, max_units=units, multi_unit=units > 1 or offer.multi_unit)
+        try:
+            sized = size_offer(spec, catalog, pinned)
+        except Unfit:
+            return None
+        if spec.budget.max_total_usd and sized.total_usd > spec.budget.max_total_usd:
+            return None
+        return sized
+
+    def exactly(offer, units):
+        sized = at(offer, units)
+        return sized if sized is not None and sized.units == units else None
+
+    def scan(offer, limit):
+        # Every count in turn, the first that fits exactly (larger counts of the same offer only finish sooner at
+        # about the same cost).
+        return next((sized for units in range(1, limit + 1) if (sized := exactly(offer, units)) is not None), None)
+
+    def fewest(offer, limit):
+        """The scan's answer in three sizings where the sizing at the limit names it: that count fits exactly and one
+        fewer does not; anything else (a budget, a smaller count that also fits) falls back to the scan. Like the
+        scan, it takes fitting to get no harder with more units: an offer that does not fit at the limit fits at no
+        count below it. (Both give the same answer on every covering spec; each full pass over the offers costs
+        the same at 1 or 64 units, so the scan's up to 64 passes were the cost.)"""
+        top = None if spec.budget.max_total_usd else at(offer, limit)
+        if top is None:
+            return scan(offer, limit) if spec.budget.max_total_usd else None
+        found = exactly(offer, top.units)
+        if found is not None and (top.units == 1 or exactly(offer, top.units - 1) is None):
+            return found
+        return scan(offer, limit)
+
     feasible = []
     for offer in offers_for(spec, catalog, None).offers:
-        limit = offer.max_units if (offer.multi_unit or spec.training is None) else 1
-        for units in range(1, min(limit, 64) + 1):
-            pinned = dataclasses.replace(offer, max_units=units, multi_unit=units > 1 or offer.multi_unit)
-            try:
-                sized = size_offer(spec, catalog, pinned)
-            except Unfit:
-                continue
-            if sized.units != units:
-                continue
-            if spec.budget.max_total_usd and sized.total_usd > spec.budget.max_total_usd:
-                continue
+        limit = min(offer.max_units if (offer.multi_unit or spec.training is None) else 1, 64)
+        sized = fewest(offer, limit)
+        if sized is not None:
             feasible.append(sized)
-            break  # larger counts of the same offer only finish sooner at about the same cost
     per_family = {}
     for sized in feasible:
         key = family_key(sized)
