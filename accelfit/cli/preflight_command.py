@@ -13,6 +13,7 @@ import json
 
 import click
 
+from accelfit.clouds import cloud_named
 from accelfit.errors import EXIT_POLICY_OR_INFEASIBLE, InputError, problem
 
 
@@ -43,14 +44,16 @@ def preflight(ctx: click.Context, stack_name: str, as_json: bool, markdown: bool
         by_cloud.setdefault(member.plan.cloud.value, []).append(member)
     needs_by_cloud = {}
     for cloud, chosen in by_cloud.items():
-        if cloud not in ("gcp", "aws"):
+        record = cloud_named(cloud)
+        if not record.preflight_reader:  # owned servers: nothing for preflight to read
             continue
         project = ""
-        if cloud == "gcp":
-            project = str(stack.get("gcp:project") or "")
+        if record.preflight_project_key:
+            key = record.preflight_project_key
+            project = str(stack.get(key) or "")
             if not project:
-                raise InputError([problem(str(stack.path), "config.gcp:project", "preflight reads a GCP project and "
-                                          "the stack names none", "pulumi config set gcp:project PROJECT_ID")])
+                raise InputError([problem(str(stack.path), f"config.{key}", f"preflight reads a {record.title} "
+                                          "project and the stack names none", f"pulumi config set {key} PROJECT_ID")])
         needs_by_cloud[cloud] = stack_needs(stack.name, chosen, catalog, project=project)
     if not needs_by_cloud:
         click.echo(f"preflight {stack.name}: nothing to check (no cloud resources)")

@@ -47,6 +47,8 @@ class Cloud:
     template_resource_types: tuple[str, ...] = ()
     # "module:Class" of the read-only preflight reader for this cloud ("" where preflight reads nothing).
     preflight_reader: str = ""
+    # The stack config key naming where preflight reads (GCP: the project; "" where the credentials say it all).
+    preflight_project_key: str = ""
     # Buying models only this cloud sells (placement.pricing values), e.g. GCP's flex-start.
     buying_models: tuple[str, ...] = ()
     # URI schemes whose objects this cloud's workload identity reads (model.weights, training.code).

@@ -31,6 +31,7 @@ CLOUD = Cloud(
     pricer_module="accelfit.pricing.pricers.gcp",
     template_resource_types=("gcp:compute/instanceTemplate:InstanceTemplate",),
     preflight_reader="accelfit.preflight.gcp:GcpReader",
+    preflight_project_key="gcp:project",
     buying_models=("flex-start",),
     storage_schemes=("gs",),
     cluster_fee_service="gke-cluster",

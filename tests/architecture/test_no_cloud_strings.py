@@ -26,7 +26,6 @@ REGISTRY = "accelfit/clouds/"
 STILL_TO_CONVERT: dict[str, int] = {
     "accelfit/catalog/integrity.py": 5,
     "accelfit/catalog/update.py": 1,
-    "accelfit/cli/preflight_command.py": 2,
     "accelfit/cloudrules/aws/plan_checks.py": 1,
     "accelfit/cloudrules/baremetal/checks.py": 1,
     "accelfit/cloudrules/gcp/validation.py": 1,
