@@ -284,3 +284,20 @@ def test_an_unlimited_cloud_quotas_value_fits(google, capsys):
     code, out, _ = run(capsys)
     assert code == 0, out
     assert f"quota {TPU_FAMILY} (tpu-v6e-slice chips, tpu_family=CT6E) in us-central1: needed 4 (unlimited" in out
+
+
+def test_a_gcp_stack_without_a_project_is_exit_2_before_anything_is_read(tmp_path, monkeypatch, capsys):
+    """The stack's own checks refuse it first (a GCP stack names its project); preflight's own refusal, keyed by the
+    cloud's record (accelfit.clouds: preflight_project_key), is the second guard."""
+    root = Path(__file__).parents[2]
+    (tmp_path / "stacks").mkdir()
+    shutil.copy(root / "Pulumi.yaml", tmp_path / "Pulumi.yaml")
+    shutil.copytree(root / "policies" / "config", tmp_path / "policies" / "config")
+    text = (root / "stacks" / f"Pulumi.{STACK}.yaml").read_text()
+    lines = [line for line in text.splitlines() if not line.strip().startswith("gcp:project:")]
+    assert len(lines) < len(text.splitlines())
+    (tmp_path / "stacks" / f"Pulumi.{STACK}.yaml").write_text("\n".join(lines) + "\n")
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run(capsys)
+    assert code == 2
+    assert "config.gcp:project" in err and "gcp:project" in err.split("Fix:", 1)[1] and "Traceback" not in err
