@@ -49,6 +49,9 @@ class Cloud:
     preflight_reader: str = ""
     # The stack config key naming where preflight reads (GCP: the project; "" where the credentials say it all).
     preflight_project_key: str = ""
+    # "module:function" of the check of what the cloud's Pulumi provider needs from the stack's config (a project,
+    # a region), given the stack; "" where the provider needs nothing.
+    provider_config_check: str = ""
     # Buying models only this cloud sells (placement.pricing values), e.g. GCP's flex-start.
     buying_models: tuple[str, ...] = ()
     # URI schemes whose objects this cloud's workload identity reads (model.weights, training.code).

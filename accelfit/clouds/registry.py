@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 from importlib import import_module
+from typing import Any
 
 from accelfit.clouds.cloud import Cloud
 
@@ -26,6 +27,12 @@ def _registry() -> dict[str, Cloud]:
             cloud: Cloud = import_module(module).CLOUD
             _REGISTERED[cloud.name] = cloud
     return _REGISTERED
+
+
+def hook(path: str) -> Any:
+    """A record's "module:name" hook (code that lives in a layer above the registry), imported when first asked."""
+    module, _, name = path.partition(":")
+    return getattr(import_module(module), name)
 
 
 def register(cloud: Cloud) -> Cloud:

@@ -17,12 +17,11 @@ validators (accelfit.stackrules.*), so a value `check` accepts is one the build 
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from accelfit.clouds import cloud_of_platform
+from accelfit.clouds import cloud_named, cloud_of_platform, hook
 from accelfit.catalog.models import Catalog
 from accelfit.errors import InputError, Problem, problem
 from accelfit.planner.fleet_model import FleetPlan
@@ -63,18 +62,12 @@ def provider_problems(stack: Any, fleet: FleetPlan, catalog: Catalog) -> list[Pr
     """What each cloud's provider needs to build the plan there: the GCP project; the AWS provider's region (it
     refuses to configure without one from aws:region, AWS_REGION/AWS_DEFAULT_REGION or a profile:
     pulumi/pulumi-aws#2088, preConfigureCallback), even though accelfit's AWS resources name their region."""
-    problems = []
-    clouds = dict.fromkeys(member.plan.cloud.value for member in fleet.workloads)
-    if "aws" in clouds and not (stack.config.get("aws:region") or stack.config.get("aws:profile") or any(
-            os.environ.get(name) for name in ("AWS_REGION", "AWS_DEFAULT_REGION", "AWS_PROFILE"))):
-        problems.append(problem(str(stack.path), "config.aws:region", "the plan runs on AWS, whose provider needs a "
-                                "region", "set aws:region (e.g. us-east-1), or AWS_REGION, or a profile with a "
-                                "region"))
-    if "gcp" in clouds and stack.config.get("gcp:project") is None:
-        problems.append(problem(str(stack.path), "config.gcp:project", "the plan runs on Google Cloud, which needs "
-                                "the project id (6-30 lowercase letters, digits or '-')",
-                                "set gcp:project: <your-project-id>"))
-    return problems  # a gcp:project that is set but not a project id: refused when the stack file is read
+    problems: list[Problem] = []
+    for name in dict.fromkeys(member.plan.cloud.value for member in fleet.workloads):
+        check = cloud_named(name).provider_config_check
+        if check:  # each cloud's own check (accelfit/cloudrules/<cloud>/provider_config.py)
+            problems += hook(check)(stack)
+    return problems
 
 
 def cloud_rule_problems(stack: Any, fleet: FleetPlan, catalog: Catalog) -> list[Problem]:

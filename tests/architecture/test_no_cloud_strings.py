@@ -33,7 +33,7 @@ STILL_TO_CONVERT: dict[str, int] = {
     "accelfit/preflight/errors.py": 1,
     "accelfit/preview/run.py": 2,
     "accelfit/reports/catalog_report.py": 1,
-    "accelfit/stackrules/__init__.py": 3,
+    "accelfit/stackrules/__init__.py": 1,
     "components/aws/gpu_vm.py": 1,
     "components/gpu_vm_script.py": 3,
     "components/kubernetes/build.py": 2,
