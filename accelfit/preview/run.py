@@ -44,9 +44,10 @@ def pricing_context(stack: StackFile, plan: Any, spec: Any = None) -> PricingCon
     dataset, checkpoints = plan.storage.dataset_tb, plan.storage.checkpoint_tb
     gib = (dataset + checkpoints) * 1e12 / 2**30
     training = spec.training is not None
+    # Each provider's region: the plan's for the cloud it runs on, the stack's provider setting for the others.
+    regions = {"gcp": stack.get("gcp:region"), "aws": stack.get("aws:region"), plan.cloud.value: plan.region}
     return PricingContext(
-        gcp_region=plan.region if plan.cloud.value == "gcp" else stack.get("gcp:region"),
-        aws_region=plan.region if plan.cloud.value == "aws" else stack.get("aws:region"),
+        gcp_region=regions["gcp"], aws_region=regions["aws"],
         bucket_gib=gib, bucket_basis=f"the spec's {dataset:g} TB dataset + {checkpoints:g} TB of checkpoints",
         pricing=plan.pricing, run=run_window(plan.platform.value, plan.estimate.hours) if training else None,
         egress_tb_per_month=spec.data.egress_tb_per_month, egress_cloud=plan.cloud.value,

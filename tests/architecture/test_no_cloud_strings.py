@@ -31,7 +31,6 @@ STILL_TO_CONVERT: dict[str, int] = {
     "accelfit/cloudrules/gcp/validation.py": 1,
     "accelfit/preflight/compare.py": 2,
     "accelfit/preflight/errors.py": 1,
-    "accelfit/preview/run.py": 2,
     "accelfit/reports/catalog_report.py": 1,
     "accelfit/stackrules/__init__.py": 1,
     "components/aws/gpu_vm.py": 1,
