@@ -27,7 +27,6 @@ STILL_TO_CONVERT: dict[str, int] = {
     "accelfit/catalog/integrity.py": 5,
     "accelfit/catalog/update.py": 1,
     "accelfit/cloudrules/aws/plan_checks.py": 1,
-    "accelfit/cloudrules/baremetal/checks.py": 1,
     "accelfit/cloudrules/gcp/validation.py": 1,
     "accelfit/preflight/compare.py": 2,
     "accelfit/preflight/errors.py": 1,

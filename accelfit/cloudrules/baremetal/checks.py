@@ -3,8 +3,9 @@ rules, accelfit.stackrules) and by the bare-metal components. Pure."""
 
 from __future__ import annotations
 
+from accelfit.clouds import cloud_of_platform
 from accelfit.errors import InputError, Problem, did_you_mean, problem
-from accelfit.planner.model import Plan
+from accelfit.planner.model import NodePool, Plan
 from accelfit.spec.inventory import Inventory
 from accelfit.validation import validate
 from accelfit.planner.software import baremetal_gpu_driver
@@ -23,26 +24,18 @@ def revalidated(inventory: Inventory, source: str) -> Inventory:
 
 
 def plan_problems(plan: Plan, inventory: Inventory | None, source: str = "inventory") -> list[Problem]:
-    problems: list[Problem] = []
-    if plan.platform.value != "baremetal-gpu":
+    if not cloud_of_platform(plan.platform).owned:
         return [problem("plan", "platform", "not a bare-metal plan", "build it with its cloud's components",
                         plan.platform.value)]
     if inventory is None:
         return [problem("stack", "placement.inventory", "a bare-metal plan needs the inventory it was made from",
                         "set placement.inventory to the inventory file")]
+    problems: list[Problem] = []
     if inventory.site != plan.region:
         problems.append(problem(source, "site", f"the plan is for site {plan.region!r}",
                                 "plan again with this inventory (accelfit plan --stack ...)", inventory.site))
     gpu_pools = [pool for pool in plan.node_pools if pool.role == "gpu"]
-    if len(gpu_pools) != 1:
-        problems.append(problem("plan", "node_pools", "a bare-metal plan has exactly one GPU pool",
-                                "plan again", [pool.name for pool in gpu_pools]))
-    elif not gpu_pools[0].driver_version or gpu_pools[0].driver_version.upper() in GKE_MANAGED:
-        problems.append(problem("plan", "node_pools.gpu.driver_version", "bare metal needs a pinned driver version",
-                                "plan again (the planner pins it from its software data)",
-                                gpu_pools[0].driver_version))
-    else:
-        problems += driver_problems(gpu_pools[0].driver_version)
+    problems += _gpu_pool_problems(gpu_pools)
     problems += toolkit_problems(baremetal_gpu_driver()["container_toolkit"])
     if not plan.baremetal_hosts:
         problems.append(problem("plan", "baremetal_hosts", "no servers chosen", "plan again with this inventory"))
@@ -50,6 +43,25 @@ def plan_problems(plan: Plan, inventory: Inventory | None, source: str = "invent
     for index, server in enumerate(inventory.servers):
         if server.name in chosen:
             problems += form_factor_problems(server, index, source)
+    return problems + _host_problems(plan, inventory, gpu_pools[0] if gpu_pools else None, source)
+
+
+def _gpu_pool_problems(gpu_pools: list[NodePool]) -> list[Problem]:
+    """Exactly one GPU pool, with a pinned driver the host preparation can install."""
+    if len(gpu_pools) != 1:
+        return [problem("plan", "node_pools", "a bare-metal plan has exactly one GPU pool", "plan again",
+                        [pool.name for pool in gpu_pools])]
+    version = gpu_pools[0].driver_version
+    if not version or version.upper() in GKE_MANAGED:
+        return [problem("plan", "node_pools.gpu.driver_version", "bare metal needs a pinned driver version",
+                        "plan again (the planner pins it from its software data)", version)]
+    return driver_problems(version)
+
+
+def _host_problems(plan: Plan, inventory: Inventory, pool: NodePool | None, source: str) -> list[Problem]:
+    """Each chosen host: listed once, in the inventory (with a spelling hint for the first few), and of the
+    pool's GPU model and count."""
+    problems: list[Problem] = []
     servers = {server.name: server for server in inventory.servers}
     seen: set[str] = set()
     missing = 0
@@ -65,11 +77,10 @@ def plan_problems(plan: Plan, inventory: Inventory | None, source: str = "invent
             problems.append(problem(source, f"servers[name={host}]", "the plan uses a server the inventory lacks",
                                     f"did you mean {hint!r}? " if hint else "plan again with this inventory", host))
             continue
-        if gpu_pools and (server.gpu_model != gpu_pools[0].accelerator
-                          or server.gpu_count != gpu_pools[0].accelerators_per_node):
+        if pool and (server.gpu_model != pool.accelerator or server.gpu_count != pool.accelerators_per_node):
             problems.append(problem(source, f"servers[name={host}]", f"has {server.gpu_count} x {server.gpu_model}, "
-                                    f"the plan's pool {gpu_pools[0].accelerators_per_node} x "
-                                    f"{gpu_pools[0].accelerator}", "plan again with this inventory", host))
+                                    f"the plan's pool {pool.accelerators_per_node} x {pool.accelerator}",
+                                    "plan again with this inventory", host))
     return problems
 
 
