@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from accelfit.clouds import cloud_named
 from accelfit.catalog.models import Catalog
@@ -47,7 +48,36 @@ def plan_fleet(specs: Sequence[WorkloadSpec], catalog: Catalog, environment: Env
     if form.workloads is not None and len(specs) != form.workloads:
         raise ValueError("the single form plans exactly one workload")
     environments = ([environment] * len(specs) if isinstance(environment, Environment) else list(environment))
-    selections = selections or {}
+    plans, searches, locks = _plan_each(specs, catalog, environments, selections or {}, form,
+                                        top=top, require_lock=require_lock, stack=stack)
+    names = [spec.name for spec in specs]
+    constraints = environments[0].constraints if environments else None
+    check_planned_accelerators(names, plans, constraints)
+    fleet_name = fleet_name or specs[0].name
+    placement = form.place(plans, fleet_name)
+    clusters = cluster_costs(placement, plans, catalog)
+    chains = [_chain(index, spec, catalog, env, plans, found, placement, clusters, form)
+              for index, (spec, env, found) in enumerate(zip(specs, environments, searches, strict=True))]
+    # The fleet at full scale without standby pools: what the standby steps are admitted against.
+    unlimited = _members(specs, plans, chains, placement, clusters, catalog)
+    standby = sum(chain.standby_full_scale_monthly_usd for chain in chains)
+    planned_full_scale = fleet_figures(unlimited, list(clusters.values()))["full_scale_monthly_usd"] - standby
+    chains = fit_standby(plans, chains, constraints, planned_full_scale or 0.0)
+    chains = [form.bound(plan, chain) for plan, chain in zip(plans, chains, strict=True)]
+    plans = [with_route(with_serving(spec, env, plan, chain), spec, catalog, chain.standby_pools)
+             for spec, env, plan, chain in zip(specs, environments, plans, chains, strict=True)]
+    members = _members(specs, plans, chains, placement, clusters, catalog)
+    shared_clusters = tuple(with_standby_pools(clusters[name], members) for name in placement.cluster_names)
+    figures = fleet_figures(members, shared_clusters)
+    return FleetPlan(name=fleet_name, environment=environments[0].name if environments else "dev",
+                     workloads=tuple(members), clusters=shared_clusters,
+                     warnings=fleet_warnings(figures, constraints), **figures), locks
+
+
+def _plan_each(specs: Sequence[WorkloadSpec], catalog: Catalog, environments: list[Environment],
+               selections: Mapping[str, Selection], form: Any, *, top: int, require_lock: bool,
+               stack: str) -> tuple[list[Plan], list[Any], dict[str, LockStatus]]:
+    """Each workload's plan (its lock respected) and search, in order; a failure names the workload."""
     plans: list[Plan] = []
     searches = []
     locks: dict[str, LockStatus] = {}
@@ -64,33 +94,17 @@ def plan_fleet(specs: Sequence[WorkloadSpec], catalog: Catalog, environment: Env
         plans.append(plan)
         searches.append(found)
         locks[spec.name] = lock
-    names = [spec.name for spec in specs]
-    constraints = environments[0].constraints if environments else None
-    check_planned_accelerators(names, plans, constraints)
-    fleet_name = fleet_name or specs[0].name
-    placement = form.place(plans, fleet_name)
-    clusters = cluster_costs(placement, plans, catalog)
-    chains = []
-    for index, (spec, env, plan, found) in enumerate(zip(specs, environments, plans, searches, strict=True)):
-        cluster = placement.cluster_of.get(index)
-        member_indexes = placement.members_of(cluster)
-        trainers = sum(1 for member in member_indexes if is_training(plans[member]))
-        chains.append(fallback_chain(spec, catalog, env, plan, found, clusters.get(cluster) if cluster else None,
-                                     len(member_indexes), trainers, own_cluster=form.own_cluster))
-    # The fleet at full scale without standby pools: what the standby steps are admitted against.
-    unlimited = _members(specs, plans, chains, placement, clusters, catalog)
-    standby = sum(chain.standby_full_scale_monthly_usd for chain in chains)
-    planned_full_scale = fleet_figures(unlimited, list(clusters.values()))["full_scale_monthly_usd"] - standby
-    chains = fit_standby(plans, chains, constraints, planned_full_scale or 0.0)
-    chains = [form.bound(plan, chain) for plan, chain in zip(plans, chains, strict=True)]
-    plans = [with_route(with_serving(spec, env, plan, chain), spec, catalog, chain.standby_pools)
-             for spec, env, plan, chain in zip(specs, environments, plans, chains, strict=True)]
-    members = _members(specs, plans, chains, placement, clusters, catalog)
-    shared_clusters = tuple(with_standby_pools(clusters[name], members) for name in placement.cluster_names)
-    figures = fleet_figures(members, shared_clusters)
-    return FleetPlan(name=fleet_name, environment=environments[0].name if environments else "dev",
-                     workloads=tuple(members), clusters=shared_clusters,
-                     warnings=fleet_warnings(figures, constraints), **figures), locks
+    return plans, searches, locks
+
+
+def _chain(index: int, spec: WorkloadSpec, catalog: Catalog, env: Environment, plans: list[Plan], found: Any,
+           placement: Any, clusters: Mapping[str, Any], form: Any) -> Any:
+    """Workload `index`'s fallback chain, with the cluster it shares and how many of its members train."""
+    cluster = placement.cluster_of.get(index)
+    member_indexes = placement.members_of(cluster)
+    trainers = sum(1 for member in member_indexes if is_training(plans[member]))
+    return fallback_chain(spec, catalog, env, plans[index], found, clusters.get(cluster) if cluster else None,
+                          len(member_indexes), trainers, own_cluster=form.own_cluster)
 
 
 @dataclasses.dataclass(frozen=True)

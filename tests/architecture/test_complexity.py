@@ -18,7 +18,6 @@ LIMIT = 20
 STILL_TO_SPLIT: dict[str, int] = {
     "accelfit/cloudrules/aws/plan_checks.py::_pool_problems": 28,
     "accelfit/cloudrules/gcp/validation.py::_gpu_pool_problems": 29,
-    "accelfit/planner/fleet.py::plan_fleet": 22,
 }
 
 
