@@ -114,7 +114,7 @@ def environment_settings(project_dir: Path, name: str) -> EnvironmentSettings:
     return EnvironmentSettings(name, str(CONFIG_DIR / f"{name}.json"), default,
                                float(cap) if isinstance(cap, (int, float)) else None, _level(budget, default),
                                own.get("requireLock") is True, own.get("requiredReviewers") is True,
-                               own.get("protected") is True)
+                               protected_in(config))
 
 
 def is_protected(name: str, project_dir: Path | None = None) -> bool:
@@ -125,7 +125,12 @@ def is_protected(name: str, project_dir: Path | None = None) -> bool:
     folder = project_dir or nearest_project_dir()
     if folder is None or not (config_dir(folder) / f"{name}.json").is_file():
         return name in SHIPPED_PROTECTED
-    own = (read_policy_config(folder, name) or {}).get(ENVIRONMENT_ENTRY)
+    return protected_in(read_policy_config(folder, name) or {})
+
+
+def protected_in(config: dict[str, Any]) -> bool:
+    """The `protected` setting of a policy configuration's environment entry."""
+    own = config.get(ENVIRONMENT_ENTRY)
     return isinstance(own, dict) and own.get("protected") is True
 
 

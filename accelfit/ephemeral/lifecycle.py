@@ -43,26 +43,24 @@ def pulumi_cli() -> str | None:
     return shutil.which("pulumi")
 
 
-def run_pulumi(args: list[str], project_dir: Path) -> None:
+def _pulumi(args: list[str], project_dir: Path, fix: str, *, capture: bool) -> str:
     cli = pulumi_cli()
     if cli is None:
-        raise InputError([problem(None, "pulumi", "the Pulumi CLI is not on PATH",
-                                  "install it (README: Running it for real) or pass --no-deploy")])
-    done = subprocess.run([cli, *args], cwd=project_dir, check=False)
+        raise InputError([problem(None, "pulumi", "the Pulumi CLI is not on PATH", fix)])
+    done = subprocess.run([cli, *args], cwd=project_dir, check=False, text=True,
+                          stdout=subprocess.PIPE if capture else None)
     if done.returncode != 0:
         raise RuntimeError(f"pulumi {' '.join(args)} failed with exit {done.returncode}")
+    return done.stdout or ""
+
+
+def run_pulumi(args: list[str], project_dir: Path) -> None:
+    _pulumi(args, project_dir, "install it (README: Running it for real) or pass --no-deploy", capture=False)
 
 
 def pulumi_output(args: list[str], project_dir: Path) -> str:
     """What a Pulumi CLI command prints (a listing, a tag's value); its errors go to the terminal."""
-    cli = pulumi_cli()
-    if cli is None:
-        raise InputError([problem(None, "pulumi", "the Pulumi CLI is not on PATH",
-                                  "install it (README: Running it for real) and log in")])
-    done = subprocess.run([cli, *args], cwd=project_dir, check=False, stdout=subprocess.PIPE, text=True)
-    if done.returncode != 0:
-        raise RuntimeError(f"pulumi {' '.join(args)} failed with exit {done.returncode}")
-    return done.stdout
+    return _pulumi(args, project_dir, "install it (README: Running it for real) and log in", capture=True)
 
 
 def tag_stack(project_dir: Path, stack_ref: str, created: Created, now: dt.datetime) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from accelfit.durations import usd
-from accelfit.environments import ENVIRONMENT_ENTRY, SHIPPED_PROTECTED
+from accelfit.environments import SHIPPED_PROTECTED, protected_in
 
 SPEC_BUDGET_POLICY = "spec-budget"
 
@@ -19,8 +19,7 @@ def budget_lines(spec_budget: Any, environment: str, cost: dict[str, Any], polic
     # The spec's budget binds as the environment's rules do by default (its "all" level, accelfit.environments), or
     # where the environment is protected: mandatory in prod as shipped and in any environment copied from it,
     # advisory elsewhere. Without a policy configuration, the shipped protected environment's rule holds.
-    own = policy_config.get(ENVIRONMENT_ENTRY) if policy_config else None
-    protected = own.get("protected") is True if isinstance(own, dict) else environment in SHIPPED_PROTECTED
+    protected = protected_in(policy_config) if policy_config else environment in SHIPPED_PROTECTED
     spec_level = "mandatory" if protected or policy_config.get("all") == "mandatory" else "advisory"
     lines = []
     if spec_budget.max_monthly_usd is not None:

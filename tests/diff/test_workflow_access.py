@@ -253,18 +253,23 @@ def test_custom_branch_policies_naming_only_main_pass():
     assert _guard().check(["dev", "staging", "prod"], {"prod"}, _fake_github(environments, {"dev": ["main"]})) == []
 
 
-def test_the_ephemeral_job_runs_pull_request_code_as_the_ephemeral_team_only():
-    """ephemeral.yml deploys the pull request's copy: it runs PR code, so no environment, no secret, a team token of
-    PULUMI_EPHEMERAL_TEAM (the pr-* stacks only), and the sandbox's cloud logins, never the deploy roles."""
-    workflow = _load("ephemeral.yml")
-    job = workflow["jobs"]["ephemeral"]
-    assert runs_pull_request_code(workflow, job) and breaches(workflow) == []
+def _assert_ephemeral_identity(job: dict[str, Any]) -> None:
+    """A team token of PULUMI_EPHEMERAL_TEAM (the pr-* stacks only) and only the sandbox's cloud logins."""
     exchange = job["steps"][_auth_index(job)]["with"]
     assert exchange == {"organization": "${{ vars.PULUMI_ORG }}", "requested-token-type": PREVIEW_TOKEN_TYPE,
                         "scope": "team:${{ vars.PULUMI_EPHEMERAL_TEAM }}"}
     logins = [step["with"] for step in job["steps"] if "role-to-assume" in step.get("with", {}) or
               "workload_identity_provider" in step.get("with", {})]
     assert logins and all("EPHEMERAL_" in value for login in logins for value in login.values() if "vars." in value)
+
+
+def test_the_ephemeral_job_runs_pull_request_code_as_the_ephemeral_team_only():
+    """ephemeral.yml deploys the pull request's copy: it runs PR code, so no environment, no secret, a team token of
+    PULUMI_EPHEMERAL_TEAM (the pr-* stacks only), and the sandbox's cloud logins, never the deploy roles."""
+    workflow = _load("ephemeral.yml")
+    job = workflow["jobs"]["ephemeral"]
+    assert runs_pull_request_code(workflow, job) and breaches(workflow) == []
+    _assert_ephemeral_identity(job)
     assert "head.repo.full_name == github.repository" in job["if"]  # forks get nothing
     broken = copy.deepcopy(workflow)
     broken["jobs"]["ephemeral"]["steps"][_auth_index(job)]["with"]["requested-token-type"] = \
@@ -279,10 +284,5 @@ def test_the_scheduled_sweep_runs_main_code_as_the_ephemeral_team_and_lists_the_
     job = workflow["jobs"]["sweep"]
     assert set(workflow["on"]) == {"schedule", "workflow_dispatch"} and not runs_pull_request_code(workflow, job)
     assert breaches(workflow) == [] and "environment" not in job
-    exchange = job["steps"][_auth_index(job)]["with"]
-    assert exchange == {"organization": "${{ vars.PULUMI_ORG }}", "requested-token-type": PREVIEW_TOKEN_TYPE,
-                        "scope": "team:${{ vars.PULUMI_EPHEMERAL_TEAM }}"}
-    logins = [step["with"] for step in job["steps"] if "role-to-assume" in step.get("with", {}) or
-              "workload_identity_provider" in step.get("with", {})]
-    assert logins and all("EPHEMERAL_" in value for login in logins for value in login.values() if "vars." in value)
+    _assert_ephemeral_identity(job)
     assert job["steps"][-1]["run"] == ".venv/bin/accelfit ephemeral sweep --backend"
