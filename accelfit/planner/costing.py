@@ -26,10 +26,12 @@ from accelfit.planner import preferences as pref
 from accelfit.planner.memory import weights_bytes
 from accelfit.planner.model import NodePool
 from accelfit.planner.options import Offer
+from accelfit.planner.serving_traffic import serving_traffic_facts
 from accelfit.pricing.figures import (
     COMMITMENT_TERM_HOURS, HOURS_PER_MONTH, CostFigures, Part, RunWindow, accelerator_pool, always_on, figures, per_month,
     serving_hours_per_month,
 )
+from accelfit.pricing.server_windows import stop_tail_hours
 from accelfit.pricing.node_disks import disk_hourly_usd, gke_boot_disk_type
 from accelfit.pricing.capacity_blocks import block_for
 from accelfit.pricing.overheads import overhead_for, run_window
@@ -56,12 +58,13 @@ CLUSTER_PLATFORMS = ("gke-gpu", "gke-tpu", "eks-gpu")
 class ServingSchedule:
     how: str  # the plan's note
     needs_server: bool  # the window is kept by the model servers' autoscaler, so only where the stack builds them
+    stop_tail: bool = False  # the nodes bill on after the window until the autoscalers let them go (stop_tail_hours)
 
 
 SCHEDULED_SERVING_PLATFORMS = {
     "eks-gpu": ServingSchedule("a schedule scales the node group to zero the rest of the day", needs_server=False),
     "gke-gpu": ServingSchedule("a cron trigger lets the servers go the rest of the day (once idle) and the cluster "
-                               "autoscaler removes the empty nodes", needs_server=True),
+                               "autoscaler removes the empty nodes", needs_server=True, stop_tail=True),
 }
 # When a part-day service starts (UTC) unless the spec says (inference.serving_start_utc).
 SERVING_START_UTC = "08:00"
@@ -149,8 +152,12 @@ def serving_plan(spec: WorkloadSpec, offer: Offer) -> tuple[float, str]:
         return HOURS_PER_MONTH, f"{hours_per_day:g} h a day, but committed capacity bills every hour"
     window = serving_window(spec, offer)
     if window is not None:
-        return serving_hours_per_month(hours_per_day), (f"{hours_per_day:g} h a day from {window[0]} UTC: "
-                                                        f"{SCHEDULED_SERVING_PLATFORMS[offer.platform].how}")
+        schedule = SCHEDULED_SERVING_PLATFORMS[offer.platform]
+        tail = stop_tail_hours(serving_traffic_facts().autoscaling.cooldown_period_seconds) if schedule.stop_tail \
+            else 0.0
+        after = f" (+{tail * 60:g} min until the last node goes)" if tail else ""
+        return serving_hours_per_month(hours_per_day + tail), (f"{hours_per_day:g} h a day from {window[0]} UTC"
+                                                               f"{after}: {schedule.how}")
     fix = ("set model.weights so the stack builds the model server, whose autoscaler keeps the window"
            if offer.platform in SCHEDULED_SERVING_PLATFORMS else
            "scale your serving workload to zero off-hours and the autoscaler removes the idle nodes")

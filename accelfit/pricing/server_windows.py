@@ -10,8 +10,8 @@ SCHEDULED_SERVING_PLATFORMS, says why the chain holds):
 3. that node pool autoscales with a minimum of 0 (checked by the caller from the priced pool), so the cluster
    autoscaler removes its empty nodes.
 
-A pool found here is priced for its window's hours a day; a pool that is not (no cron window, minimum above 0, no
-scale-to-zero scaler) is priced all day, as before.
+A pool found here is priced for its window's hours a day plus the tail until its last node goes (stop_tail_hours);
+a pool that is not (no cron window, minimum above 0, no scale-to-zero scaler) is priced all day, as before.
 """
 
 from __future__ import annotations
@@ -22,6 +22,19 @@ from typing import Any
 
 from accelfit.pricing.rates import NeutralResource
 from accelfit.pricing.serving_objects import SCALED_OBJECT_TYPE
+
+# After the window KEDA waits cooldownPeriod (default 300 s) with every trigger inactive before it scales to zero
+# (keda.sh/docs/2.18/reference/scaledobject-spec, cooldownPeriod), and the cluster autoscaler removes a node only
+# once it has been unneeded for --scale-down-unneeded-time, 10 minutes by default (kubernetes/autoscaler
+# cluster-autoscaler/FAQ.md, "How does scale-down work?", as of 2026-11-29).
+KEDA_DEFAULT_COOLDOWN_SECONDS = 300
+NODE_UNNEEDED_MINUTES = 10
+
+
+def stop_tail_hours(cooldown_seconds: float) -> float:
+    """Hours a GPU node keeps billing after the serving window ends, with no request in flight."""
+    return cooldown_seconds / 3600 + NODE_UNNEEDED_MINUTES / 60
+
 
 # The node label GKE sets to the node pool's name on each of its nodes (cloud.google.com/kubernetes-engine/docs/
 # how-to/node-pools "Deploying Services to specific node pools", as of 2026-11-29).
@@ -42,14 +55,17 @@ def scheduled_hours_per_day(start_recurrence: str, stop_recurrence: str) -> floa
 
 
 def _window_hours(spec: Mapping[str, Any]) -> float | None:
-    """Hours a day of the ScaledObject's cron window when it may scale to zero outside it; None otherwise."""
+    """Hours a day the ScaledObject's servers' nodes bill when it may scale to zero outside a cron window (the
+    window and the tail after it); None otherwise."""
     if int(spec.get("minReplicaCount") or 0) != 0:
         return None
     hours = [scheduled_hours_per_day(str(metadata.get("start", "")), str(metadata.get("end", "")))
              for trigger in spec.get("triggers") or [] if trigger.get("type") == "cron"
              for metadata in [trigger.get("metadata") or {}]]
     known = [value for value in hours if value is not None]
-    return max(known) if known else None
+    if not known:
+        return None
+    return max(known) + stop_tail_hours(float(spec.get("cooldownPeriod") or KEDA_DEFAULT_COOLDOWN_SECONDS))
 
 
 def _required_pools(value: Any) -> Iterator[str]:
