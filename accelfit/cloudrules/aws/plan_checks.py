@@ -11,6 +11,7 @@ import ipaddress
 import re
 
 from accelfit.catalog import Catalog
+from accelfit.clouds.aws import CLOUD as AWS
 from accelfit.catalog.rows import InstanceType
 from accelfit.errors import Problem, did_you_mean, problem
 from accelfit.planner.model import NodePool, Plan, PlanCloud, Platform
@@ -30,7 +31,7 @@ def validate_eks_plan(plan: Plan, catalog: Catalog) -> list[Problem]:
     """Every reason the plan cannot be built on EKS; an empty list when it can."""
     problems: list[Problem] = []
     platform, cloud = Platform(plan.platform), PlanCloud(plan.cloud)
-    if cloud is not PlanCloud.aws or platform is not Platform.eks_gpu:
+    if cloud.value != AWS.name or platform.value != AWS.cluster_platform:
         problems.append(problem(FILE, "platform", "the AWS components build eks-gpu plans on aws",
                                 "build this plan with the components of its platform",
                                 f"{platform.value} on {cloud.value}"))

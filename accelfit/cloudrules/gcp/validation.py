@@ -11,6 +11,7 @@ import ipaddress
 from collections import Counter
 
 from accelfit.catalog.models import Catalog, Cloud
+from accelfit.clouds.gcp import CLOUD as GCP
 from accelfit.catalog.rows import InstanceType
 from accelfit.environments import is_protected
 from accelfit.errors import Problem, did_you_mean, join_path, problem
@@ -25,7 +26,6 @@ from accelfit.cloudrules.gcp.retention import retention_problem
 from accelfit.cloudrules.gcp.rules import gcp_rules
 
 FILE = "plan"
-GCP_PLATFORMS = ("gke-gpu", "gke-tpu", "tpu-vm", "gce-gpu-vm")
 
 # GKE GPU sharing limits. https://cloud.google.com/kubernetes-engine/docs/concepts/timesharing-gpus
 # and https://cloud.google.com/kubernetes-engine/docs/how-to/nvidia-mps-gpus
@@ -39,7 +39,7 @@ def region_of(zone: str) -> str:
 
 def plan_problems(plan: Plan, catalog: Catalog) -> list[Problem]:
     problems: list[Problem] = []
-    if _value(plan.cloud) != "gcp" or _value(plan.platform) not in GCP_PLATFORMS:
+    if _value(plan.cloud) != GCP.name or _value(plan.platform) not in GCP.platforms:
         problems.append(problem(FILE, "platform",
                                 "the GCP components build only gke-gpu, gke-tpu, tpu-vm and gce-gpu-vm plans",
                                 "build this plan with the components of its cloud", _value(plan.platform)))
