@@ -177,7 +177,7 @@ def _storage_problems(plan: Plan) -> list[Problem]:
 
 def _cluster_problems(plan: Plan, catalog: Catalog) -> list[Problem]:
     problems: list[Problem] = []
-    roles = Counter(pool.role for pool in plan.node_pools)
+    roles: Counter[str] = Counter(pool.role for pool in plan.node_pools)
     if roles["system"] != 1:
         problems.append(problem(FILE, "node_pools", "a GKE plan needs exactly one system pool",
                                 "add one pool with role: system (small, no accelerators)", roles["system"]))
