@@ -144,7 +144,8 @@ def _gpu_pools(spec: WorkloadSpec, sized: Sized, labels: dict[str, str], spot: b
         local_nvme_gb=instance.local_nvme_gb if instance else 0, driver_version=driver,
         serving_start_utc=window[0] if window else None, serving_hours_per_day=window[1] if window else None,
         reservation=offer.reservation, capacity_block=block,
-        flex_start=flex_start) for index, size in enumerate(splits)]
+        flex_start=flex_start, measured_power_w=offer.owned.measured_power_w if offer.owned else None)
+        for index, size in enumerate(splits)]
 
 
 def _compact_gpu_pool(machine: str, multi_node_training: bool, flex_start: bool, block: bool) -> bool:

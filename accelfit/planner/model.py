@@ -87,6 +87,10 @@ class NodePool(Frozen):
     fallback_rank: int = Field(
         default=0, ge=0, description="0 = a planned pool; above 0 = a fleet workload's standby pool for that step of "
         "its fallback chain (FallbackStep.rank), scaled from 0 nodes.")
+    measured_power_w: float | None = Field(
+        default=None, gt=0, le=2000, description="Owned servers: the board power per accelerator `accelfit "
+        "calibrate` measured (DCGM power draw), which the energy term used instead of the catalog's; the servers' "
+        "nodes carry it for the preview. None = the catalog's.")
 
     @model_serializer(mode="wrap")
     def _planned_pools_as_before(self, handler: Any) -> Any:
@@ -99,6 +103,8 @@ class NodePool(Frozen):
             data.pop("flex_start", None)  # likewise: pools not on flex-start serialize as before it existed
         if isinstance(data, dict) and not self.avoid_reservations:
             data.pop("avoid_reservations", None)  # likewise
+        if isinstance(data, dict) and self.measured_power_w is None:
+            data.pop("measured_power_w", None)  # likewise: plans without a measured power as before
         return data
 
 
