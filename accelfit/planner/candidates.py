@@ -3,6 +3,7 @@ per zone, owned servers per GPU model; each either priced under the spec's prici
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Mapping
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -256,8 +257,9 @@ def _baremetal_offers(spec: WorkloadSpec, catalog: Catalog, inventory: Inventory
             continue
         servers = sorted(servers, key=lambda server: server.name)
         ownership = inventory.ownership
+        # As of today: servers past their amortization's end are paid for (the preview prices them the same way).
         owned = owned_server_cost(accelerator.power_w, count, ownership.model_dump(exclude={"purchased"}),
-                                  ownership.purchased, measured_power_w.get(accelerator.name))
+                                  ownership.purchased, measured_power_w.get(accelerator.name), dt.date.today())
         found.offers.append(Offer(
             platform="baremetal-gpu", cloud="onprem", region=inventory.site, zones=(inventory.site,),
             accelerator=accelerator, machine=f"{model}x{count}", devices_per_unit=count, max_units=len(servers),

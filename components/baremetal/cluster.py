@@ -72,7 +72,7 @@ class BaremetalCluster(pulumi.ComponentResource):
         self.membership = NodeMembership(child_name(name, "nodes"), NodeMembershipArgs(
             servers=servers, site=inventory.site, pool=pool.name, pool_labels=dict(pool.labels),
             ownership=ownership_annotations(inventory.ownership.model_dump(exclude={"purchased"}),
-                                            pool.measured_power_w),
+                                            pool.measured_power_w, inventory.ownership.purchased),
             provider=self.provider, joined=self.hosts.joined), opts=child)
         self.register_outputs({"site": inventory.site, "hosts": [server.name for server in servers],
                                "driver_version": pool.driver_version})

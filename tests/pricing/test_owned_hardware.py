@@ -189,3 +189,27 @@ def test_an_impossible_power_draw_exits_2_and_writes_nothing(tmp_path, capsys, w
     assert main(["calibrate", str(export), "--output", str(team_path)]) == 2
     err = capsys.readouterr().err
     assert "DCGM_FI_DEV_POWER_USAGE" in err and "watts" in err and not team_path.exists()
+
+
+def test_past_the_amortizations_end_the_servers_are_paid_for_in_plan_and_preview(catalog):
+    # Bought in 2020 and amortized over 36 months: by today the acquisition is paid; plan and preview (which reads
+    # the purchase date off the node) both charge rack, staff and energy only, and the plan says why.
+    old = {"purchase_usd_per_server": 215000, "purchased": "2020-01-01", "amortization_months": 36}
+    result = planned(catalog, old)
+    statement = next(line for line in result.estimate.cost_assumptions if line.startswith("Owned servers"))
+    assert "acquisition $0" in statement and "amortized until 2023-01: paid for since then" in statement
+    figures = {key: value for key, value in old.items() if key != "purchased"}
+    annotations = ownership_annotations(figures, purchased=dt.date(2020, 1, 1))
+    assert annotations["accelfit.io/owned-purchased"] == "2020-01-01"
+    paid = owned_server_cost(700, 8, figures, dt.date(2020, 1, 1), as_of=dt.date.today())
+    assert paid.acquisition_monthly_usd == 0 and preview_hourly(catalog, annotations) == pytest.approx(paid.hourly_usd)
+    # Bought recently: still paying, in both.
+    recent = owned_server_cost(700, 8, figures, dt.date.today().replace(day=1), as_of=dt.date.today())
+    assert recent.acquisition_monthly_usd == pytest.approx(215000 / 36)
+    assert preview_hourly(catalog, ownership_annotations(figures, purchased=dt.date.today().replace(day=1))) == \
+        pytest.approx(recent.hourly_usd)
+    # The day the amortization ends, the charge stops.
+    ends = dt.date(2023, 1, 1)
+    assert owned_server_cost(700, 8, figures, dt.date(2020, 1, 1), as_of=ends - dt.timedelta(days=1)) \
+        .acquisition_monthly_usd > 0
+    assert owned_server_cost(700, 8, figures, dt.date(2020, 1, 1), as_of=ends).acquisition_monthly_usd == 0
