@@ -30,14 +30,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from accelfit.errors import Problem, problem
+from accelfit.planner.overflow import DISPATCH_STEP_SIZE
 
 MULTIKUEUE_CONTROLLER = "kueue.x-k8s.io/multikueue"
 INCREMENTAL_DISPATCHER = "kueue.x-k8s.io/multikueue-dispatcher-incremental"
-# One worker at a time, in the config's order: the owned cluster alone first, the cloud only when it does not admit.
-DISPATCH_STEP_SIZE = 1
-# The Incremental dispatcher's fixed round: a round that admits nothing for this long nominates the next cluster
-# (concepts/multikueue.md, "Incremental"). Not configurable in 0.19; stated in the plan as the overflow's wait.
-DISPATCH_ROUND_MINUTES = 5
+# DISPATCH_STEP_SIZE (one worker at a time, the owned cluster alone first) is the number the plan prints
+# (accelfit.planner.overflow, with the dispatcher's round).
 KUBECONFIG_KEY = "kubeconfig"  # the Secret key MultiKueue reads (multikueue-setup.yaml)
 MAX_WORKERS = 20  # MultiKueueConfig spec.clusters maxItems (the pinned CRD)
 ROLES = ("owned", "overflow")

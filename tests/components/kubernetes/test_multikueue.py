@@ -24,8 +24,8 @@ from components.kubernetes.multikueue import (
     WorkerAccessArgs,
     worker_access,
 )
+from accelfit.planner.overflow import DISPATCH_ROUND_MINUTES
 from components.kubernetes.multikueue_objects import (
-    DISPATCH_ROUND_MINUTES,
     INCREMENTAL_DISPATCHER,
     MULTIKUEUE_CONTROLLER,
     WorkerQuota,
