@@ -52,7 +52,7 @@ def build(plan: Plan, ownership: Ownership, catalog: Catalog | None = None,
             from components.hybrid import build_overflow
 
             build_overflow(plan, ownership, catalog, built, inventory,
-                           f"https://{pulumi.Config().require('joinEndpoint')}")
+                           f"https://{pulumi.Config().require('joinEndpoint')}", build_cluster, cluster_check)
         return built
     return Built(VM_BUILDERS[plan.cloud.value](plan, ownership, catalog), None)  # VMs: no Kubernetes layer
 
@@ -222,7 +222,7 @@ def alone_problems(plan: Plan, ownership: Ownership, catalog: Catalog, inventory
             if plan.overflow is not None:
                 from components.hybrid import overflow_problems
 
-                return overflow_problems(plan, ownership, catalog)
+                return overflow_problems(plan, ownership, catalog, cluster_check)
             return []
         found = cluster_check(cluster, catalog)
         if not found:

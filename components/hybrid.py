@@ -14,13 +14,16 @@ import pulumi
 
 from accelfit.catalog.models import Catalog
 from accelfit.errors import InputError, Problem, problem
+from accelfit.planner.hybrid import MANAGER_FIX, MANAGER_KEY
 from accelfit.planner.model import Plan
 from accelfit.spec.inventory import Inventory
 from components.common import Ownership
 from components.fleet import SharedClusterBuild, own_cluster
 
-MANAGER_KEY = "managerKubeconfig"
-MANAGER_FIX = "pulumi config set --secret accelfit:managerKubeconfig < <kubeconfig of the MultiKueue manager cluster>"
+# The cluster builder and its checks (components.build's), passed in: the assembly imports this module, not the
+# other way round.
+ClusterBuilder = Callable[..., Any]
+ClusterCheck = Callable[[SharedClusterBuild, Catalog], list]
 
 
 def overflow_cluster(plan: Plan, ownership: Ownership) -> SharedClusterBuild:
@@ -30,11 +33,10 @@ def overflow_cluster(plan: Plan, ownership: Ownership) -> SharedClusterBuild:
     return dataclasses.replace(own_cluster(plan.overflow.plan, ownership), name=plan.overflow.worker)
 
 
-def overflow_problems(plan: Plan, ownership: Ownership, catalog: Catalog) -> list[Problem]:
+def overflow_problems(plan: Plan, ownership: Ownership, catalog: Catalog, cluster_check: ClusterCheck
+                      ) -> list[Problem]:
     """What building the overflow would refuse: the overflow cluster's own checks, a cloud whose cluster endpoint
     this module cannot read, and the manager's kubeconfig missing."""
-    from components.build import cluster_check
-
     assert plan.overflow is not None
     problems = list(cluster_check(overflow_cluster(plan, ownership), catalog))
     if plan.overflow.cloud not in ENDPOINTS:
@@ -48,12 +50,11 @@ def overflow_problems(plan: Plan, ownership: Ownership, catalog: Catalog) -> lis
 
 
 def build_overflow(plan: Plan, ownership: Ownership, catalog: Catalog, owned: Any, inventory: Inventory | None,
-                   owned_server: str) -> Any:
+                   owned_server: str, build_cluster: ClusterBuilder, cluster_check: ClusterCheck) -> Any:
     """The overflow cluster, both workers' MultiKueue access and the manager's objects. `owned`: the owned
     cluster's Built (its Kubernetes layer); `owned_server`: its API server URL."""
     import pulumi_kubernetes as k8s
 
-    from components.build import build_cluster
     from components.kubernetes.build import layer_labels, plan_layer
     from components.kubernetes.multikueue import (
         ManagerWorker, MultiKueueManager, MultiKueueManagerArgs, MultiKueueWorkerAccess, WorkerAccessArgs,
@@ -63,7 +64,7 @@ def build_overflow(plan: Plan, ownership: Ownership, catalog: Catalog, owned: An
 
     overflow = plan.overflow
     assert overflow is not None
-    found = overflow_problems(plan, ownership, catalog)
+    found = overflow_problems(plan, ownership, catalog, cluster_check)
     if found:
         raise InputError(found)
     cloud_cluster = overflow_cluster(plan, ownership)

@@ -29,6 +29,8 @@ from accelfit.spec.models import Deployment
 
 OVERFLOW = "overflow"  # the prefix of the overflow's cost lines and the suffix of its cluster's name
 _NOT_CARRIED = ("compute", "egress", "standby")  # repriced here (compute) or priced once for the workload (egress)
+MANAGER_KEY = "managerKubeconfig"  # the stack config key (a secret) of the MultiKueue manager's kubeconfig
+MANAGER_FIX = "pulumi config set --secret accelfit:managerKubeconfig < <kubeconfig of the MultiKueue manager cluster>"
 MANAGER = ("a management cluster of the team's own, reached with accelfit:managerKubeconfig (not priced): Kueue 0.19 "
            "cannot make the manager one of its own workers")
 

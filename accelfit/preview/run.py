@@ -72,7 +72,7 @@ def with_unset_secrets(stack: StackFile) -> tuple[dict[str, str], dict[str, str]
              if f"{stack.project}:{key}" not in config}
     # A hybrid workload's MultiKueue manager (placement.overflow), same treatment.
     if any(spec.placement.overflow is not None for spec in stack.specs):
-        from components.hybrid import MANAGER_FIX, MANAGER_KEY
+        from accelfit.planner.hybrid import MANAGER_FIX, MANAGER_KEY
 
         key = f"{stack.project}:{MANAGER_KEY}"
         if key not in config:
