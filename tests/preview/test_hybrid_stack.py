@@ -169,3 +169,16 @@ def test_a_missing_manager_kubeconfig_is_exit_2_before_anything_is_created():
     assert any(problem.field == "accelfit:managerKubeconfig" and "pulumi config set --secret" in problem.fix
                for problem in error.problems), error.render()
     assert not [row for row in recording.resources if not row.type.startswith("pulumi:providers:")]
+
+
+def test_an_overflow_cloud_whose_endpoint_is_not_wired_is_exit_2_from_preview(project, capsys):
+    path = project / "stacks" / f"Pulumi.{STACK}.yaml"
+    data = yaml.safe_load(path.read_text())
+    data["config"]["aws:region"] = "us-east-1"
+    data["config"]["accelfit:eksPublicAccessCidrs"] = ["203.0.113.0/24"]
+    data["config"]["accelfit:workload"]["placement"]["overflow"].update(cloud="aws", region="us-east-1")
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    code = main(["preview", "--stack", STACK])
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert "placement.overflow.cloud" in err and "use one of gcp" in err and "Traceback" not in err
