@@ -182,3 +182,15 @@ def test_an_overflow_cloud_whose_endpoint_is_not_wired_is_exit_2_from_preview(pr
     err = capsys.readouterr().err
     assert code == 2, err
     assert "placement.overflow.cloud" in err and "use one of gcp" in err and "Traceback" not in err
+
+
+def test_check_asks_for_the_overflow_clouds_project_as_preview_does(project, capsys):
+    """The overflow cluster is built in GCP although the workload's plan is owned: `check` says so before `preview`."""
+    path = project / "stacks" / f"Pulumi.{STACK}.yaml"
+    data = yaml.safe_load(path.read_text())
+    del data["config"]["gcp:project"]
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    for command in (["check", f"stacks/Pulumi.{STACK}.yaml"], ["preview", "--stack", STACK]):
+        code = main(command)
+        err = capsys.readouterr().err
+        assert code == 2 and "gcp:project" in err and "Traceback" not in err, (command, err)
