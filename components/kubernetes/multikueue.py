@@ -154,8 +154,8 @@ class MultiKueueWorkerAccess(pulumi.ComponentResource):
         account, space = access["service_account"], access["namespace"]
         on = pulumi.ResourceOptions(parent=self, provider=args.provider, depends_on=list(args.depends_on))
         meta = {"labels": dict(args.labels)}
-        k8s.core.v1.ServiceAccount(child_name(name, "account"), metadata={"name": account, "namespace": space, **meta},
-                                   opts=on)
+        service_account = k8s.core.v1.ServiceAccount(
+            child_name(name, "account"), metadata={"name": account, "namespace": space, **meta}, opts=on)
         role = k8s.rbac.v1.ClusterRole(child_name(name, "role"), metadata={"name": f"{account}-role", **meta},
                                        rules=access["rules"], opts=on)
         k8s.rbac.v1.ClusterRoleBinding(
@@ -163,12 +163,15 @@ class MultiKueueWorkerAccess(pulumi.ComponentResource):
             role_ref={"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": f"{account}-role"},
             subjects=[{"kind": "ServiceAccount", "name": account, "namespace": space}],
             opts=pulumi.ResourceOptions.merge(on, pulumi.ResourceOptions(depends_on=[role])))
-        # The token controller fills a service-account-token Secret's data (token, ca.crt); the kubeconfig is built
-        # from them as create-multikueue-kubeconfig.sh builds it.
+        # The token controller fills a service-account-token Secret's data (token, ca.crt), and the provider waits
+        # for it before the Secret's outputs resolve (pulumi/pulumi-kubernetes#2048, "Add awaiter for
+        # service-account-token secret"); the account must exist first (pulumi/pulumi-kubernetes#4396). The
+        # kubeconfig is built from them as create-multikueue-kubeconfig.sh builds it.
         token = k8s.core.v1.Secret(
             child_name(name, "token"), type="kubernetes.io/service-account-token",
             metadata={"name": account, "namespace": space, **meta,
-                      "annotations": {"kubernetes.io/service-account.name": account}}, opts=on)
+                      "annotations": {"kubernetes.io/service-account.name": account}},
+            opts=pulumi.ResourceOptions.merge(on, pulumi.ResourceOptions(depends_on=[service_account])))
         self.kubeconfig = pulumi.Output.secret(pulumi.Output.all(args.server, token.data).apply(
             lambda parts: kubeconfig_text(args.cluster, parts[0], (parts[1] or {}).get("ca.crt", ""),
                                           _decoded((parts[1] or {}).get("token", "")))))

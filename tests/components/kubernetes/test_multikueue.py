@@ -250,6 +250,11 @@ def test_worker_access_is_the_documented_service_account_and_role():
     [token] = [item.inputs for item in recording.resources if item.type == "kubernetes:core/v1:Secret"]
     assert token["type"] == "kubernetes.io/service-account-token"
     assert token["metadata"]["annotations"] == {"kubernetes.io/service-account.name": "multikueue-sa"}
+    # The token Secret waits for its service account (a token Secret without one breaks the provider:
+    # pulumi/pulumi-kubernetes#4396).
+    [account] = [item for item in recording.resources if item.type == "kubernetes:core/v1:ServiceAccount"]
+    [secret] = [item for item in recording.resources if item.type == "kubernetes:core/v1:Secret"]
+    assert account.urn in secret.dependencies
 
 
 def test_the_kubeconfig_carries_a_token_not_an_exec_plugin():
