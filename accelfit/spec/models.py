@@ -591,6 +591,15 @@ class PlacementSpec(StrictModel):
         description="Reservations the team holds, each {name, zone, instance_type, count}: budget.pricing "
                     "reservation plans on them (already paid, so $0 marginal).")
 
+    @model_serializer(mode="wrap")
+    def _without_an_unset_overflow(self, handler: Any) -> Any:
+        """A placement without overflow serializes as before overflow existed: specs in plans, previews and their
+        goldens stay byte for byte the same."""
+        data = handler(self)
+        if isinstance(data, dict) and self.overflow is None:
+            data.pop("overflow", None)
+        return data
+
     @field_validator("accelerators", mode="after")
     @classmethod
     def _canonical_accelerators(cls, names: tuple[str, ...]) -> tuple[str, ...]:

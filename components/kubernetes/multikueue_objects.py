@@ -39,7 +39,7 @@ INCREMENTAL_DISPATCHER = "kueue.x-k8s.io/multikueue-dispatcher-incremental"
 KUBECONFIG_KEY = "kubeconfig"  # the Secret key MultiKueue reads (multikueue-setup.yaml)
 MAX_WORKERS = 20  # MultiKueueConfig spec.clusters maxItems (the pinned CRD)
 ROLES = ("owned", "overflow")
-_DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+_DNS_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")  # fullmatch: a trailing newline is no DNS label
 _UNITS = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40}
 
 
@@ -174,7 +174,7 @@ def worker_problems(where: str, workers: Sequence[WorkerQuota], resource: str) -
     for index, worker in enumerate(workers):
         if worker.role not in ROLES:
             problems.append(problem(where, f"workers[{index}].role", "unknown role", "owned or overflow", worker.role))
-        if not _DNS_LABEL.match(worker.name) or len(worker.name) > 63:
+        if not _DNS_LABEL.fullmatch(worker.name) or len(worker.name) > 63:
             problems.append(problem(where, f"workers[{index}].name", "not a DNS label (a MultiKueueCluster name)",
                                     "lower-case letters, digits and '-', at most 63", worker.name))
         if _amount(worker.quotas.get(resource, 0)) <= 0:
