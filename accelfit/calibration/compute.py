@@ -18,7 +18,7 @@ import datetime as dt
 from collections import defaultdict
 from dataclasses import dataclass
 
-from accelfit.calibration.dcgm import DRAM, TENSOR, Utilisation
+from accelfit.calibration.dcgm import DRAM, POWER, TENSOR, Utilisation
 from accelfit.calibration.measurements import MeasuredRun
 from accelfit.catalog.models import Catalog
 from accelfit.errors import InputError, Problem, join_path, problem
@@ -28,7 +28,7 @@ from accelfit.planner.serving import Efficiency, ReplicaModel
 from accelfit.planner.serving_data import efficiency_for, engine_limits, max_num_batched_tokens
 from accelfit.planner.serving_load import Budgets, ReplicaLoad, largest_slots
 from accelfit.planner.sizing import peak_flops, usable_batch
-from accelfit.planner.team_efficiency import TeamEfficiency, TeamServingFigure, TeamTrainingFigure
+from accelfit.planner.team_efficiency import TeamEfficiency, TeamPowerFigure, TeamServingFigure, TeamTrainingFigure
 from accelfit.spec import TrainingMethod
 
 
@@ -45,6 +45,8 @@ class Measured:
     mfu: float = 0.0
     decode_bandwidth: float = 0.0
     prefill_compute: float = 0.0
+    power_w: float = 0.0  # kind "power": mean draw per accelerator (W)
+    gpus: int = 0
 
 
 def measure_runs(runs: list[tuple[str, MeasuredRun]], catalog: Catalog, file: str) -> list[Measured]:
@@ -190,9 +192,17 @@ def replica_rate(model: ReplicaModel, group: int, latency_ms: float) -> float:
 
 
 def measure_dcgm(utilisation: list[Utilisation], kind: str, file: str) -> list[Measured]:
+    """Efficiency from the profiling ratios, and each accelerator's power draw where the export has it (an export
+    of power alone gives the energy figure alone)."""
     out = []
     for item in utilisation:
+        power = item.mean(POWER)
+        if power is not None:
+            out.append(Measured(item.accelerator, "power", f"{len(item.gpus)} GPUs", power_w=power,
+                                gpus=len(item.gpus)))
         tensor, dram = item.mean(TENSOR), item.mean(DRAM)
+        if power is not None and tensor is None and dram is None:
+            continue
         for metric, value in ((TENSOR, tensor), (DRAM, dram if kind == "serving" else None)):
             if value is not None and value < MIN_EFFICIENCY:
                 raise InputError([problem(file, metric, f"{item.accelerator} averaged {value:.2%}: the GPUs were "
@@ -221,9 +231,14 @@ def team_file(measured: list[Measured], source: str, existing: TeamEfficiency | 
         groups[(item.kind, item.accelerator)].append(item)
     training = {figure.accelerator: figure for figure in (existing.training if existing else ())}
     serving = {figure.accelerator: figure for figure in (existing.serving if existing else ())}
+    power = {figure.accelerator: figure for figure in (existing.power if existing else ())}
     for (kind, accelerator), items in sorted(groups.items()):
         where = f"{source} ({', '.join(item.where for item in items)})"
-        if kind == "training":
+        if kind == "power":
+            power[accelerator] = TeamPowerFigure.model_construct(
+                accelerator=accelerator, watts=round(sum(item.power_w for item in items) / len(items), 1),
+                gpus=max(item.gpus for item in items), source=f"{source} ({POWER})")
+        elif kind == "training":
             training[accelerator] = TeamTrainingFigure.model_construct(
                 accelerator=accelerator, mfu=round(sum(item.mfu for item in items) / len(items), 4),
                 runs=len(items), source=where)
@@ -238,7 +253,8 @@ def team_file(measured: list[Measured], source: str, existing: TeamEfficiency | 
     # Validated, not constructed: a figure out of range is an InputError naming the source, never a traceback.
     return validate(TeamEfficiency, {"written": today,
                                      "training": [training[key].model_dump() for key in sorted(training)],
-                                     "serving": [serving[key].model_dump() for key in sorted(serving)]}, source)
+                                     "serving": [serving[key].model_dump() for key in sorted(serving)],
+                                     "power": [power[key].model_dump() for key in sorted(power)]}, source)
 
 
 __all__ = ["Measured", "measure_dcgm", "measure_runs", "team_file"]

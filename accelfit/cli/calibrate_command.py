@@ -62,5 +62,8 @@ def calibrate(files: tuple[Path, ...], kind: str | None, accelerator: str | None
     for served in team.serving:
         click.echo(f"serving   {served.accelerator:12s} decode {served.decode_bandwidth:.0%} of bandwidth, prefill "
                    f"{served.prefill_compute:.0%} of peak, from {served.runs} run(s)")
+    for drawn in team.power:
+        click.echo(f"power     {drawn.accelerator:12s} {drawn.watts:g} W per accelerator over {drawn.gpus} GPU(s): "
+                   "the owned servers' energy is priced with it")
     where = "" if target == efficiency_path() else (f"; plans use it when ACCELFIT_EFFICIENCY_FILE={target}")
     click.echo(f"wrote {target}{where}")

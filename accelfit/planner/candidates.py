@@ -4,6 +4,7 @@ per zone, owned servers per GPU model; each either priced under the spec's prici
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from accelfit.catalog.models import Catalog, Cloud, region_of_zone
@@ -36,7 +37,8 @@ class OfferSet:
         self.rejected.append(RawRejection(platform, accelerator, machine, place, rule, reason))
 
 
-def offers_for(spec: WorkloadSpec, catalog: Catalog, inventory: Inventory | None) -> OfferSet:
+def offers_for(spec: WorkloadSpec, catalog: Catalog, inventory: Inventory | None,
+               measured_power_w: Mapping[str, float] | None = None) -> OfferSet:
     """Every offer under each pricing model the spec allows (`budget.pricing`, one or a preference list): the
     ranking then takes the cheapest that meets the deadline or latency."""
     found = OfferSet()
@@ -48,7 +50,7 @@ def offers_for(spec: WorkloadSpec, catalog: Catalog, inventory: Inventory | None
             _cloud_gpu_offers(priced, catalog, found)
             _tpu_offers(priced, catalog, found)
     if deployment in (Deployment.dedicated, Deployment.any) and inventory is not None:
-        _baremetal_offers(spec, catalog, inventory, found)
+        _baremetal_offers(spec, catalog, inventory, found, measured_power_w or {})
     return found
 
 
@@ -239,7 +241,10 @@ def _tpu_platform_offers(spec: WorkloadSpec, catalog: Catalog, found: OfferSet, 
                 catalog=label))
 
 
-def _baremetal_offers(spec: WorkloadSpec, catalog: Catalog, inventory: Inventory, found: OfferSet) -> None:
+def _baremetal_offers(spec: WorkloadSpec, catalog: Catalog, inventory: Inventory, found: OfferSet,
+                      measured_power_w: Mapping[str, float]) -> None:
+    """The inventory's servers, grouped by GPU model and count; each priced as owned (accelfit.pricing.onprem), its
+    energy from the team's measured power draw where `accelfit calibrate` recorded one."""
     groups: dict[tuple[str, int], list] = defaultdict(list)
     for server in inventory.servers:
         groups[(server.gpu_model, server.gpu_count)].append(server)
@@ -252,7 +257,7 @@ def _baremetal_offers(spec: WorkloadSpec, catalog: Catalog, inventory: Inventory
         servers = sorted(servers, key=lambda server: server.name)
         ownership = inventory.ownership
         owned = owned_server_cost(accelerator.power_w, count, ownership.model_dump(exclude={"purchased"}),
-                                  ownership.purchased)
+                                  ownership.purchased, measured_power_w.get(accelerator.name))
         found.offers.append(Offer(
             platform="baremetal-gpu", cloud="onprem", region=inventory.site, zones=(inventory.site,),
             accelerator=accelerator, machine=f"{model}x{count}", devices_per_unit=count, max_units=len(servers),

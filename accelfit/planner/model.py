@@ -371,6 +371,9 @@ class Plan(Frozen):
     tpu_vm_slices: tuple[TpuVmSlice, ...] = ()
     gpu_vm: GpuVmPlan | None = Field(default=None, description="gce-gpu-vm / ec2-gpu-vm: the one VM.")
     baremetal_hosts: tuple[str, ...] = Field(default=(), description="Inventory server names used.")
+    owned_power_w: float | None = Field(default=None, description="Owned servers: the power draw per accelerator "
+                                        "the team measured (accelfit calibrate) that their energy is priced with; "
+                                        "None: the catalog's board power.")
     network: NetworkPlan = Field(default_factory=NetworkPlan)
     gke_release_channel: Literal["RAPID", "REGULAR", "STABLE"] = Field(
         default="REGULAR", description="GCP: GKE release channel of the cluster.")
@@ -402,6 +405,8 @@ class Plan(Frozen):
             data.pop("gpu_vm", None)
         if isinstance(data, dict) and self.serving is None:
             data.pop("serving", None)  # training plans serialize as before serving existed
+        if isinstance(data, dict) and self.owned_power_w is None:
+            data.pop("owned_power_w", None)  # plans priced on the catalog's board power serialize as before
         if isinstance(data, dict) and self.overflow is None:
             data.pop("overflow", None)  # plans without an overflow serialize as before it existed
         if isinstance(data, dict) and self.route is None:

@@ -53,7 +53,8 @@ class Search:
 
 
 def search(spec: WorkloadSpec, catalog: Catalog, environment: Environment) -> Search:
-    offers = offers_for(spec, catalog, environment.inventory)
+    offers = offers_for(spec, catalog, environment.inventory,
+                        environment.efficiency.power_watts() if environment.efficiency is not None else None)
     placed, elsewhere = placed_offers(offers.offers, environment.placement)
     allowed, rejected = allowed_offers(placed, environment.constraints)
     evaluation = evaluate(spec, catalog, allowed, environment.efficiency, environment.constraints)
@@ -118,6 +119,7 @@ def build_plan(spec: WorkloadSpec, environment: Environment, chosen: Sized, rank
         node_pools=pools, tpu_vm_slices=tpu_vm_slices(spec, chosen),
         gpu_vm=gpu_vm_plan(spec, offer) if offer.platform in vm_platforms() else None,
         baremetal_hosts=tuple(server.name for server in offer.servers[:chosen.units]),
+        owned_power_w=offer.owned.measured_power_w if offer.owned is not None else None,
         network=network_plan(spec, chosen), storage=storage_plan(spec, chosen),
         estimate=estimate(chosen, spec), reasons=reasons(spec, chosen, ranked, rejected),
         warnings=warnings(spec, chosen) + missing_price_notes(_priced_models(spec, offer.pricing), rejected),

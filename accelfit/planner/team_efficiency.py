@@ -31,11 +31,20 @@ class TeamServingFigure(_Frozen):
     source: str
 
 
+class TeamPowerFigure(_Frozen):
+    accelerator: str
+    watts: float = Field(gt=0, le=3000, description="Measured power draw per accelerator while it was busy "
+                         "(DCGM_FI_DEV_POWER_USAGE, mean), which the owned servers' energy is priced with.")
+    gpus: int = Field(ge=1, description="Accelerators the mean is over.")
+    source: str
+
+
 class TeamEfficiency(_Frozen):
     schema_version: int = 1
     written: dt.date = Field(description="Date `accelfit calibrate` last wrote the file.")
     training: tuple[TeamTrainingFigure, ...] = ()
     serving: tuple[TeamServingFigure, ...] = ()
+    power: tuple[TeamPowerFigure, ...] = ()
     path: str = Field(default="", exclude=True, description="Where the file was read from (not stored).")
 
     def training_for(self, accelerator: str) -> TeamTrainingFigure | None:
@@ -43,3 +52,7 @@ class TeamEfficiency(_Frozen):
 
     def serving_for(self, accelerator: str) -> TeamServingFigure | None:
         return next((figure for figure in self.serving if figure.accelerator == accelerator), None)
+
+    def power_watts(self) -> dict[str, float]:
+        """Accelerator -> its measured power draw (W), for the owned servers' energy term."""
+        return {figure.accelerator: figure.watts for figure in self.power}

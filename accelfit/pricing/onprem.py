@@ -26,6 +26,9 @@ OWNERSHIP_FIGURES = ("purchase_usd_per_server", "amortization_months", "energy_u
                      "colocation_usd_per_rack_month", "staff_usd_per_server_year")
 # A node carries the figures it was priced with, so the preview prices what the stack builds.
 ANNOTATION_PREFIX = "accelfit.io/owned-"
+# ... and the power draw per accelerator the team measured (`accelfit calibrate`, DCGM_FI_DEV_POWER_USAGE), where
+# the plan used one instead of the catalog's board power.
+POWER_ANNOTATION = ANNOTATION_PREFIX + "measured-power-w"
 
 
 class DefaultRow(BaseModel):
@@ -63,6 +66,7 @@ class OwnedServerCost:
     defaulted: tuple[str, ...]  # the names that came from owned_hardware.yaml, not the inventory
     server_kw: float  # IT power at full load: board power x GPUs x host factor
     purchased: dt.date | None = None
+    measured_power_w: float | None = None  # per accelerator, from `accelfit calibrate`; None: the catalog's
 
     @property
     def acquisition_monthly_usd(self) -> float:
@@ -111,9 +115,11 @@ class OwnedServerCost:
         ends = self.amortization_end()
         window = f", bought {self.purchased}, amortized until {ends:%Y-%m}" if ends else ""
         defaults = ", ".join(self.defaulted) or "none"
+        power = (f", from {self.measured_power_w:g} W per accelerator measured by accelfit calibrate"
+                 if self.measured_power_w else "")
         return (f"Owned servers, per server-month: acquisition ${self.acquisition_monthly_usd:,.0f} "
                 f"(${f['purchase_usd_per_server']:,.0f} over {f['amortization_months']:g} months{window}); energy "
-                f"${self.energy_monthly_usd:,.0f} at full use ({self.server_kw:.3g} kW x PUE {f['pue']:g} x "
+                f"${self.energy_monthly_usd:,.0f} at full use ({self.server_kw:.3g} kW{power} x PUE {f['pue']:g} x "
                 f"${f['energy_usd_per_kwh']:g}/kWh); rack ${self.rack_monthly_usd:,.0f} ({self.servers_per_rack} per "
                 f"{f['rack_power_kw']:g} kW rack at ${f['colocation_usd_per_rack_month']:,.0f}/rack-month); staff "
                 f"${self.staff_monthly_usd:,.0f} (${f['staff_usd_per_server_year']:,.0f}/server-year). Sunk "
@@ -124,14 +130,17 @@ class OwnedServerCost:
 
 
 def owned_server_cost(board_power_w: float | None, gpus_per_server: int, given: Mapping[str, float | None],
-                      purchased: dt.date | None = None) -> OwnedServerCost:
-    """One server's cost from the inventory's figures (`given`, None where left out) and the defaults."""
+                      purchased: dt.date | None = None, measured_power_w: float | None = None) -> OwnedServerCost:
+    """One server's cost from the inventory's figures (`given`, None where left out) and the defaults; its power
+    per accelerator is `measured_power_w` where the team measured it, else the catalog's `board_power_w`."""
     rows = owned_defaults().defaults
     figures = {name: float(given[name]) if given.get(name) is not None else rows[name].value  # type: ignore[arg-type]
                for name in OWNERSHIP_FIGURES}
     defaulted = tuple(name for name in OWNERSHIP_FIGURES if given.get(name) is None)
-    server_kw = (board_power_w or DEFAULT_BOARD_POWER_W) * gpus_per_server * HOST_POWER_FACTOR / 1000.0
-    return OwnedServerCost(figures=figures, defaulted=defaulted, server_kw=server_kw, purchased=purchased)
+    power_w = measured_power_w or board_power_w or DEFAULT_BOARD_POWER_W
+    server_kw = power_w * gpus_per_server * HOST_POWER_FACTOR / 1000.0
+    return OwnedServerCost(figures=figures, defaulted=defaulted, server_kw=server_kw, purchased=purchased,
+                           measured_power_w=measured_power_w)
 
 
 def ownership_annotations(given: Mapping[str, float | None]) -> dict[str, str]:

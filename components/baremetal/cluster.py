@@ -13,7 +13,7 @@ import pulumi_kubernetes as k8s
 from accelfit.errors import InputError, problem
 from accelfit.planner.model import Plan
 from accelfit.planner.software import baremetal_gpu_driver
-from accelfit.pricing.onprem import ownership_annotations
+from accelfit.pricing.onprem import POWER_ANNOTATION, ownership_annotations
 from accelfit.spec.inventory import Inventory
 from components.baremetal.access import HostAccess
 from accelfit.cloudrules.baremetal.checks import check_plan
@@ -71,7 +71,8 @@ class BaremetalCluster(pulumi.ComponentResource):
             join_after=(token,)), opts=child)
         self.membership = NodeMembership(child_name(name, "nodes"), NodeMembershipArgs(
             servers=servers, site=inventory.site, pool=pool.name, pool_labels=dict(pool.labels),
-            ownership=ownership_annotations(inventory.ownership.model_dump(exclude={"purchased"})),
+            ownership={**ownership_annotations(inventory.ownership.model_dump(exclude={"purchased"})),
+                       **({POWER_ANNOTATION: f"{plan.owned_power_w:.15g}"} if plan.owned_power_w else {})},
             provider=self.provider, joined=self.hosts.joined), opts=child)
         self.register_outputs({"site": inventory.site, "hosts": [server.name for server in servers],
                                "driver_version": pool.driver_version})

@@ -4,7 +4,7 @@ figures it is annotated with and the sourced defaults for the rest; other node p
 
 from __future__ import annotations
 
-from accelfit.pricing.onprem import figures_from_annotations, owned_server_cost
+from accelfit.pricing.onprem import POWER_ANNOTATION, figures_from_annotations, owned_server_cost
 from accelfit.pricing.pricers import prices
 from accelfit.pricing.rates import NeutralResource, Priced, RateBook
 
@@ -20,7 +20,10 @@ def owned_server(resource: NeutralResource, book: RateBook) -> Priced | None:
         return None
     count = str(count)
     accelerator = book.catalog.accelerator(str(model))
-    owned = owned_server_cost(accelerator.power_w, int(count), figures_from_annotations(metadata.get("annotations") or {}))
+    annotations = metadata.get("annotations") or {}
+    measured = annotations.get(POWER_ANNOTATION)  # the team's measured draw the plan priced energy with
+    owned = owned_server_cost(accelerator.power_w, int(count), figures_from_annotations(annotations),
+                              measured_power_w=float(measured) if measured else None)
     hourly = owned.hourly_usd
     return Priced("owned", hourly, hourly, f"owned {count} × {accelerator.name} server: ${hourly:,.4g}/h "
                                            "(acquisition, rack and staff spread over the month, plus energy)")
