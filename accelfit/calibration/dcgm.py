@@ -5,8 +5,9 @@ or the JSON of the Prometheus HTTP query API (`/api/v1/query` or `/api/v1/query_
   DCGM_FI_PROF_PIPE_TENSOR_ACTIVE  share of cycles the tensor pipes are busy: an upper bound on MFU (it also counts
                                    recomputation and non-model matmuls), taken as the training MFU / prefill figure
   DCGM_FI_PROF_DRAM_ACTIVE         share of cycles the memory interface is busy: the decode bandwidth figure
-  DCGM_FI_DEV_POWER_USAGE          power draw in watts (dcgm-exporter's default counters, etc/default-counters.csv:
-                                   "Power draw (in W)"): the owned servers' energy term, per accelerator
+  DCGM_FI_DEV_POWER_USAGE          power draw in watts, a default counter (NVIDIA/dcgm-exporter
+                                   etc/default-counters.csv @00d6d344: "gauge, Power draw (in W)"): the owned
+                                   servers' energy term, per accelerator
 (NVIDIA DCGM field identifiers, docs.nvidia.com/datacenter/dcgm, profiling metrics.) Each series needs the
 exporter's `modelName` label (e.g. "NVIDIA H100 80GB HBM3") unless `--accelerator` names the GPU. Export a window
 in which the GPUs were saturated: the figures are read as what the hardware reaches, not as an average load.

@@ -21,6 +21,7 @@ from __future__ import annotations
 from accelfit.catalog.models import Catalog
 from accelfit.planner.model import CostLine, OverflowPlan, Plan
 from accelfit.planner.overflow import DISPATCH_ROUND_MINUTES, moves_when, overflow_cost
+from accelfit.planner.planner import Environment, plan
 from accelfit.pricing.figures import HOURS_PER_MONTH
 from accelfit.pricing.overheads import run_window
 from accelfit.pricing.rates import OVERFLOW_HOURS_LABEL
@@ -104,13 +105,10 @@ def overflow_lines(owned: Plan, cloud: Plan, hours: float) -> tuple[CostLine, ..
     return tuple(lines)
 
 
-def plan_overflow(spec: WorkloadSpec, catalog: Catalog, environment: object, owned: Plan) -> Plan:
-    """The owned plan with its overflow, when the spec has one."""
+def plan_overflow(spec: WorkloadSpec, catalog: Catalog, environment: Environment, owned: Plan) -> Plan:
+    """The owned plan with its overflow, when the spec has one (planned without the owned inventory)."""
     if spec.placement.overflow is None:
         return owned
-    from accelfit.planner.planner import Environment, plan
-
-    assert isinstance(environment, Environment)
     cloud = plan(overflow_spec(spec, owned.accelerator.name), catalog,
                  Environment(name=environment.name, efficiency=environment.efficiency,
                              constraints=environment.constraints, placement=environment.placement), top=1)
