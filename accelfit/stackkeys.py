@@ -107,6 +107,8 @@ ACCELFIT_KEYS: tuple[StackKey, ...] = (
     StackKey("joinToken", "Bare metal: the kubeadm bootstrap token the servers join with.", _text(), secret=True),
     StackKey("kubeconfig", "Bare metal: the kubeconfig of the cluster the servers join.", _text(), secret=True),
     StackKey("joinEndpoint", "Bare metal: the API server the servers join, host:port.", _text(JOIN_ENDPOINT)),
+    StackKey("managerKubeconfig", "Hybrid (placement.overflow): the kubeconfig of the MultiKueue manager cluster "
+             "that dispatches the workload's jobs, owned cluster first.", _text(), secret=True),
     StackKey("joinCaCertHash", "Bare metal: the cluster CA's public-key hash, sha256:<64 hex digits> (kubeadm "
              "token create --print-join-command).", _text(CA_CERT_HASH)),
     StackKey("kubernetesVersion", "Bare metal: the control plane's Kubernetes minor version, quoted (\"1.35\").",

@@ -46,8 +46,14 @@ def build(plan: Plan, ownership: Ownership, catalog: Catalog | None = None,
     if plan.orchestration == "kubernetes":
         from components.fleet import own_cluster
 
-        return build_cluster(own_cluster(plan, ownership), catalog, inventory=inventory,
-                             inventory_source=inventory_source)
+        built = build_cluster(own_cluster(plan, ownership), catalog, inventory=inventory,
+                              inventory_source=inventory_source)
+        if plan.overflow is not None:  # the cloud overflow of owned servers, through MultiKueue
+            from components.hybrid import build_overflow
+
+            build_overflow(plan, ownership, catalog, built, inventory,
+                           f"https://{pulumi.Config().require('joinEndpoint')}", build_cluster, cluster_check)
+        return built
     return Built(VM_BUILDERS[plan.cloud.value](plan, ownership, catalog), None)  # VMs: no Kubernetes layer
 
 
@@ -213,6 +219,10 @@ def alone_problems(plan: Plan, ownership: Ownership, catalog: Catalog, inventory
             from accelfit.cloudrules.baremetal.checks import check_plan
 
             plan_layer(cluster, catalog, check_plan(plan, inventory, source))
+            if plan.overflow is not None:
+                from components.hybrid import overflow_problems
+
+                return overflow_problems(plan, ownership, catalog, cluster_check)
             return []
         found = cluster_check(cluster, catalog)
         if not found:

@@ -44,7 +44,9 @@ def tco(spec_file: Path | None, stack_name: str | None, curve: str, months: int 
     hosts = plan.accelerator.nodes
     ownership = inventory.ownership
     owned = owned_server_cost(catalog.accelerator(plan.accelerator.name).power_w, plan.accelerator.per_node,
-                              ownership.model_dump(exclude={"purchased"}), ownership.purchased)
+                              ownership.model_dump(exclude={"purchased"}), ownership.purchased,
+                              # the team's measured draw, where the plan priced with it
+                              next((pool.measured_power_w for pool in plan.node_pools if pool.measured_power_w), None))
     options = rent_options(catalog, plan.accelerator.name, plan.accelerator.per_node, hosts)
     if not options:
         raise InputError([problem(source, "placement.inventory", f"no cloud sells {plan.accelerator.per_node} x "

@@ -26,6 +26,7 @@ from accelfit.planner.fleet_fallback import Chain, fallback_chain
 from accelfit.planner.fleet_limits import check_planned_accelerators, fit_standby, without_standby
 from accelfit.planner.fleet_model import FallbackStep, FleetPlan, FleetWorkload, SharedCluster
 from accelfit.planner.fleet_placement import Placement, place, place_own
+from accelfit.planner.hybrid import plan_overflow
 from accelfit.planner.lock import LockRequired, LockStatus, Selection, plan_with_lock
 from accelfit.planner.limits import pods_cidr_for
 from accelfit.planner.model import NetworkPlan, Plan
@@ -91,7 +92,7 @@ def _plan_each(specs: Sequence[WorkloadSpec], catalog: Catalog, environments: li
                                  failure.rejected) from None
         except LockRequired as failure:
             raise LockRequired(form.naming(spec.name) + failure.message) from None
-        plans.append(plan)
+        plans.append(plan_overflow(spec, catalog, env, plan))
         searches.append(found)
         locks[spec.name] = lock
     return plans, searches, locks

@@ -343,6 +343,23 @@ class ServingPlan(Frozen):
         return server
 
 
+class OverflowPlan(Frozen):
+    """A dedicated workload's cloud overflow (placement.overflow): the cloud cluster that takes the jobs its owned
+    servers have no room for, through Kueue MultiKueue, and what it is expected to cost."""
+
+    cloud: str
+    region: str
+    worker: str = Field(description="The overflow cluster's name in the MultiKueue manager (after the owned one).")
+    owned_worker: str = Field(description="The owned cluster's name in the MultiKueue manager (tried first).")
+    hours_per_month: float = Field(description="Hours a month the overflow pool runs at its full size (an assumption).")
+    moves_when: str = Field(description="How a job gets to the overflow cluster.")
+    wait_minutes: int = Field(description="How long a job the owned cluster cannot admit waits before the overflow "
+                              "cluster is tried (the MultiKueue Incremental dispatcher's round).")
+    manager: str = Field(description="Which cluster dispatches the jobs, and how it reaches the workers.")
+    plan: Plan = Field(description="The overflow cluster as planned for the spec in that cloud and region; its "
+                       "accelerator pools scale from 0 and carry the hours they are priced for.")
+
+
 class Plan(Frozen):
     workload: str
     kind: str
@@ -376,6 +393,8 @@ class Plan(Frozen):
                          "`accelfit catalog update` imported, with its date and source.")
     serving: ServingPlan | None = Field(default=None, description="Inference: the model server and its pools in route "
                                         "order; None for training.")
+    overflow: OverflowPlan | None = Field(default=None, description="placement.overflow: the cloud cluster that "
+                                          "takes the jobs the owned servers have no room for; None without one.")
     route: ServingRoute | None = Field(default=None, description="The serving route and autoscaling the stack builds "
                                        "with the model server (one endpoint across the serving pools, in route "
                                        "order); None when it builds no server.")
@@ -389,6 +408,8 @@ class Plan(Frozen):
             data.pop("gpu_vm", None)
         if isinstance(data, dict) and self.serving is None:
             data.pop("serving", None)  # training plans serialize as before serving existed
+        if isinstance(data, dict) and self.overflow is None:
+            data.pop("overflow", None)  # plans without an overflow serialize as before it existed
         if isinstance(data, dict) and self.route is None:
             data.pop("route", None)  # plans without a model server serialize as before the route existed
         return data
@@ -396,3 +417,6 @@ class Plan(Frozen):
     def to_json_dict(self) -> dict[str, Any]:
         """The `accelfit plan --json` document (design.md section 4 keys plus the full plan)."""
         return self.model_dump(mode="json")
+
+
+OverflowPlan.model_rebuild()  # its `plan` is a Plan, defined after it

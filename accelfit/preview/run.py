@@ -70,6 +70,13 @@ def with_unset_secrets(stack: StackFile) -> tuple[dict[str, str], dict[str, str]
     config = stack.pulumi_config()
     unset = {f"{stack.project}:{key}": command for key, command in SECRET_KEYS.items()
              if f"{stack.project}:{key}" not in config}
+    # A hybrid workload's MultiKueue manager (placement.overflow), same treatment.
+    if any(spec.placement.overflow is not None for spec in stack.specs):
+        from accelfit.planner.hybrid import MANAGER_FIX, MANAGER_KEY
+
+        key = f"{stack.project}:{MANAGER_KEY}"
+        if key not in config:
+            unset[key] = MANAGER_FIX
     # hf:// model weights: the token a model server downloads them with (model.weights_token), same treatment.
     unset.update({spec.model.weights_token: f"pulumi config set --secret {spec.model.weights_token} hf_..."
                   for spec in stack.specs if spec.model.weights_token and spec.model.weights_token not in config})

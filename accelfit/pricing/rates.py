@@ -16,6 +16,9 @@ ROLE_LABEL = "accelfit.io/role"
 # A fleet workload's standby pool for step N of its fallback chain carries this node label (N > 0; the planner's
 # fleet_fallback sets it). It scales from 0 nodes and runs only when the pools before it have no capacity.
 FALLBACK_RANK_LABEL = "accelfit.io/fallback-rank"
+# A hybrid workload's cloud overflow pool carries the hours a month it is planned to run at its full size
+# (accelfit.planner.hybrid); the preview prices it for those hours.
+OVERFLOW_HOURS_LABEL = "accelfit.io/overflow-hours-per-month"
 
 
 @dataclass(frozen=True)
@@ -59,6 +62,7 @@ class Priced:
     spot: bool = False
     system: bool = False  # a pool for cluster add-ons, not accelerators
     standby: bool = False  # a fleet workload's standby fallback pool (FALLBACK_RANK_LABEL above 0)
+    overflow_hours: float | None = None  # a hybrid workload's overflow pool: its hours a month (OVERFLOW_HOURS_LABEL)
     disk_hourly: float = 0.0  # a GPU VM's boot disk
     idle_tail_hours: float = 0.0  # a GPU VM: how long it bills idle before autostop
     autostop_action: str = ""  # a GPU VM: stop | delete ("" = no autostop: it runs all month)
@@ -87,6 +91,15 @@ def first_set(*values: Any) -> float:
 def is_standby(labels: Any) -> bool:
     rank = labels.get(FALLBACK_RANK_LABEL) if isinstance(labels, Mapping) else None
     return str(rank or "0").isdigit() and int(str(rank or "0")) > 0
+
+
+def overflow_hours(labels: Any) -> float | None:
+    """The hours a month an overflow pool is planned to run (OVERFLOW_HOURS_LABEL), or None for any other pool."""
+    value = labels.get(OVERFLOW_HOURS_LABEL) if isinstance(labels, Mapping) else None
+    try:
+        return float(value) if value is not None else None
+    except ValueError:
+        return None
 
 
 def is_system(labels: Mapping[str, Any], no_accelerator: bool) -> bool:

@@ -120,7 +120,7 @@ class StackUsage:
     def part(self, resource: NeutralResource, priced: Priced, context: PricingContext) -> tuple[Part, str]:
         """How long the resource bills, from its shape and what the stack builds around it: the first way that
         applies, in this order."""
-        for way in (self._vm, self._fixed, self._standby, self._block, self._committed, self._slice, self._owned):
+        for way in (self._vm, self._fixed, self._overflow, self._standby, self._block, self._committed, self._slice, self._owned):
             found = way(resource.name, priced, context)
             if found is not None:
                 return found
@@ -151,6 +151,19 @@ class StackUsage:
                     "all month" + (" at its minimum (its maximum at full scale)"
                                    if priced.hourly_min != priced.hourly_max else ""))
         return None
+
+    @staticmethod
+    def _overflow(name: str, priced: Priced, context: PricingContext) -> tuple[Part, str] | None:
+        """A hybrid workload's cloud overflow pool: at its maximum for the hours it carries, a training run paying
+        them for the share of a month the run lasts (accelfit.planner.hybrid prices it the same way)."""
+        if priced.overflow_hours is None:
+            return None
+        hours = min(priced.overflow_hours, HOURS_PER_MONTH)
+        monthly = priced.hourly_max * hours
+        run = context.run
+        return (Part(name, monthly, priced.hourly_max * HOURS_PER_MONTH,
+                     monthly * run.wall_hours / HOURS_PER_MONTH if run else None),
+                f"overflow pool: {hours:g} h a month at its maximum (the jobs the owned servers have no room for)")
 
     @staticmethod
     def _standby(name: str, priced: Priced, context: PricingContext) -> tuple[Part, str] | None:

@@ -541,6 +541,33 @@ class ReservationSpec(StrictModel):
         return self
 
 
+class OverflowSpec(StrictModel):
+    """Where a dedicated workload's jobs go when its owned servers are full: a cluster in one cloud region, reached
+    through Kueue MultiKueue (the owned cluster is tried first)."""
+
+    cloud: PlacementCloud = Field(description="The cloud whose Kubernetes cluster takes the overflow.")
+    region: str = Field(min_length=1, max_length=64, description="The overflow cluster's region.")
+    hours_per_month: Number = Field(
+        gt=0, le=730,
+        description="Hours a month the overflow pool is expected to run at its full size (the owned servers full): "
+                    "an assumption the plan states and prices the overflow at.")
+
+    @field_validator("region", mode="after")
+    @classmethod
+    def _known_region(cls, region: str) -> str:
+        if cloud_of_region(region) is None:
+            raise ValueError(f"region {short_repr(region)} is not a region of any cloud accelfit supports; use a "
+                             "region such as us-central1 (GCP) or us-east-1 (AWS)")
+        return region
+
+    @model_validator(mode="after")
+    def _region_in_cloud(self) -> OverflowSpec:
+        if cloud_of_region(self.region) != self.cloud.value:
+            raise ValueError(f"region: {self.region} is not a {self.cloud.value} region; give a region of "
+                             f"{self.cloud.value} or change cloud")
+        return self
+
+
 class PlacementSpec(StrictModel):
     clouds: tuple[PlacementCloud, ...] = Field(default=(PlacementCloud.gcp, PlacementCloud.aws),
                                                description="Clouds allowed.")
@@ -552,6 +579,10 @@ class PlacementSpec(StrictModel):
                                    description="cloud, dedicated (own bare-metal inventory only) or any.")
     inventory: str | None = Field(default=None, min_length=1, max_length=1024,
                                   description="Path to a bare-metal inventory, relative to the file naming it.")
+    overflow: OverflowSpec | None = Field(
+        default=None,
+        description="Dedicated only: a cloud cluster that takes the jobs the owned servers have no room for "
+                    "(Kueue MultiKueue: owned cluster first, then this one), {cloud, region, hours_per_month}.")
     orchestration: Orchestration = Field(default=Orchestration.kubernetes,
                                          description="kubernetes; vms (TPU VMs, or one GPU VM for a single-node "
                                                      "training job, no cluster); or any (whichever is cheaper).")
@@ -568,6 +599,15 @@ class PlacementSpec(StrictModel):
         default=(), max_length=100,
         description="Reservations the team holds, each {name, zone, instance_type, count}: budget.pricing "
                     "reservation plans on them (already paid, so $0 marginal).")
+
+    @model_serializer(mode="wrap")
+    def _without_an_unset_overflow(self, handler: Any) -> Any:
+        """A placement without overflow serializes as before overflow existed: specs in plans, previews and their
+        goldens stay byte for byte the same."""
+        data = handler(self)
+        if isinstance(data, dict) and self.overflow is None:
+            data.pop("overflow", None)
+        return data
 
     @field_validator("accelerators", mode="after")
     @classmethod
@@ -726,6 +766,13 @@ class WorkloadSpec(StrictModel):
         if placement.deployment is not Deployment.dedicated and not placement.clouds:
             raise ValueError("placement.clouds: empty, so nothing can run in a cloud; list at least one of gcp, "
                              "aws, or set deployment: dedicated")
+        if placement.overflow is not None and placement.deployment is not Deployment.dedicated:
+            raise ValueError("placement.overflow: jobs overflow from owned servers, so it needs deployment: "
+                             "dedicated and an inventory (the owned cluster is the first step); set deployment: "
+                             "dedicated or remove overflow")
+        if placement.overflow is not None and self.training is None:
+            raise ValueError("placement.overflow: MultiKueue dispatches batch jobs, and an inference workload's "
+                             "servers are not jobs; remove overflow")
         if placement.deployment is Deployment.dedicated and placement.orchestration is Orchestration.vms:
             raise ValueError("placement.orchestration: bare-metal servers join a Kubernetes cluster; set "
                              "orchestration: kubernetes")

@@ -54,8 +54,14 @@ def _prefix(stack: Any) -> str:
     return f"config.{stack.project}:"
 
 
+def _plans(fleet: FleetPlan) -> list[Any]:
+    """Every plan the stack builds: each workload's, and a hybrid workload's overflow cluster (placement.overflow)."""
+    plans = [member.plan for member in fleet.workloads]
+    return plans + [plan.overflow.plan for plan in plans if plan.overflow is not None]
+
+
 def _platforms(fleet: FleetPlan) -> set[str]:
-    return {member.plan.platform.value for member in fleet.workloads}
+    return {plan.platform.value for plan in _plans(fleet)}
 
 
 def provider_problems(stack: Any, fleet: FleetPlan, catalog: Catalog) -> list[Problem]:
@@ -63,7 +69,7 @@ def provider_problems(stack: Any, fleet: FleetPlan, catalog: Catalog) -> list[Pr
     refuses to configure without one from aws:region, AWS_REGION/AWS_DEFAULT_REGION or a profile:
     pulumi/pulumi-aws#2088, preConfigureCallback), even though accelfit's AWS resources name their region."""
     problems: list[Problem] = []
-    for name in dict.fromkeys(member.plan.cloud.value for member in fleet.workloads):
+    for name in dict.fromkeys(plan.cloud.value for plan in _plans(fleet)):
         check = cloud_named(name).provider_config_check
         if check:  # each cloud's own check (accelfit/cloudrules/<cloud>/provider_config.py)
             problems += hook(check)(stack)

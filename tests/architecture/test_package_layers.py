@@ -43,6 +43,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("components", "components.common", "components.stack_config", "components.fleet", "components.fleet_groups"),
     ("components.baremetal", "components.gpu_vm_script", "components.aws", "components.kubernetes",
      "components.gcp"),
+    # A hybrid workload's overflow: a cluster (built by the assembly's builder, passed in) and MultiKueue over both.
+    ("components.hybrid",),
     ("components.build", "components.program"),
     # What runs the program and reads its results.
     ("accelfit.preview", "accelfit.preflight"),

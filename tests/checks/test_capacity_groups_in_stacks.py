@@ -29,7 +29,7 @@ def group_flavors(document: dict) -> dict[str, dict]:
     """Group label value -> the ResourceFlavor spec that selects it."""
     out = {}
     for row in of_type(document, KUEUE + "ResourceFlavor"):
-        labels = row["inputs"]["spec"]["nodeLabels"]
+        labels = row["inputs"]["spec"].get("nodeLabels", {})  # a MultiKueue manager's flavor selects no nodes
         for key in (GKE_COMPUTE_CLASS_LABEL, EKS_CAPACITY_GROUP_LABEL):
             if key in labels:
                 out[labels[key]] = row["inputs"]["spec"]

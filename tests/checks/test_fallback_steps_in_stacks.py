@@ -21,8 +21,28 @@ def objects(document: dict, kind: str) -> list[dict]:
 
 
 def plans(document: dict) -> list[dict]:
+    """Every plan whose pools the stack builds: each workload's, and a hybrid workload's overflow cluster's."""
     plan = document["plan"]
-    return [member["plan"] for member in plan["workloads"]] if "workloads" in plan else [plan]
+    found = [member["plan"] for member in plan["workloads"]] if "workloads" in plan else [plan]
+    return found + [each["overflow"]["plan"] for each in found if each.get("overflow")]
+
+
+def dispatching(document: dict) -> set[str]:
+    """The components holding a MultiKueue manager's objects: its queue runs no job, it dispatches them to its
+    workers (tests/components/kubernetes/test_multikueue.py drives that)."""
+    checks = {row["inputs"]["metadata"]["name"] for row in document["resources"]
+              if (row.get("inputs") or {}).get("kind") == "AdmissionCheck"
+              and row["inputs"]["spec"]["controllerName"] == "kueue.x-k8s.io/multikueue"}
+    return {row["parent"] for row in document["resources"] if (row.get("inputs") or {}).get("kind") == "ClusterQueue"
+            and {check["name"] for check in row["inputs"]["spec"].get("admissionChecksStrategy", {}).get(
+                "admissionChecks", [])} & checks}
+
+
+def worker_queues(document: dict) -> list[tuple[str, dict]]:
+    """(the Kueue component it is in, the ClusterQueue) for every queue that admits jobs onto the stack's pools."""
+    skip = dispatching(document)
+    return [(row["parent"], row["inputs"]) for row in document["resources"]
+            if (row.get("inputs") or {}).get("kind") == "ClusterQueue" and row["parent"] not in skip]
 
 
 def rank_of(document: dict) -> dict[str, int]:
@@ -41,14 +61,15 @@ def own_flavors(queue: Queue) -> list[tuple[str, str]]:
     return out
 
 
-QUEUED = [(stack, queue["metadata"]["name"]) for stack in STACKS
-          for queue in objects(stack_document(stack), "ClusterQueue")]
+QUEUED = [(stack, f"{parent}/{queue['metadata']['name']}") for stack in STACKS
+          for parent, queue in worker_queues(stack_document(stack))]
 
 
 @pytest.mark.parametrize(("stack", "name"), QUEUED)
 def test_each_step_is_reached_when_the_steps_before_have_their_quota_held(stack, name):
     document = stack_document(stack)
-    [spec] = [queue["spec"] for queue in objects(document, "ClusterQueue") if queue["metadata"]["name"] == name]
+    [spec] = [queue["spec"] for parent, queue in worker_queues(document)
+              if f"{parent}/{queue['metadata']['name']}" == name]
     ranks = rank_of(document)
     steps = own_flavors(Queue(spec))
     assert steps, f"{stack}: queue {name} has no flavor of its own"
@@ -72,11 +93,15 @@ def test_each_step_is_reached_when_the_steps_before_have_their_quota_held(stack,
 @pytest.mark.parametrize("stack", sorted({stack for stack, _ in QUEUED}))
 def test_the_wait_the_plan_prints_is_the_timeout_the_stacks_kueue_carries(stack):
     document = stack_document(stack)
-    [values] = [row["inputs"]["values"] for row in document["resources"]
-                if row["type"] == "kubernetes:helm.sh/v3:Release" and row["inputs"].get("name") == "kueue"]
-    config = yaml.safe_load(values["managerConfig"]["controllerManagerConfigYaml"])
-    timeout_minutes = quantity(config["waitForPodsReady"]["timeout"].removesuffix("m"))
-    assert timeout_minutes == PODS_READY_TIMEOUT_MINUTES
+    skip = dispatching(document)  # a MultiKueue manager runs no pods: nothing waits for them to be ready there
+    workers = [row["inputs"]["values"] for row in document["resources"]
+               if row["type"] == "kubernetes:helm.sh/v3:Release" and row["inputs"].get("name") == "kueue"
+               and row["parent"] not in skip]
+    assert workers
+    for values in workers:
+        config = yaml.safe_load(values["managerConfig"]["controllerManagerConfigYaml"])
+        timeout_minutes = quantity(config["waitForPodsReady"]["timeout"].removesuffix("m"))
+        assert timeout_minutes == PODS_READY_TIMEOUT_MINUTES
     members = document["plan"].get("workloads", [])
     for member in members:  # the fleet form's document carries each workload's chain
         for step in member["fallback"]:

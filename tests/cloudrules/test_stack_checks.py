@@ -33,7 +33,8 @@ def _out_of_region(fleet):
     return fleet.model_copy(update={"workloads": (member.model_copy(update={"plan": plan}), *fleet.workloads[1:])})
 
 
-@pytest.mark.parametrize("stack", ["dev", "example-gcp-fleet", "example-aws-h100-training", "example-onprem-h100"])
+@pytest.mark.parametrize("stack", ["dev", "example-gcp-fleet", "example-aws-h100-training", "example-onprem-h100",
+                                   "example-hybrid-onprem-gke"])
 def test_every_shipped_stack_meets_the_cloud_rules(stack, project, capsys):
     assert main(["check", f"stacks/Pulumi.{stack}.yaml"]) == 0, capsys.readouterr().err
 

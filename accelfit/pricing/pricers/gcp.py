@@ -11,7 +11,8 @@ from accelfit.catalog.models import Cloud
 from accelfit.pricing.node_disks import GKE_DEFAULT_DISK_TYPE, disk_hourly_usd
 from accelfit.pricing.pricers import prices
 from accelfit.pricing.rates import (
-    NeutralResource, Priced, RateBook, always_on_fee, first_set, is_standby, is_system, region_of_location,
+    NeutralResource, Priced, RateBook, always_on_fee, first_set, is_standby, is_system, overflow_hours,
+    region_of_location,
     storage_per_month, vm_priced,
 )
 
@@ -84,7 +85,8 @@ def node_pool(resource: NeutralResource, book: RateBook) -> Priced | None:
     return Priced("pool", hourly * float(maximum) * zones, hourly * float(minimum) * zones,
                   f"{basis}; {int(minimum) * zones}-{int(maximum) * zones} nodes in {region}",
                   min_nodes=float(minimum) * zones, autoscaled=bool(props.get("autoscaling") or {}), spot=spot,
-                  system=is_system(labels, not tpu and general), standby=is_standby(labels))
+                  system=is_system(labels, not tpu and general), standby=is_standby(labels),
+                  overflow_hours=overflow_hours(labels))
 
 
 def _tpu_vm(book: RateBook, props: Mapping[str, Any], chips: int, generation: str, zone: str | None) -> Priced | None:

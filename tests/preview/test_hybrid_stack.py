@@ -1,0 +1,196 @@
+"""The hybrid example stack (stacks/Pulumi.example-hybrid-onprem-gke.yaml): owned servers first, a GKE overflow
+cluster through Kueue MultiKueue. Its recorded objects are driven through the model of MultiKueue's documented
+dispatch; placement.overflow.hours_per_month reaches the recorded pool and moves the price in plan and preview
+alike; bad hybrid settings are exit 2 naming the file, the field and the fix."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+
+from accelfit.cli.main import main
+from accelfit.preview.run import preview_stack
+from accelfit.pricing.rates import OVERFLOW_HOURS_LABEL
+from test_preview_stack import ROOT, with_secrets_set
+from tests.components.kubernetes.kueue_model import PodSet, Queue
+from tests.components.kubernetes.multikueue_model import ROUND_MINUTES, Manager, Worker
+
+STACK = "example-hybrid-onprem-gke"
+KUEUE = "kubernetes:kueue.x-k8s.io/v1beta2:"
+
+
+def document_with(change=None) -> dict:
+    """The stack's preview document, with `change(workload)` applied to its spec first."""
+    project = with_secrets_set(STACK)
+    if change is not None:
+        path = project / "stacks" / f"Pulumi.{STACK}.yaml"
+        data = yaml.safe_load(path.read_text())
+        change(data["config"]["accelfit:workload"])
+        path.write_text(yaml.safe_dump(data, sort_keys=False))
+    return preview_stack(STACK, project).document
+
+
+@pytest.fixture(scope="module")
+def document() -> dict:
+    return document_with()
+
+
+def rows(document: dict, kind: str) -> list[dict]:
+    return [row for row in document["resources"] if row["type"] == KUEUE + kind]
+
+
+def test_the_stack_builds_the_documented_multikueue_setup(document):
+    [config] = rows(document, "MultiKueueConfig")
+    assert config["inputs"]["spec"]["clusters"] == ["lab-rack-a", "lab-finetune-overflow"]  # owned first
+    [check] = rows(document, "AdmissionCheck")
+    assert check["inputs"]["spec"]["controllerName"] == "kueue.x-k8s.io/multikueue"
+    clusters = {row["inputs"]["metadata"]["name"]: row["inputs"]["spec"]["clusterSource"]["kubeConfig"]
+                for row in rows(document, "MultiKueueCluster")}
+    secrets = {row["inputs"]["metadata"]["name"]: row["inputs"] for row in document["resources"]
+               if row["type"] == "kubernetes:core/v1:Secret" and row["inputs"].get("type") == "Opaque"}
+    for source in clusters.values():
+        assert secrets[source["location"]]["metadata"]["namespace"] == "kueue-system"
+    # Each worker: the manager's service account, its role and its token Secret.
+    tokens = [row for row in document["resources"] if row["type"] == "kubernetes:core/v1:Secret"
+              and row["inputs"].get("type") == "kubernetes.io/service-account-token"]
+    assert {row["parent"] for row in tokens} == {"lab-finetune-multikueue-owned", "lab-finetune-multikueue-overflow"}
+    overflow = document["plan"]["overflow"]
+    assert (overflow["owned_worker"], overflow["worker"], overflow["wait_minutes"]) == (
+        "lab-rack-a", "lab-finetune-overflow", ROUND_MINUTES)
+
+
+def test_the_overflow_pool_scales_from_zero_and_carries_its_hours(document):
+    pools = [row["inputs"] for row in document["resources"] if row["type"] == "gcp:container/nodePool:NodePool"
+             and OVERFLOW_HOURS_LABEL in (row["inputs"]["nodeConfig"].get("labels") or {})]
+    assert pools and all(pool["autoscaling"]["totalMinNodeCount"] == 0 and pool["initialNodeCount"] == 0
+                         for pool in pools)
+    assert {pool["nodeConfig"]["labels"][OVERFLOW_HOURS_LABEL] for pool in pools} == {"120"}
+
+
+def model(document: dict) -> tuple[Manager, dict[str, Worker]]:
+    """The recorded objects as the dispatch model reads them: the manager's (under its component) and each worker's
+    Kueue layer (its ClusterQueue and LocalQueues)."""
+    manager_parent = "lab-finetune-multikueue"
+    [release] = [row["inputs"]["values"] for row in document["resources"]
+                 if row["type"] == "kubernetes:helm.sh/v3:Release" and row["parent"] == manager_parent]
+    dispatcher = yaml.safe_load(release["managerConfig"]["controllerManagerConfigYaml"])["multiKueue"]
+    [queue] = [row["inputs"]["spec"] for row in rows(document, "ClusterQueue") if row["parent"] == manager_parent]
+    [config] = rows(document, "MultiKueueConfig")
+
+    def local_queues(parent: str) -> dict[tuple[str, str], str]:
+        return {(row["inputs"]["metadata"]["namespace"], row["inputs"]["metadata"]["name"]):
+                row["inputs"]["spec"]["clusterQueue"] for row in rows(document, "LocalQueue") if row["parent"] == parent}
+
+    manager = Manager(Queue(queue), local_queues(manager_parent), config["inputs"]["spec"]["clusters"],
+                      dispatcher["incrementalDispatcherConfig"]["stepSize"],
+                      dispatcher["dispatcherName"] == "kueue.x-k8s.io/multikueue-dispatcher-incremental")
+    workers = {}
+    for name, layer in (("lab-rack-a", "lab-finetune-k8s-kueue"), ("lab-finetune-overflow",
+                                                                 "lab-finetune-overflow-k8s-kueue")):
+        queues = {row["inputs"]["metadata"]["name"]: Queue(row["inputs"]["spec"])
+                  for row in rows(document, "ClusterQueue") if row["parent"] == layer}
+        workers[name] = Worker(name, queues, local_queues(layer))
+    return manager, workers
+
+
+def test_jobs_go_to_the_owned_cluster_first_and_overflow_to_gke_when_its_quota_is_full(document):
+    manager, workers = model(document)
+    job = PodSet(count=1, requests={"nvidia.com/gpu": 8, "cpu": 16, "memory": "128Gi"})
+    placed = [manager.dispatch(f"job-{index}", "lab-finetune", "lab-finetune", job, workers) for index in range(8)]
+    # 4 owned servers x 8 GPUs: four jobs start on-prem at once; the next four overflow after one round.
+    assert placed == [("lab-rack-a", 0)] * 4 + [("lab-finetune-overflow", ROUND_MINUTES)] * 4
+    # Both workers full: the manager's quota (their total) holds no more, so a ninth job is not dispatched.
+    assert manager.dispatch("job-8", "lab-finetune", "lab-finetune", job, workers) == (None, 0)
+
+
+def test_the_overflow_hours_move_the_price_in_plan_and_preview(document):
+    def doubled(workload: dict) -> None:
+        workload["placement"]["overflow"]["hours_per_month"] = 240
+
+    changed = document_with(doubled)
+    before = {line["item"]: line for line in document["plan"]["estimate"]["breakdown"]}
+    after = {line["item"]: line for line in changed["plan"]["estimate"]["breakdown"]}
+    pool_hourly = before["overflow-compute"]["full_scale_monthly_usd"] / 730
+    assert after["overflow-compute"]["monthly_usd"] == pytest.approx(240 * pool_hourly, abs=0.01)
+    assert before["overflow-compute"]["monthly_usd"] == pytest.approx(120 * pool_hourly, abs=0.01)
+    grown = 120 * pool_hourly
+    assert changed["plan"]["estimate"]["monthly_usd"] == pytest.approx(
+        document["plan"]["estimate"]["monthly_usd"] + grown, abs=0.05)
+    for doc in (document, changed):  # what the plan prices, the preview prices from the recorded pools
+        assert doc["cost"]["monthly_usd"] == pytest.approx(doc["plan"]["estimate"]["monthly_usd"], abs=0.05)
+        assert doc["cost"]["run_total_usd"] == pytest.approx(doc["plan"]["estimate"]["run_total_usd"], abs=0.05)
+    labels = {row["inputs"]["nodeConfig"]["labels"].get(OVERFLOW_HOURS_LABEL) for row in changed["resources"]
+              if row["type"] == "gcp:container/nodePool:NodePool"}
+    assert "240" in labels
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch) -> Path:
+    shutil.copy(ROOT / "Pulumi.yaml", tmp_path / "Pulumi.yaml")
+    shutil.copytree(ROOT / "stacks", tmp_path / "stacks")
+    shutil.copytree(ROOT / "policies" / "config", tmp_path / "policies" / "config")
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+@pytest.mark.parametrize(("change", "field", "fix"), [
+    (lambda w: w["placement"].update(deployment="any", clouds=["gcp"]), "placement.overflow",
+     "set deployment: dedicated or remove overflow"),
+    (lambda w: w["placement"]["overflow"].update(region="us-east-1"), "placement.overflow",
+     "give a region of gcp or change cloud"),
+    (lambda w: w["placement"]["overflow"].update(hours_per_month=800), "placement.overflow.hours_per_month", "730"),
+    (lambda w: w["placement"]["overflow"].update(hours_per_month=0), "placement.overflow.hours_per_month", "0"),
+    (lambda w: w["placement"]["overflow"].update(cloud="azure"), "placement.overflow.cloud", "gcp"),
+    (lambda w: w["placement"]["overflow"].update(spare=1), "placement.overflow.spare", ""),
+])
+def test_bad_hybrid_settings_are_exit_2_naming_file_field_and_fix(project, capsys, change, field, fix):
+    path = project / "stacks" / f"Pulumi.{STACK}.yaml"
+    data = yaml.safe_load(path.read_text())
+    change(data["config"]["accelfit:workload"])
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    code = main(["plan", "--stack", STACK])
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert f"Pulumi.{STACK}.yaml" in err and field in err and fix in err and "Traceback" not in err
+
+
+def test_a_missing_manager_kubeconfig_is_exit_2_before_anything_is_created():
+    """`pulumi up` reads the program: without accelfit:managerKubeconfig it stops naming the key and the command."""
+    import sys
+
+    sys.path.insert(0, str(ROOT / "tests" / "components" / "baremetal"))
+    import metal_stack
+
+    recording, error = metal_stack.record_stack(STACK)
+    assert error is not None
+    assert any(problem.field == "accelfit:managerKubeconfig" and "pulumi config set --secret" in problem.fix
+               for problem in error.problems), error.render()
+    assert not [row for row in recording.resources if not row.type.startswith("pulumi:providers:")]
+
+
+def test_an_overflow_cloud_whose_endpoint_is_not_wired_is_exit_2_from_preview(project, capsys):
+    path = project / "stacks" / f"Pulumi.{STACK}.yaml"
+    data = yaml.safe_load(path.read_text())
+    data["config"]["aws:region"] = "us-east-1"
+    data["config"]["accelfit:eksPublicAccessCidrs"] = ["203.0.113.0/24"]
+    data["config"]["accelfit:workload"]["placement"]["overflow"].update(cloud="aws", region="us-east-1")
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    code = main(["preview", "--stack", STACK])
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert "placement.overflow.cloud" in err and "use one of gcp" in err and "Traceback" not in err
+
+
+def test_check_asks_for_the_overflow_clouds_project_as_preview_does(project, capsys):
+    """The overflow cluster is built in GCP although the workload's plan is owned: `check` says so before `preview`."""
+    path = project / "stacks" / f"Pulumi.{STACK}.yaml"
+    data = yaml.safe_load(path.read_text())
+    del data["config"]["gcp:project"]
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    for command in (["check", f"stacks/Pulumi.{STACK}.yaml"], ["preview", "--stack", STACK]):
+        code = main(command)
+        err = capsys.readouterr().err
+        assert code == 2 and "gcp:project" in err and "Traceback" not in err, (command, err)
