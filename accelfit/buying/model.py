@@ -1,0 +1,58 @@
+"""What a buying model (a budget.pricing value, a catalog price row's pricing) is to accelfit, in one record
+(issue 35): where it stands in a fallback chain, whether the cloud's autoscaler can move pending work onto a pool
+bought this way, whether its cost is sunk or marginal, whether a pool consumes it by name, where its price comes
+from, and which clouds sell it. Every field is read by a named caller; none is worked out again from a name."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+Cost = Literal["marginal", "sunk"]
+# catalog: the catalog has price rows for it (accelfit/catalog/data/prices_*.yaml); held: capacity the team already
+# holds, never a price row, priced at $0 with its on-demand rows as what it is worth (planner/candidates.py).
+PriceSource = Literal["catalog", "held"]
+
+
+@dataclass(frozen=True)
+class BuyingModel:
+    """One way to buy accelerator capacity. Pure data."""
+
+    name: str  # the user-facing value: budget.pricing, catalog price rows, plan.pricing
+    # The capacity tier a fallback chain files it under (planner/fleet_fallback.py): a commitment is capacity held
+    # for the workload, the reservation tier; every other model is its own tier.
+    tier: str
+    # Where its tier stands in a fallback chain, lowest first (held capacity, capacity bought for the run, on
+    # demand, spot: README, issue 25). Only a model that is its own tier states it; the others follow their tier's.
+    chain_order: int
+    # The catalog's order of the models (the spec's listing, catalog lookups, reports): the order they were added.
+    catalog_order: int
+    # The cluster autoscaler moves pending pods onto a pool bought this way (planner/capacity_groups.py). Not
+    # flex-start (its nodes come through ProvisioningRequests) nor a Capacity Block (launched into the block by id).
+    autoscaler_moves_to: bool = True
+    # sunk: paid whether it runs or not (a held reservation), so a plan adds $0 for its machines; marginal: a plan
+    # that uses it pays for it.
+    cost: Cost = "marginal"
+    # A pool consumes it by name (a reservation, a Capacity Block's cr-... id): placement.reservations lists it.
+    needs_reservation: bool = False
+    price_source: PriceSource = "catalog"
+    # Bought for what it holds (a commitment, a reservation, a block), not when used: a standby step of a fallback
+    # chain never runs on it.
+    bought_ahead: bool = False
+    # A commitment: bills every hour of its term, used or not (pricing/figures.py COMMITMENT_TERM_HOURS).
+    term_hours: float | None = None
+    # The cloud can take the capacity back at any time (spot): training pays for restarts, a plan says so.
+    preemptible: bool = False
+    # The clouds that sell it (cloud names, accelfit/clouds); () = every cloud that sells capacity by the hour.
+    sold_by: tuple[str, ...] = ()
+
+    def sold_on(self, cloud: str) -> bool:
+        return not self.sold_by or str(getattr(cloud, "value", cloud)) in self.sold_by
+
+    @property
+    def commitment(self) -> bool:
+        return self.term_hours is not None
+
+    @property
+    def sunk(self) -> bool:
+        return self.cost == "sunk"
