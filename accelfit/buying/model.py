@@ -39,10 +39,20 @@ class BuyingModel:
     # Bought for what it holds (a commitment, a reservation, a block), not when used: a standby step of a fallback
     # chain never runs on it.
     bought_ahead: bool = False
-    # A commitment: bills every hour of its term, used or not (pricing/figures.py COMMITMENT_TERM_HOURS).
+    # A commitment: bills every hour of its term, used or not (planner/costing.py, pricing/resources.py).
     term_hours: float | None = None
+    # Paid up front for a block of fixed length that bills every hour of it (an AWS Capacity Block:
+    # pricing/capacity_blocks.py), rather than for the hours the run uses.
+    whole_block: bool = False
+    # A pool on it takes any open reservation of its type the project holds unless told not to (GKE
+    # ANY_RESERVATION, an EC2 launch template's `open` preference): on demand and commitments, not spot or flex-start,
+    # nor capacity consumed by name (planner/fleet_fallback.py standby_pools).
+    takes_open_reservations: bool = False
     # The cloud can take the capacity back at any time (spot): training pays for restarts, a plan says so.
     preemptible: bool = False
+    # The planner's search makes its offers with rules of its own beyond a price row (planner/buying.py: who sells it,
+    # what it sells, the longest run): a held reservation, flex-start, a Capacity Block.
+    offers_by_rules: bool = False
     # The clouds that sell it (cloud names, accelfit/clouds); () = every cloud that sells capacity by the hour.
     sold_by: tuple[str, ...] = ()
 

@@ -46,6 +46,11 @@ def is_buying_model(name: str) -> bool:
     return str(getattr(name, "value", name)) in _REGISTERED
 
 
+def find_buying_model(name: str) -> BuyingModel | None:
+    """The model of a plan's or offer's pricing, or None where that is no buying model (owned servers: "owned")."""
+    return _REGISTERED.get(str(getattr(name, "value", name)))
+
+
 def buying_model(name: str) -> BuyingModel:
     found = _REGISTERED.get(str(getattr(name, "value", name)))
     if found is None:
@@ -53,6 +58,13 @@ def buying_model(name: str) -> BuyingModel:
         hint = f" (did you mean {close[0]!r}?)" if close else ""
         raise UnknownBuyingModel(f"unknown buying model {str(name)!r}{hint}; known: {', '.join(buying_model_names())}")
     return found
+
+
+def term_hours(name: str) -> float | None:
+    """A commitment's term, billed every hour; None for any other model, and for a plan's pricing that is no buying
+    model (owned servers)."""
+    found = find_buying_model(name)
+    return found.term_hours if found is not None else None
 
 
 def tier_of(name: str) -> str:
@@ -64,13 +76,3 @@ def tier_names() -> tuple[str, ...]:
     """The capacity tiers in fallback-chain order: each model that is its own tier, by its chain_order."""
     tiers = [model for model in _REGISTERED.values() if model.tier == model.name]
     return tuple(model.name for model in sorted(tiers, key=lambda model: (model.chain_order, model.catalog_order)))
-
-
-def models_sold_only_by(cloud: str) -> tuple[BuyingModel, ...]:
-    """The models only some clouds sell that `cloud` is among (GCP: flex-start; AWS: capacity-block)."""
-    return tuple(model for model in all_buying_models() if model.sold_by and model.sold_on(cloud))
-
-
-def seller_of(name: str) -> tuple[str, ...]:
-    """The clouds that alone sell a model, () where every cloud does."""
-    return buying_model(name).sold_by

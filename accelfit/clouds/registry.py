@@ -89,11 +89,6 @@ def clouds_supporting(feature: str) -> tuple[Cloud, ...]:
     return tuple(cloud for cloud in _registry().values() if cloud.supports(feature))
 
 
-def cloud_selling(buying_model: str) -> Cloud | None:
-    """The one cloud that sells a cloud-specific buying model (flex-start, capacity-block), or None for the rest."""
-    return next((cloud for cloud in _registry().values() if buying_model in cloud.buying_models), None)
-
-
 def cloud_of_scheme(scheme: str) -> Cloud | None:
     """The cloud whose workload identity reads objects under a URI scheme (gs, s3), or None (hf, https)."""
     return next((cloud for cloud in _registry().values() if scheme in cloud.storage_schemes), None)

@@ -9,11 +9,12 @@ from pathlib import Path
 
 import yaml
 
+from accelfit.buying import term_hours
 from accelfit.catalog.models import Catalog
 from accelfit.clouds import all_clouds, cloud_named
 from accelfit.planner.model import GpuVmPlan
 from accelfit.planner.options import Offer
-from accelfit.pricing.figures import COMMITMENT_TERM_HOURS, Part, RunWindow, vm_part
+from accelfit.pricing.figures import Part, RunWindow, vm_part
 from accelfit.pricing.node_disks import disk_hourly_usd, gke_boot_disk_type
 from accelfit.durations import duration
 from accelfit.spec import Orchestration, WorkloadSpec
@@ -105,7 +106,7 @@ def vm_parts(spec: WorkloadSpec, catalog: Catalog, offer: Offer, run: RunWindow 
     action = spec.placement.autostop_action.value
     ran = (f"the {duration(run.compute_hours)} run, {run.start_hours:g} h of boot and {tail * 60:g} min idle "
            f"until autostop {action}s it" if run else "all month")
-    term = COMMITMENT_TERM_HOURS.get(offer.pricing)
+    term = term_hours(offer.pricing)
     kind = boot_disk_type_only(offer)[0]
     kept = "kept while the VM is stopped" if action == "stop" else "deleted with it"
     note = (f"1 × {offer.machine} ({offer.pricing}) for {ran}, with its {gpu_vm_data()['boot_disk_gb']} GB {kind} "

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from accelfit.catalog.models import Catalog, Cloud, TpuSlice
+from accelfit.buying import term_hours
 from accelfit.pricing.figures import RunWindow
 from accelfit.pricing.node_disks import disk_hourly_usd
 
@@ -130,7 +131,7 @@ class RateBook:
         if region is None:
             return None
         # A resource that is not spot runs on demand, unless the plan bought a commitment for its compute.
-        pricing = buying or ("spot" if spot else (self.context.pricing if self.context.pricing.startswith("committed")
+        pricing = buying or ("spot" if spot else (self.context.pricing if term_hours(self.context.pricing)
                                                   else "on-demand"))
         if buying is not None:
             price = self.catalog.price(cloud, sku, region, buying)
