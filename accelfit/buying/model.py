@@ -48,6 +48,12 @@ class BuyingModel:
     # ANY_RESERVATION, an EC2 launch template's `open` preference): on demand and commitments, not spot or flex-start,
     # nor capacity consumed by name (planner/fleet_fallback.py standby_pools).
     takes_open_reservations: bool = False
+    # A pool's nodes are created when the cloud's queue finds capacity, for pending pods (GKE flex-start: NodeConfig
+    # flexStart, the pool starts empty): planner/build.py, planner/provisioning.py, components/gcp.
+    queued: bool = False
+    # The model a node pool bought this way is built as, where not its own: a commitment's pools take on-demand
+    # nodes (the commitment bills the project; the pool names none). "" = itself.
+    builds_as: str = ""
     # The cloud can take the capacity back at any time (spot): training pays for restarts, a plan says so.
     preemptible: bool = False
     # The planner's search makes its offers with rules of its own beyond a price row (planner/buying.py: who sells it,
@@ -58,6 +64,11 @@ class BuyingModel:
 
     def sold_on(self, cloud: str) -> bool:
         return not self.sold_by or str(getattr(cloud, "value", cloud)) in self.sold_by
+
+    @property
+    def pool_model(self) -> str:
+        """The model a node pool on it carries (planner/model.py NodePool.buying)."""
+        return self.builds_as or self.name
 
     @property
     def commitment(self) -> bool:

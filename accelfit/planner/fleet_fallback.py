@@ -293,7 +293,8 @@ def standby_pools(spec: WorkloadSpec, sized: Sized, rank: int, holds_reservation
         return out
 
     def avoid(pool: NodePool) -> bool:
-        return holds_reservation and pool.role == "gpu" and not (pool.reservation or pool.spot or pool.flex_start)
+        return (holds_reservation and pool.role == "gpu" and pool.buying_record.takes_open_reservations
+                and not pool.reservation)
 
     return tuple(pool.model_copy(update={"name": f"{pool.name}-fb{rank}", "min_nodes": 0, "initial_nodes": 0,
                                          "fallback_rank": rank, "labels": labels(pool),

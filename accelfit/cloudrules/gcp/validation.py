@@ -298,7 +298,7 @@ def _flex_start_problems(path: str, pool: NodePool, family: str, queued: bool) -
     if family in flex_start_rules()["excluded_families"]:
         problems.append(problem(FILE, join_path(path, "flex_start"), f"GCP sells no flex-start capacity for {family}",
                                 "plan on-demand, spot or a reservation for this machine", pool.flex_start))
-    if pool.spot or pool.reservation:
+    if pool.reservation:  # spot it cannot be: a pool carries one buying model (NodePool.buying)
         problems.append(problem(FILE, join_path(path, "flex_start"), "flex-start capacity is neither spot nor reserved",
                                 "drop spot and the reservation, or flex_start", pool.flex_start))
     if pool.initial_nodes or pool.min_nodes:
