@@ -6,8 +6,9 @@ the names. Imports nothing above the foundation."""
 from accelfit.buying.model import BuyingModel
 from accelfit.buying.registry import (
     UnknownBuyingModel, all_buying_models, buying_model, buying_model_names, find_buying_model, is_buying_model,
-    register, term_hours, tier_names, tier_of, unregister,
+    is_held, is_preemptible, register, term_hours, tier_names, tier_of, unregister,
 )
 
 __all__ = ["BuyingModel", "UnknownBuyingModel", "all_buying_models", "buying_model", "buying_model_names",
-           "find_buying_model", "is_buying_model", "register", "term_hours", "tier_names", "tier_of", "unregister"]
+           "find_buying_model", "is_buying_model", "is_held", "is_preemptible", "register", "term_hours",
+           "tier_names", "tier_of", "unregister"]

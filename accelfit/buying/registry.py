@@ -67,6 +67,18 @@ def term_hours(name: str) -> float | None:
     return found.term_hours if found is not None else None
 
 
+def is_preemptible(name: str) -> bool:
+    """Whether a plan's or offer's pricing is capacity the cloud may take back (spot); False for owned servers."""
+    found = find_buying_model(name)
+    return found is not None and found.preemptible
+
+
+def is_held(name: str) -> bool:
+    """Whether a plan's or offer's pricing is capacity the team already holds (a reservation, priced as paid)."""
+    found = find_buying_model(name)
+    return found is not None and found.price_source == "held"
+
+
 def tier_of(name: str) -> str:
     """The capacity tier a model falls under in a fallback chain (a commitment is the reservation tier)."""
     return buying_model(name).tier

@@ -18,7 +18,7 @@ pool-size limits), scaled from 0; other steps are listed only, with why.
 from __future__ import annotations
 
 import dataclasses
-from accelfit.buying import all_buying_models, buying_model, is_buying_model, tier_names
+from accelfit.buying import all_buying_models, buying_model, is_buying_model, is_preemptible, tier_names
 from accelfit.buying import tier_of as buying_tier
 from accelfit.clouds import cloud_of_platform
 from accelfit.catalog.models import Catalog
@@ -44,11 +44,11 @@ from accelfit.spec import WorkloadSpec
 # How many other accelerators a chain lists: the next best overall and, when that one cannot be built in the
 # workload's cluster, the next best that can.
 MAX_ACCELERATOR_STEPS = 2
-OWNED = "owned"  # owned servers' offers: no buying model, a tier of their own (planner/candidates.py)
 
 
 def tier_of(pricing: str) -> str:
-    """The capacity tier of a plan's pricing model (the table's: a commitment is the reservation tier)."""
+    """The capacity tier of a plan's pricing model (the table's: a commitment is the reservation tier); owned
+    servers' "owned" is no buying model and a tier of its own."""
     return buying_tier(pricing) if is_buying_model(pricing) else pricing
 
 
@@ -252,7 +252,7 @@ def with_triggers(steps: list[FallbackStep], grouped: frozenset[int] = frozenset
     Kueue configuration and the autoscalers carry). `grouped`: ranks in the planned step's capacity group."""
     out = []
     for index, step in enumerate(steps):
-        spot_before = any(_preemptible(before.pricing) for before in steps[:index])
+        spot_before = any(is_preemptible(before.pricing) for before in steps[:index])
         if step.rank > 1 and step.pool is None:
             out.append(step)  # listed only: no pool, so no Kueue flavor to move to (re-plan instead)
             continue
@@ -263,10 +263,6 @@ def with_triggers(steps: list[FallbackStep], grouped: frozenset[int] = frozenset
             "moves_when": step_triggers(step.rank, spot_before, in_group),
             "wait_minutes": step_wait_minutes(step.rank, in_group)}))
     return tuple(out)
-
-
-def _preemptible(tier: str) -> bool:
-    return is_buying_model(tier) and buying_model(tier).preemptible
 
 
 def allowed_tiers(spec: WorkloadSpec) -> frozenset[str]:

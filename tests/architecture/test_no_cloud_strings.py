@@ -26,8 +26,6 @@ REGISTRY = "accelfit/clouds/"
 STILL_TO_CONVERT: dict[str, int] = {
     "accelfit/catalog/integrity.py": 5,
     "accelfit/catalog/update.py": 1,
-    "accelfit/cloudrules/aws/plan_checks.py": 1,
-    "accelfit/cloudrules/gcp/validation.py": 1,
     "accelfit/preflight/compare.py": 2,
     "accelfit/preflight/errors.py": 1,
     "accelfit/reports/catalog_report.py": 1,

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ipaddress
 import re
 
+from accelfit.clouds import cloud_of_platform
 from accelfit.catalog import Catalog
 from accelfit.errors import Problem, did_you_mean, problem
 from accelfit.planner.model import NodePool, Plan, PlanCloud, Platform
@@ -29,7 +30,7 @@ def validate_eks_plan(plan: Plan, catalog: Catalog) -> list[Problem]:
     """Every reason the plan cannot be built on EKS; an empty list when it can."""
     problems: list[Problem] = []
     platform, cloud = Platform(plan.platform), PlanCloud(plan.cloud)
-    if cloud is not PlanCloud.aws or platform is not Platform.eks_gpu:
+    if platform is not Platform.eks_gpu or cloud_of_platform(platform.value).name != cloud.value:
         problems.append(problem(FILE, "platform", "the AWS components build eks-gpu plans on aws",
                                 "build this plan with the components of its platform",
                                 f"{platform.value} on {cloud.value}"))

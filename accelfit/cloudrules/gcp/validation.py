@@ -10,6 +10,7 @@ from __future__ import annotations
 import ipaddress
 from collections import Counter
 
+from accelfit.clouds import cloud_of_platform
 from accelfit.catalog.models import Catalog, Cloud
 from accelfit.environments import is_protected
 from accelfit.errors import Problem, did_you_mean, join_path, problem
@@ -38,7 +39,8 @@ def region_of(zone: str) -> str:
 
 def plan_problems(plan: Plan, catalog: Catalog) -> list[Problem]:
     problems: list[Problem] = []
-    if _value(plan.cloud) != "gcp" or _value(plan.platform) not in GCP_PLATFORMS:
+    platform = _value(plan.platform)  # one of GCP's, and the plan's cloud is the platform's (the registry's)
+    if platform not in GCP_PLATFORMS or cloud_of_platform(platform).name != _value(plan.cloud):
         problems.append(problem(FILE, "platform",
                                 "the GCP components build only gke-gpu, gke-tpu, tpu-vm and gce-gpu-vm plans",
                                 "build this plan with the components of its cloud", _value(plan.platform)))
