@@ -16,17 +16,13 @@ from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, PydanticCustomError, core_schema
 
 from accelfit.buying import buying_model_names, is_buying_model
+from accelfit.clouds.names import Cloud
 
 
 class Frozen(BaseModel):
     """Base for catalog rows: immutable, unknown keys rejected (a misspelt key in a data file is an error)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class Cloud(str, Enum):
-    gcp = "gcp"
-    aws = "aws"
 
 
 class Precision(str, Enum):
@@ -294,11 +290,10 @@ class EfficiencyFigure(Sourced):
 
 # Lookups are hot (thousands per plan) and an Enum call costs ~0.5 us: members pass through, known values are
 # looked up, anything else gets the Enum's own error.
-_CLOUD_BY_VALUE = {member.value: member for member in Cloud}
 
 
 def _as_cloud(value: Cloud | str) -> Cloud:
-    return value if value.__class__ is Cloud else _CLOUD_BY_VALUE.get(value) or Cloud(value)
+    return value if value.__class__ is Cloud else Cloud(value)  # one object per name: a dict lookup
 
 
 def _as_pricing(value: PricingModel | str) -> str:

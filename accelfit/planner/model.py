@@ -8,13 +8,13 @@ keys scripts rely on (design.md section 4).
 from __future__ import annotations
 
 import datetime as dt
-from enum import Enum
 from collections.abc import Mapping
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_serializer, model_validator
 
 from accelfit.buying import BuyingModel, buying_model
+from accelfit.clouds.names import PlanCloud, Platform
 from accelfit.planner.serving_traffic import ServingRoute
 
 
@@ -32,22 +32,6 @@ def _buying_of(flags: Mapping[str, bool], reservation: str | None) -> str:
     if len(chosen) > 1:
         raise ValueError(f"a pool has one buying model; {' and '.join(chosen)} are both set")
     return chosen[0] if chosen else ("reservation" if reservation else "on-demand")
-
-
-class Platform(str, Enum):
-    gke_gpu = "gke-gpu"
-    gke_tpu = "gke-tpu"
-    tpu_vm = "tpu-vm"
-    eks_gpu = "eks-gpu"
-    baremetal_gpu = "baremetal-gpu"
-    gce_gpu_vm = "gce-gpu-vm"
-    ec2_gpu_vm = "ec2-gpu-vm"
-
-
-class PlanCloud(str, Enum):
-    gcp = "gcp"
-    aws = "aws"
-    onprem = "onprem"
 
 
 class Taint(Frozen):

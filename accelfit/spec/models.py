@@ -17,6 +17,7 @@ from pydantic import (
 )
 
 from accelfit.buying import buying_model
+from accelfit.clouds.names import PlacementCloud
 from accelfit.catalog.models import Precision
 from accelfit.catalog.models import PricingModel as Pricing
 from accelfit.catalog.names import UnknownAcceleratorError, canonical_accelerator, shipped_instance_types
@@ -115,11 +116,6 @@ class TrainingMethod(str, Enum):
 class Traffic(str, Enum):
     variable = "variable"
     steady = "steady"
-
-
-class PlacementCloud(str, Enum):
-    gcp = "gcp"
-    aws = "aws"
 
 
 class Portability(str, Enum):
