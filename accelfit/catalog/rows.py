@@ -293,7 +293,10 @@ class EfficiencyFigure(Sourced):
 
 
 def _as_cloud(value: Cloud | str) -> Cloud:
-    return value if value.__class__ is Cloud else Cloud(value)  # one object per name: a dict lookup
+    if value.__class__ is Cloud:
+        return value
+    known = Cloud.interned(value)  # the hot path: one object per name, still registered
+    return known if known is not None else Cloud(value)
 
 
 def _as_pricing(value: PricingModel | str) -> str:

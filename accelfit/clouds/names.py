@@ -8,13 +8,13 @@ the JSON schema lists the registered names as the enums did (same title, same $d
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Self, cast
 
 from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, PydanticCustomError, core_schema
 
-from accelfit.clouds.registry import all_clouds
+from accelfit.clouds.registry import _registry, all_clouds, cloud_names, on_change
 
 
 class _Listed(type):
@@ -38,11 +38,25 @@ class RegisteredName(str, metaclass=_Listed):
     def known(cls) -> tuple[str, ...]:
         raise NotImplementedError
 
+    @classmethod
+    def interned(cls, name: str) -> Self | None:
+        """The value already made for a registered `name`, else None (then call the type): the hot path."""
+        return cast("Self | None", cls._interned.get(name))
+
+    @classmethod
+    def _forget_unregistered(cls) -> None:
+        for name in [name for name in cls._interned if not cls.is_known(name)]:
+            del cls._interned[name]
+
+    @classmethod
+    def is_known(cls, name: str) -> bool:
+        return name in cls.known()
+
     def __new__(cls, value: Any) -> RegisteredName:
-        name = str(getattr(value, "value", value))
-        found = cls._interned.get(name)
+        name = value if value.__class__ is str else str(getattr(value, "value", value))
+        found = cls._interned.get(name)  # only registered names: a removed cloud's are forgotten (on_change)
         if found is None:
-            if name not in cls.known():
+            if not cls.is_known(name):
                 raise ValueError(f"{name!r} is not a valid {cls.__name__}; known: {', '.join(cls.known())}")
             found = cls._interned[name] = super().__new__(cls, name)
         return found
@@ -61,7 +75,10 @@ class RegisteredName(str, metaclass=_Listed):
     def _validate(cls, value: Any) -> RegisteredName:
         if value.__class__ is cls:
             return value
-        if isinstance(value, str) and value in cls.known():
+        found = cls._interned.get(value) if isinstance(value, str) else None
+        if found is not None:
+            return found
+        if isinstance(value, str) and cls.is_known(value):
             return cls(value)
         # The error an Enum field gave (type "enum", the allowed values), so messages name the choices as before.
         known = cls.known()
@@ -94,6 +111,11 @@ class Cloud(RegisteredName):
     def known(cls) -> tuple[str, ...]:
         return tuple(cloud.name for cloud in all_clouds() if not cloud.owned)
 
+    @classmethod
+    def is_known(cls, name: str) -> bool:  # hot (catalog lookups): one dict lookup
+        found = _registry().get(name)
+        return found is not None and not found.owned
+
 
 class PlacementCloud(Cloud):
     """A cloud placement.clouds may allow (owned servers come in through placement.deployment instead)."""
@@ -111,7 +133,11 @@ class PlanCloud(RegisteredName):
 
     @classmethod
     def known(cls) -> tuple[str, ...]:
-        return tuple(cloud.name for cloud in all_clouds())
+        return cloud_names()
+
+    @classmethod
+    def is_known(cls, name: str) -> bool:
+        return name in _registry()
 
 
 class Platform(RegisteredName):
@@ -130,5 +156,14 @@ class Platform(RegisteredName):
         return tuple(platform for cloud in all_clouds() for platform in cloud.platforms)
 
 
-for _type in (Cloud, PlacementCloud, PlanCloud, Platform):
+_TYPES = (Cloud, PlacementCloud, PlanCloud, Platform)
+for _type in _TYPES:
     _members(_type)
+
+
+def _forget_removed() -> None:
+    for kind in _TYPES:
+        kind._forget_unregistered()
+
+
+on_change(_forget_removed)
