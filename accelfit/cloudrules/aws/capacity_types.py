@@ -1,9 +1,10 @@
 """How an EKS managed node group is told the buying model its nodes are obtained under: its capacityType, "ON_DEMAND |
-SPOT | CAPACITY_BLOCK" (https://docs.aws.amazon.com/eks/latest/APIReference/API_CreateNodegroup.html; Capacity Blocks:
-https://docs.aws.amazon.com/eks/latest/userguide/capacity-blocks-mng.html). An On-Demand Capacity Reservation is
-ON_DEMAND, targeted from the launch template instead. One table, read both ways: the node group component writes it
-(components/aws/node_settings.py) and the preview's pricer reads the model back from it (accelfit/pricing/pricers/aws.py),
-so what is built and what is priced cannot drift apart."""
+SPOT | CAPACITY_BLOCK" (https://docs.aws.amazon.com/eks/latest/APIReference/API_CreateNodegroup.html; Capacity
+Blocks: https://docs.aws.amazon.com/eks/latest/userguide/capacity-blocks-mng.html; the same three members in
+https://docs.aws.amazon.com/cdk/api/v2/docs/aws-cdk-lib.aws_eks.CapacityType.html, read 2026-11-29). An On-Demand
+Capacity Reservation is ON_DEMAND, targeted from the launch template instead. One table, read both ways: the node
+group component writes it (components/aws/node_settings.py) and the preview's pricer reads the model back from it
+(accelfit/pricing/pricers/aws.py), so what is built and what is priced cannot drift apart."""
 
 from __future__ import annotations
 
