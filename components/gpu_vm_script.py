@@ -18,6 +18,7 @@ import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
+from accelfit.clouds import cloud_named
 from accelfit.planner.software import baremetal_gpu_driver
 from accelfit.spec.job_source import parse_code, parse_image
 from components.baremetal.host_software import host_packages, repositories, words
@@ -57,7 +58,7 @@ def _template() -> str:
 def _job_values(job: GpuVmJob) -> dict[str, str]:
     code = parse_code(job.code) if job.code else None
     image = parse_image(job.image) if job.image else None
-    auth = "" if image is None or image.cloud is None else ("gcp" if image.cloud == "gcp" else "ecr")
+    auth = "" if image is None or image.cloud is None else cloud_named(image.cloud).registry_auth
     return {
         "job_key": job.key,
         "encoded_command": base64.b64encode(job.command.encode()).decode() if job.command else "",
@@ -80,9 +81,9 @@ def render_startup_script(cloud: str, idle_minutes: int, action: str, job: GpuVm
                           group: str = "") -> str:
     """The script for one VM. `bucket_url`: the stack's bucket (gs://NAME or s3://NAME), given to the job as
     $ACCELFIT_BUCKET_URL. `group`: on Compute Engine, the managed instance group autostop acts through."""
-    if cloud not in ("gcp", "aws") or action not in ("stop", "delete") or idle_minutes < 1:
+    if not cloud_named(cloud).vm_platform or action not in ("stop", "delete") or idle_minutes < 1:
         raise ValueError(f"unsupported GPU VM script: cloud {cloud!r}, action {action!r}, {idle_minutes} min")
-    if (cloud == "gcp") != bool(group):
+    if cloud_named(cloud).vm_in_instance_group != bool(group):
         raise ValueError("a Compute Engine VM's script names its managed instance group; an EC2 one none")
     values = {
         "cloud": cloud, "idle_minutes": str(int(idle_minutes)), "action": action,

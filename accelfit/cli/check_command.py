@@ -23,8 +23,10 @@ def _looks_like_inventory(document: Any) -> bool:
 
 @click.command()
 @click.argument("file", type=click.Path(path_type=Path))
+@click.option("--simulate", is_flag=True, help="A stack file: also replay a day of each serving workload's traffic, "
+              "as `plan --simulate` does; exit 1 when a simulated p99 misses its target.")
 @click.pass_context
-def check(ctx: click.Context, file: Path) -> None:
+def check(ctx: click.Context, file: Path, simulate: bool) -> None:
     """Validate a spec, stack file or inventory; exit 2 with every problem found (1 when a stack has no plan)."""
     from accelfit.spec.inventory import Inventory
     from accelfit.spec.loader import with_inventory, workload_from_document
@@ -35,8 +37,11 @@ def check(ctx: click.Context, file: Path) -> None:
     document = read_yaml(file)
     name = stack_name_of(file)
     if name is not None or (isinstance(document, dict) and "config" in document):
-        _check_stack(ctx, file, name)
+        _check_stack(ctx, file, name, simulate)
         return
+    if simulate:
+        raise InputError([problem(str(file), "--simulate", "only a stack file is simulated here",
+                                  "run `accelfit plan SPEC --simulate` for a spec file, or drop --simulate")])
     if _looks_like_inventory(document):
         # What load_inventory does, on the document already read: a 10,000-server file is not parsed twice.
         inventory = validate(Inventory, document, str(file))
@@ -52,7 +57,7 @@ def check(ctx: click.Context, file: Path) -> None:
     click.echo(line)
 
 
-def _check_stack(ctx: click.Context, file: Path, name: str | None) -> None:
+def _check_stack(ctx: click.Context, file: Path, name: str | None, simulate: bool = False) -> None:
     from accelfit.catalog import load_catalog
     from accelfit.stack_plan import plan_stack_fleet, single_view
     from accelfit.planner import NoFeasiblePlan
@@ -62,10 +67,14 @@ def _check_stack(ctx: click.Context, file: Path, name: str | None) -> None:
         raise InputError([problem(str(file), "", "a stack file is named Pulumi.<stack>.yaml",
                                   "rename it, e.g. stacks/Pulumi.dev.yaml")])
     stack = load_stack_file(file, name, find_project_dir(file.parent))
+    if simulate:
+        from accelfit.cli.simulated_check import require_serving
+
+        require_serving(list(stack.specs), str(file))
     for warning in stack.warnings:
         click.echo(f"warning: {warning}", err=True)
     if stack.is_fleet:
-        _check_fleet(ctx, file, stack)
+        _check_fleet(ctx, file, stack, simulate)
         return
     catalog = load_catalog()
     try:
@@ -78,6 +87,10 @@ def _check_stack(ctx: click.Context, file: Path, name: str | None) -> None:
     spec = stack.spec
     click.echo(f"ok: stack file {file}: {spec.name} ({spec.kind.value}, {spec.framework.value}, "
                f"{spec.model.precision.value}) in {stack.environment}; plans {plan.option} ({lock_words(lock.state)})")
+    if simulate:
+        from accelfit.cli.simulated_check import simulate_planned
+
+        simulate_planned(ctx, [(spec, fleet.workloads[0].plan, None)], str(file), as_json=False)
 
 
 # What each lock state means for the plan just shown, in words (the states are `none`, `used`, `stale`).
@@ -90,7 +103,7 @@ def lock_words(state: str) -> str:
     return LOCK_WORDS.get(state, f"lock {state}")
 
 
-def _check_fleet(ctx: click.Context, file: Path, stack) -> None:
+def _check_fleet(ctx: click.Context, file: Path, stack, simulate: bool = False) -> None:
     """A fleet stack: every workload plans (with its lock) and the fleet meets every stack rule."""
     from accelfit.catalog import load_catalog
     from accelfit.stack_plan import plan_stack_fleet
@@ -109,3 +122,9 @@ def _check_fleet(ctx: click.Context, file: Path, stack) -> None:
         spec = member.plan
         click.echo(f"  {member.name} ({spec.kind}, {spec.framework}): plans {spec.option} "
                    f"({lock_words(locks[member.name].state)}); {member.placement}")
+    if simulate:
+        from accelfit.cli.simulated_check import simulate_planned
+
+        specs = {spec.name: spec for spec in stack.specs}
+        simulate_planned(ctx, [(specs[member.name], member.plan, None) for member in fleet.workloads], str(file),
+                         as_json=False)

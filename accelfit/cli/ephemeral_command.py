@@ -38,23 +38,28 @@ def ephemeral() -> None:
 @click.option("--from", "source", required=True, help="The stack to copy (stacks/Pulumi.<STACK>.yaml).")
 @click.option("--name", required=True, help="The copy's stack name, e.g. pr-123.")
 @click.option("--ttl", default="24h", show_default=True, help="Time to live, 1h to 7d; then `sweep` destroys it.")
+@click.option("--autostop", default=None, help="Serving copies: serve this long a day from now (15m to 23h), then "
+              "the servers go once idle and their nodes follow. [default: 4h]")
 @click.option("--no-deploy", is_flag=True, help="Write and preview offline only.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON (the workflow's comment reads it).")
 @_ORG
 @click.pass_context
-def up(ctx: click.Context, source: str, name: str, ttl: str, no_deploy: bool, as_json: bool, org: str) -> None:
+def up(ctx: click.Context, source: str, name: str, ttl: str, autostop: str | None, no_deploy: bool, as_json: bool,
+       org: str) -> None:
     """Create the ephemeral copy NAME of stack --from."""
+    from accelfit.ephemeral import parse_autostop
     from accelfit.expiry import parse_ttl
     from accelfit.ephemeral.lifecycle import create, run_pulumi, tag_stack
     from accelfit.stackfile import find_project_dir
 
     life = parse_ttl(ttl)  # every argument is checked before anything is written
+    autostop_hours = None if autostop is None else parse_autostop(autostop)
     project_dir = find_project_dir()
     from accelfit.planner import NoFeasiblePlan
 
     now = dt.datetime.now(dt.UTC)
     try:
-        created = create(project_dir, source, name, life, now)
+        created = create(project_dir, source, name, life, now, autostop_hours)
     except NoFeasiblePlan as failure:  # e.g. nothing fits the ephemeral cap: the file is already removed
         click.echo(f"no feasible plan for {name} (file removed): {failure.message}", err=True)
         ctx.exit(EXIT_POLICY_OR_INFEASIBLE)
@@ -70,11 +75,13 @@ def up(ctx: click.Context, source: str, name: str, ttl: str, no_deploy: bool, as
     report = {"stack": name, "source": source, "file": str(created.path.relative_to(project_dir)),
               "expires_at": created.expires_at, "cap_monthly_usd": created.cap_usd,
               "monthly_usd": created.monthly_usd, "source_monthly_usd": created.source_monthly_usd,
-              "mandatory_violations": created.mandatory_violations,
+              "mandatory_violations": created.mandatory_violations, "autostop": created.autostop or None,
               "deployed": deployed}
     click.echo(json.dumps(report, indent=2) if as_json else
                f"{name}: ${created.monthly_usd:,.2f}/month (source {source}: ${created.source_monthly_usd:,.2f}), "
                f"cap ${created.cap_usd or 0:,.0f}, expires {created.expires_at}; "
+               + (f"autostop: serves {created.autostop['hours_per_day']:g} h a day from "
+                  f"{created.autostop['from_utc']} UTC; " if created.autostop else "")
                + ("not deployed: mandatory policy violations, file removed" if created.mandatory_violations else
                   "previewed only (--no-deploy)" if no_deploy else
                   "deployed" if deployed else "not deployed: no Pulumi CLI logged in here"))

@@ -37,7 +37,7 @@ class AccelfitGroup(click.Group):
     """Turns our input errors into exit code 2 with readable messages, for every command; imports each command only
     when it is used."""
 
-    def invoke(self, ctx: click.Context):  # type: ignore[override]
+    def invoke(self, ctx: click.Context):
         try:
             return super().invoke(ctx)
         except InputError as error:

@@ -23,13 +23,15 @@ from accelfit.errors import EXIT_POLICY_OR_INFEASIBLE, InputError, problem
 @click.option("--chart", type=click.Path(path_type=Path),
               help="Write a chart of every eligible option to an .svg or .png file: total cost against training "
                    "days (training), monthly cost against accelerators (inference); the chosen option is starred.")
+@click.option("--simulate", is_flag=True,
+              help="Also replay a day of each serving workload's traffic through the planned fleet (as `accelfit "
+                   "simulate` does, seed 0); exit 1 when a simulated p99 misses its target or a request fails.")
 @click.pass_context
 def plan(ctx: click.Context, spec_file: Path | None, stack_name: str | None, as_json: bool, markdown: bool,
-         top: int, environment_option: str | None, chart: Path | None) -> None:
+         top: int, environment_option: str | None, chart: Path | None, simulate: bool) -> None:
     """Choose accelerators, count and platform for a workload, and explain the choice with its cost."""
     from accelfit.catalog import load_catalog
-    from accelfit.calibration.store import load_team_efficiency
-    from accelfit.planner import Environment, NoFeasiblePlan, evaluate_spec
+    from accelfit.planner import NoFeasiblePlan, evaluate_spec
     from accelfit.spec import load_workload
 
     if (spec_file is None) == (stack_name is None):
@@ -41,35 +43,28 @@ def plan(ctx: click.Context, spec_file: Path | None, stack_name: str | None, as_
         from accelfit.stackfile import load_stack
 
         stack = load_stack(stack_name)
+        if simulate:
+            from accelfit.cli.simulated_check import require_serving
+
+            require_serving(list(stack.specs), stack_name)
         if stack.is_fleet:
-            _plan_fleet(ctx, stack, as_json, markdown, top, chart)
+            _plan_fleet(ctx, stack, as_json, markdown, top, chart, simulate)
             return
         loaded, environment_name = stack.workload, stack.environment
     else:
         assert spec_file is not None  # plan asks for a spec file or --stack before this
         loaded, environment_name = load_workload(spec_file), environment_option or "dev"
+        if simulate:
+            from accelfit.cli.simulated_check import require_serving
+
+            require_serving([loaded.spec], str(spec_file))
     catalog = load_catalog()
     if stack_name is not None:
         from accelfit.policy_config import stack_environment
 
         environment = stack_environment(stack, catalog)  # exactly as the stack's program plans
     else:
-        constraints = None
-        if environment_option:
-            from accelfit.policy_config import plan_constraints
-            from accelfit.stackfile import find_project_dir
-
-            from accelfit.environments import environment_names
-
-            project_dir = find_project_dir()
-            known = environment_names(project_dir)
-            if environment_name not in known:  # discovered from policies/config, never a fixed list
-                raise InputError([problem(None, "--environment", "unknown environment",
-                                          f"use one of: {', '.join(known)}, or add one with `accelfit env new "
-                                          "NAME --from staging`", environment_name)])
-            constraints = plan_constraints(project_dir, environment_name, catalog)
-        environment = Environment(name=environment_name, inventory=loaded.inventory,
-                                  efficiency=load_team_efficiency(), constraints=constraints)
+        environment = _spec_environment(loaded, environment_name, environment_option, catalog)
     lock = None
     try:
         # One way: a spec file plans as the fleet of one a stack of it builds (its fallback chain and standby
@@ -97,6 +92,38 @@ def plan(ctx: click.Context, spec_file: Path | None, stack_name: str | None, as_
         except OSError as error:
             raise InputError([problem(str(chart), "--chart", f"could not write the chart ({error.strerror or error})",
                                       "pass a path in a folder you can write to")]) from None
+    _print_plan(result, member, lock, as_json, markdown, top, stack_name)
+    if simulate:
+        from accelfit.cli.simulated_check import simulate_planned
+
+        # The efficiency `accelfit simulate` uses: the team's measured one for a spec file, none for a stack.
+        team = None if stack_name else environment.efficiency
+        simulate_planned(ctx, [(loaded.spec, member.plan, team)], stack_name or str(spec_file), as_json)
+
+
+def _spec_environment(loaded, environment_name: str, environment_option: str | None, catalog):
+    """A spec file's environment: dev, or --environment's policy constraints (discovered from policies/config)."""
+    from accelfit.calibration.store import load_team_efficiency
+    from accelfit.planner import Environment
+
+    constraints = None
+    if environment_option:
+        from accelfit.environments import environment_names
+        from accelfit.policy_config import plan_constraints
+        from accelfit.stackfile import find_project_dir
+
+        project_dir = find_project_dir()
+        known = environment_names(project_dir)
+        if environment_name not in known:  # discovered from policies/config, never a fixed list
+            raise InputError([problem(None, "--environment", "unknown environment",
+                                      f"use one of: {', '.join(known)}, or add one with `accelfit env new "
+                                      "NAME --from staging`", environment_name)])
+        constraints = plan_constraints(project_dir, environment_name, catalog)
+    return Environment(name=environment_name, inventory=loaded.inventory, efficiency=load_team_efficiency(),
+                       constraints=constraints)
+
+
+def _print_plan(result, member, lock, as_json: bool, markdown: bool, top: int, stack_name: str | None) -> None:
     if as_json:
         document = member.shown_json()
         if lock is not None:
@@ -114,7 +141,8 @@ def plan(ctx: click.Context, spec_file: Path | None, stack_name: str | None, as_
                                member=member))
 
 
-def _plan_fleet(ctx: click.Context, stack, as_json: bool, markdown: bool, top: int, chart: Path | None) -> None:
+def _plan_fleet(ctx: click.Context, stack, as_json: bool, markdown: bool, top: int, chart: Path | None,
+                simulate: bool = False) -> None:
     """A fleet stack: each workload's plan, placement, fallback chain and cost, and the fleet's totals."""
     from accelfit.catalog import load_catalog
     from accelfit.stack_plan import plan_stack_fleet
@@ -135,6 +163,12 @@ def _plan_fleet(ctx: click.Context, stack, as_json: bool, markdown: bool, top: i
         click.echo(fleet_report.render_markdown(fleet, locks, top=top, stack=stack.name))
     else:
         click.echo(fleet_report.render_text(fleet, locks, top=top, stack=stack.name))
+    if simulate:
+        from accelfit.cli.simulated_check import simulate_planned
+
+        specs = {spec.name: spec for spec in stack.specs}
+        simulate_planned(ctx, [(specs[member.name], member.plan, None) for member in fleet.workloads],
+                         str(stack.path), as_json)
 
 
 def report_infeasible(ctx: click.Context, failure) -> None:

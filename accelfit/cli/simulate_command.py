@@ -4,7 +4,9 @@ autoscaler, per hour: p50/p99 TTFT, TPOT and end to end, requests queued and fai
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -40,18 +42,12 @@ def simulate(spec_file: Path | None, stack_name: str | None, trace_file: Path | 
         from accelfit.simulate.traffic import read_trace
 
         trace = read_trace(trace_file)  # bad input stops here, before any planning
-    results = []
-    for spec, plan, efficiency in _plans(spec_file, stack_name):
-        results.append(_simulate_one(spec, plan, efficiency, trace, trace_file, seed, spike))
-    if not results:
+    jobs = [_prepare(spec, plan, efficiency, trace, trace_file, seed, spike)
+            for spec, plan, efficiency in _plans(spec_file, stack_name)]
+    if not jobs:
         raise InputError([problem(stack_name or str(spec_file), "kind", "no inference workload to simulate",
                                   "simulate a stack or spec whose workload has kind: inference")])
-    if chart is not None:
-        from accelfit.simulate.report import write_chart
-
-        run, result, _ = results[0]
-        write_chart(chart, run, result)
-    _print(results, as_json, markdown)
+    _print(_run_all(jobs, chart), as_json, markdown)
 
 
 def _plans(spec_file: Path | None, stack_name: str | None):
@@ -93,11 +89,21 @@ def _planned(make):
         report_infeasible(click.get_current_context(), failure)
 
 
-def _simulate_one(spec, plan, team, trace, trace_file, seed, spike):
+@dataclass(frozen=True)
+class _Job:
+    """One workload's day, ready to run: everything that can refuse the input is done before any is run."""
+
+    fleet: Any
+    requests: Any
+    whole_day: bool
+    burst: str | None
+    source: str
+
+
+def _prepare(spec, plan, team, trace, trace_file, seed, spike) -> _Job:
     from accelfit.catalog import load_catalog
     from accelfit.planner.serving import Efficiency
-    from accelfit.simulate.fleet import build_fleet, run_fleet, spec_requests
-    from accelfit.simulate.report import summary
+    from accelfit.simulate.fleet import build_fleet, spec_requests
     from accelfit.simulate.traffic import parse_spike
 
     if not plan.serving or not plan.serving.pools:
@@ -113,19 +119,61 @@ def _simulate_one(spec, plan, team, trace, trace_file, seed, spike):
         raise InputError([problem(None, "--spike", "a trace already says when requests come",
                                   "give --trace or --spike, not both")])
     requests = trace if trace is not None else spec_requests(fleet, seed, burst)
-    run = run_fleet(fleet, requests, whole_day=trace is None)
     source = (f"trace {trace_file}" if trace is not None else
               f"a day of the spec's {spec.inference.traffic.value} traffic at {spec.inference.requests_per_second:g} "
               f"req/s, seed {seed}")
-    return run, summary(run, burst.describe() if burst else None), source
+    return _Job(fleet, requests, trace is None, burst.describe() if burst else None, source)
 
 
-def _print(results, as_json: bool, markdown: bool) -> None:
+def _finish(job: _Job, chart: Path | None) -> tuple[dict[str, Any], str]:
+    """Run one workload's day; its summary (and the chart, when asked for this one)."""
+    from accelfit.simulate.fleet import run_fleet
+    from accelfit.simulate.report import summary
+
+    run = run_fleet(job.fleet, job.requests, whole_day=job.whole_day)
+    if chart is not None:
+        from accelfit.simulate.report import write_chart
+
+        write_chart(chart, run, summary(run, job.burst))
+    return summary(run, job.burst), job.source
+
+
+# The jobs of a fleet, set before the worker processes fork so that they inherit them instead of receiving a pickled
+# copy of every request of the day.
+_FORKED_JOBS: list[_Job] = []
+
+
+def _finish_forked(index: int, chart: Path | None) -> tuple[dict[str, Any], str]:
+    return _finish(_FORKED_JOBS[index], chart)
+
+
+def _run_all(jobs: list[_Job], chart: Path | None) -> list[tuple[dict[str, Any], str]]:
+    """The workloads' days are independent: a fleet's run side by side, one process per core (forked, where the
+    platform forks), each workload's result the same as run alone. The chart is the first workload's."""
+    import multiprocessing
+    import os
+
+    workers = min(len(jobs), os.cpu_count() or 1)
+    if workers < 2 or "fork" not in multiprocessing.get_all_start_methods():
+        return [_finish(job, chart if index == 0 else None) for index, job in enumerate(jobs)]
+    from concurrent.futures import ProcessPoolExecutor
+
+    _FORKED_JOBS[:] = jobs
+    try:
+        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+            futures = [pool.submit(_finish_forked, index, chart if index == 0 else None)
+                       for index in range(len(jobs))]
+            return [future.result() for future in futures]
+    finally:
+        _FORKED_JOBS.clear()
+
+
+def _print(results: list[tuple[dict[str, Any], str]], as_json: bool, markdown: bool) -> None:
     from accelfit.simulate.report import render_markdown, render_text
 
     if as_json:
-        documents = [result | {"source": source} for _, result, source in results]
+        documents = [result | {"source": source} for result, source in results]
         click.echo(json.dumps(documents[0] if len(documents) == 1 else documents, indent=2, sort_keys=True))
         return
     render = render_markdown if markdown else render_text
-    click.echo("\n\n".join(render(result, source) for _, result, source in results))
+    click.echo("\n\n".join(render(result, source) for result, source in results))

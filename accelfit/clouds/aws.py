@@ -46,4 +46,6 @@ CLOUD = Cloud(
     vm_spot_recovery=("it stops (keeping its root volume) and EC2 restarts it when capacity returns (a persistent "
                       "Spot request)"),
     unsupported=(("tpu", "TPUs are Google Cloud's; AWS sells none"),),
+    pod_identity_association=True,
+    registry_auth="ecr",
 )

@@ -100,6 +100,14 @@ class Cloud:
     vm_spot_recovery: str = ""
     # feature -> the reason a user is told when a plan would need it here (see FEATURES).
     unsupported: tuple[tuple[str, str], ...] = field(default=())
+    # A model server's cloud identity is an EKS Pod Identity association: bound to a service account the serving
+    # layer creates in the workload's own namespace (components/aws/workload_identity.py), so the server runs there.
+    pod_identity_association: bool = False
+    # How a GPU VM's start-up script logs in to the cloud's container registry (components/templates: gcp runs
+    # `gcloud auth configure-docker`, ecr `aws ecr get-login-password`); "" where the cloud has no GPU VMs.
+    registry_auth: str = ""
+    # A GPU VM runs in a managed instance group of one, which its autostop acts through (Compute Engine).
+    vm_in_instance_group: bool = False
 
     def supports(self, feature: str) -> bool:
         return self.unsupported_reason(feature) is None

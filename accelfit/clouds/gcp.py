@@ -55,4 +55,6 @@ CLOUD = Cloud(
     gpu_quota="the region's Compute Engine GPU quota for this GPU model (and GPUS_ALL_REGIONS)",
     vm_access="IAP TCP forwarding (`gcloud compute ssh --tunnel-through-iap`)",
     vm_spot_recovery="its managed instance group recreates it with the same boot disk when capacity returns",
+    registry_auth="gcp",
+    vm_in_instance_group=True,
 )

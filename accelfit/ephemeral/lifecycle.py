@@ -8,7 +8,7 @@ import datetime as dt
 import json
 import shutil
 import subprocess
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +37,7 @@ class Created:
     expires_at: str
     cap_usd: float | None
     mandatory_violations: int
+    autostop: dict[str, Any] = field(default_factory=dict)
 
 
 def pulumi_cli() -> str | None:
@@ -114,7 +115,37 @@ def existing_stacks(project_dir: Path) -> set[str]:
     return {p.name.removeprefix("Pulumi.").removesuffix(".yaml") for p in folder.glob("Pulumi.*.yaml")}
 
 
-def create(project_dir: Path, source: str, name: str, ttl: dt.timedelta, now: dt.datetime) -> Created:
+def autostopped_workloads(resources: list[dict[str, Any]]) -> list[str]:
+    """The workloads whose planned serving pool may scale to zero outside a daily cron window, as built: their KEDA
+    ScaledObject (route rank 0) has minReplicaCount 0 and a cron trigger (components/kubernetes/serving)."""
+    from accelfit.pricing.serving_objects import RANK_LABEL, SCALED_OBJECT_TYPE, route_of
+
+    found = set()
+    for row in resources:
+        inputs = row.get("inputs") or {}
+        labels = (inputs.get("metadata") or {}).get("labels") or {}
+        spec = inputs.get("spec") or {}
+        route = route_of(inputs)
+        if (row.get("type") == SCALED_OBJECT_TYPE and route and str(labels.get(RANK_LABEL)) == "0"
+                and spec.get("minReplicaCount") == 0
+                and any(trigger.get("type") == "cron" for trigger in spec.get("triggers") or [])):
+            found.add(route)
+    return sorted(found)
+
+
+def _autostop_report(document: dict[str, Any], project: str) -> dict[str, Any]:
+    from accelfit.ephemeral import serves, workload_specs
+
+    serving = [spec for spec in workload_specs(document["config"], project) if serves(spec)]
+    if not serving:
+        return {}
+    inference = serving[0].get("inference") or {}
+    return {"from_utc": inference.get("serving_start_utc"), "hours_per_day": inference.get("hours_per_day"),
+            "workloads": sorted(str(spec.get("name", "")) for spec in serving)}
+
+
+def create(project_dir: Path, source: str, name: str, ttl: dt.timedelta, now: dt.datetime,
+           autostop_hours: float | None = None) -> Created:
     """Write stacks/Pulumi.<name>.yaml as the scaled copy of `source`, and preview it offline (priced, checked by
     its policy). A copy with a mandatory violation is removed again: nothing half-made stays."""
     from accelfit.atomicwrite import write_atomically
@@ -128,7 +159,7 @@ def create(project_dir: Path, source: str, name: str, ttl: dt.timedelta, now: dt
     source_stack = load_stack(source, project_dir)  # an unknown source is exit 2 naming the stacks there are
     cap = environment_settings(project_dir, ENVIRONMENT).max_monthly_usd or 0.0
     project = read_project(project_dir)["name"]
-    document = ephemeral_document(read_yaml(source_stack.path), project, name, ttl, now, cap)
+    document = ephemeral_document(read_yaml(source_stack.path), project, name, ttl, now, cap, autostop_hours)
     path = stack_path(name, project_dir)
     header = (f"# Ephemeral copy of stack {source} (accelfit ephemeral up): destroyed by `accelfit ephemeral down "
               f"--name {name}`, or by `accelfit ephemeral sweep` after accelfit:expiresAt.\n")
@@ -141,8 +172,12 @@ def create(project_dir: Path, source: str, name: str, ttl: dt.timedelta, now: dt
         raise
     if result.mandatory_violations:
         path.unlink(missing_ok=True)
+    autostop = _autostop_report(document, project)
+    if autostop:  # per serving workload: whether what the stack builds lets it stop (see autostopped_workloads)
+        stopped = autostopped_workloads(result.document["resources"])
+        autostop["workloads"] = {workload: workload in stopped for workload in autostop["workloads"]}
     return Created(name, path, result.document["cost"]["monthly_usd"], source_monthly,
-                   document["config"][f"{project}:expiresAt"], cap, result.mandatory_violations)
+                   document["config"][f"{project}:expiresAt"], cap, result.mandatory_violations, autostop)
 
 
 def destroy_plan(project_dir: Path, name: str) -> list[dict[str, Any]]:

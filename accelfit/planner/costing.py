@@ -27,15 +27,18 @@ from accelfit.planner import preferences as pref
 from accelfit.planner.memory import weights_bytes
 from accelfit.planner.model import NodePool
 from accelfit.planner.options import Offer
+from accelfit.planner.serving_traffic import serving_traffic_facts
 from accelfit.pricing.figures import (
     HOURS_PER_MONTH, CostFigures, Part, RunWindow, accelerator_pool, always_on, figures, per_month,
     serving_hours_per_month,
 )
+from accelfit.pricing.server_windows import stop_tail_hours
 from accelfit.pricing.node_disks import disk_hourly_usd, gke_boot_disk_type
 from accelfit.pricing.capacity_blocks import block_for
 from accelfit.pricing.overheads import overhead_for, run_window
 from accelfit.durations import duration
 from accelfit.spec import WorkloadSpec
+from accelfit.spec.models import ModelServer
 
 GIB_PER_TB = 1e12 / 2.0**30
 # The system pool of a cluster: add-ons (DNS, Kueue, the autoscaler, telemetry) on 1 node, growing to 3.
@@ -43,11 +46,28 @@ SYSTEM_POOL_MIN_NODES = 1
 SYSTEM_POOL_MAX_NODES = 3
 SYSTEM_POOL_DISK_GB = 100
 CLUSTER_PLATFORMS = ("gke-gpu", "gke-tpu", "eks-gpu")
-# Platforms whose accelerator pools are scaled down on a schedule when inference runs part of the day: EKS, by
-# scheduled actions on the node group's Auto Scaling group (components/aws/schedule.py). GKE has no scheduled
-# node-pool scaling of its own, so a part-day GKE service is priced all day and says why.
-SCHEDULED_SERVING_PLATFORMS = ("eks-gpu",)
-# When a part-day service starts (UTC): the spec states hours a day, not which hours.
+# Platforms that take a part-day service's pools to zero outside its daily window, and how (the plan's note):
+# - EKS: scheduled actions on the node group's Auto Scaling group set it to zero nodes (components/aws/schedule.py).
+# - GKE (GPU pools): a KEDA cron trigger holds the servers for the window and lets them go after it (minReplicaCount
+#   0; keda.sh/docs/2.18/scalers/cron, scaledobject-spec cooldownPeriod), and the cluster autoscaler removes the
+#   empty nodes down to the pool's minimum of 0 ("When demand is low, the cluster autoscaler scales back down to a
+#   minimum size that you designate": cloud.google.com/kubernetes-engine/docs/concepts/cluster-autoscaler, as of
+#   2026-11-29). The preview prices such a pool for the window only when it finds that chain
+#   (accelfit/pricing/resources.py, StackUsage.server_windows).
+# TPU serving pools are not scheduled: a part-day TPU service is priced all day and says why.
+@dataclass(frozen=True)
+class ServingSchedule:
+    how: str  # the plan's note
+    needs_server: bool  # the window is kept by the model servers' autoscaler, so only where the stack builds them
+    stop_tail: bool = False  # the nodes bill on after the window until the autoscalers let them go (stop_tail_hours)
+
+
+SCHEDULED_SERVING_PLATFORMS = {
+    "eks-gpu": ServingSchedule("a schedule scales the node group to zero the rest of the day", needs_server=False),
+    "gke-gpu": ServingSchedule("a cron trigger lets the servers go the rest of the day (once idle) and the cluster "
+                               "autoscaler removes the empty nodes", needs_server=True, stop_tail=True),
+}
+# When a part-day service starts (UTC) unless the spec says (inference.serving_start_utc).
 SERVING_START_UTC = "08:00"
 
 
@@ -55,9 +75,10 @@ def serving_window(spec: WorkloadSpec, offer: Offer) -> tuple[str, float] | None
     """(start HH:MM UTC, hours) when the stack scales the serving pool on a schedule; None when it runs all day."""
     if spec.inference is None or spec.inference.hours_per_day >= 24 or term_hours(offer.pricing):
         return None
-    if offer.platform not in SCHEDULED_SERVING_PLATFORMS:
+    schedule = SCHEDULED_SERVING_PLATFORMS.get(offer.platform)
+    if schedule is None or (schedule.needs_server and spec.model_server in (None, ModelServer.none)):
         return None
-    return SERVING_START_UTC, spec.inference.hours_per_day
+    return spec.inference.serving_start_utc or SERVING_START_UTC, spec.inference.hours_per_day
 
 
 @dataclass(frozen=True)
@@ -132,11 +153,17 @@ def serving_plan(spec: WorkloadSpec, offer: Offer) -> tuple[float, str]:
         return HOURS_PER_MONTH, f"{hours_per_day:g} h a day, but committed capacity bills every hour"
     window = serving_window(spec, offer)
     if window is not None:
-        return serving_hours_per_month(hours_per_day), (f"{hours_per_day:g} h a day from {window[0]} UTC: a "
-                                                        "schedule scales the node group to zero the rest of the day")
+        schedule = SCHEDULED_SERVING_PLATFORMS[offer.platform]
+        tail = stop_tail_hours(serving_traffic_facts().autoscaling.cooldown_period_seconds) if schedule.stop_tail \
+            else 0.0
+        after = f" (+{tail * 60:g} min until the last node goes)" if tail else ""
+        return serving_hours_per_month(hours_per_day + tail), (f"{hours_per_day:g} h a day from {window[0]} UTC"
+                                                               f"{after}: {schedule.how}")
+    fix = ("set model.weights so the stack builds the model server, whose autoscaler keeps the window"
+           if offer.platform in SCHEDULED_SERVING_PLATFORMS else
+           "scale your serving workload to zero off-hours and the autoscaler removes the idle nodes")
     return HOURS_PER_MONTH, (f"priced 24 h a day although the spec serves {hours_per_day:g} h: {offer.platform} "
-                             "builds no schedule that scales the pool down (scale your serving workload to zero "
-                             "off-hours and the autoscaler removes the idle nodes)")
+                             f"builds no schedule that scales the pool down ({fix})")
 
 
 def node_boot_disk(catalog: Catalog, offer: Offer, system: bool) -> tuple[float, str]:

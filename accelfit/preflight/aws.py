@@ -15,6 +15,7 @@ AWS's endpoints cannot be reached the check is "could not check" and the remaini
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import os
 import time
 from collections.abc import Callable
@@ -121,16 +122,16 @@ class AwsReader:
         for need in needs.quotas:
             self._guard(observed, f"quota {need.metric} in {need.region} (Service Quotas)",
                         "servicequotas:GetServiceQuota and cloudwatch:GetMetricStatistics",
-                        lambda need=need: self._quota(observed, need.region, need.metric))
+                        functools.partial(self._quota, observed, need.region, need.metric))
         for region in sorted({n.region for n in needs.zones}):
-            wanted = [n for n in needs.zones if n.region == region]
+            zones = [n for n in needs.zones if n.region == region]
             self._guard(observed, f"zone offerings in {region}", "ec2:DescribeInstanceTypeOfferings",
-                        lambda region=region, wanted=wanted: self._zones(observed, region, wanted))
+                        functools.partial(self._zones, observed, region, zones))
         for region in sorted({n.region for n in needs.reservations}):
             wanted = [n for n in needs.reservations if n.region == region]
             self._guard(observed, f"reservation {', '.join(n.name for n in wanted)}",
                         "ec2:DescribeCapacityReservations",
-                        lambda region=region, wanted=wanted: self._reservations(observed, region, wanted))
+                        functools.partial(self._reservations, observed, region, wanted))
         observed["unchecked"] = tuple(observed["unchecked"])
         return Observed(**observed)
 
@@ -168,7 +169,7 @@ class AwsReader:
             kwargs = dict(LocationType="availability-zone", Filters=[{"Name": "instance-type", "Values": types}])
             if token:
                 kwargs["NextToken"] = token
-            page = self._call(lambda kwargs=kwargs: ec2.describe_instance_type_offerings(**kwargs))
+            page = self._call(functools.partial(ec2.describe_instance_type_offerings, **kwargs))
             offered |= {(o["Location"], o["InstanceType"]) for o in page.get("InstanceTypeOfferings", [])}
             token = page.get("NextToken")
             if not token:

@@ -16,8 +16,16 @@ def aws_login(profile: str = "") -> str:
             f"keys), or unset AWS_PROFILE to use the default profile")
 
 
+def _gcp_login(profile: str = "") -> str:
+    return GCP_LOGIN
+
+
+# How to log in to each cloud preflight reads, by cloud name (AWS: for the profile in use).
+_LOGIN = {"gcp": _gcp_login, "aws": aws_login}
+
+
 def credentials_error(cloud: str, why: str, *, profile: str = "") -> InputError:
-    return InputError([problem(None, f"{cloud} credentials", why, GCP_LOGIN if cloud == "gcp" else aws_login(profile))])
+    return InputError([problem(None, f"{cloud} credentials", why, _LOGIN[cloud](profile))])
 
 
 # What a "could not check" line says when the cloud's endpoints cannot be reached (no network, DNS, proxy, TLS).

@@ -15,6 +15,7 @@ attempted (each would wait out the same failure).
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable
 from typing import Any
@@ -97,7 +98,7 @@ class GcpReader:
         """Regional quotas (compute regions.get), then what it leaves out and zonal TPU quotas (Cloud Quotas)."""
         for region in sorted({n.region for n in needs.quotas if not n.zone}):
             self._guard(observed, f"quota of region {region} (compute regions.get)", "compute",
-                        lambda region=region: self._region(observed, region))
+                        functools.partial(self._region, observed, region))
         # A metric regions.get leaves out (newer GPU families; only for regions it answered) and the quotas it has no
         # metric for (GKE TPU v5p/v6e) are read from Cloud Quotas.
         answered = {key.split("/")[0] for key in observed["quotas"]}
@@ -116,10 +117,10 @@ class GcpReader:
         for zone in sorted({n.zone for n in needs.zones}):
             wanted = [n for n in needs.zones if n.zone == zone]
             self._guard(observed, f"zone {zone} offerings", "compute",
-                        lambda zone=zone, wanted=wanted: self._zone(observed, zone, wanted))
+                        functools.partial(self._zone, observed, zone, wanted))
         for res in needs.reservations:
             self._guard(observed, f"reservation {res.name} ({res.zone})", "compute",
-                        lambda res=res: self._reservation(observed, res))
+                        functools.partial(self._reservation, observed, res))
         if needs.services:
             self._guard(observed, "service enabled APIs (Service Usage)", "services",
                         lambda: self._services(observed, [s.name for s in needs.services]))
@@ -161,8 +162,8 @@ class GcpReader:
         for need in wanted:
             offered = True
             try:
-                self._call(lambda need=need: self.machine_types.get(project=self.project, zone=zone,
-                                                                    machine_type=need.machine_type))
+                self._call(functools.partial(self.machine_types.get, project=self.project, zone=zone,
+                                             machine_type=need.machine_type))
             except self.exceptions.NotFound:
                 offered = False
             if need.accelerator_type and accelerators is not None and need.accelerator_type not in accelerators:
@@ -190,7 +191,7 @@ class GcpReader:
 def _regional_infos(observed: dict, info: Any, source: str) -> None:
     """Each (region, other dimensions) value of a regional quota, kept under cloud_quotas_key. A value set for a
     region wins; an entry without a region is the default for the regions in its applicable_locations."""
-    defaults = []
+    defaults: list[tuple[str, str, QuotaReading]] = []
     for dims in info.dimensions_infos:
         dimensions = dict(dims.dimensions)
         region = dimensions.pop("region", "")

@@ -92,8 +92,8 @@ def aws_quota(instance_type: str, spot: bool) -> tuple[str, str] | None:
     aws = table()["aws"]
     side = aws["spot" if spot else "on_demand"]
     if letters in side:
-        return tuple(side[letters])  # type: ignore[return-value]
+        return tuple(side[letters])
     # The whole family prefix must be a standard family: trn1, inf2, dl1 and hpc7 have quotas of their own.
     if letters in aws["standard_families"]:
-        return tuple(side["standard"])  # type: ignore[return-value]
+        return tuple(side["standard"])
     return None

@@ -10,7 +10,8 @@ How long each resource runs is read from what the stack builds, never assumed:
   autoscaler that removes idle nodes (GKE: the pool's own autoscaling; EKS: a Cluster Autoscaler or Karpenter
   release in the stack); otherwise it bills all month;
 - a serving pool bills part of the day only when a schedule in the stack scales it down (AWS: scheduled actions
-  named `<pool>-schedule-start` / `-stop` on its Auto Scaling group); otherwise all day;
+  named `<pool>-schedule-start` / `-stop` on its Auto Scaling group; GKE: a pool of minimum 0 whose servers' KEDA
+  ScaledObject holds them for a daily cron window only, accelfit.pricing.server_windows); otherwise all day;
 - TPU VMs and queued resources bill every hour they exist;
 - system pools run their minimum all month (their maximum at full scale); control planes and NAT run all month;
 - buckets are sized from the spec's dataset plus checkpoints; egress comes from the spec.
@@ -19,7 +20,6 @@ What the resources cannot say (the run's length, the bucket's size) comes from t
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -36,6 +36,7 @@ from accelfit.pricing.pricers import pricer_for, priced_types
 from accelfit.pricing.rates import (
     FALLBACK_RANK_LABEL, ROLE_LABEL, NeutralResource, Priced, PricingContext, RateBook, region_of_location,
 )
+from accelfit.pricing.server_windows import scheduled_hours_per_day, server_windows
 from accelfit.pricing.serving_objects import GATEWAY_TYPE, POD_MONITORING_TYPE, SCALED_OBJECT_TYPE, planned_servers, route_of
 
 __all__ = ["ASSUMPTIONS", "FALLBACK_RANK_LABEL", "ROLE_LABEL", "CostReport", "NeutralResource",
@@ -87,25 +88,14 @@ ASSUMPTIONS = (
 )
 
 
-_CRON = re.compile(r"^\s*(\d+)\s+(\d+)\s+\*\s+\*\s+\*\s*\Z")
-
-
-def scheduled_hours_per_day(start_recurrence: str, stop_recurrence: str) -> float | None:
-    """Hours a day between a daily start and stop ("M H * * *" each); None for any other recurrence."""
-    start, stop = _CRON.match(start_recurrence or ""), _CRON.match(stop_recurrence or "")
-    if not start or not stop:
-        return None
-    start_minutes = int(start.group(2)) * 60 + int(start.group(1))
-    stop_minutes = int(stop.group(2)) * 60 + int(stop.group(1))
-    return ((stop_minutes - start_minutes) % (24 * 60)) / 60.0
-
-
 @dataclass(frozen=True)
 class StackUsage:
-    """What the stack builds that decides how long its pools run: an autoscaler, and daily schedules."""
+    """What the stack builds that decides how long its pools run: an autoscaler, daily schedules, and servers
+    that run only in a daily window (accelfit.pricing.server_windows)."""
 
     cluster_autoscaler: bool
     schedules: Mapping[str, Mapping[str, Any]]  # resource name -> inputs of aws:autoscaling/schedule:Schedule
+    server_windows: Mapping[str, float] = field(default_factory=dict)  # GKE node pool name -> hours a day
 
     @classmethod
     def of(cls, resources: list[NeutralResource]) -> StackUsage:
@@ -113,11 +103,15 @@ class StackUsage:
                          and any(chart in str(resource.props.get("chart", "")) for chart in AUTOSCALER_CHARTS)
                          for resource in resources)
         schedules = {resource.name: resource.props for resource in resources if resource.type == SCHEDULE_TYPE}
-        return cls(autoscaler, schedules)
+        return cls(autoscaler, schedules, server_windows(resources))
 
-    def hours_per_day(self, pool_name: str) -> float | None:
-        """A node group `<pool>-ng` is scaled by schedules `<pool>-schedule-start` and `<pool>-schedule-stop`."""
-        prefix = pool_name.removesuffix("-ng")
+    def hours_per_day(self, resource: NeutralResource, priced: Priced) -> float | None:
+        """A node group `<pool>-ng` is scaled by schedules `<pool>-schedule-start` and `<pool>-schedule-stop`; a GKE
+        node pool that scales to zero runs while the servers that require it do."""
+        window = self.server_windows.get(str(resource.props.get("name", "")))
+        if window is not None and priced.min_nodes == 0 and priced.autoscaled:
+            return window
+        prefix = resource.name.removesuffix("-ng")
         start = self.schedules.get(f"{prefix}-schedule-start")
         stop = self.schedules.get(f"{prefix}-schedule-stop")
         if start is None or stop is None:
@@ -131,7 +125,7 @@ class StackUsage:
             found = way(resource.name, priced, context)
             if found is not None:
                 return found
-        return self._pool(resource.name, priced, context)
+        return self._pool(resource, priced, context)
 
     @staticmethod
     def _vm(name: str, priced: Priced, context: PricingContext) -> tuple[Part, str] | None:
@@ -209,8 +203,9 @@ class StackUsage:
         return (accelerator_pool(name, priced.hourly_max, hours, run),
                 "owned server at its power cost while it " + ("runs the training job" if run else "serves"))
 
-    def _pool(self, name: str, priced: Priced, context: PricingContext) -> tuple[Part, str]:
+    def _pool(self, resource: NeutralResource, priced: Priced, context: PricingContext) -> tuple[Part, str]:
         """An accelerator pool: the run's hours when it can scale to zero, its schedule's hours, or all month."""
+        name = resource.name
         run = context.run
         can_scale_to_zero = priced.min_nodes == 0 and (priced.autoscaled or self.cluster_autoscaler)
         if run is not None:
@@ -221,7 +216,7 @@ class StackUsage:
                    "no autoscaler in the stack removes idle nodes")
             return (accelerator_pool(name, priced.hourly_max, HOURS_PER_MONTH, run),
                     f"at its maximum all month: {why}")
-        hours_per_day = self.hours_per_day(name)
+        hours_per_day = self.hours_per_day(resource, priced)
         if hours_per_day is not None:
             return (accelerator_pool(name, priced.hourly_max, serving_hours_per_month(hours_per_day), run),
                     f"at its maximum {hours_per_day:g} h a day (scheduled), zero the rest")

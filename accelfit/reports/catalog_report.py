@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from accelfit.catalog.models import Catalog, Cloud, InstanceType, Price, PricingModel, TpuSlice
+from accelfit.clouds import cloud_named
 from accelfit.reports.table import render_markdown_table, render_table
 
 # Regions used for the table's price columns when no --region is given: the regions every price table quotes.
@@ -49,7 +50,7 @@ def select(catalog: Catalog, filters: CatalogFilter) -> CatalogView:
         if filters.accelerator is None:
             instances = tuple(sorted(instances, key=lambda row: (row.cloud.value, row.family, row.accelerator_count,
                                                                  row.vcpus, row.name)))
-    if filters.kind in (None, "tpu") and filters.cloud in (None, Cloud.gcp):
+    if filters.kind in (None, "tpu") and (filters.cloud is None or cloud_named(filters.cloud.value).tpu_platforms):
         slices = catalog.tpu_slices_for(filters.accelerator, region=filters.region)
     offered = {row.accelerator for row in instances} | {row.accelerator for row in slices}
     narrowed = filters.cloud is not None or filters.region is not None

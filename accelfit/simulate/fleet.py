@@ -69,7 +69,9 @@ def build_fleet(spec: WorkloadSpec, plan: Plan, catalog: Catalog, efficiency: Ef
     pools = tuple(serving.pools) if serving else ()
     node_pools = {pool.name: pool for pool in plan.node_pools}
     first = node_pools.get(pools[0].node_pools[0]) if pools else None
-    start = _seconds_of_day(first.serving_start_utc if first and first.serving_start_utc else SERVING_START_UTC)
+    stated = spec.inference.serving_start_utc if spec.inference else None
+    start = _seconds_of_day(first.serving_start_utc if first and first.serving_start_utc
+                            else stated or SERVING_START_UTC)
     prices, notes = [], []
     for pool in pools:
         price, note = _node_price(catalog, plan, pool)

@@ -422,6 +422,11 @@ class InferenceSpec(StrictModel):
     traffic: Traffic = Field(default=Traffic.variable,
                              description="variable (bursty, mixed batch sizes) or steady (large, regular batches).")
     hours_per_day: Number = Field(default=24, gt=0, le=24, description="Hours a day the service must be up.")
+    serving_start_utc: str | None = Field(
+        default=None, pattern=r"^([01][0-9]|2[0-3]):[0-5][0-9]$",
+        description="With hours_per_day under 24: when (HH:MM, UTC) the daily serving window starts; the servers "
+                    "(and, where the platform schedules or autoscales them, the nodes) go to zero the rest of the "
+                    "day. Default 08:00.")
     server: ModelServer | None = Field(
         default=None,
         description="vllm: the stack builds the model server (vLLM, on GPUs and TPUs) from the plan; none: capacity "
@@ -435,7 +440,7 @@ class InferenceSpec(StrictModel):
     @model_serializer(mode="wrap")
     def _serving_fields_when_set(self, handler: Any) -> Any:
         return _without_unset_serving(handler(self), ("ttft_p99_ms", "tpot_p99_ms", "server", "public_endpoint",
-                                                             "peak_factor"))
+                                                             "peak_factor", "serving_start_utc"))
 
     @model_validator(mode="after")
     def _targets_within_end_to_end(self) -> InferenceSpec:
@@ -445,6 +450,10 @@ class InferenceSpec(StrictModel):
                 raise ValueError(f"{name}: {value:g} ms is more than latency_p99_ms ({self.latency_p99_ms:g} ms), "
                                  "which a request's first token and each later token are part of; lower it or "
                                  "raise latency_p99_ms")
+        if self.serving_start_utc is not None and self.hours_per_day >= 24:
+            raise ValueError(f"serving_start_utc: {self.serving_start_utc} starts a daily serving window, but "
+                             "hours_per_day is 24 (the service runs all day); set hours_per_day under 24 or drop "
+                             "serving_start_utc")
         return self
 
 

@@ -120,7 +120,7 @@ def team_namespace_rule(stack: Any, fleet: FleetPlan, catalog: Catalog) -> list[
     if stack.is_fleet:
         return [namespaces.fleet_namespaces_problem(field, source)]
     plan = fleet.workloads[0].plan
-    if plan.cloud.value == "aws" and builds_route(plan):
+    if cloud_named(plan.cloud.value).pod_identity_association and builds_route(plan):
         wrong = namespaces.serving_namespace_problem(tuple(dict.fromkeys(value)), plan.workload, field, source)
         return [wrong] if wrong else []
     return []

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 import pulumi
 import pulumi_aws as aws
 
+from accelfit.clouds.aws import CLOUD as AWS
 from accelfit.environments import is_protected
 from components.aws.checks import args_problem, raise_if_any
 from components.common import child_name
@@ -114,7 +115,7 @@ class Ec2GpuVm(pulumi.ComponentResource):
         aws.iam.RolePolicy(child_name(name, "bucket"), role=role.id,
                            policy=pulumi.Output.from_input(args.bucket_arn).apply(
                                lambda arn: _bucket_policy(arn, code_url)), opts=child)
-        if args.job.image and parse_image(args.job.image).cloud == "aws":
+        if args.job.image and parse_image(args.job.image).cloud == AWS.name:  # this cloud's registry (ECR)
             aws.iam.RolePolicyAttachment(child_name(name, "ecr"), role=role.name, policy_arn=ECR_READ_POLICY,
                                          opts=child)
         profile = aws.iam.InstanceProfile(child_name(name, "profile"), role=role.name, tags=tags, opts=child)

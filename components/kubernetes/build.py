@@ -68,7 +68,7 @@ class LayerPlan:
     """The layer's decided inputs, derived (and checked) before any resource of the stack is created."""
 
     queues: tuple[QueuePlan, ...]
-    gpu_software: GpuSoftware | None
+    gpu_software: GpuSoftware | None = None
     eks: EksAddonsPlan | None = None
     jobset: bool = False
     """TPU slice pools run their jobs as JobSets (the multislice prerequisite)."""
@@ -114,23 +114,27 @@ def plan_layer(cluster: SharedClusterBuild, catalog: Catalog, inventory: Invento
                                           queue.name, len(queue.flavors) + len(queue.borrowed))
     if problems:
         raise InputError(problems)
+    return _with_cluster_addons(cluster, LayerPlan(queues=tuple(queues), serving=serving,
+                                                   routes=routes_of(cluster.plans, serving)))
+
+
+def _with_cluster_addons(cluster: SharedClusterBuild, layer: LayerPlan) -> LayerPlan:
+    """The cluster-wide add-ons, from every workload's pools together: which GPU software (a GKE cluster gets GKE's
+    whenever it may hold GPU pools: a TPU plan's GPU standby pools, a fleet's GPU workloads; an EKS cluster EKS's;
+    bare metal its own), JobSet for TPU pools, the EKS add-ons, the inference CRDs."""
     basis = cluster.basis
-    # Every workload's pools together, for the cluster-wide decisions (which GPU software, which EKS add-ons).
     merged = basis.model_copy(update={"node_pools": tuple(pool for plan in cluster.plans
                                                           for pool in plan.node_pools
                                                           if pool.role != "system" or plan.workload == basis.workload)})
-    # A GKE cluster gets GKE's GPU software whenever it may hold GPU pools (a TPU plan's GPU standby pools, a
-    # fleet's GPU workloads); an EKS cluster EKS's; bare metal its own.
-    gpu_plan = merged.model_copy(update={"platform": _GPU_PLATFORM.get(basis.cloud.value, basis.platform)})
-    return LayerPlan(queues=tuple(queues), gpu_software=gpu_software(gpu_plan),
-                     jobset=any(pool.role == "tpu" for pool in merged.node_pools),
-                     eks=eks_addons_plan(merged) if basis.cloud.value == "aws" else None,
-                     serving=serving, routes=routes_of(cluster.plans, serving),
-                     inference_crds=not (basis.cloud.value == "gcp"
-                                         and gke_manages_inference_pool(basis.gke_release_channel)))
-
-
-_GPU_PLATFORM = {"gcp": Platform.gke_gpu, "aws": Platform.eks_gpu}
+    cloud = cloud_named(basis.cloud.value)
+    gpu_plan = merged.model_copy(update={"platform": Platform(cloud.cluster_platform) if cloud.cluster_platform
+                                         else basis.platform})
+    return dataclasses.replace(
+        layer, gpu_software=gpu_software(gpu_plan), jobset=any(pool.role == "tpu" for pool in merged.node_pools),
+        eks=eks_addons_plan(merged) if cloud.cluster_platform == Platform.eks_gpu.value else None,
+        # GKE's own Gateway controller installs the InferencePool CRDs on the versions that manage it.
+        inference_crds=not (cloud.serving_gateway == "gke-gateway"
+                            and gke_manages_inference_pool(basis.gke_release_channel)))
 
 
 def _capacities(plan: Plan, catalog: Catalog, inventory: Inventory | None) -> Mapping[str, NodeCapacity]:

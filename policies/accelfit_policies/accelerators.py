@@ -161,9 +161,10 @@ def _gke_tpu_pool_topology(view: ResourceView, catalog: Catalog) -> list[str]:
     label = get(props, "nodeConfig.labels", {})
     named = catalog.tpu_slice(str(label.get("accelfit.io/tpu-slice"))) if isinstance(label, Mapping) else None
     if topology is None:
-        multi_host = named is not None and named.multi_host
+        if named is None or not named.multi_host:
+            return []
         return [f"{view.label} is a multi-host {named.name} pool without placementPolicy.tpuTopology; required: "
-                f"{named.topology}. Fix: set placementPolicy.tpuTopology: {named.topology}."] if multi_host else []
+                f"{named.topology}. Fix: set placementPolicy.tpuTopology: {named.topology}."]
     matching = [s for s in shapes if s.topology == str(topology)]
     if shapes and not matching:
         return [f"{view.label} uses topology {topology} on {machine}, which that machine type does not offer; "

@@ -26,14 +26,6 @@ REGISTRY = "accelfit/clouds/"
 STILL_TO_CONVERT: dict[str, int] = {
     "accelfit/catalog/integrity.py": 5,
     "accelfit/catalog/update.py": 1,
-    "accelfit/preflight/compare.py": 2,
-    "accelfit/preflight/errors.py": 1,
-    "accelfit/reports/catalog_report.py": 1,
-    "accelfit/stackrules/__init__.py": 1,
-    "components/aws/gpu_vm.py": 1,
-    "components/gpu_vm_script.py": 3,
-    "components/kubernetes/build.py": 2,
-    "components/kubernetes/serving/targets.py": 2,
 }
 
 

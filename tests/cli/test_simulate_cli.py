@@ -74,3 +74,32 @@ def test_bad_arguments_are_exit_2(args, field):
 def test_a_trace_and_a_spike_together_are_refused(trace):
     result = _invoke("examples/vllm-serving-gcp.yaml", "--trace", str(trace), "--spike", "2x")
     assert result.exit_code == 2 and "--spike" in result.output
+
+
+def test_a_fleets_workloads_run_side_by_side_each_as_it_runs_alone(tmp_path):
+    """The workloads of a fleet are simulated in forked processes; each result, in order, is the one the workload
+    gets when simulated alone in this process, and the chart is the first workload's."""
+    from accelfit.catalog import load_catalog
+    from accelfit.cli import simulate_command as command
+    from accelfit.planner import Environment, plan
+    from accelfit.simulate.traffic import read_trace
+    from accelfit.spec import load_workload
+
+    loaded = load_workload("examples/vllm-serving-gcp.yaml")
+    planned = plan(loaded.spec, load_catalog(), Environment(name="dev", inventory=loaded.inventory))
+    jobs = []
+    for rate in (10, 25):
+        path = tmp_path / f"trace-{rate}.csv"
+        path.write_text("arrival_s,input_tokens,output_tokens\n"
+                        + "\n".join(f"{n / rate:.3f},1024,256" for n in range(rate * 60)) + "\n")
+        jobs.append(command._prepare(loaded.spec, planned, None, read_trace(path), path, 0, None))
+    chart = tmp_path / "day.svg"
+
+    def figures(results):  # all but how long the run took
+        return [({key: value for key, value in result.items() if key != "seconds"}, source)
+                for result, source in results]
+
+    side_by_side = command._run_all(jobs, chart)
+    alone = [command._finish(job, None) for job in jobs]
+    assert figures(side_by_side) == figures(alone) and [result["day"]["requests"] for result, _ in alone] == [600, 1500]
+    assert "servers ready" in chart.read_text()

@@ -64,6 +64,57 @@ def test_an_ephemeral_copy_previews_small_with_ttl_cap_and_a_full_destroy_plan(t
     assert {row["urn"] for row in plan} == {r["urn"] for r in rows} and not any(row["protect"] for row in plan)
     assert main(["ephemeral", "down", "--name", source]) == 2  # never destroys a stack it did not make
 
+    # Autostop: a serving copy serves 4 h a day from the minute it was made, and its servers may go after that
+    # (the ScaledObject built lets them); a training copy stops when its run ends and reports no window.
+    spec = config.get("accelfit:workload")
+    if spec["kind"] == "training":
+        assert report["autostop"] is None
+        return
+    created = expires - dt.timedelta(hours=24)
+    assert spec["inference"]["serving_start_utc"] == created.strftime("%H:%M")
+    assert spec["inference"]["hours_per_day"] == 4
+    assert report["autostop"] == {"from_utc": created.strftime("%H:%M"), "hours_per_day": 4.0,
+                                  "workloads": {"chat-vllm": True}}
+
+
+def _copy(project: Path, capsys, name: str, *args: str) -> tuple[dict, dict]:
+    assert main(["ephemeral", "up", "--from", "example-gcp-vllm-serving", "--name", name, "--no-deploy", "--json",
+                 *args]) == 0
+    report = json.loads(capsys.readouterr().out)
+    return report, preview_stack(name, project).document
+
+
+def test_autostop_sets_the_copys_serving_window_and_its_price(tmp_path, capsys, monkeypatch):
+    """--autostop moves the ScaledObject's cron window and the GPU pool's priced hours alike (plan = preview)."""
+    project = _project(tmp_path, "example-gcp-vllm-serving")
+    monkeypatch.chdir(project)
+    short, short_document = _copy(project, capsys, "pr-short", "--autostop", "90m")
+    long, long_document = _copy(project, capsys, "pr-long", "--autostop", "8h")
+    windows = []
+    for document in (short_document, long_document):
+        assert document["plan"]["estimate"]["monthly_usd"] == pytest.approx(document["cost"]["monthly_usd"],
+                                                                            abs=0.05)
+        [scaler] = [r["inputs"]["spec"] for r in document["resources"] if r["type"].endswith(":ScaledObject")]
+        assert scaler["minReplicaCount"] == 0
+        [cron] = [t["metadata"] for t in scaler["triggers"] if t["type"] == "cron"]
+        windows.append((cron["start"], cron["end"]))
+    start_minute, start_hour = (int(part) for part in windows[0][0].split()[:2])
+    for (_, end), hours in zip(windows, (1.5, 8), strict=True):
+        end_minute, end_hour = (int(part) for part in end.split()[:2])
+        assert ((end_hour * 60 + end_minute) - (start_hour * 60 + start_minute)) % 1440 == round(hours * 60)
+    assert short["autostop"]["hours_per_day"] == 1.5 and long["autostop"]["hours_per_day"] == 8
+    assert short["monthly_usd"] < long["monthly_usd"]
+
+
+def test_autostop_on_a_copy_that_serves_nothing_exits_2(tmp_path, capsys, monkeypatch):
+    project = _project(tmp_path, "example-aws-h100-training")
+    monkeypatch.chdir(project)
+    assert main(["ephemeral", "up", "--from", "example-aws-h100-training", "--name", "pr-5", "--autostop", "2h",
+                 "--no-deploy"]) == 2
+    err = capsys.readouterr().err
+    assert "--autostop" in err and "drop --autostop" in err
+    assert not (project / "stacks" / "Pulumi.pr-5.yaml").exists()
+
 
 def test_the_ephemeral_cap_is_enforced(tmp_path, capsys, monkeypatch):
     """Lower ephemeral.json's cap below the copy's cost: `up` fails on the mandatory budget and leaves no file."""
@@ -83,6 +134,9 @@ def test_the_ephemeral_cap_is_enforced(tmp_path, capsys, monkeypatch):
     (["--from", "example-gcp-vllm-serving", "--name", "example-gcp-vllm-serving"], "--name"),
     (["--from", "example-gcp-vllm-serving", "--name", "pr-1", "--ttl", "3w"], "--ttl"),
     (["--from", "example-gcp-vllm-serving", "--name", "pr-1", "--ttl", "9d"], "--ttl"),
+    (["--from", "example-gcp-vllm-serving", "--name", "pr-1", "--autostop", "2d"], "--autostop"),
+    (["--from", "example-gcp-vllm-serving", "--name", "pr-1", "--autostop", "10m"], "--autostop"),
+    (["--from", "example-gcp-vllm-serving", "--name", "pr-1", "--autostop", "24h"], "--autostop"),
 ])
 def test_bad_ephemeral_input_exits_2_and_writes_nothing(tmp_path, capsys, monkeypatch, args, field):
     project = _project(tmp_path, "example-gcp-vllm-serving")

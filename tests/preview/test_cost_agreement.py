@@ -4,6 +4,7 @@ stay fixed."""
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -164,8 +165,9 @@ def half_day_service(platform_clouds: list[str]) -> dict:
 
 
 def test_twelve_hour_service_on_gke_is_priced_all_day_and_says_why(tmp_path):
-    # Reported: a 12 h/day service was priced at 12 h while the stack ran it 24 h. GKE builds no schedule, so
-    # the plan prices 24 h and says why; the preview agrees.
+    # Reported: a 12 h/day service was priced at 12 h while the stack ran it 24 h. Without a model server (no
+    # model.weights) GKE builds nothing that scales the pool down, so the plan prices 24 h and says why; the
+    # preview agrees.
     document = preview_stack("example", example_project(tmp_path, half_day_service(["gcp"]))).document
     figures_agree(document)
     compute = next(line for line in document["plan"]["estimate"]["breakdown"] if line["item"] == "compute")
@@ -189,6 +191,113 @@ def test_twelve_hour_service_on_eks_is_scaled_by_a_schedule_the_stack_builds(tmp
     assert (stop["minSize"], stop["maxSize"], stop["desiredCapacity"]) == (0, 0, 0)
     assert start["maxSize"] >= 1 and start["autoscalingGroupName"] == stop["autoscalingGroupName"]
     assert start["autoscalingGroupName"].startswith("eks-half-day-pool-gpu-ng")  # the group EKS made
+
+
+def _served_half_day(tmp_path: Path, start: str | None, name: str) -> dict:
+    spec = half_day_service(["gcp"])
+    spec["model"]["weights"] = "gs://acme-ml-models/llama-3.1-8b-instruct"
+    if start is not None:
+        spec["inference"]["serving_start_utc"] = start
+    (tmp_path / name).mkdir()
+    return preview_stack("example", example_project(tmp_path / name, spec)).document
+
+
+def _kinds(document: dict, kind: str) -> list[dict]:
+    return [r["inputs"] for r in document["resources"] if r["type"].endswith(kind)]
+
+
+def test_twelve_hour_served_service_on_gke_goes_to_zero_outside_its_window_and_is_priced_for_it(tmp_path):
+    # GKE builds no node-pool schedule, but with the model server built its KEDA ScaledObject holds the servers
+    # for the window only (minReplicaCount 0, a daily cron trigger) and the GPU pool's minimum is 0, so the
+    # cluster autoscaler removes the empty nodes: the plan prices 12 h a day and the preview, finding that
+    # chain in the resources, prices the same. inference.serving_start_utc moves the window.
+    document = _served_half_day(tmp_path, "14:30", "late")
+    figures_agree(document)
+    compute = next(line for line in document["plan"]["estimate"]["breakdown"] if line["item"] == "compute")
+    # The window, plus KEDA's cooldownPeriod (300 s) and the autoscaler's 10 unneeded minutes before the last node
+    # goes: 12.25 of 24 hours.
+    assert "12 h a day from 14:30 UTC (+15 min until the last node goes): a cron trigger" in compute["note"]
+    assert compute["monthly_usd"] == pytest.approx(compute["full_scale_monthly_usd"] * 12.25 / 24, abs=0.05)
+    [scaler] = _kinds(document, ":ScaledObject")
+    assert scaler["spec"]["minReplicaCount"] == 0
+    [cron] = [t for t in scaler["spec"]["triggers"] if t["type"] == "cron"]
+    assert (cron["metadata"]["start"], cron["metadata"]["end"]) == ("30 14 * * *", "30 2 * * *")
+    gpu_pools = [pool for pool in _kinds(document, "nodePool:NodePool") if pool.get("nodeConfig", {}).get(
+        "guestAccelerators")]
+    assert gpu_pools and all(pool["autoscaling"]["totalMinNodeCount"] == 0 for pool in gpu_pools)
+    [deployment] = [d for d in _kinds(document, "apps/v1:Deployment")
+                    if d["metadata"]["name"] == scaler["spec"]["scaleTargetRef"]["name"]]
+    assert gpu_pools[0]["name"] in json.dumps(deployment["spec"]["template"]["spec"]["affinity"])
+
+    default = _served_half_day(tmp_path, None, "default")
+    [cron] = [t for t in _kinds(default, ":ScaledObject")[0]["spec"]["triggers"] if t["type"] == "cron"]
+    assert cron["metadata"]["start"] == "0 8 * * *"
+
+
+def test_serving_start_utc_moves_the_eks_schedule(tmp_path):
+    spec = half_day_service(["aws"])
+    spec["inference"]["serving_start_utc"] = "21:15"
+    document = preview_stack("example", example_project(tmp_path, spec)).document
+    figures_agree(document)
+    schedules = {r["name"]: r["inputs"] for r in document["resources"]
+                 if r["type"] == "aws:autoscaling/schedule:Schedule"}
+    assert schedules["half-day-pool-gpu-schedule-start"]["recurrence"] == "15 21 * * *"
+    assert schedules["half-day-pool-gpu-schedule-stop"]["recurrence"] == "15 9 * * *"
+
+
+@pytest.mark.parametrize("inference, fix", [
+    ({"hours_per_day": 24, "serving_start_utc": "08:00"}, "set hours_per_day under 24"),
+    ({"hours_per_day": 12, "serving_start_utc": "8am"}, "serving_start_utc"),
+    ({"hours_per_day": 12, "serving_start_utc": "24:00"}, "serving_start_utc"),
+])
+def test_a_serving_start_that_changes_nothing_or_is_no_time_exits_2(tmp_path, capsys, monkeypatch, inference, fix):
+    from accelfit.cli.main import main
+
+    spec = half_day_service(["gcp"])
+    spec["inference"].update(inference)
+    monkeypatch.chdir(example_project(tmp_path, spec))
+    assert main(["plan", "--stack", "example"]) == 2
+    err = capsys.readouterr().err
+    assert "inference.serving_start_utc" in err or "serving_start_utc" in err
+    assert fix in err and "Traceback" not in err
+
+
+def _windowed(min_replicas: int = 0, target: str = "svc-vllm-gpu", pool_min: int = 0) -> list:
+    from accelfit.pricing import NeutralResource
+
+    pool = NeutralResource("gcp:container/nodePool:NodePool", "svc-gpu-pool", {
+        "name": "svc-gpu", "location": "us-central1",
+        "autoscaling": {"totalMinNodeCount": pool_min, "totalMaxNodeCount": 2},
+        "nodeConfig": {"machineType": "g2-standard-4", "guestAccelerators": [{"count": 1, "type": "nvidia-l4"}],
+                       "labels": {"accelfit.io/role": "inference"}}}, urn="pool")
+    deployment = NeutralResource("kubernetes:apps/v1:Deployment", "svc-deployment", {
+        "kind": "Deployment", "metadata": {"name": "svc-vllm-gpu", "namespace": "svc"},
+        "spec": {"template": {"spec": {"affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+            "nodeSelectorTerms": [{"matchExpressions": [
+                {"key": "cloud.google.com/gke-nodepool", "operator": "In", "values": ["svc-gpu"]}]}]}}}}}}},
+        urn="deployment")
+    scaler = NeutralResource("kubernetes:keda.sh/v1alpha1:ScaledObject", "svc-scaler", {
+        "metadata": {"name": "svc-vllm-gpu", "namespace": "svc"},
+        "spec": {"minReplicaCount": min_replicas, "scaleTargetRef": {"kind": "Deployment", "name": target},
+                 "triggers": [{"type": "cron", "metadata": {"start": "0 6 * * *", "end": "0 14 * * *"}}]}},
+        urn="scaler")
+    return [pool, deployment, scaler]
+
+
+@pytest.mark.parametrize("breach", [{"min_replicas": 1}, {"target": "another-server"}, {"pool_min": 1}])
+def test_a_gke_pool_is_priced_for_its_servers_window_only_when_the_whole_chain_is_built(breach):
+    # The window's figure rests on the ScaledObject that may go to zero, targeting the servers that require the
+    # pool, and the pool's minimum of 0: break any link and the pool is priced all day again.
+    from accelfit.catalog import load_catalog
+    from accelfit.pricing import PricingContext, price_resources
+
+    catalog, context = load_catalog(), PricingContext(gcp_region="us-central1")
+    windowed = price_resources(_windowed(), catalog, context)
+    # 8 h of window, 5 min of KEDA's default cooldown and 10 min until the autoscaler removes the node.
+    assert windowed.monthly_usd == pytest.approx(windowed.full_scale_monthly_usd * (8 + 0.25) / 24, abs=0.05)
+    broken = price_resources(_windowed(**breach), catalog, context)
+    pool_cost = next(cost for cost in broken.resources if cost.name == "svc-gpu-pool")
+    assert "scheduled" not in pool_cost.basis
 
 
 def test_without_its_schedule_a_part_day_pool_is_priced_all_day():

@@ -33,7 +33,7 @@ def subnet_layout(vpc_cidr: str, zones: tuple[str, ...] | list[str]) -> tuple[Zo
     subnets are /(p+bits+4) blocks inside the last private-sized slice, which no private subnet uses.
     Raises ValueError when the CIDR is too small or there are too many zones.
     """
-    network = ipaddress.ip_network(vpc_cidr, strict=True)
+    network: ipaddress.IPv4Network | ipaddress.IPv6Network = ipaddress.ip_network(vpc_cidr, strict=True)
     if not 1 <= len(zones) <= _MAX_ZONES:
         raise ValueError(f"between 1 and {_MAX_ZONES} zones are supported, got {len(zones)}")
     bits = 2 if len(zones) <= 3 else 3
@@ -41,7 +41,8 @@ def subnet_layout(vpc_cidr: str, zones: tuple[str, ...] | list[str]) -> tuple[Zo
     if public_prefix > _SMALLEST_PREFIX:
         raise ValueError(f"{vpc_cidr} is too small for {len(zones)} zones; use a /{_SMALLEST_PREFIX - bits - 4} "
                          "or larger block")
-    slices = list(network.subnets(new_prefix=network.prefixlen + bits))
+    slices: list[ipaddress.IPv4Network | ipaddress.IPv6Network] = list(
+        network.subnets(new_prefix=network.prefixlen + bits))
     public = list(slices[-1].subnets(new_prefix=public_prefix))
     return tuple(ZoneSubnets(zone=zone, private_cidr=str(slices[index]), public_cidr=str(public[index]))
                  for index, zone in enumerate(zones))

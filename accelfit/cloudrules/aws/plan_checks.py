@@ -10,8 +10,9 @@ from __future__ import annotations
 import ipaddress
 import re
 
-from accelfit.clouds import cloud_of_platform
 from accelfit.catalog import Catalog
+from accelfit.clouds.aws import CLOUD as AWS
+from accelfit.catalog.rows import InstanceType
 from accelfit.errors import Problem, did_you_mean, problem
 from accelfit.planner.model import NodePool, Plan, PlanCloud, Platform
 from accelfit.cloudrules.aws.addressing import MIN_ZONES, subnet_layout
@@ -30,7 +31,7 @@ def validate_eks_plan(plan: Plan, catalog: Catalog) -> list[Problem]:
     """Every reason the plan cannot be built on EKS; an empty list when it can."""
     problems: list[Problem] = []
     platform, cloud = Platform(plan.platform), PlanCloud(plan.cloud)
-    if platform is not Platform.eks_gpu or cloud_of_platform(platform.value).name != cloud.value:
+    if cloud.value != AWS.name or platform.value != AWS.cluster_platform:
         problems.append(problem(FILE, "platform", "the AWS components build eks-gpu plans on aws",
                                 "build this plan with the components of its platform",
                                 f"{platform.value} on {cloud.value}"))
@@ -75,64 +76,93 @@ def _network_problems(plan: Plan) -> list[Problem]:
     return []
 
 
+# (field, message, fix, value) of one finding on a pool, before it is given the pool's path.
+Finding = tuple[str, str, str, object]
+
+
 def _pool_problems(plan: Plan, index: int, pool: NodePool, catalog: Catalog) -> list[Problem]:
-    problems: list[Problem] = []
     path = f"node_pools[{index}]"
-
-    def bad(field: str, message: str, fix: str, *value: object) -> None:
-        problems.append(problem(FILE, f"{path}.{field}", message, fix, *value))
-
-    if not _POOL_NAME.fullmatch(pool.name):
-        bad("name", "pool names go into resource names", "use lowercase letters, digits and '-'", pool.name)
     instance = catalog.instance_type("aws", pool.machine_type)
+
+    def problems_of(findings: list[Finding]) -> list[Problem]:
+        return [problem(FILE, f"{path}.{field}", message, fix, value) for field, message, fix, value in findings]
+
+    # In the order they were always reported: the type, the instance, zones, capacity, the block, the sizes.
+    return [*problems_of([*_type_findings(pool, instance, catalog), *_instance_findings(plan, pool, instance),
+                          *_zone_findings(plan, pool)]),
+            *_capacity_problems(path, pool),
+            *problems_of([*_block_findings(pool), *_size_findings(pool)])]
+
+
+def _type_findings(pool: NodePool, instance: InstanceType | None, catalog: Catalog) -> list[Finding]:
+    found: list[Finding] = []
+    if not _POOL_NAME.fullmatch(pool.name):
+        found.append(("name", "pool names go into resource names", "use lowercase letters, digits and '-'",
+                      pool.name))
     if pool.role == "tpu":
-        bad("role", "TPU pools exist only on Google Cloud", "plan TPUs on gke-tpu or tpu-vm", pool.role)
+        found.append(("role", "TPU pools exist only on Google Cloud", "plan TPUs on gke-tpu or tpu-vm", pool.role))
     elif pool.role == "gpu" and instance is None:
         names = [row.name for row in catalog.instance_types_for("aws")]
         close = did_you_mean(pool.machine_type, names)
-        bad("machine_type", "not an AWS GPU instance type the catalog knows",
-            f"use {close}" if close else "run `accelfit catalog --cloud aws` for the known types", pool.machine_type)
-    if instance is not None:
-        if plan.region not in instance.regions:
-            bad("machine_type", f"{pool.machine_type} is not offered in {plan.region}",
-                f"use a region where it is offered ({', '.join(instance.regions)}) or another type",
-                pool.machine_type)
-        if pool.accelerators_per_node and pool.accelerators_per_node != instance.accelerator_count:
-            bad("accelerators_per_node", f"{pool.machine_type} has {instance.accelerator_count} GPUs",
-                f"set {instance.accelerator_count}", pool.accelerators_per_node)
-        if pool.efa_interfaces and not instance.efa_interfaces:
-            bad("efa_interfaces", f"{pool.machine_type} does not support EFA",
-                "set 0, or use an EFA type such as p5.48xlarge", pool.efa_interfaces)
-        else:
-            # The sourced per-type layout (data/efa_layouts.yaml) decides: one EFA per network card, all cards.
-            for field, message, fix, value in efa_findings(pool.machine_type, pool.efa_interfaces):
-                bad(field, message, fix, value)
-        if pool.local_nvme_gb > instance.local_nvme_gb:
-            bad("local_nvme_gb", f"{pool.machine_type} has {instance.local_nvme_gb:g} GB of local NVMe",
-                f"set at most {instance.local_nvme_gb:g}", pool.local_nvme_gb)
-    elif pool.efa_interfaces and pool.role != "gpu":
-        bad("efa_interfaces", "EFA is planned only for GPU pools", "set 0", pool.efa_interfaces)
+        found.append(("machine_type", "not an AWS GPU instance type the catalog knows",
+                      f"use {close}" if close else "run `accelfit catalog --cloud aws` for the known types",
+                      pool.machine_type))
+    return found
 
+
+def _instance_findings(plan: Plan, pool: NodePool, instance: InstanceType | None) -> list[Finding]:
+    if instance is None:
+        if pool.efa_interfaces and pool.role != "gpu":
+            return [("efa_interfaces", "EFA is planned only for GPU pools", "set 0", pool.efa_interfaces)]
+        return []
+    found: list[Finding] = []
+    if plan.region not in instance.regions:
+        found.append(("machine_type", f"{pool.machine_type} is not offered in {plan.region}",
+                      f"use a region where it is offered ({', '.join(instance.regions)}) or another type",
+                      pool.machine_type))
+    if pool.accelerators_per_node and pool.accelerators_per_node != instance.accelerator_count:
+        found.append(("accelerators_per_node", f"{pool.machine_type} has {instance.accelerator_count} GPUs",
+                      f"set {instance.accelerator_count}", pool.accelerators_per_node))
+    if pool.efa_interfaces and not instance.efa_interfaces:
+        found.append(("efa_interfaces", f"{pool.machine_type} does not support EFA",
+                      "set 0, or use an EFA type such as p5.48xlarge", pool.efa_interfaces))
+    else:
+        # The sourced per-type layout (data/efa_layouts.yaml) decides: one EFA per network card, all cards.
+        found += efa_findings(pool.machine_type, pool.efa_interfaces)
+    if pool.local_nvme_gb > instance.local_nvme_gb:
+        found.append(("local_nvme_gb", f"{pool.machine_type} has {instance.local_nvme_gb:g} GB of local NVMe",
+                      f"set at most {instance.local_nvme_gb:g}", pool.local_nvme_gb))
+    return found
+
+
+def _zone_findings(plan: Plan, pool: NodePool) -> list[Finding]:
+    found: list[Finding] = []
     outside = [zone for zone in pool.zones if zone not in plan.zones]
     if outside:
-        bad("zones", "the pool uses zones the plan's network does not cover", "use zones listed in plan.zones",
-            outside)
+        found.append(("zones", "the pool uses zones the plan's network does not cover",
+                      "use zones listed in plan.zones", outside))
     if (pool.efa_interfaces or pool.compact_placement) and len(pool.zones) != 1:
-        bad("zones", "EFA and cluster placement groups work within a single availability zone",
-            "give this pool exactly one zone", list(pool.zones))
-    problems += _capacity_problems(path, pool)
-    for field, message, fix, value in capacity_block_findings(pool.machine_type, pool.capacity_block, pool.spot,
-                                                              pool.reservation):
-        if field == "capacity_block" and value is None:
-            continue  # the reservation check in _capacity_problems reports it
-        bad(field, message, fix, value)
+        found.append(("zones", "EFA and cluster placement groups work within a single availability zone",
+                      "give this pool exactly one zone", list(pool.zones)))
+    return found
+
+
+def _block_findings(pool: NodePool) -> list[Finding]:
+    # A Capacity Block's missing reservation is reported by _capacity_problems, so its finding is left out here.
+    return [(field, message, fix, value) for field, message, fix, value in
+            capacity_block_findings(pool.machine_type, pool.capacity_block, pool.spot, pool.reservation)
+            if not (field == "capacity_block" and value is None)]
+
+
+def _size_findings(pool: NodePool) -> list[Finding]:
+    found: list[Finding] = []
     if not pool.min_nodes <= pool.initial_nodes <= pool.max_nodes:
-        bad("initial_nodes", "sizes must satisfy min_nodes <= initial_nodes <= max_nodes", "reorder the sizes",
-            (pool.min_nodes, pool.initial_nodes, pool.max_nodes))
+        found.append(("initial_nodes", "sizes must satisfy min_nodes <= initial_nodes <= max_nodes",
+                      "reorder the sizes", (pool.min_nodes, pool.initial_nodes, pool.max_nodes)))
     if pool.max_nodes > MAX_NODES_PER_GROUP:
-        bad("max_nodes", f"an EKS managed node group holds at most {MAX_NODES_PER_GROUP} nodes",
-            "split the pool", pool.max_nodes)
-    return problems
+        found.append(("max_nodes", f"an EKS managed node group holds at most {MAX_NODES_PER_GROUP} nodes",
+                      "split the pool", pool.max_nodes))
+    return found
 
 
 def _capacity_problems(path: str, pool: NodePool) -> list[Problem]:

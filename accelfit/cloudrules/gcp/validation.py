@@ -10,8 +10,9 @@ from __future__ import annotations
 import ipaddress
 from collections import Counter
 
-from accelfit.clouds import cloud_of_platform
 from accelfit.catalog.models import Catalog, Cloud
+from accelfit.clouds.gcp import CLOUD as GCP
+from accelfit.catalog.rows import InstanceType
 from accelfit.environments import is_protected
 from accelfit.errors import Problem, did_you_mean, join_path, problem
 from accelfit.planner import filestore_capacity
@@ -25,7 +26,6 @@ from accelfit.cloudrules.gcp.retention import retention_problem
 from accelfit.cloudrules.gcp.rules import gcp_rules
 
 FILE = "plan"
-GCP_PLATFORMS = ("gke-gpu", "gke-tpu", "tpu-vm", "gce-gpu-vm")
 
 # GKE GPU sharing limits. https://cloud.google.com/kubernetes-engine/docs/concepts/timesharing-gpus
 # and https://cloud.google.com/kubernetes-engine/docs/how-to/nvidia-mps-gpus
@@ -39,8 +39,7 @@ def region_of(zone: str) -> str:
 
 def plan_problems(plan: Plan, catalog: Catalog) -> list[Problem]:
     problems: list[Problem] = []
-    platform = _value(plan.platform)  # one of GCP's, and the plan's cloud is the platform's (the registry's)
-    if platform not in GCP_PLATFORMS or cloud_of_platform(platform).name != _value(plan.cloud):
+    if _value(plan.cloud) != GCP.name or _value(plan.platform) not in GCP.platforms:
         problems.append(problem(FILE, "platform",
                                 "the GCP components build only gke-gpu, gke-tpu, tpu-vm and gce-gpu-vm plans",
                                 "build this plan with the components of its cloud", _value(plan.platform)))
@@ -178,7 +177,7 @@ def _storage_problems(plan: Plan) -> list[Problem]:
 
 def _cluster_problems(plan: Plan, catalog: Catalog) -> list[Problem]:
     problems: list[Problem] = []
-    roles = Counter(pool.role for pool in plan.node_pools)
+    roles: Counter[str] = Counter(pool.role for pool in plan.node_pools)
     if roles["system"] != 1:
         problems.append(problem(FILE, "node_pools", "a GKE plan needs exactly one system pool",
                                 "add one pool with role: system (small, no accelerators)", roles["system"]))
@@ -210,83 +209,108 @@ def _bounds_problems(path: str, pool: NodePool) -> list[Problem]:
 
 
 def _gpu_pool_problems(path: str, pool: NodePool, plan: Plan, catalog: Catalog) -> list[Problem]:
-    problems: list[Problem] = []
     machine = catalog.instance_type(Cloud.gcp, pool.machine_type)
     if machine is None:
         known = [row.name for row in catalog.instance_types_for(Cloud.gcp)]
         close = did_you_mean(pool.machine_type, known)
-        problems.append(problem(FILE, join_path(path, "machine_type"), "not a GPU machine type the catalog knows",
-                                f"use e.g. {close or 'a3-highgpu-8g'}", pool.machine_type))
+        problems = [problem(FILE, join_path(path, "machine_type"), "not a GPU machine type the catalog knows",
+                            f"use e.g. {close or 'a3-highgpu-8g'}", pool.machine_type)]
     else:
-        if plan.region not in machine.regions:
-            problems.append(problem(FILE, join_path(path, "machine_type"),
-                                    f"{machine.name} is not offered in {plan.region}",
-                                    f"use one of its regions: {', '.join(machine.regions)}", pool.machine_type))
-        offered = catalog.offered_zones(Cloud.gcp, machine.name, plan.region)
-        if offered:  # None: not offered in the region (reported above); (): the data lists no zones there
-            # accelfit/catalog/data/gpu_availability.yaml (zones per machine type and region, with their source)
-            problems += [problem(FILE, join_path(path, "zones", index),
-                                 f"{machine.name} is not offered in {zone}",
-                                 f"use one of {', '.join(offered)}", zone)
-                         for index, zone in enumerate(pool.zones) if zone not in offered]
-        if gcp_rules().boot_disk(machine.family) is None:
-            problems.append(problem(FILE, join_path(path, "machine_type"),
-                                    f"no boot-disk rule for the {machine.family} family",
-                                    "add the family's boot disk types to accelfit/cloudrules/gcp/data/gke_rules.yaml "
-                                    "with their source", pool.machine_type))
-        if pool.accelerator is None or _canonical(catalog, pool.accelerator) != machine.accelerator:
-            problems.append(problem(FILE, join_path(path, "accelerator"),
-                                    f"{machine.name} holds {machine.accelerator} GPUs only",
-                                    f"use {machine.accelerator}, or a machine family that holds "
-                                    f"{pool.accelerator}", pool.accelerator))
-        if pool.gke_accelerator != machine.gke_accelerator:
-            problems.append(problem(FILE, join_path(path, "gke_accelerator"),
-                                    f"{machine.name} carries {machine.gke_accelerator}",
-                                    f"set gke_accelerator: {machine.gke_accelerator}", pool.gke_accelerator))
-        if pool.accelerators_per_node != machine.accelerator_count:
-            problems.append(problem(FILE, join_path(path, "accelerators_per_node"),
-                                    f"{machine.name} has exactly {machine.accelerator_count} GPUs",
-                                    f"set {machine.accelerator_count}", pool.accelerators_per_node))
-        if pool.gpudirect != "none":
-            if pool.gpudirect != machine.gpudirect:
-                problems.append(problem(FILE, join_path(path, "gpudirect"),
-                                        f"{machine.name} supports GPUDirect {machine.gpudirect}",
-                                        f"set gpudirect: {machine.gpudirect} or none", pool.gpudirect))
-            if gcp_rules().layout(pool.gpudirect) is None:
-                problems.append(problem(FILE, join_path(path, "gpudirect"),
-                                        f"no network layout for GPUDirect {pool.gpudirect}",
-                                        "add it to accelfit/cloudrules/gcp/data/gke_rules.yaml with its source, or set "
-                                        "none",
-                                        pool.gpudirect))
-            elif gcp_rules().layout(pool.gpudirect).rdma_subnets and len(pool.zones) != 1:
-                # https://cloud.google.com/vpc/docs/rdma-network-profiles (one profile per zone)
-                problems.append(problem(FILE, join_path(path, "zones"),
-                                        "RDMA NICs attach to a RoCE VPC of one zone's network profile",
-                                        "give the GPUDirect pool exactly one zone", list(pool.zones)))
-            if plan.network.extra_networks < machine.extra_networks:
-                problems.append(problem(FILE, "network.extra_networks",
-                                        f"GPUDirect on {machine.name} needs {machine.extra_networks} extra networks",
-                                        f"set network.extra_networks: {machine.extra_networks}",
-                                        plan.network.extra_networks))
+        problems = [*_machine_problems(path, pool, plan, catalog, machine),
+                    *_gpudirect_problems(path, pool, plan, machine)]
+    return [*problems, *_driver_problems(path, pool, plan), *_placement_problems(path, pool),
+            *_flex_start_problems(path, pool, machine.family if machine is not None else "",
+                                  queued=provisioning_class(plan, pool) is not None),
+            *_sharing_problems(path, pool)]
+
+
+def _machine_problems(path: str, pool: NodePool, plan: Plan, catalog: Catalog,
+                      machine: InstanceType) -> list[Problem]:
+    """The machine type against the region, its zones, the boot-disk rules and the pool's GPUs."""
+    problems: list[Problem] = []
+    if plan.region not in machine.regions:
+        problems.append(problem(FILE, join_path(path, "machine_type"),
+                                f"{machine.name} is not offered in {plan.region}",
+                                f"use one of its regions: {', '.join(machine.regions)}", pool.machine_type))
+    offered = catalog.offered_zones(Cloud.gcp, machine.name, plan.region)
+    if offered:  # None: not offered in the region (reported above); (): the data lists no zones there
+        # accelfit/catalog/data/gpu_availability.yaml (zones per machine type and region, with their source)
+        problems += [problem(FILE, join_path(path, "zones", index),
+                             f"{machine.name} is not offered in {zone}",
+                             f"use one of {', '.join(offered)}", zone)
+                     for index, zone in enumerate(pool.zones) if zone not in offered]
+    if gcp_rules().boot_disk(machine.family) is None:
+        problems.append(problem(FILE, join_path(path, "machine_type"),
+                                f"no boot-disk rule for the {machine.family} family",
+                                "add the family's boot disk types to accelfit/cloudrules/gcp/data/gke_rules.yaml "
+                                "with their source", pool.machine_type))
+    if pool.accelerator is None or _canonical(catalog, pool.accelerator) != machine.accelerator:
+        problems.append(problem(FILE, join_path(path, "accelerator"),
+                                f"{machine.name} holds {machine.accelerator} GPUs only",
+                                f"use {machine.accelerator}, or a machine family that holds "
+                                f"{pool.accelerator}", pool.accelerator))
+    if pool.gke_accelerator != machine.gke_accelerator:
+        problems.append(problem(FILE, join_path(path, "gke_accelerator"),
+                                f"{machine.name} carries {machine.gke_accelerator}",
+                                f"set gke_accelerator: {machine.gke_accelerator}", pool.gke_accelerator))
+    if pool.accelerators_per_node != machine.accelerator_count:
+        problems.append(problem(FILE, join_path(path, "accelerators_per_node"),
+                                f"{machine.name} has exactly {machine.accelerator_count} GPUs",
+                                f"set {machine.accelerator_count}", pool.accelerators_per_node))
+    return problems
+
+
+def _gpudirect_problems(path: str, pool: NodePool, plan: Plan, machine: InstanceType) -> list[Problem]:
+    """GPUDirect: what the machine supports, a sourced network layout for it, and its networks and zone."""
+    if pool.gpudirect == "none":
+        return []
+    problems: list[Problem] = []
+    if pool.gpudirect != machine.gpudirect:
+        problems.append(problem(FILE, join_path(path, "gpudirect"),
+                                f"{machine.name} supports GPUDirect {machine.gpudirect}",
+                                f"set gpudirect: {machine.gpudirect} or none", pool.gpudirect))
+    layout = gcp_rules().layout(pool.gpudirect)
+    if layout is None:
+        problems.append(problem(FILE, join_path(path, "gpudirect"),
+                                f"no network layout for GPUDirect {pool.gpudirect}",
+                                "add it to accelfit/cloudrules/gcp/data/gke_rules.yaml with its source, or set "
+                                "none",
+                                pool.gpudirect))
+    elif layout.rdma_subnets and len(pool.zones) != 1:
+        # https://cloud.google.com/vpc/docs/rdma-network-profiles (one profile per zone)
+        problems.append(problem(FILE, join_path(path, "zones"),
+                                "RDMA NICs attach to a RoCE VPC of one zone's network profile",
+                                "give the GPUDirect pool exactly one zone", list(pool.zones)))
+    if plan.network.extra_networks < machine.extra_networks:
+        problems.append(problem(FILE, "network.extra_networks",
+                                f"GPUDirect on {machine.name} needs {machine.extra_networks} extra networks",
+                                f"set network.extra_networks: {machine.extra_networks}",
+                                plan.network.extra_networks))
+    return problems
+
+
+def _driver_problems(path: str, pool: NodePool, plan: Plan) -> list[Problem]:
     if pool.driver_version is None:
-        problems.append(problem(FILE, join_path(path, "driver_version"), "GPU pools need a driver version",
-                                "set DEFAULT (GKE's tested driver), LATEST (not in prod) or a pinned version"))
-    elif pool.driver_version.upper() == "LATEST" and is_protected(plan.environment):
-        problems.append(problem(FILE, join_path(path, "driver_version"),
-                                "LATEST changes the driver under a running prod cluster",
-                                "use DEFAULT or a pinned version in prod", pool.driver_version))
-    elif pool.driver_version.upper() not in MANAGED_DRIVER_VERSIONS and not pool.driver_version[:1].isdigit():
-        problems.append(problem(FILE, join_path(path, "driver_version"), "not a driver version",
-                                "use DEFAULT, LATEST or a version such as 550.90.07", pool.driver_version))
+        return [problem(FILE, join_path(path, "driver_version"), "GPU pools need a driver version",
+                        "set DEFAULT (GKE's tested driver), LATEST (not in prod) or a pinned version")]
+    if pool.driver_version.upper() == "LATEST" and is_protected(plan.environment):
+        return [problem(FILE, join_path(path, "driver_version"),
+                        "LATEST changes the driver under a running prod cluster",
+                        "use DEFAULT or a pinned version in prod", pool.driver_version)]
+    if pool.driver_version.upper() not in MANAGED_DRIVER_VERSIONS and not pool.driver_version[:1].isdigit():
+        return [problem(FILE, join_path(path, "driver_version"), "not a driver version",
+                        "use DEFAULT, LATEST or a version such as 550.90.07", pool.driver_version)]
+    return []
+
+
+def _placement_problems(path: str, pool: NodePool) -> list[Problem]:
+    problems = []
     if pool.compact_placement and len(pool.zones) != 1:
         problems.append(problem(FILE, join_path(path, "zones"), "compact placement keeps nodes in one zone",
                                 "give the pool one zone, or turn compact_placement off", list(pool.zones)))
     if pool.spot and pool.reservation:
         problems.append(problem(FILE, join_path(path, "reservation"), "spot VMs cannot consume a reservation",
                                 "set spot: false or drop the reservation", pool.reservation))
-    problems += _flex_start_problems(path, pool, machine.family if machine is not None else "",
-                                     queued=provisioning_class(plan, pool) is not None)
-    problems += _sharing_problems(path, pool)
     return problems
 
 
@@ -300,7 +324,7 @@ def _flex_start_problems(path: str, pool: NodePool, family: str, queued: bool) -
     if family in flex_start_rules()["excluded_families"]:
         problems.append(problem(FILE, join_path(path, "flex_start"), f"GCP sells no flex-start capacity for {family}",
                                 "plan on-demand, spot or a reservation for this machine", pool.flex_start))
-    if pool.reservation:  # spot it cannot be: a pool carries one buying model (NodePool.buying)
+    if pool.spot or pool.reservation:
         problems.append(problem(FILE, join_path(path, "flex_start"), "flex-start capacity is neither spot nor reserved",
                                 "drop spot and the reservation, or flex_start", pool.flex_start))
     if pool.initial_nodes or pool.min_nodes:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from accelfit.clouds import cloud_named
 from accelfit.engines import builds_server
 from accelfit.errors import InputError
 from accelfit.planner.model import Plan, ServingPlan, ServingPool, Taint
@@ -54,9 +55,10 @@ def serving_build(plan: Plan, prefix: str, namespaces: tuple[str, ...]) -> Servi
     if serving is None or not builds_server(serving.server) or not serving.pools:
         return None
     cloud = plan.cloud.value
+    pod_identity = cloud_named(cloud).pod_identity_association
     namespace = namespaces[0] if namespaces else plan.workload
     wrong = serving_namespace_problem((namespace,), plan.workload, "config.accelfit:teamNamespaces",
-                                      "stack") if cloud == "aws" else None
+                                      "stack") if pod_identity else None
     if wrong is not None:
         raise InputError([wrong])
     by_name = {pool.name: pool for pool in plan.node_pools}
@@ -69,5 +71,5 @@ def serving_build(plan: Plan, prefix: str, namespaces: tuple[str, ...]) -> Servi
                                         taints=first.taints, tpu_labels=tpu))
     token = serving.weights_token
     return ServingBuild(workload=plan.workload, namespace=namespace, service_account=plan.workload,
-                        create_service_account=cloud == "aws", cloud=cloud, region=plan.region, serving=serving,
+                        create_service_account=pod_identity, cloud=cloud, region=plan.region, serving=serving,
                         pools=tuple(placements), hf_token_key=token)
