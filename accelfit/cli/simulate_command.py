@@ -4,7 +4,6 @@ autoscaler, per hour: p50/p99 TTFT, TPOT and end to end, requests queued and fai
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -42,12 +41,14 @@ def simulate(spec_file: Path | None, stack_name: str | None, trace_file: Path | 
         from accelfit.simulate.traffic import read_trace
 
         trace = read_trace(trace_file)  # bad input stops here, before any planning
-    jobs = [_prepare(spec, plan, efficiency, trace, trace_file, seed, spike)
+    from accelfit.cli.simulated_days import prepare_day, run_days
+
+    jobs = [prepare_day(spec, plan, efficiency, trace, trace_file, seed, spike)
             for spec, plan, efficiency in _plans(spec_file, stack_name)]
     if not jobs:
         raise InputError([problem(stack_name or str(spec_file), "kind", "no inference workload to simulate",
                                   "simulate a stack or spec whose workload has kind: inference")])
-    _print(_run_all(jobs, chart), as_json, markdown)
+    _print(run_days(jobs, chart), as_json, markdown)
 
 
 def _plans(spec_file: Path | None, stack_name: str | None):
@@ -87,85 +88,6 @@ def _planned(make):
         from accelfit.cli.plan_command import report_infeasible
 
         report_infeasible(click.get_current_context(), failure)
-
-
-@dataclass(frozen=True)
-class _Job:
-    """One workload's day, ready to run: everything that can refuse the input is done before any is run."""
-
-    fleet: Any
-    requests: Any
-    whole_day: bool
-    burst: str | None
-    source: str
-
-
-def _prepare(spec, plan, team, trace, trace_file, seed, spike) -> _Job:
-    from accelfit.catalog import load_catalog
-    from accelfit.planner.serving import Efficiency
-    from accelfit.simulate.fleet import build_fleet, spec_requests
-    from accelfit.simulate.traffic import parse_spike
-
-    if not plan.serving or not plan.serving.pools:
-        raise InputError([problem(spec.name, "model.architecture", "the plan has no serving pool to simulate",
-                                  "simulate a transformer model (the serving model covers transformers)")])
-    efficiency = None
-    measured = team.serving_for(plan.accelerator.name) if team else None
-    if measured is not None:
-        efficiency = Efficiency(measured.decode_bandwidth, measured.prefill_compute)
-    fleet = build_fleet(spec, plan, load_catalog(), efficiency)
-    burst = parse_spike(spike, fleet.serving_start_s, spec.inference.hours_per_day) if spike else None
-    if trace is not None and burst is not None:
-        raise InputError([problem(None, "--spike", "a trace already says when requests come",
-                                  "give --trace or --spike, not both")])
-    requests = trace if trace is not None else spec_requests(fleet, seed, burst)
-    source = (f"trace {trace_file}" if trace is not None else
-              f"a day of the spec's {spec.inference.traffic.value} traffic at {spec.inference.requests_per_second:g} "
-              f"req/s, seed {seed}")
-    return _Job(fleet, requests, trace is None, burst.describe() if burst else None, source)
-
-
-def _finish(job: _Job, chart: Path | None) -> tuple[dict[str, Any], str]:
-    """Run one workload's day; its summary (and the chart, when asked for this one)."""
-    from accelfit.simulate.fleet import run_fleet
-    from accelfit.simulate.report import summary
-
-    run = run_fleet(job.fleet, job.requests, whole_day=job.whole_day)
-    if chart is not None:
-        from accelfit.simulate.report import write_chart
-
-        write_chart(chart, run, summary(run, job.burst))
-    return summary(run, job.burst), job.source
-
-
-# The jobs of a fleet, set before the worker processes fork so that they inherit them instead of receiving a pickled
-# copy of every request of the day.
-_FORKED_JOBS: list[_Job] = []
-
-
-def _finish_forked(index: int, chart: Path | None) -> tuple[dict[str, Any], str]:
-    return _finish(_FORKED_JOBS[index], chart)
-
-
-def _run_all(jobs: list[_Job], chart: Path | None) -> list[tuple[dict[str, Any], str]]:
-    """The workloads' days are independent: a fleet's run side by side, one process per core (forked, where the
-    platform forks), each workload's result the same as run alone. The chart is the first workload's."""
-    import multiprocessing
-    import os
-
-    workers = min(len(jobs), os.cpu_count() or 1)
-    if workers < 2 or "fork" not in multiprocessing.get_all_start_methods():
-        return [_finish(job, chart if index == 0 else None) for index, job in enumerate(jobs)]
-    from concurrent.futures import ProcessPoolExecutor
-
-    _FORKED_JOBS[:] = jobs
-    try:
-        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
-            futures = [pool.submit(_finish_forked, index, chart if index == 0 else None)
-                       for index in range(len(jobs))]
-            return [future.result() for future in futures]
-    finally:
-        _FORKED_JOBS.clear()
 
 
 def _print(results: list[tuple[dict[str, Any], str]], as_json: bool, markdown: bool) -> None:

@@ -34,13 +34,13 @@ def simulate_planned(ctx: click.Context, pairs: list[tuple[Any, Any, Any]], sour
                      as_json: bool) -> list[dict[str, Any]]:
     """Simulate each (spec, plan, team efficiency) of an inference workload; print the day lines (to stderr with
     --json, so the JSON stays one document) and exit 1 on a miss. Returns the summaries."""
-    from accelfit.cli.simulate_command import _prepare, _run_all
+    from accelfit.cli.simulated_days import prepare_day, run_days
     from accelfit.simulate.report import day_lines
 
     require_serving([spec for spec, _, _ in pairs], source)
     serving = [(spec, plan, team) for spec, plan, team in pairs if spec.inference is not None]
-    jobs = [_prepare(spec, plan, team, None, None, 0, None) for spec, plan, team in serving]
-    results = [result for result, _ in _run_all(jobs, None)]
+    jobs = [prepare_day(spec, plan, team, None, None, 0, None) for spec, plan, team in serving]
+    results = [result for result, _ in run_days(jobs, None)]
     for result in results:
         click.echo(f"Simulated {result['workload']} (a day of its spec's traffic, seed 0): "
                    + " ".join(day_lines(result)), err=as_json)

@@ -41,7 +41,7 @@ def test_plan_simulate_runs_the_planned_day_and_keeps_the_json_whole():
 @pytest.mark.parametrize("command", [["plan", "--stack", "example-gcp-vllm-serving"],
                                      ["check", "stacks/Pulumi.example-gcp-vllm-serving.yaml"]])
 def test_a_simulated_miss_is_exit_1_for_plan_and_check_alike(monkeypatch, command):
-    from accelfit.cli import simulate_command
+    from accelfit.cli import simulated_days
 
     seen = []
 
@@ -49,7 +49,7 @@ def test_a_simulated_miss_is_exit_1_for_plan_and_check_alike(monkeypatch, comman
         seen.append([job.fleet.spec.name for job in jobs])
         return [(_day(1500.0), "a day")]
 
-    monkeypatch.setattr(simulate_command, "_run_all", over)
+    monkeypatch.setattr(simulated_days, "run_days", over)
     result = _invoke(*command, "--simulate")
     assert result.exit_code == 1 and (result.exception is None or isinstance(result.exception, SystemExit)), result
     assert seen == [["chat-vllm"]]  # the planned workload's own fleet was handed to the simulator

@@ -80,7 +80,7 @@ def test_a_fleets_workloads_run_side_by_side_each_as_it_runs_alone(tmp_path):
     """The workloads of a fleet are simulated in forked processes; each result, in order, is the one the workload
     gets when simulated alone in this process, and the chart is the first workload's."""
     from accelfit.catalog import load_catalog
-    from accelfit.cli import simulate_command as command
+    from accelfit.cli import simulated_days as command
     from accelfit.planner import Environment, plan
     from accelfit.simulate.traffic import read_trace
     from accelfit.spec import load_workload
@@ -92,14 +92,14 @@ def test_a_fleets_workloads_run_side_by_side_each_as_it_runs_alone(tmp_path):
         path = tmp_path / f"trace-{rate}.csv"
         path.write_text("arrival_s,input_tokens,output_tokens\n"
                         + "\n".join(f"{n / rate:.3f},1024,256" for n in range(rate * 60)) + "\n")
-        jobs.append(command._prepare(loaded.spec, planned, None, read_trace(path), path, 0, None))
+        jobs.append(command.prepare_day(loaded.spec, planned, None, read_trace(path), path, 0, None))
     chart = tmp_path / "day.svg"
 
     def figures(results):  # all but how long the run took
         return [({key: value for key, value in result.items() if key != "seconds"}, source)
                 for result, source in results]
 
-    side_by_side = command._run_all(jobs, chart)
-    alone = [command._finish(job, None) for job in jobs]
+    side_by_side = command.run_days(jobs, chart)
+    alone = [command.finish_day(job, None) for job in jobs]
     assert figures(side_by_side) == figures(alone) and [result["day"]["requests"] for result, _ in alone] == [600, 1500]
     assert "servers ready" in chart.read_text()
