@@ -8,7 +8,8 @@ from typing import Any
 
 from pulumi_policy import EnforcementLevel, ResourceValidationPolicy, StackValidationPolicy
 
-from accelfit.buying import buying_model_names
+from accelfit.buying import buying_model, buying_model_names
+from accelfit.cloudrules.aws.capacity_types import buying_of_capacity_type
 
 from .framework import Settings, resource_policy, stack_policy
 from .usage import AcceleratorUse, accelerator_use, canonical, default_catalog
@@ -169,7 +170,7 @@ def _reserved(view: ResourceView) -> bool:
     props = view.props
     affinity = str(get(props, "nodeConfig.reservationAffinity.consumeReservationType", ""))
     return (affinity == "SPECIFIC_RESERVATION" or bool(get(props, "schedulingConfig.reserved"))
-            or str(get(props, "capacityType", "")).upper() == "CAPACITY_BLOCK")
+            or buying_model(buying_of_capacity_type(str(get(props, "capacityType", "")))).whole_block)
 
 
 def check_spot(view: ResourceView, settings: Settings) -> list[str]:
