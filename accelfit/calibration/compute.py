@@ -18,7 +18,7 @@ import datetime as dt
 from collections import defaultdict
 from dataclasses import dataclass
 
-from accelfit.calibration.dcgm import DRAM, TENSOR, Utilisation
+from accelfit.calibration.dcgm import DRAM, POWER, TENSOR, Utilisation
 from accelfit.calibration.measurements import MeasuredRun
 from accelfit.catalog.models import Catalog
 from accelfit.errors import InputError, Problem, join_path, problem
@@ -28,7 +28,7 @@ from accelfit.planner.serving import Efficiency, ReplicaModel
 from accelfit.planner.serving_data import efficiency_for, engine_limits, max_num_batched_tokens
 from accelfit.planner.serving_load import Budgets, ReplicaLoad, largest_slots
 from accelfit.planner.sizing import peak_flops, usable_batch
-from accelfit.planner.team_efficiency import TeamEfficiency, TeamServingFigure, TeamTrainingFigure
+from accelfit.planner.team_efficiency import TeamEfficiency, TeamPowerFigure, TeamServingFigure, TeamTrainingFigure
 from accelfit.spec import TrainingMethod
 
 
@@ -45,6 +45,8 @@ class Measured:
     mfu: float = 0.0
     decode_bandwidth: float = 0.0
     prefill_compute: float = 0.0
+    power_w: float = 0.0  # kind "power": mean board power per GPU, W
+    gpus: int = 0
 
 
 def measure_runs(runs: list[tuple[str, MeasuredRun]], catalog: Catalog, file: str) -> list[Measured]:
@@ -190,27 +192,39 @@ def replica_rate(model: ReplicaModel, group: int, latency_ms: float) -> float:
 
 
 def measure_dcgm(utilisation: list[Utilisation], kind: str, file: str) -> list[Measured]:
+    """Each accelerator's efficiency for `kind`, and its mean power draw where the export has it. An export of power
+    alone (dcgm-exporter's default counters, no profiling metrics) gives the power figure only."""
     out = []
     for item in utilisation:
-        tensor, dram = item.mean(TENSOR), item.mean(DRAM)
-        for metric, value in ((TENSOR, tensor), (DRAM, dram if kind == "serving" else None)):
-            if value is not None and value < MIN_EFFICIENCY:
-                raise InputError([problem(file, metric, f"{item.accelerator} averaged {value:.2%}: the GPUs were "
-                                          "idle in this window", "export a window in which the GPUs were busy "
-                                          "(training at full speed, or serving at saturation)", value)])
-        if kind == "training":
-            if tensor is None:
-                raise InputError([problem(file, TENSOR, f"no samples for {item.accelerator}; training MFU comes "
-                                          "from the tensor-pipe activity", "export DCGM_FI_PROF_PIPE_TENSOR_ACTIVE")])
-            out.append(Measured(item.accelerator, "training", f"{len(item.gpus)} GPUs", mfu=tensor))
-        else:
-            if dram is None or tensor is None:
-                missing = DRAM if dram is None else TENSOR
-                raise InputError([problem(file, missing, f"no samples for {item.accelerator}; serving needs both "
-                                          "DRAM and tensor-pipe activity", f"export {missing}")])
-            out.append(Measured(item.accelerator, "serving", f"{len(item.gpus)} GPUs", decode_bandwidth=dram,
-                                prefill_compute=tensor))
+        power = item.mean(POWER)
+        if power is not None:
+            out.append(Measured(item.accelerator, "power", f"{len(item.gpus)} GPUs", power_w=power,
+                                gpus=len(item.gpus)))
+        out += _efficiency(item, kind, file, power_only=power is not None)
     return out
+
+
+def _efficiency(item: Utilisation, kind: str, file: str, power_only: bool) -> list[Measured]:
+    """The `kind` figure of one accelerator's utilisation; none when the export holds power alone."""
+    tensor, dram = item.mean(TENSOR), item.mean(DRAM)
+    if power_only and tensor is None and dram is None:
+        return []
+    for metric, value in ((TENSOR, tensor), (DRAM, dram if kind == "serving" else None)):
+        if value is not None and value < MIN_EFFICIENCY:
+            raise InputError([problem(file, metric, f"{item.accelerator} averaged {value:.2%}: the GPUs were "
+                                      "idle in this window", "export a window in which the GPUs were busy "
+                                      "(training at full speed, or serving at saturation)", value)])
+    if kind == "training":
+        if tensor is None:
+            raise InputError([problem(file, TENSOR, f"no samples for {item.accelerator}; training MFU comes "
+                                      "from the tensor-pipe activity", "export DCGM_FI_PROF_PIPE_TENSOR_ACTIVE")])
+        return [Measured(item.accelerator, "training", f"{len(item.gpus)} GPUs", mfu=tensor)]
+    if dram is None or tensor is None:
+        missing = DRAM if dram is None else TENSOR
+        raise InputError([problem(file, missing, f"no samples for {item.accelerator}; serving needs both "
+                                  "DRAM and tensor-pipe activity", f"export {missing}")])
+    return [Measured(item.accelerator, "serving", f"{len(item.gpus)} GPUs", decode_bandwidth=dram,
+                     prefill_compute=tensor)]
 
 
 def team_file(measured: list[Measured], source: str, existing: TeamEfficiency | None,
@@ -221,9 +235,15 @@ def team_file(measured: list[Measured], source: str, existing: TeamEfficiency | 
         groups[(item.kind, item.accelerator)].append(item)
     training = {figure.accelerator: figure for figure in (existing.training if existing else ())}
     serving = {figure.accelerator: figure for figure in (existing.serving if existing else ())}
+    power = {figure.accelerator: figure for figure in (existing.power if existing else ())}
     for (kind, accelerator), items in sorted(groups.items()):
         where = f"{source} ({', '.join(item.where for item in items)})"
-        if kind == "training":
+        if kind == "power":  # the mean over every GPU sampled, each export weighted by its GPUs
+            gpus = sum(item.gpus for item in items)
+            power[accelerator] = TeamPowerFigure.model_construct(
+                accelerator=accelerator, power_w=round(sum(item.power_w * item.gpus for item in items) / gpus, 1),
+                gpus=gpus, source=where)
+        elif kind == "training":
             training[accelerator] = TeamTrainingFigure.model_construct(
                 accelerator=accelerator, mfu=round(sum(item.mfu for item in items) / len(items), 4),
                 runs=len(items), source=where)
@@ -238,7 +258,8 @@ def team_file(measured: list[Measured], source: str, existing: TeamEfficiency | 
     # Validated, not constructed: a figure out of range is an InputError naming the source, never a traceback.
     return validate(TeamEfficiency, {"written": today,
                                      "training": [training[key].model_dump() for key in sorted(training)],
-                                     "serving": [serving[key].model_dump() for key in sorted(serving)]}, source)
+                                     "serving": [serving[key].model_dump() for key in sorted(serving)],
+                                     "power": [power[key].model_dump() for key in sorted(power)]}, source)
 
 
 __all__ = ["Measured", "measure_dcgm", "measure_runs", "team_file"]

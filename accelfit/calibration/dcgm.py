@@ -5,6 +5,8 @@ or the JSON of the Prometheus HTTP query API (`/api/v1/query` or `/api/v1/query_
   DCGM_FI_PROF_PIPE_TENSOR_ACTIVE  share of cycles the tensor pipes are busy: an upper bound on MFU (it also counts
                                    recomputation and non-model matmuls), taken as the training MFU / prefill figure
   DCGM_FI_PROF_DRAM_ACTIVE         share of cycles the memory interface is busy: the decode bandwidth figure
+  DCGM_FI_DEV_POWER_USAGE          board power draw, W: the energy term of owned servers (accelfit/pricing/onprem.py)
+                                   instead of the catalog's board power; one of dcgm-exporter's default counters
 (NVIDIA DCGM field identifiers, docs.nvidia.com/datacenter/dcgm, profiling metrics.) Each series needs the
 exporter's `modelName` label (e.g. "NVIDIA H100 80GB HBM3") unless `--accelerator` names the GPU. Export a window
 in which the GPUs were saturated: the figures are read as what the hardware reaches, not as an average load.
@@ -24,7 +26,10 @@ from accelfit.jsonio import parse_json
 
 TENSOR = "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE"
 DRAM = "DCGM_FI_PROF_DRAM_ACTIVE"
-METRICS = (TENSOR, DRAM)
+POWER = "DCGM_FI_DEV_POWER_USAGE"
+METRICS = (TENSOR, DRAM, POWER)
+# No accelerator board draws more (the largest in the catalog is about 1.2 kW): a bigger figure is not watts per GPU.
+MAX_POWER_W = 2000.0
 _LINE = re.compile(r'^(?P<name>[A-Za-z_:][A-Za-z0-9_:]*)(\{(?P<labels>.*)\})?\s+(?P<value>\S+)(\s+\S+)?\s*\Z')
 # A window of a few hours of 15 s samples on a few hundred GPUs is well under this; more is not a calibration export.
 MAX_SAMPLES = 1_000_000
@@ -60,9 +65,9 @@ def read_dcgm(path: Path, catalog: Catalog, accelerator: str | None = None) -> l
     for where, name, labels, value in series:
         if name not in METRICS:
             continue
-        if not 0.0 <= value <= 1.0:
-            problems.append(problem(file, where, f"{name} is a ratio between 0 and 1; {value:g} is impossible",
-                                    "export the raw DCGM ratio (not a percentage or a rate)", value))
+        wrong = _impossible(name, value)
+        if wrong:
+            problems.append(problem(file, where, *wrong, value))
             continue
         model_name = accelerator or labels.get("modelName")
         if not model_name:
@@ -81,9 +86,22 @@ def read_dcgm(path: Path, catalog: Catalog, accelerator: str | None = None) -> l
     if problems:
         raise InputError(problems)
     if not found:
-        raise InputError([problem(file, "", f"no {TENSOR} or {DRAM} samples in the export",
+        raise InputError([problem(file, "", f"no {TENSOR}, {DRAM} or {POWER} samples in the export",
                                   "enable the DCGM profiling metrics in dcgm-exporter and export them")])
     return sorted(found.values(), key=lambda item: item.accelerator)
+
+
+def _impossible(name: str, value: float) -> tuple[str, str] | None:
+    """(what is wrong, the fix) for a sample no GPU can report; None for a possible one."""
+    if name == POWER:
+        if 0.0 < value <= MAX_POWER_W:
+            return None
+        return (f"{name} is one GPU's board power in W (0 to {MAX_POWER_W:g}); {value:g} is impossible",
+                "export the per-GPU power draw in watts, not a sum or an energy counter")
+    if 0.0 <= value <= 1.0:
+        return None
+    return (f"{name} is a ratio between 0 and 1; {value:g} is impossible",
+            "export the raw DCGM ratio (not a percentage or a rate)")
 
 
 def accelerator_from_model_name(model_name: str, catalog: Catalog) -> str:

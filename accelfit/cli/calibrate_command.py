@@ -24,10 +24,12 @@ def calibrate(files: tuple[Path, ...], kind: str | None, accelerator: str | None
     FILE is a CSV, JSON or YAML list of measured runs (one per row: kind, accelerator, count, model, precision,
     and tokens_per_second, step_time_s + tokens_per_step or mfu for training; requests_per_second, input_tokens,
     output_tokens and optionally latency_p99_ms and tensor_parallel for serving), or a DCGM-exporter /
-    Prometheus export (.prom text or query-API .json) with --kind. Bad measurements exit 2 naming the field.
+    Prometheus export (.prom text or query-API .json) with --kind; its power draw (DCGM_FI_DEV_POWER_USAGE, no
+    --kind needed for power alone) becomes the energy figure of owned servers. Bad measurements exit 2 naming the
+    field.
     """
     from accelfit.calibration.compute import measure_dcgm, measure_runs, team_file
-    from accelfit.calibration.dcgm import looks_like_dcgm, read_dcgm
+    from accelfit.calibration.dcgm import DRAM, TENSOR, looks_like_dcgm, read_dcgm
     from accelfit.calibration.measurements import read_runs
     from accelfit.calibration.store import efficiency_path, load_team_efficiency, write_team_efficiency
     from accelfit.catalog import load_catalog
@@ -43,10 +45,12 @@ def calibrate(files: tuple[Path, ...], kind: str | None, accelerator: str | None
                 read_bytes(path)  # says what the path is instead (missing, a directory, a FIFO or device, ...)
                 raise InputError([problem(str(path), "", "not a regular file", "give the path of a measurements file")])
             if looks_like_dcgm(path):
-                if kind is None:
+                utilisation = read_dcgm(path, catalog, accelerator)
+                if kind is None and any(item.mean(TENSOR) is not None or item.mean(DRAM) is not None
+                                        for item in utilisation):
                     raise InputError([problem(str(path), "--kind", "a DCGM/Prometheus export does not say whether "
                                               "the GPUs trained or served", "pass --kind training or --kind serving")])
-                measured += measure_dcgm(read_dcgm(path, catalog, accelerator), kind, str(path))
+                measured += measure_dcgm(utilisation, kind or "power", str(path))
             else:
                 measured += measure_runs(read_runs(path), catalog, str(path))
         except InputError as error:
@@ -62,5 +66,8 @@ def calibrate(files: tuple[Path, ...], kind: str | None, accelerator: str | None
     for served in team.serving:
         click.echo(f"serving   {served.accelerator:12s} decode {served.decode_bandwidth:.0%} of bandwidth, prefill "
                    f"{served.prefill_compute:.0%} of peak, from {served.runs} run(s)")
+    for drawn in team.power:
+        click.echo(f"power     {drawn.accelerator:12s} {drawn.power_w:,.0f} W per GPU (mean over {drawn.gpus} GPUs): "
+                   "the energy term of owned servers")
     where = "" if target == efficiency_path() else (f"; plans use it when ACCELFIT_EFFICIENCY_FILE={target}")
     click.echo(f"wrote {target}{where}")

@@ -161,7 +161,8 @@ def _gpu_pools(spec: WorkloadSpec, sized: Sized, labels: dict[str, str], multi_n
         gpudirect=instance.gpudirect if (instance and multi_node_training) else "none",
         local_nvme_gb=instance.local_nvme_gb if instance else 0, driver_version=driver,
         serving_start_utc=window[0] if window else None, serving_hours_per_day=window[1] if window else None,
-        reservation=offer.reservation) for index, size in enumerate(splits)]
+        reservation=offer.reservation, measured_power_w=offer.owned.measured_power_w if offer.owned else None)
+        for index, size in enumerate(splits)]
 
 
 def _compact_gpu_pool(machine: str, multi_node_training: bool, flex_start: bool, block: bool) -> bool:

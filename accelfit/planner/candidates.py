@@ -3,6 +3,8 @@ per zone, owned servers per GPU model; each either priced under the spec's prici
 
 from __future__ import annotations
 
+import datetime as dt
+from collections.abc import Mapping
 from collections import defaultdict
 from dataclasses import dataclass, field
 
@@ -37,9 +39,12 @@ class OfferSet:
         self.rejected.append(RawRejection(platform, accelerator, machine, place, rule, reason))
 
 
-def offers_for(spec: WorkloadSpec, catalog: Catalog, inventory: Inventory | None) -> OfferSet:
+def offers_for(spec: WorkloadSpec, catalog: Catalog, inventory: Inventory | None,
+               measured_power_w: Mapping[str, float] | None = None) -> OfferSet:
     """Every offer under each pricing model the spec allows (`budget.pricing`, one or a preference list): the
-    ranking then takes the cheapest that meets the deadline or latency."""
+    ranking then takes the cheapest that meets the deadline or latency. `measured_power_w`: the team's measured
+    board power per accelerator (`accelfit calibrate`, DCGM power draw), the energy of owned servers over the
+    catalog's board power."""
     found = OfferSet()
     deployment = spec.placement.deployment
     if deployment in (Deployment.cloud, Deployment.any):
@@ -49,7 +54,7 @@ def offers_for(spec: WorkloadSpec, catalog: Catalog, inventory: Inventory | None
             _cloud_gpu_offers(priced, catalog, found)
             _tpu_offers(priced, catalog, found)
     if deployment in (Deployment.dedicated, Deployment.any) and inventory is not None:
-        _baremetal_offers(spec, catalog, inventory, found)
+        _baremetal_offers(spec, catalog, inventory, found, measured_power_w or {})
     return found
 
 
@@ -240,7 +245,8 @@ def _tpu_platform_offers(spec: WorkloadSpec, catalog: Catalog, found: OfferSet, 
                 catalog=label))
 
 
-def _baremetal_offers(spec: WorkloadSpec, catalog: Catalog, inventory: Inventory, found: OfferSet) -> None:
+def _baremetal_offers(spec: WorkloadSpec, catalog: Catalog, inventory: Inventory, found: OfferSet,
+                      measured_power_w: Mapping[str, float]) -> None:
     groups: dict[tuple[str, int], list] = defaultdict(list)
     for server in inventory.servers:
         groups[(server.gpu_model, server.gpu_count)].append(server)
@@ -252,8 +258,9 @@ def _baremetal_offers(spec: WorkloadSpec, catalog: Catalog, inventory: Inventory
             continue
         servers = sorted(servers, key=lambda server: server.name)
         ownership = inventory.ownership
+        # As of today: servers past their amortization's end are paid for (the preview prices them the same way).
         owned = owned_server_cost(accelerator.power_w, count, ownership.model_dump(exclude={"purchased"}),
-                                  ownership.purchased)
+                                  ownership.purchased, measured_power_w.get(accelerator.name), dt.date.today())
         found.offers.append(Offer(
             platform="baremetal-gpu", cloud="onprem", region=inventory.site, zones=(inventory.site,),
             accelerator=accelerator, machine=f"{model}x{count}", devices_per_unit=count, max_units=len(servers),

@@ -82,6 +82,10 @@ class NodePool(Frozen):
     fallback_rank: int = Field(
         default=0, ge=0, description="0 = a planned pool; above 0 = a fleet workload's standby pool for that step of "
         "its fallback chain (FallbackStep.rank), scaled from 0 nodes.")
+    measured_power_w: float | None = Field(
+        default=None, gt=0, le=2000, description="Owned servers: the board power per accelerator `accelfit "
+        "calibrate` measured (DCGM power draw), which the energy term used instead of the catalog's; the servers' "
+        "nodes carry it for the preview. None = the catalog's.")
 
     @field_validator("buying")
     @classmethod
@@ -158,6 +162,8 @@ class NodePool(Frozen):
             out.pop("fallback_rank", None)
         if not self.avoid_reservations:
             out.pop("avoid_reservations", None)  # likewise
+        if self.measured_power_w is None:
+            out.pop("measured_power_w", None)  # likewise: plans without a measured power as before
         return out
 
 

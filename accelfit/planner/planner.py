@@ -54,7 +54,9 @@ class Search:
 
 
 def search(spec: WorkloadSpec, catalog: Catalog, environment: Environment) -> Search:
-    offers = offers_for(spec, catalog, environment.inventory)
+    measured = {figure.accelerator: figure.power_w for figure in environment.efficiency.power} \
+        if environment.efficiency else {}
+    offers = offers_for(spec, catalog, environment.inventory, measured)
     placed, elsewhere = placed_offers(offers.offers, environment.placement)
     allowed, rejected = allowed_offers(placed, environment.constraints)
     evaluation = evaluate(spec, catalog, allowed, environment.efficiency, environment.constraints)

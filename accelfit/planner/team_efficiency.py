@@ -31,11 +31,20 @@ class TeamServingFigure(_Frozen):
     source: str
 
 
+class TeamPowerFigure(_Frozen):
+    accelerator: str
+    power_w: float = Field(gt=0, le=2000, description="Mean board power per accelerator while the GPUs worked, W "
+                                                      "(DCGM_FI_DEV_POWER_USAGE): the energy term of owned servers.")
+    gpus: int = Field(ge=1, description="Accelerators the mean is over.")
+    source: str
+
+
 class TeamEfficiency(_Frozen):
     schema_version: int = 1
     written: dt.date = Field(description="Date `accelfit calibrate` last wrote the file.")
     training: tuple[TeamTrainingFigure, ...] = ()
     serving: tuple[TeamServingFigure, ...] = ()
+    power: tuple[TeamPowerFigure, ...] = ()
     path: str = Field(default="", exclude=True, description="Where the file was read from (not stored).")
 
     def training_for(self, accelerator: str) -> TeamTrainingFigure | None:
@@ -43,3 +52,6 @@ class TeamEfficiency(_Frozen):
 
     def serving_for(self, accelerator: str) -> TeamServingFigure | None:
         return next((figure for figure in self.serving if figure.accelerator == accelerator), None)
+
+    def power_for(self, accelerator: str) -> TeamPowerFigure | None:
+        return next((figure for figure in self.power if figure.accelerator == accelerator), None)

@@ -63,9 +63,18 @@ class OwnedServerCost:
     defaulted: tuple[str, ...]  # the names that came from owned_hardware.yaml, not the inventory
     server_kw: float  # IT power at full load: board power x GPUs x host factor
     purchased: dt.date | None = None
+    measured_power_w: float | None = None  # the board power calibrate measured (None: the catalog's)
+    as_of: dt.date | None = None  # the day priced: past the amortization's end the servers are paid for
+
+    @property
+    def fully_amortized(self) -> bool:
+        ends = self.amortization_end()
+        return ends is not None and self.as_of is not None and self.as_of >= ends
 
     @property
     def acquisition_monthly_usd(self) -> float:
+        if self.fully_amortized:
+            return 0.0
         return self.figures["purchase_usd_per_server"] / self.figures["amortization_months"]
 
     @property
@@ -110,10 +119,15 @@ class OwnedServerCost:
         f = self.figures
         ends = self.amortization_end()
         window = f", bought {self.purchased}, amortized until {ends:%Y-%m}" if ends else ""
+        if self.fully_amortized:
+            window += f": paid for since then, so $0 as of {self.as_of}"
         defaults = ", ".join(self.defaulted) or "none"
         return (f"Owned servers, per server-month: acquisition ${self.acquisition_monthly_usd:,.0f} "
                 f"(${f['purchase_usd_per_server']:,.0f} over {f['amortization_months']:g} months{window}); energy "
-                f"${self.energy_monthly_usd:,.0f} at full use ({self.server_kw:.3g} kW x PUE {f['pue']:g} x "
+                f"${self.energy_monthly_usd:,.0f} at full use ({self.server_kw:.3g} kW"
+                + (f", from {self.measured_power_w:g} W per GPU measured by `accelfit calibrate`"
+                   if self.measured_power_w else "")
+                + f" x PUE {f['pue']:g} x "
                 f"${f['energy_usd_per_kwh']:g}/kWh); rack ${self.rack_monthly_usd:,.0f} ({self.servers_per_rack} per "
                 f"{f['rack_power_kw']:g} kW rack at ${f['colocation_usd_per_rack_month']:,.0f}/rack-month); staff "
                 f"${self.staff_monthly_usd:,.0f} (${f['staff_usd_per_server_year']:,.0f}/server-year). Sunk "
@@ -124,20 +138,47 @@ class OwnedServerCost:
 
 
 def owned_server_cost(board_power_w: float | None, gpus_per_server: int, given: Mapping[str, float | None],
-                      purchased: dt.date | None = None) -> OwnedServerCost:
-    """One server's cost from the inventory's figures (`given`, None where left out) and the defaults."""
+                      purchased: dt.date | None = None, measured_power_w: float | None = None,
+                      as_of: dt.date | None = None) -> OwnedServerCost:
+    """One server's cost from the inventory's figures (`given`, None where left out) and the defaults; the energy
+    from `measured_power_w` (per GPU, `accelfit calibrate`) where given, else the catalog's `board_power_w`."""
     rows = owned_defaults().defaults
     figures = {name: float(given[name]) if given.get(name) is not None else rows[name].value  # type: ignore[arg-type]
                for name in OWNERSHIP_FIGURES}
     defaulted = tuple(name for name in OWNERSHIP_FIGURES if given.get(name) is None)
-    server_kw = (board_power_w or DEFAULT_BOARD_POWER_W) * gpus_per_server * HOST_POWER_FACTOR / 1000.0
-    return OwnedServerCost(figures=figures, defaulted=defaulted, server_kw=server_kw, purchased=purchased)
+    power_w = measured_power_w or board_power_w or DEFAULT_BOARD_POWER_W
+    server_kw = power_w * gpus_per_server * HOST_POWER_FACTOR / 1000.0
+    return OwnedServerCost(figures=figures, defaulted=defaulted, server_kw=server_kw, purchased=purchased,
+                           measured_power_w=measured_power_w, as_of=as_of)
 
 
-def ownership_annotations(given: Mapping[str, float | None]) -> dict[str, str]:
-    """The inventory's own figures as node annotations (defaults are not written: the preview resolves them)."""
-    return {ANNOTATION_PREFIX + name.replace("_", "-"): f"{value:.15g}"
-            for name in OWNERSHIP_FIGURES if (value := given.get(name)) is not None}
+# The board power per GPU the plan's energy term used when `accelfit calibrate` measured it.
+MEASURED_POWER_ANNOTATION = ANNOTATION_PREFIX + "measured-power-w"
+# When the servers were bought: past the amortization's end the preview, like the plan, charges no acquisition.
+PURCHASED_ANNOTATION = ANNOTATION_PREFIX + "purchased"
+
+
+def ownership_annotations(given: Mapping[str, float | None], measured_power_w: float | None = None,
+                          purchased: dt.date | None = None) -> dict[str, str]:
+    """The inventory's own figures as node annotations (defaults are not written: the preview resolves them), the
+    purchase date, and the measured power the energy term used, where there are."""
+    found = {ANNOTATION_PREFIX + name.replace("_", "-"): f"{value:.15g}"
+             for name in OWNERSHIP_FIGURES if (value := given.get(name)) is not None}
+    if purchased is not None:
+        found[PURCHASED_ANNOTATION] = purchased.isoformat()
+    if measured_power_w:
+        found[MEASURED_POWER_ANNOTATION] = f"{measured_power_w:.15g}"
+    return found
+
+
+def measured_power_from_annotations(annotations: Mapping[str, str]) -> float | None:
+    text = annotations.get(MEASURED_POWER_ANNOTATION)
+    return float(text) if text is not None else None
+
+
+def purchased_from_annotations(annotations: Mapping[str, str]) -> dt.date | None:
+    text = annotations.get(PURCHASED_ANNOTATION)
+    return dt.date.fromisoformat(text) if text else None
 
 
 def figures_from_annotations(annotations: Mapping[str, str]) -> dict[str, float | None]:

@@ -71,7 +71,8 @@ class BaremetalCluster(pulumi.ComponentResource):
             join_after=(token,)), opts=child)
         self.membership = NodeMembership(child_name(name, "nodes"), NodeMembershipArgs(
             servers=servers, site=inventory.site, pool=pool.name, pool_labels=dict(pool.labels),
-            ownership=ownership_annotations(inventory.ownership.model_dump(exclude={"purchased"})),
+            ownership=ownership_annotations(inventory.ownership.model_dump(exclude={"purchased"}),
+                                            pool.measured_power_w, inventory.ownership.purchased),
             provider=self.provider, joined=self.hosts.joined), opts=child)
         self.register_outputs({"site": inventory.site, "hosts": [server.name for server in servers],
                                "driver_version": pool.driver_version})

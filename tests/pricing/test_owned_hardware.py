@@ -4,6 +4,7 @@ a share of a rack, staff. Each inventory figure reaches the plan and the preview
 from __future__ import annotations
 
 import datetime as dt
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -138,3 +139,77 @@ def test_the_budget_policy_prices_an_owned_node_as_the_plan_does():
     assert check_budget([node({})], settings) == []
     [(message, _)] = check_budget([node(ownership_annotations(dear))], settings)
     assert "gpu-01" in message and "over by" in message
+
+
+POWER_EXPORT = """\
+# HELP DCGM_FI_DEV_POWER_USAGE Power draw (in W).
+# TYPE DCGM_FI_DEV_POWER_USAGE gauge
+DCGM_FI_DEV_POWER_USAGE{gpu="0",UUID="GPU-a",modelName="NVIDIA H100 80GB HBM3",Hostname="gpu-01"} 512.0
+DCGM_FI_DEV_POWER_USAGE{gpu="1",UUID="GPU-b",modelName="NVIDIA H100 80GB HBM3",Hostname="gpu-01"} 488.0
+"""
+
+
+def test_measured_power_draw_is_the_energy_term_of_plan_and_preview_alike(catalog, tmp_path, monkeypatch, capsys):
+    # calibrate reads DCGM's power draw (no --kind: power alone) into the team file; the plan's energy term then
+    # uses 500 W per GPU instead of the catalog's 700 W, says so, and the node carries it for the preview.
+    from accelfit.calibration.store import load_team_efficiency
+    from accelfit.cli.main import main
+
+    export, team_path = tmp_path / "power.prom", tmp_path / "efficiency.yaml"
+    export.write_text(POWER_EXPORT)
+    assert main(["calibrate", str(export), "--output", str(team_path)]) == 0
+    assert "power     h100-80gb    500 W per GPU (mean over 2 GPUs)" in capsys.readouterr().out
+    team = load_team_efficiency(team_path)
+    assert team is not None and team.power_for("h100-80gb").power_w == 500.0 and not team.training
+
+    spec = load_workload(EXAMPLE).spec
+    measured = plan(spec, catalog, Environment("dev", inventory_with({}), efficiency=team))
+    catalog_power = planned(catalog, {})
+    [pool] = [pool for pool in measured.node_pools if pool.role == "gpu"]
+    assert pool.measured_power_w == 500.0
+    statement = next(line for line in measured.estimate.cost_assumptions if line.startswith("Owned servers"))
+    assert "from 500 W per GPU measured by `accelfit calibrate`" in statement
+    # Only the energy (marginal, for the run's hours) moves: by 500/700 of the catalog power's.
+    assert measured.estimate.monthly_usd < catalog_power.estimate.monthly_usd
+    energy = [float(re.search(r"energy \$([\d,]+) at full use", line).group(1).replace(",", ""))
+              for plan_ in (measured, catalog_power) for line in plan_.estimate.cost_assumptions
+              if line.startswith("Owned servers")]
+    assert energy[0] / energy[1] == pytest.approx(500 / 700, rel=0.01)
+    annotations = ownership_annotations({}, pool.measured_power_w)
+    assert preview_hourly(catalog, annotations) == pytest.approx(owned_server_cost(500, 8, {}).hourly_usd)
+    assert preview_hourly(catalog, ownership_annotations({})) == pytest.approx(owned_server_cost(700, 8, {}).hourly_usd)
+
+
+@pytest.mark.parametrize("watts", ["0", "-5", "2500"])
+def test_an_impossible_power_draw_exits_2_and_writes_nothing(tmp_path, capsys, watts):
+    from accelfit.cli.main import main
+
+    export, team_path = tmp_path / "power.prom", tmp_path / "efficiency.yaml"
+    export.write_text(POWER_EXPORT.replace("512.0", watts))
+    assert main(["calibrate", str(export), "--output", str(team_path)]) == 2
+    err = capsys.readouterr().err
+    assert "DCGM_FI_DEV_POWER_USAGE" in err and "watts" in err and not team_path.exists()
+
+
+def test_past_the_amortizations_end_the_servers_are_paid_for_in_plan_and_preview(catalog):
+    # Bought in 2020 and amortized over 36 months: by today the acquisition is paid; plan and preview (which reads
+    # the purchase date off the node) both charge rack, staff and energy only, and the plan says why.
+    old = {"purchase_usd_per_server": 215000, "purchased": "2020-01-01", "amortization_months": 36}
+    result = planned(catalog, old)
+    statement = next(line for line in result.estimate.cost_assumptions if line.startswith("Owned servers"))
+    assert "acquisition $0" in statement and "amortized until 2023-01: paid for since then" in statement
+    figures = {key: value for key, value in old.items() if key != "purchased"}
+    annotations = ownership_annotations(figures, purchased=dt.date(2020, 1, 1))
+    assert annotations["accelfit.io/owned-purchased"] == "2020-01-01"
+    paid = owned_server_cost(700, 8, figures, dt.date(2020, 1, 1), as_of=dt.date.today())
+    assert paid.acquisition_monthly_usd == 0 and preview_hourly(catalog, annotations) == pytest.approx(paid.hourly_usd)
+    # Bought recently: still paying, in both.
+    recent = owned_server_cost(700, 8, figures, dt.date.today().replace(day=1), as_of=dt.date.today())
+    assert recent.acquisition_monthly_usd == pytest.approx(215000 / 36)
+    assert preview_hourly(catalog, ownership_annotations(figures, purchased=dt.date.today().replace(day=1))) == \
+        pytest.approx(recent.hourly_usd)
+    # The day the amortization ends, the charge stops.
+    ends = dt.date(2023, 1, 1)
+    assert owned_server_cost(700, 8, figures, dt.date(2020, 1, 1), as_of=ends - dt.timedelta(days=1)) \
+        .acquisition_monthly_usd > 0
+    assert owned_server_cost(700, 8, figures, dt.date(2020, 1, 1), as_of=ends).acquisition_monthly_usd == 0

@@ -4,7 +4,11 @@ figures it is annotated with and the sourced defaults for the rest; other node p
 
 from __future__ import annotations
 
-from accelfit.pricing.onprem import figures_from_annotations, owned_server_cost
+import datetime as dt
+
+from accelfit.pricing.onprem import (
+    figures_from_annotations, measured_power_from_annotations, owned_server_cost, purchased_from_annotations,
+)
 from accelfit.pricing.pricers import prices
 from accelfit.pricing.rates import NeutralResource, Priced, RateBook
 
@@ -20,7 +24,11 @@ def owned_server(resource: NeutralResource, book: RateBook) -> Priced | None:
         return None
     count = str(count)
     accelerator = book.catalog.accelerator(str(model))
-    owned = owned_server_cost(accelerator.power_w, int(count), figures_from_annotations(metadata.get("annotations") or {}))
+    annotations = metadata.get("annotations") or {}
+    # Priced as of today, as the plan was: past the amortization's end, no acquisition.
+    owned = owned_server_cost(accelerator.power_w, int(count), figures_from_annotations(annotations),
+                              purchased_from_annotations(annotations), measured_power_from_annotations(annotations),
+                              as_of=dt.date.today())
     hourly = owned.hourly_usd
     return Priced("owned", hourly, hourly, f"owned {count} × {accelerator.name} server: ${hourly:,.4g}/h "
                                            "(acquisition, rack and staff spread over the month, plus energy)")
