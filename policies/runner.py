@@ -118,6 +118,9 @@ def _check_types(policy: str, properties: Mapping[str, Any], schema: Mapping[str
         wrong_bool = isinstance(value, bool) and expected in ("number", "integer")
         if allowed and (not isinstance(value, allowed) or wrong_bool):
             raise ValueError(f"{policy}.{key}: {value!r} is not of type {expected}")
+        choices = schema[key].get("enum")
+        if choices is not None and value not in choices:  # the engine validates the config schema's enum too
+            raise ValueError(f"{policy}.{key}: {value!r} is not one of {', '.join(map(str, choices))}")
 
 
 def policy_info_of(policies: Sequence[Any], pack_level: str = "advisory") -> dict[str, tuple[str, dict[str, Any]]]:

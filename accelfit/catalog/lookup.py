@@ -18,15 +18,14 @@ from accelfit.catalog.rows import (
     InstanceType,
     NotSold,
     Price,
-    PricingModel,
     ServicePrice,
     TpuSlice,
     region_of_zone,
 )
+from accelfit.buying import buying_model
 from accelfit.catalog.names import UnknownAcceleratorError, fold
 from accelfit.errors import did_you_mean
 
-_PRICING_ORDER = {model: position for position, model in enumerate(PricingModel)}
 
 
 @dataclass(frozen=True)
@@ -36,9 +35,9 @@ class CatalogIndex:
     instances_by_accelerator: dict[str, tuple[InstanceType, ...]]
     slice_by_name: dict[str, TpuSlice]
     slices_by_accelerator: dict[str, tuple[TpuSlice, ...]]
-    price_by_key: dict[tuple[Cloud, str, str, PricingModel], Price]
+    price_by_key: dict[tuple[Cloud, str, str, str], Price]  # the pricing: a PricingModel, a str
     prices_by_sku: dict[tuple[Cloud, str], tuple[Price, ...]]
-    not_sold_by_key: dict[tuple[Cloud, str, PricingModel], tuple[NotSold, ...]]
+    not_sold_by_key: dict[tuple[Cloud, str, str], tuple[NotSold, ...]]
     service_by_key: dict[tuple[Cloud, str, str], ServicePrice]
     efficiency_by_accelerator: dict[str, EfficiencyFigure]
     availability_by_key: dict[tuple[Cloud, str, str], Availability]
@@ -62,7 +61,7 @@ class CatalogIndex:
         for price in catalog.prices:
             by_sku[(price.cloud, price.sku)].append(price)
 
-        not_sold: dict[tuple[Cloud, str, PricingModel], list[NotSold]] = defaultdict(list)
+        not_sold: dict[tuple[Cloud, str, str], list[NotSold]] = defaultdict(list)
         for rule in catalog.not_sold:
             not_sold[(rule.cloud, rule.sku, rule.pricing)].append(rule)
 
@@ -79,7 +78,7 @@ class CatalogIndex:
             slices_by_accelerator={name: tuple(sorted(rows, key=lambda row: (row.chips, row.name)))
                                    for name, rows in slices.items()},
             price_by_key={(row.cloud, row.sku, row.region, row.pricing): row for row in reversed(catalog.prices)},
-            prices_by_sku={key: tuple(sorted(rows, key=lambda row: (row.region, _PRICING_ORDER[row.pricing])))
+            prices_by_sku={key: tuple(sorted(rows, key=lambda row: (row.region, buying_model(row.pricing).catalog_order)))
                            for key, rows in by_sku.items()},
             not_sold_by_key={key: tuple(rows) for key, rows in not_sold.items()},
             service_by_key={(row.cloud, row.service, row.region): row for row in reversed(catalog.service_prices)},

@@ -9,20 +9,20 @@ from __future__ import annotations
 
 import datetime as dt
 from enum import Enum
-from typing import Literal
+from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, GetCoreSchemaHandler, GetJsonSchemaHandler, model_validator
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import CoreSchema, PydanticCustomError, core_schema
+
+from accelfit.buying import buying_model_names, is_buying_model
+from accelfit.clouds.names import Cloud
 
 
 class Frozen(BaseModel):
     """Base for catalog rows: immutable, unknown keys rejected (a misspelt key in a data file is an error)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class Cloud(str, Enum):
-    gcp = "gcp"
-    aws = "aws"
 
 
 class Precision(str, Enum):
@@ -35,19 +35,57 @@ class Precision(str, Enum):
     int8 = "int8"
 
 
-class PricingModel(str, Enum):
-    on_demand = "on-demand"
-    spot = "spot"
-    committed_1y = "committed-1y"
-    committed_3y = "committed-3y"
-    # Capacity the team already holds (a GCP reservation, an AWS On-Demand Capacity Reservation or a bought
-    # Capacity Block, listed in placement.reservations): never a price row, priced as already paid.
-    reservation = "reservation"
-    # GCP Dynamic Workload Scheduler flex-start: capacity obtained when available, runs up to 7 days.
-    flex_start = "flex-start"
-    # AWS EC2 Capacity Blocks for ML: a block of instances for 1-14 days (1-day steps) or up to 182 (7-day steps),
-    # paid up front; the price row is the effective hourly rate per instance.
-    capacity_block = "capacity-block"
+class PricingModel(str):
+    """A buying model's name (a price row's pricing, budget.pricing), checked against the buying-model table
+    (accelfit/buying: what each one is): the seven shipped models and any registered later. A str, so lookups take
+    either; `.value` and the members (PricingModel.spot) as the Enum it replaced had them."""
+
+    __slots__ = ()
+    on_demand: ClassVar[PricingModel]
+    spot: ClassVar[PricingModel]
+    committed_1y: ClassVar[PricingModel]
+    committed_3y: ClassVar[PricingModel]
+    reservation: ClassVar[PricingModel]
+    flex_start: ClassVar[PricingModel]
+    capacity_block: ClassVar[PricingModel]
+
+    def __new__(cls, value: str) -> PricingModel:
+        name = str(getattr(value, "value", value))
+        if not is_buying_model(name):
+            raise ValueError(f"{name!r} is not a valid PricingModel; known: {', '.join(buying_model_names())}")
+        return super().__new__(cls, name)
+
+    @property
+    def value(self) -> str:
+        return str.__str__(self)
+
+    def __repr__(self) -> str:
+        return f"PricingModel({self.value!r})"
+
+    @classmethod
+    def _validate(cls, value: Any) -> PricingModel:
+        if value.__class__ is cls:
+            return value
+        if isinstance(value, str) and is_buying_model(value):
+            return cls(value)
+        # The error an Enum field gave (type "enum", the allowed values), so messages name the choices as before.
+        expected = ", ".join(f"'{name}'" for name in buying_model_names()[:-1])
+        expected += f" or '{buying_model_names()[-1]}'"
+        raise PydanticCustomError("enum", "Input should be {expected}", {"expected": expected})
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
+        return core_schema.no_info_plain_validator_function(
+            cls._validate, serialization=core_schema.plain_serializer_function_ser_schema(str, when_used="json"),
+            ref="accelfit.catalog.rows.PricingModel")
+
+    @classmethod
+    def __get_pydantic_json_schema__(cls, schema: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
+        return {"enum": list(buying_model_names()), "title": "PricingModel", "type": "string"}
+
+
+for _name in ("on-demand", "spot", "committed-1y", "committed-3y", "reservation", "flex-start", "capacity-block"):
+    setattr(PricingModel, _name.replace("-", "_"), PricingModel(_name))
 
 
 AcceleratorKind = Literal["gpu", "tpu"]
@@ -252,16 +290,18 @@ class EfficiencyFigure(Sourced):
 
 # Lookups are hot (thousands per plan) and an Enum call costs ~0.5 us: members pass through, known values are
 # looked up, anything else gets the Enum's own error.
-_CLOUD_BY_VALUE = {member.value: member for member in Cloud}
-_PRICING_BY_VALUE = {member.value: member for member in PricingModel}
 
 
 def _as_cloud(value: Cloud | str) -> Cloud:
-    return value if value.__class__ is Cloud else _CLOUD_BY_VALUE.get(value) or Cloud(value)
+    if value.__class__ is Cloud:
+        return value
+    known = Cloud.interned(value)  # the hot path: one object per name, still registered
+    return known if known is not None else Cloud(value)
 
 
-def _as_pricing(value: PricingModel | str) -> PricingModel:
-    return value if value.__class__ is PricingModel else _PRICING_BY_VALUE.get(value) or PricingModel(value)
+def _as_pricing(value: PricingModel | str) -> str:
+    """A lookup key: a PricingModel is a str, so a known name is its own key; an unknown one is an error."""
+    return value if value.__class__ is PricingModel or is_buying_model(value) else PricingModel(value)
 
 
 class CatalogRows(Frozen):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from accelfit.buying import buying_model
 from accelfit.catalog.models import Catalog, Cloud, PricingModel
 
 # Every pricing model a price row can carry. `reservation` is not among them: a held reservation is priced as
@@ -64,15 +65,16 @@ def offered_pairs(catalog: Catalog) -> dict[tuple[str, str], list[tuple[str, str
 def sells(cloud: str, kind: str, model: PricingModel, sku: str) -> bool:
     """Whether the cloud sells this kind of capacity under the model at all (flex-start is GCP's, Capacity Blocks
     are AWS's GPU instances of the types it lists; the rules are accelfit/cloudrules data)."""
-    if model is PricingModel.flex_start:
+    if not buying_model(model).sold_on(cloud):  # the table's sold_by
+        return False
+    if model == PricingModel.flex_start:
         from accelfit.cloudrules.gcp.flex_start import flex_start_rules
 
-        return cloud == Cloud.gcp.value and not any(sku.startswith(family + "-")
-                                                    for family in flex_start_rules()["excluded_families"])
-    if model is PricingModel.capacity_block:
+        return not any(sku.startswith(family + "-") for family in flex_start_rules()["excluded_families"])
+    if model == PricingModel.capacity_block:
         from accelfit.cloudrules.aws.instance_rules import capacity_block_rules
 
-        return cloud == Cloud.aws.value and kind == "gpu" and sku in capacity_block_rules()["instance_types"]
+        return kind == "gpu" and sku in capacity_block_rules()["instance_types"]
     return True
 
 

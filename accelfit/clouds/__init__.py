@@ -4,9 +4,9 @@ instead of comparing cloud-name strings (tests/architecture/test_no_cloud_string
 
 from accelfit.clouds.cloud import FEATURES, Cloud
 from accelfit.clouds.registry import (
-    UnknownCloud, all_clouds, cloud_named, cloud_names, cloud_of_platform, cloud_of_scheme, cloud_selling,
+    UnknownCloud, all_clouds, cloud_named, cloud_names, cloud_of_platform, cloud_of_scheme,
     clouds_supporting, hook, register, unregister,
 )
 
 __all__ = ["FEATURES", "Cloud", "UnknownCloud", "all_clouds", "cloud_named", "cloud_names", "cloud_of_platform",
-           "cloud_of_scheme", "cloud_selling", "clouds_supporting", "hook", "register", "unregister"]
+           "cloud_of_scheme", "clouds_supporting", "hook", "register", "unregister"]

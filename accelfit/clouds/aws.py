@@ -26,7 +26,6 @@ CLOUD = Cloud(
     template_resource_types=("aws:ec2/launchTemplate:LaunchTemplate",),
     preflight_reader="accelfit.preflight.aws:AwsReader",
     provider_config_check="accelfit.cloudrules.aws.provider_config:provider_problems",
-    buying_models=("capacity-block",),
     storage_schemes=("s3",),
     cluster_fee_service="eks-cluster",
     bucket_service="s3-standard",

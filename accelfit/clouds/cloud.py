@@ -52,8 +52,6 @@ class Cloud:
     # "module:function" of the check of what the cloud's Pulumi provider needs from the stack's config (a project,
     # a region), given the stack; "" where the provider needs nothing.
     provider_config_check: str = ""
-    # Buying models only this cloud sells (placement.pricing values), e.g. GCP's flex-start.
-    buying_models: tuple[str, ...] = ()
     # URI schemes whose objects this cloud's workload identity reads (model.weights, training.code).
     storage_schemes: tuple[str, ...] = ()
     # Catalog service rows (accelfit/catalog/data/service_prices.yaml) the plan prices a place with: the cluster's

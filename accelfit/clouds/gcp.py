@@ -33,7 +33,6 @@ CLOUD = Cloud(
     preflight_reader="accelfit.preflight.gcp:GcpReader",
     preflight_project_key="gcp:project",
     provider_config_check="accelfit.cloudrules.gcp.provider_config:provider_problems",
-    buying_models=("flex-start",),
     storage_schemes=("gs",),
     cluster_fee_service="gke-cluster",
     bucket_service="gcs-standard",

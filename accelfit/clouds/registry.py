@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import difflib
 from importlib import import_module
+from collections.abc import Callable
 from typing import Any
 
 from accelfit.clouds.cloud import Cloud
 
 SHIPPED = ("accelfit.clouds.gcp", "accelfit.clouds.aws", "accelfit.clouds.onprem")
 _REGISTERED: dict[str, Cloud] = {}
+_LISTENERS: list[Callable[[], None]] = []  # told after a cloud is added or removed (accelfit/clouds/names.py)
 
 
 class UnknownCloud(ValueError):
@@ -44,6 +46,7 @@ def register(cloud: Cloud) -> Cloud:
     if taken:
         raise ValueError(f"cloud {cloud.name!r}: platforms {', '.join(sorted(taken))} belong to another cloud")
     registry[cloud.name] = cloud
+    _changed()
     return cloud
 
 
@@ -52,6 +55,17 @@ def unregister(name: str) -> None:
     if any(import_module(module).CLOUD.name == name for module in SHIPPED):
         raise ValueError(f"cloud {name!r} is shipped; it cannot be removed")
     _registry().pop(name, None)
+    _changed()
+
+
+def on_change(listener: Callable[[], None]) -> None:
+    """Call `listener` after each `register` and `unregister` (the name values forget a removed cloud)."""
+    _LISTENERS.append(listener)
+
+
+def _changed() -> None:
+    for listener in _LISTENERS:
+        listener()
 
 
 def all_clouds() -> tuple[Cloud, ...]:
@@ -87,11 +101,6 @@ def cloud_of_platform(platform: str) -> Cloud:
 def clouds_supporting(feature: str) -> tuple[Cloud, ...]:
     """The clouds that can do `feature` (dstack's features.py idea: derived from each cloud's own data)."""
     return tuple(cloud for cloud in _registry().values() if cloud.supports(feature))
-
-
-def cloud_selling(buying_model: str) -> Cloud | None:
-    """The one cloud that sells a cloud-specific buying model (flex-start, capacity-block), or None for the rest."""
-    return next((cloud for cloud in _registry().values() if buying_model in cloud.buying_models), None)
 
 
 def cloud_of_scheme(scheme: str) -> Cloud | None:

@@ -13,7 +13,8 @@ Pure: no Pulumi.
 from __future__ import annotations
 
 from accelfit.catalog.models import Catalog, InstanceType
-from accelfit.clouds import cloud_named, cloud_selling
+from accelfit.buying import buying_model
+from accelfit.clouds import cloud_named
 from accelfit.cloudrules.aws.instance_rules import capacity_block_rules
 from accelfit.cloudrules.gcp.flex_start import flex_start_rejection, flex_start_rules
 from accelfit.planner.sizes import RunCap
@@ -22,18 +23,18 @@ from accelfit.pricing.overheads import overhead_for
 from accelfit.spec import WorkloadSpec
 from accelfit.spec.models import ReservationSpec
 
-BUYING_MODELS = ("reservation", "flex-start", "capacity-block")
 BUYING_RULE = "buying-model"  # the rejection rule for an option its buying model cannot be bought for
 
 
 def buying_rejection(spec: WorkloadSpec, cloud: str, platform: str, instance: InstanceType | None,
                      pricing: str) -> tuple[str, str] | None:
     """(rule, reason) when `pricing` cannot buy this option at all (before any region or price is looked at)."""
-    seller = cloud_selling(pricing)  # flex-start: GCP's, capacity-block: AWS's (each Cloud.buying_models)
-    if seller is not None and cloud != seller.name:
-        return BUYING_RULE, f"{pricing} is {seller.name.upper()}'s way to buy capacity, not {cloud.upper()}'s"
+    model = buying_model(pricing)
+    if not model.sold_on(cloud):  # flex-start: GCP's, capacity-block: AWS's (the table's sold_by)
+        sellers = " or ".join(name.upper() for name in model.sold_by)
+        return BUYING_RULE, f"{pricing} is {sellers}'s way to buy capacity, not {cloud.upper()}'s"
     if instance is None:  # a TPU slice
-        if pricing == "reservation":
+        if model.price_source == "held":
             return BUYING_RULE, ("placement.reservations names GPU machine types; TPU reservations are not planned "
                                  "(consume one by hand with TpuNodePool reservation)")
         return None if pricing == "flex-start" else (BUYING_RULE, f"{pricing} does not sell TPUs")
@@ -88,7 +89,7 @@ def sold_as_hint(spec: WorkloadSpec, catalog: Catalog, instance: InstanceType, r
     options = {pricing.value for pricing in spec.budget.pricing_options}
     out = []
     for way in sold_as:
-        if way == "reservation":
+        if buying_model(way).price_source == "held":
             held = any(r.instance_type == instance.name for r in spec.placement.reservations)
             out.append("reservation: " + ("list reservation in budget.pricing" if held and way not in options
                                           else "list the reservation you hold in placement.reservations and "

@@ -8,11 +8,12 @@ from collections.abc import Mapping
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from accelfit.buying import buying_model
 from accelfit.catalog.models import Catalog, Cloud, region_of_zone
 from accelfit.clouds import cloud_named
 from accelfit.pricing.onprem import owned_server_cost
 from accelfit.planner.buying import (
-    BUYING_MODELS, buying_rejection, held_block, max_units, reservation_zones, sold_as_hint,
+    buying_rejection, held_block, max_units, reservation_zones, sold_as_hint,
 )
 from accelfit.planner.eligibility import hard_rejection
 from accelfit.planner.gpu_vms import vm_platforms, gpu_platforms, vm_rejection
@@ -92,7 +93,7 @@ def _offer_rejection(spec: WorkloadSpec, instance, platform: str, accelerator, p
     if not regions:
         return "region", (f"offered in {', '.join(instance.regions)}; placement.regions allows only "
                           f"{', '.join(spec.placement.regions)}")
-    if pricing in BUYING_MODELS:
+    if buying_model(pricing).offers_by_rules:
         return buying_rejection(spec, instance.cloud.value, platform, instance, pricing)
     return None
 
@@ -106,7 +107,7 @@ def _instance_offers(spec: WorkloadSpec, catalog: Catalog, found: OfferSet, inst
     if rejection:
         found.reject(*where, "", *rejection)
         return
-    if pricing == "reservation":
+    if buying_model(pricing).price_source == "held":
         _reservation_offers(spec, catalog, found, instance, platform, largest, label)
         return
     for region in regions:
@@ -130,7 +131,7 @@ def _region_offer(spec: WorkloadSpec, catalog: Catalog, found: OfferSet, instanc
         found.reject(*where, region, NO_PRICE, f"the catalog has no {pricing} price for {instance.name} in {region}")
         return
     zones = _gpu_zones(catalog, instance, region)
-    block = held_block(spec, instance.name, region) if pricing == "capacity-block" else None
+    block = held_block(spec, instance.name, region) if buying_model(pricing).needs_reservation else None
     if block is not None:
         zones = reservation_zones(block, cloud, region)
     if vm and not cloud_named(cloud).vm_network_spans_zones:
@@ -199,7 +200,7 @@ def _tpu_offers(spec: WorkloadSpec, catalog: Catalog, found: OfferSet) -> None:
 
 def _tpu_platform_offers(spec: WorkloadSpec, catalog: Catalog, found: OfferSet, platform: str) -> None:
     pricing = spec.budget.pricing.value
-    if pricing in BUYING_MODELS:
+    if buying_model(pricing).offers_by_rules:
         why = buying_rejection(spec, "gcp", platform, None, pricing)
         if why is not None:
             for generation in dict.fromkeys(tpu_slice.accelerator for tpu_slice in catalog.tpu_slices):

@@ -19,12 +19,19 @@ class NoFeasiblePlan(Exception):
         self.rejected = rejected
 
 
+def _platform_rank(platform: str) -> int:
+    """The platform's place in the documented tie-break order; a registered cloud's platform not in it comes after
+    the shipped ones (then the cloud's name breaks the tie)."""
+    order = pref.PLATFORM_ORDER
+    return order.index(platform) if platform in order else len(order)
+
+
 def rank_key(sized: Sized) -> tuple:
     """Score (cost with penalties) to the cent, then total cost, hours, platform order, cloud, region,
     accelerator name, device count and machine: deterministic for equal scores."""
     offer = sized.offer
     return (round(sized.score_usd, 2), round(sized.total_usd, 2), round(sized.hours, 3),
-            pref.PLATFORM_ORDER.index(offer.platform), offer.cloud, offer.region, offer.accelerator.name,
+            _platform_rank(offer.platform), offer.cloud, offer.region, offer.accelerator.name,
             sized.devices, offer.machine, offer.zones)
 
 

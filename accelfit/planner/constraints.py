@@ -15,6 +15,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from accelfit.buying import is_buying_model, is_preemptible
+
 
 @dataclass(frozen=True)
 class PolicyConstraints:
@@ -67,7 +69,8 @@ class PolicyConstraints:
         return None
 
     def pricing_rejection(self, pricing: str) -> tuple[str, str] | None:
-        if self.spot_only and pricing not in ("spot", "owned"):
+        # Owned servers are no buying model: the policy is about what is bought (accelfit/buying).
+        if self.spot_only and is_buying_model(pricing) and not is_preemptible(pricing):
             return ("policy:spot-outside-prod",
                     f"policy spot-outside-prod ({self.source}) is mandatory here: accelerators run on spot only")
         return None

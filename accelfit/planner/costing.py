@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from accelfit.buying import find_buying_model, term_hours
 from accelfit.catalog.models import Catalog
 from accelfit.clouds import cloud_named, cloud_of_platform
 from accelfit.planner import filestore_capacity
@@ -28,7 +29,7 @@ from accelfit.planner.model import NodePool
 from accelfit.planner.options import Offer
 from accelfit.planner.serving_traffic import serving_traffic_facts
 from accelfit.pricing.figures import (
-    COMMITMENT_TERM_HOURS, HOURS_PER_MONTH, CostFigures, Part, RunWindow, accelerator_pool, always_on, figures, per_month,
+    HOURS_PER_MONTH, CostFigures, Part, RunWindow, accelerator_pool, always_on, figures, per_month,
     serving_hours_per_month,
 )
 from accelfit.pricing.server_windows import stop_tail_hours
@@ -72,7 +73,7 @@ SERVING_START_UTC = "08:00"
 
 def serving_window(spec: WorkloadSpec, offer: Offer) -> tuple[str, float] | None:
     """(start HH:MM UTC, hours) when the stack scales the serving pool on a schedule; None when it runs all day."""
-    if spec.inference is None or spec.inference.hours_per_day >= 24 or offer.pricing.startswith("committed"):
+    if spec.inference is None or spec.inference.hours_per_day >= 24 or term_hours(offer.pricing):
         return None
     schedule = SCHEDULED_SERVING_PLATFORMS.get(offer.platform)
     if schedule is None or (schedule.needs_server and spec.model_server in (None, ModelServer.none)):
@@ -148,7 +149,7 @@ def serving_plan(spec: WorkloadSpec, offer: Offer) -> tuple[float, str]:
     hours_per_day = spec.inference.hours_per_day
     if hours_per_day >= 24:
         return HOURS_PER_MONTH, "24 h a day"
-    if offer.pricing.startswith("committed"):
+    if term_hours(offer.pricing):
         return HOURS_PER_MONTH, f"{hours_per_day:g} h a day, but committed capacity bills every hour"
     window = serving_window(spec, offer)
     if window is not None:
@@ -205,7 +206,7 @@ def cost_parts(spec: WorkloadSpec, catalog: Catalog, offer: Offer, units: int, r
     disk_hourly, disk_note = (node_boot_disk(catalog, offer, system=False) if offer.platform in CLUSTER_PLATFORMS
                               else (0.0, ""))
     fleet_hourly = units * (offer.unit_hourly_usd + disk_hourly)
-    committed_term = COMMITMENT_TERM_HOURS.get(offer.pricing)
+    committed_term = term_hours(offer.pricing)
 
     if run is not None:
         if committed_term:
@@ -226,9 +227,10 @@ def cost_parts(spec: WorkloadSpec, catalog: Catalog, offer: Offer, units: int, r
         note += f" (with a {disk_note})"
     compute = (accelerator_pool("compute", fleet_hourly, planned, run, note, committed_term) if vm is None
                else None)
-    if offer.pricing == "reservation":
+    model = find_buying_model(offer.pricing)  # None: owned servers
+    if model is not None and model.sunk:
         compute = _reserved(compute, offer, units)
-    elif offer.pricing == "capacity-block" and run is not None:
+    elif model is not None and model.whole_block and run is not None:
         compute = _capacity_block(offer, units, disk_hourly, run, note)
     key = (offer.platform, cloud, region, nat_gateways(offer), run, storage)
     rest = shared.get(key) if shared is not None else None

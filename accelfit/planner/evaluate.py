@@ -6,6 +6,7 @@ import dataclasses
 import math
 from dataclasses import dataclass, field
 
+from accelfit.buying import buying_model
 from accelfit.catalog.models import Catalog
 from accelfit.planner.costing import (
     StorageNeeds, cost_assumptions, cost_parts, plan_figures, run_of, serving_plan, storage_needs,
@@ -238,7 +239,8 @@ def _size_rejection(offer: Offer, unfit: Unfit) -> tuple[str, str]:
 def held_limit(offer: Offer) -> str:
     """Why a held reservation's or Capacity Block's offer stops at its size: the pool never asks for more machines
     than the capacity holds (the rest would fail to launch)."""
-    held = "Capacity Block" if offer.capacity_block or offer.pricing == "capacity-block" else "reservation"
+    block = offer.capacity_block or buying_model(offer.pricing).whole_block
+    held = "Capacity Block" if block else "reservation"
     return (f"; {held} {offer.reservation} holds {offer.max_units} × {offer.machine} (placement.reservations count), "
             "and a pool never asks for more than it holds: hold more, or list another way to buy in budget.pricing")
 

@@ -18,6 +18,8 @@ pool-size limits), scaled from 0; other steps are listed only, with why.
 from __future__ import annotations
 
 import dataclasses
+from accelfit.buying import all_buying_models, buying_model, is_buying_model, is_preemptible, tier_names
+from accelfit.buying import tier_of as buying_tier
 from accelfit.clouds import cloud_of_platform
 from accelfit.catalog.models import Catalog
 from accelfit.catalog.rows import TpuSlice
@@ -36,19 +38,18 @@ from accelfit.planner.planner import Environment, Search
 from accelfit.planner.sizing import Unfit
 from accelfit.spec import WorkloadSpec
 
-# The order a job falls through its type's capacity tiers: capacity already held, then capacity bought for the run
-# (GCP flex-start, AWS Capacity Blocks: each sold by one cloud only), then on demand, then spot (README, issue 25).
-TIERS = ("reservation", "flex-start", "capacity-block", "on-demand", "spot")
-_CLOUD_OF_TIER = {"flex-start": "gcp", "capacity-block": "aws"}
-_HELD = "reservation"  # a tier whose capacity must already be held (placement.reservations or a commitment)
+# The order a job falls through its type's capacity tiers is the buying-model table's (accelfit/buying: tier and
+# chain_order): capacity already held, then capacity bought for the run (GCP flex-start, AWS Capacity Blocks: each
+# sold by one cloud only), then on demand, then spot (README, issue 25).
 # How many other accelerators a chain lists: the next best overall and, when that one cannot be built in the
 # workload's cluster, the next best that can.
 MAX_ACCELERATOR_STEPS = 2
 
 
 def tier_of(pricing: str) -> str:
-    """The capacity tier of a pricing model: a commitment is capacity held for the workload (a reservation)."""
-    return "reservation" if pricing.startswith("committed") else pricing
+    """The capacity tier of a plan's pricing model (the table's: a commitment is the reservation tier); owned
+    servers' "owned" is no buying model and a tier of its own."""
+    return buying_tier(pricing) if is_buying_model(pricing) else pricing
 
 
 @dataclasses.dataclass(frozen=True)
@@ -93,7 +94,7 @@ class _Context:
     def buildable(self, sized: Sized) -> str | None:
         """None when the step can have a standby pool in the workload's cluster, else why not."""
         offer = sized.offer
-        if offer.pricing == "capacity-block" and offer.reservation is None:
+        if buying_model(offer.pricing).needs_reservation and offer.reservation is None:
             return ("a node group launches into a Capacity Block by the block's id: buy the block, list it in "
                     "placement.reservations with capacity_block: true and plan again")
         if self.cluster is None and not self.own_cluster:
@@ -204,8 +205,7 @@ def _same_type_steps(context: _Context, planned: Offer | None, found: Search, ch
     planned_tier = tier_of(plan.pricing)
     allowed = allowed_tiers(spec)
     listed = ", ".join(pricing.value for pricing in spec.budget.pricing_options)
-    tiers = [tier for tier in TIERS if tier != planned_tier
-             and _CLOUD_OF_TIER.get(tier, plan.cloud.value) == plan.cloud.value]
+    tiers = [tier for tier in tier_names() if tier != planned_tier and buying_model(tier).sold_on(plan.cloud)]
     unlisted = [tier for tier in tiers if tier not in allowed]
     if unlisted:
         omitted.append(f"{', '.join(unlisted)} {plan.accelerator.name}: budget.pricing [{listed}] does not list "
@@ -252,7 +252,7 @@ def with_triggers(steps: list[FallbackStep], grouped: frozenset[int] = frozenset
     Kueue configuration and the autoscalers carry). `grouped`: ranks in the planned step's capacity group."""
     out = []
     for index, step in enumerate(steps):
-        spot_before = any(before.pricing == "spot" for before in steps[:index])
+        spot_before = any(is_preemptible(before.pricing) for before in steps[:index])
         if step.rank > 1 and step.pool is None:
             out.append(step)  # listed only: no pool, so no Kueue flavor to move to (re-plan instead)
             continue
@@ -289,7 +289,8 @@ def standby_pools(spec: WorkloadSpec, sized: Sized, rank: int, holds_reservation
         return out
 
     def avoid(pool: NodePool) -> bool:
-        return holds_reservation and pool.role == "gpu" and not (pool.reservation or pool.spot or pool.flex_start)
+        return (holds_reservation and pool.role == "gpu" and pool.buying_record.takes_open_reservations
+                and not pool.reservation)
 
     return tuple(pool.model_copy(update={"name": f"{pool.name}-fb{rank}", "min_nodes": 0, "initial_nodes": 0,
                                          "fallback_rank": rank, "labels": labels(pool),
@@ -331,14 +332,15 @@ def _bought_on(context: _Context, offer: Offer, tier: str, found: Search) -> tup
 def _tier_pricing(context: _Context, offer: Offer, tier: str) -> tuple[str | None, str]:
     """(pricing model, "") for a tier the plan can use, or (None, why not)."""
     plan = context.plan
-    if tier == "reservation":
+    if buying_model(tier).price_source == "held":
         # Reached only when the plan is not itself on committed capacity: a standby pool cannot consume capacity
         # nobody bought, so a reservation is a step only as the planned pool (rank 1).
-        sold = [model for model in ("committed-1y", "committed-3y") if _price(context, offer, model) is not None]
+        sold = [model.name for model in all_buying_models()
+                if model.commitment and model.tier == tier and _price(context, offer, model.name) is not None]
         if not sold:
             return None, f"the catalog sells no committed capacity for {_sku(offer)} in {plan.region}"
         listed = "; budget.pricing lists committed capacity but it lost to" if any(
-            pricing.value.startswith("committed") for pricing in context.spec.budget.pricing_options) else \
+            buying_model(pricing).commitment for pricing in context.spec.budget.pricing_options) else \
             "; add committed-1y to budget.pricing to compare one against"
         return None, (f"the plan holds no reservation or commitment (the catalog prices {', '.join(sold)} here"
                       f"{listed} {plan.pricing}), and a standby pool cannot consume capacity nobody bought")
@@ -363,8 +365,9 @@ def _price(context: _Context, offer: Offer, pricing: str):
 def _same_type_on(context: _Context, offer: Offer, tier: str, units: int | None = None,
                   found: Search | None = None) -> tuple[Sized | None, str]:
     """The offer on another tier, sized at least at `units` (default: the plan's count)."""
-    if tier in ("flex-start", "capacity-block") or (tier == _HELD and found is not None and any(
-            other.pricing == _HELD for other in found.offers)):
+    model = buying_model(tier)
+    if model.offers_by_rules and (model.price_source != "held" or (found is not None and any(
+            other.pricing == tier for other in found.offers))):
         repriced, why = _bought_on(context, offer, tier, found) if found is not None else (None, "")
         if repriced is None:
             return None, why
@@ -409,7 +412,7 @@ def _other_accelerators(context: _Context, found: Search) -> tuple[list[tuple[Si
                 f"{planned_slice.topology} with {planned_slice.hosts} hosts each and a multi-host TPU job runs only "
                 "on slices of its own shape"))
             continue
-        if offer.pricing.startswith("committed") or offer.pricing in ("reservation", "capacity-block"):
+        if buying_model(offer.pricing).bought_ahead:
             # Capacity bought for what it holds (a commitment, a reservation, a block) is not a standby step's: a
             # standby step runs on capacity bought when used, on demand where budget.pricing allows it.
             if "on-demand" not in allowed_tiers(spec):

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator
+
+from accelfit.buying import tier_names
 
 from accelfit.planner.model import CostLine, Frozen, NetworkPlan, NodePool, Plan, PlanCloud
 
@@ -28,8 +30,9 @@ class FallbackStep(Frozen):
     option: str = Field(description="Option id (same format as Plan.option).")
     accelerator: str
     count: int = Field(ge=1, description="Accelerators (GPUs or TPU chips) the step runs the workload on.")
-    pricing: Literal["reservation", "flex-start", "capacity-block", "on-demand", "spot", "owned"] = Field(
-        description="The capacity tier: reservation (committed-use capacity), on-demand, spot, or owned servers.")
+    pricing: str = Field(
+        description="The capacity tier (a tier of the buying-model table, accelfit/buying): reservation "
+                    "(committed-use capacity), flex-start, capacity-block, on-demand, spot, or owned servers.")
     pool: str | None = Field(description="The NodePool of the workload's plan that serves this step; None = listed "
                              "only (not buildable in the workload's cluster), the note says why.")
     monthly_usd: float = Field(description="What the workload costs per month if it runs on this step (its own "
@@ -45,6 +48,14 @@ class FallbackStep(Frozen):
         default=None, description="How long a job waits on an earlier step for its pods before it moves: for a "
         "capacity-group step the autoscaler's node provisioning timeout, else until Kueue evicts and requeues it "
         "(waitForPodsReady.timeout, the same number the Kueue configuration carries); None = step 1.")
+
+
+    @field_validator("pricing")
+    @classmethod
+    def _a_tier(cls, value: str) -> str:
+        if value != "owned" and value not in tier_names():
+            raise ValueError(f"pricing: {value!r} is not a capacity tier; known: {', '.join(tier_names())}, owned")
+        return value
 
 
 class SharedCluster(Frozen):

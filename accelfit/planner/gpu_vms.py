@@ -9,11 +9,12 @@ from pathlib import Path
 
 import yaml
 
+from accelfit.buying import is_preemptible, term_hours
 from accelfit.catalog.models import Catalog
 from accelfit.clouds import all_clouds, cloud_named
 from accelfit.planner.model import GpuVmPlan
 from accelfit.planner.options import Offer
-from accelfit.pricing.figures import COMMITMENT_TERM_HOURS, Part, RunWindow, vm_part
+from accelfit.pricing.figures import Part, RunWindow, vm_part
 from accelfit.pricing.node_disks import disk_hourly_usd, gke_boot_disk_type
 from accelfit.durations import duration
 from accelfit.spec import Orchestration, WorkloadSpec
@@ -70,7 +71,7 @@ def job_rejection(spec: WorkloadSpec, platform: str, pricing: str) -> tuple[str,
     if source is not None and source[1] != cloud:
         return ("job-source", f"training.{source[0]} is read with the VM's {source[1]} identity, and {platform} runs "
                               f"in {cloud}; copy it to {cloud} (or use a public git repository or registry)")
-    if platform == "ec2-gpu-vm" and pricing == "spot" and spec.placement.autostop_action.value == "delete":
+    if platform == "ec2-gpu-vm" and is_preemptible(pricing) and spec.placement.autostop_action.value == "delete":
         # https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/interruption-behavior.html: only a persistent Spot
         # request that stops on interruption is restarted by EC2 ("Amazon EC2 restarts the stopped instance when
         # capacity is available"); persistent requests need interruption behavior stop or hibernate.
@@ -105,7 +106,7 @@ def vm_parts(spec: WorkloadSpec, catalog: Catalog, offer: Offer, run: RunWindow 
     action = spec.placement.autostop_action.value
     ran = (f"the {duration(run.compute_hours)} run, {run.start_hours:g} h of boot and {tail * 60:g} min idle "
            f"until autostop {action}s it" if run else "all month")
-    term = COMMITMENT_TERM_HOURS.get(offer.pricing)
+    term = term_hours(offer.pricing)
     kind = boot_disk_type_only(offer)[0]
     kept = "kept while the VM is stopped" if action == "stop" else "deleted with it"
     note = (f"1 × {offer.machine} ({offer.pricing}) for {ran}, with its {gpu_vm_data()['boot_disk_gb']} GB {kind} "
@@ -118,7 +119,7 @@ def gpu_vm_plan(spec: WorkloadSpec, offer: Offer) -> GpuVmPlan:
     kind, _, _ = boot_disk_type_only(offer)
     image, source = _image(data[offer.cloud])
     return GpuVmPlan(machine_type=offer.machine, accelerator=offer.accelerator.name,
-                     gpus=offer.devices_per_unit, zone=offer.zones[0], spot=offer.pricing == "spot",
+                     gpus=offer.devices_per_unit, zone=offer.zones[0], spot=is_preemptible(offer.pricing),
                      boot_disk_gb=data["boot_disk_gb"], boot_disk_type=kind, image=image,
                      image_source=" ".join(str(source).split()) + f" (as of {data['as_of']})",
                      autostop_idle_minutes=spec.placement.autostop_idle_minutes,
@@ -154,7 +155,7 @@ def vm_reasons(spec: WorkloadSpec, offer: Offer) -> tuple[str, ...]:
     out = [f"One VM, no cluster: no control-plane fee and no system pool. Autostop: an on-host check of nvidia-smi "
            f"every minute {action}s the VM after {minutes} min with idle GPUs; the plan prices that idle tail. "
            f"No public IP: reach it through {access}."]
-    if offer.pricing == "spot":
+    if is_preemptible(offer.pricing):
         back = cloud_named(offer.cloud).vm_spot_recovery
         out.append(f"Spot: the cloud may reclaim the VM at any time; {back}, and the job starts again at boot, so "
                    "the command must resume from its last checkpoint ($ACCELFIT_BUCKET_URL or the job directory). "

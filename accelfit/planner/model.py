@@ -8,11 +8,13 @@ keys scripts rely on (design.md section 4).
 from __future__ import annotations
 
 import datetime as dt
-from enum import Enum
+from collections.abc import Mapping
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_serializer, model_validator
 
+from accelfit.buying import BuyingModel, buying_model
+from accelfit.clouds.names import PlanCloud, Platform
 from accelfit.planner.serving_traffic import ServingRoute
 
 
@@ -20,20 +22,16 @@ class Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 
-class Platform(str, Enum):
-    gke_gpu = "gke-gpu"
-    gke_tpu = "gke-tpu"
-    tpu_vm = "tpu-vm"
-    eks_gpu = "eks-gpu"
-    baremetal_gpu = "baremetal-gpu"
-    gce_gpu_vm = "gce-gpu-vm"
-    ec2_gpu_vm = "ec2-gpu-vm"
+# The flags plan documents carry a pool's buying model as, and the model each one names.
+_BUYING_FLAGS = {"spot": "spot", "capacity_block": "capacity-block", "flex_start": "flex-start"}
 
 
-class PlanCloud(str, Enum):
-    gcp = "gcp"
-    aws = "aws"
-    onprem = "onprem"
+def _buying_of(flags: Mapping[str, bool], reservation: str | None) -> str:
+    """The one buying model the flags state (none set: a held reservation where one is named, else on demand)."""
+    chosen = [model for flag, model in _BUYING_FLAGS.items() if flags.get(flag)]
+    if len(chosen) > 1:
+        raise ValueError(f"a pool has one buying model; {' and '.join(chosen)} are both set")
+    return chosen[0] if chosen else ("reservation" if reservation else "on-demand")
 
 
 class Taint(Frozen):
@@ -54,7 +52,10 @@ class NodePool(Frozen):
     min_nodes: int = Field(ge=0)
     max_nodes: int = Field(ge=1)
     initial_nodes: int = Field(ge=0)
-    spot: bool = False
+    buying: str = Field(
+        default="on-demand", description="The buying model the pool's nodes are obtained under (accelfit/buying: "
+        "on-demand, spot, reservation, flex-start, capacity-block; a commitment's pools are on-demand). Plan "
+        "documents carry it as the flags spot, capacity_block and flex_start, as they did before it existed.")
     reservation: str | None = Field(default=None, description="Name of a reservation/capacity block to consume.")
     zones: tuple[str, ...] = Field(min_length=1)
     taints: tuple[Taint, ...] = ()
@@ -74,12 +75,6 @@ class NodePool(Frozen):
         default=None, description="Inference served part of the day: the pool scales up at this time (HH:MM, UTC) "
         "and to zero serving_hours_per_day later, by a schedule the stack builds; None = the pool runs all day.")
     serving_hours_per_day: float | None = Field(default=None, gt=0, lt=24)
-    capacity_block: bool = Field(
-        default=False, description="AWS: `reservation` is an EC2 Capacity Block for ML (market type capacity-block) "
-        "rather than an On-Demand Capacity Reservation.")
-    flex_start: bool = Field(
-        default=False, description="GCP: the pool runs on Dynamic Workload Scheduler flex-start capacity (no spot, "
-        "no reservation, starts at 0 nodes, each node runs at most 7 days).")
     avoid_reservations: bool = Field(
         default=False, description="Never consume reserved capacity (GKE NO_RESERVATION, EC2 capacity reservation "
         "preference none): a standby pool of a plan on a held reservation, so the reservation stays the planned "
@@ -92,20 +87,84 @@ class NodePool(Frozen):
         "calibrate` measured (DCGM power draw), which the energy term used instead of the catalog's; the servers' "
         "nodes carry it for the preview. None = the catalog's.")
 
+    @field_validator("buying")
+    @classmethod
+    def _a_pool_model(cls, value: str) -> str:
+        model = buying_model(value)
+        if model.pool_model != model.name:
+            raise ValueError(f"buying: a pool on {value} is built as {model.pool_model}")
+        return value
+
+    @model_validator(mode="before")
+    @classmethod
+    def _buying_from_flags(cls, data: Any) -> Any:
+        """Plan documents (and callers) state the buying model as the flags spot, capacity_block and flex_start."""
+        if not isinstance(data, dict):
+            return data
+        data = dict(data)
+        flags = {flag: bool(data.pop(flag, False)) for flag in _BUYING_FLAGS}
+        stated = _buying_of(flags, data.get("reservation"))
+        if "buying" not in data:
+            data["buying"] = stated
+        elif any(flags.values()) and stated != data["buying"]:
+            raise ValueError(f"buying is {data['buying']} but the pool's flags say {stated}")
+        return data
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> NodePool:
+        """As pydantic's, but the buying-model flags of a plan document (spot, capacity_block, flex_start) in
+        `update` set `buying`: a copy is not validated, and the flags are read from `buying`."""
+        if update and any(flag in update for flag in _BUYING_FLAGS):
+            changed = dict(update)
+            flags = {flag: bool(getattr(self, flag)) for flag in _BUYING_FLAGS}
+            flags.update({flag: bool(changed.pop(flag)) for flag in _BUYING_FLAGS if flag in changed})
+            changed.setdefault("buying", _buying_of(flags, changed.get("reservation", self.reservation)))
+            update = changed
+        return super().model_copy(update=update, deep=deep)
+
+    @property
+    def buying_record(self) -> BuyingModel:
+        return buying_model(self.buying)
+
+    @property
+    def spot(self) -> bool:
+        return self.buying_record.preemptible
+
+    @property
+    def capacity_block(self) -> bool:
+        """AWS: `reservation` is an EC2 Capacity Block for ML (market type capacity-block) rather than an On-Demand
+        Capacity Reservation."""
+        return self.buying_record.whole_block
+
+    @property
+    def flex_start(self) -> bool:
+        """GCP: the pool runs on Dynamic Workload Scheduler flex-start capacity (no spot, no reservation, starts at
+        0 nodes, each node runs at most 7 days)."""
+        return self.buying_record.queued
+
     @model_serializer(mode="wrap")
     def _planned_pools_as_before(self, handler: Any) -> Any:
-        """A planned pool (rank 0) serializes as it did before fleets existed: plan documents, previews and their
-        goldens of single-workload stacks stay byte for byte the same."""
+        """A planned pool (rank 0) serializes as it did before fleets existed, and the buying model as the flags it
+        replaced, in their places: plan documents, previews and their goldens stay byte for byte the same."""
         data = handler(self)
-        if isinstance(data, dict) and self.fallback_rank == 0:
-            data.pop("fallback_rank", None)
-        if isinstance(data, dict) and not self.flex_start:
-            data.pop("flex_start", None)  # likewise: pools not on flex-start serialize as before it existed
-        if isinstance(data, dict) and not self.avoid_reservations:
-            data.pop("avoid_reservations", None)  # likewise
-        if isinstance(data, dict) and self.measured_power_w is None:
-            data.pop("measured_power_w", None)  # likewise: plans without a measured power as before
-        return data
+        if not isinstance(data, dict):
+            return data
+        out: dict[str, Any] = {}
+        for key, value in data.items():
+            if key == "buying":
+                out["spot"] = self.spot
+                continue
+            out[key] = value
+            if key == "serving_hours_per_day":
+                out["capacity_block"] = self.capacity_block
+                if self.flex_start:  # pools not on flex-start serialize as before it existed
+                    out["flex_start"] = True
+        if self.fallback_rank == 0:
+            out.pop("fallback_rank", None)
+        if not self.avoid_reservations:
+            out.pop("avoid_reservations", None)  # likewise
+        if self.measured_power_w is None:
+            out.pop("measured_power_w", None)  # likewise: plans without a measured power as before
+        return out
 
 
 class TpuVmSlice(Frozen):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from accelfit.buying import is_held, is_preemptible, term_hours
 from accelfit.clouds import cloud_named
 from accelfit.catalog.models import Catalog
 from accelfit.planner import preferences as pref
@@ -136,9 +137,9 @@ def planned_step(pools: tuple, chosen: Sized) -> list[ServingStep]:
 def _priced_models(spec: WorkloadSpec, chosen: str) -> str:
     """The pricing models a missing price could be under: the plan's, or (a held reservation, never a price row)
     the spec's others."""
-    if chosen != "reservation":
+    if not is_held(chosen):
         return chosen
-    others = [pricing.value for pricing in spec.budget.pricing_options if pricing.value != "reservation"]
+    others = [pricing.value for pricing in spec.budget.pricing_options if not is_held(pricing)]
     return " or ".join(others) or chosen
 
 
@@ -205,7 +206,7 @@ def _workload_reasons(spec: WorkloadSpec, chosen: Sized) -> list[str]:
 
 def _price_reasons(offer: Offer) -> list[str]:
     """Where the price comes from: the reservation's buying price, or the catalog's dated, sourced rate."""
-    if offer.pricing == "reservation":
+    if is_held(offer.pricing):
         return [buying_price_reason(offer)]
     if offer.price is None:
         return []
@@ -247,14 +248,14 @@ def training_reasons(spec: WorkloadSpec, chosen: Sized) -> list[str]:
                   if model.is_moe else format_count(model.parameters))
         compute = f"{flops_per}·N·D = {flops_per} × {active} × {format_count(training.tokens)} tokens"
     overhead = pref.TRAINING_OVERHEAD_FRACTION + (pref.SPOT_TRAINING_OVERHEAD_FRACTION
-                                                  if offer.pricing == "spot" else 0.0)
+                                                  if is_preemptible(offer.pricing) else 0.0)
     allowed = training.deadline_days * (1 - training.deadline_margin_pct / 100)
     days = chosen.hours / 24.0
     return [
         f"Training: {compute} at MFU {chosen.mfu:.0%} takes {duration(chosen.hours)} "
         f"({chosen.accelerator_hours:,.0f} accelerator-hours), including a separate {overhead:.0%} whole-run "
         "overhead (checkpoints, restarts, evaluation"
-        + (", spot preemptions" if offer.pricing == "spot" else "") + ").",
+        + (", spot preemptions" if is_preemptible(offer.pricing) else "") + ").",
         f"Efficiency: {chosen.notes[1]}." if len(chosen.notes) > 1 and chosen.notes[1] else "",
         f"Margin: planned to finish in {days:,.1f} of the {training.deadline_days:g} deadline days "
         f"({(1 - days / training.deadline_days):.0%} to spare; training.deadline_margin_pct asks for "
@@ -308,7 +309,7 @@ def pricing_reasons(spec: WorkloadSpec, chosen: Sized, ranked: list[Sized]) -> l
         out.append(f"Pricing: {chosen.offer.pricing}, the cheapest of budget.pricing [{', '.join(options)}] that "
                    f"meets the {'deadline' if spec.training is not None else 'latency target'}"
                    + (f"; against {beaten}." if beaten else "."))
-    if chosen.offer.pricing == "spot" and spec.training is not None:
+    if is_preemptible(chosen.offer.pricing) and spec.training is not None:
         out.append(f"Spot interruptions: the run time assumes preemptions cost {pref.SPOT_TRAINING_OVERHEAD_FRACTION:.0%} "
                    "extra (work since the last checkpoint plus restarts, on top of the "
                    f"{pref.TRAINING_OVERHEAD_FRACTION:.0%} every run loses); the deadline holds with that margin, not "
@@ -321,9 +322,9 @@ def pricing_reasons(spec: WorkloadSpec, chosen: Sized, ranked: list[Sized]) -> l
 def warnings(spec: WorkloadSpec, chosen: Sized) -> tuple[str, ...]:
     offer = chosen.offer
     out: list[str] = []
-    if offer.price is not None and not offer.price.verified and offer.pricing != "reservation":
+    if offer.price is not None and not offer.price.verified and not is_held(offer.pricing):
         out.append(f"The {offer.pricing} price of {offer.price.sku} is second-hand ({offer.price.source}).")
-    if offer.pricing.startswith("committed") and spec.training is not None:
+    if term_hours(offer.pricing) and spec.training is not None:
         out.append(f"{offer.pricing} bills the whole term; it pays off only if the capacity is reused after this run.")
     out.extend(buying_warnings(offer))
     training = spec.training is not None

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from accelfit.buying import is_preemptible
 from accelfit.catalog.models import Accelerator
 from accelfit.planner import preferences as pref
 from accelfit.planner.memory import (
@@ -127,7 +128,7 @@ def training_hours(spec: WorkloadSpec, offer: Offer, units: int, base_mfu: float
     devices = units * offer.devices_per_unit
     mfu = effective_mfu(offer, units, base_mfu, recompute_fraction)
     seconds = training_flops(spec) / (devices * peak_flops(offer.accelerator, spec.model.precision) * mfu)
-    return seconds / 3600.0 * training_overhead(offer.pricing == "spot")
+    return seconds / 3600.0 * training_overhead(is_preemptible(offer.pricing))
 
 
 def _units_for_memory(spec: WorkloadSpec, offer: Offer, most: int) -> int | None:

@@ -18,7 +18,6 @@ from dataclasses import dataclass
 HOURS_PER_MONTH = 730.0  # 8760 h / 12, the month the clouds' price pages use
 DAYS_PER_MONTH = HOURS_PER_MONTH / 24.0
 # A commitment bills every hour of its term, whether the capacity runs or not.
-COMMITMENT_TERM_HOURS = {"committed-1y": 8760.0, "committed-3y": 26280.0}
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from accelfit.catalog.models import Catalog, Cloud, TpuSlice
+from accelfit.buying import buying_model, term_hours
 from accelfit.pricing.figures import RunWindow
 from accelfit.pricing.node_disks import disk_hourly_usd
 
@@ -143,7 +144,7 @@ class RateBook:
         if region is None:
             return None
         # A resource that is not spot runs on demand, unless the plan bought a commitment for its compute.
-        pricing = buying or ("spot" if spot else (self.context.pricing if self.context.pricing.startswith("committed")
+        pricing = buying or ("spot" if spot else (self.context.pricing if term_hours(self.context.pricing)
                                                   else "on-demand"))
         if buying is not None:
             price = self.catalog.price(cloud, sku, region, buying)
@@ -159,6 +160,19 @@ class RateBook:
             return general.usd, f"on-demand ${general.usd:,.4g}/hour (as of {general.as_of})", True
         return (price.hourly_usd, f"{price.pricing.value} ${price.hourly_usd:,.4g}/{price.unit} (as of {price.as_of})",
                 False)
+
+    def node_hourly(self, cloud: Cloud, sku: str, region: str | None, buying: str,
+                    reservation: str | None = None) -> tuple[float, str, bool] | None:
+        """(hourly, basis, general-purpose machine) of a node obtained under `buying` (the model its cloud's pricer
+        reads from the rendered resource), by what the buying-model table says of it: held capacity is sunk
+        (`reserved`); spot at spot rows; ordinary on-demand capacity (the kind that takes open reservations) on
+        demand, or at the plan's commitment, general-purpose machines at their service rows; any other model
+        (flex-start, a Capacity Block) at its own rows only."""
+        model = buying_model(buying)
+        if model.price_source == "held":
+            return self.reserved(cloud, sku, region, reservation or "")
+        own_rows = not (model.preemptible or model.takes_open_reservations)
+        return self.compute_hourly(cloud, sku, region, model.preemptible, model.name if own_rows else None)
 
     def service(self, cloud: Cloud, service: str, region: str | None) -> float:
         found = self.catalog.service_price(cloud, service, region or "*")

@@ -24,11 +24,12 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from accelfit.buying import term_hours
 from accelfit.catalog.models import Catalog, Cloud
 from accelfit.clouds import all_clouds
 from accelfit.pricing.capacity_blocks import block_for
 from accelfit.pricing.figures import (
-    COMMITMENT_TERM_HOURS, HOURS_PER_MONTH, Part, accelerator_pool, always_on, figures, per_month,
+    HOURS_PER_MONTH, Part, accelerator_pool, always_on, figures, per_month,
     serving_hours_per_month, vm_part,
 )
 from accelfit.pricing.pricers import pricer_for, priced_types
@@ -131,7 +132,7 @@ class StackUsage:
         if priced.shape != "vm":
             return None
         run = context.run
-        committed = None if priced.spot else COMMITMENT_TERM_HOURS.get(context.pricing)
+        committed = None if priced.spot else term_hours(context.pricing)
         if not priced.autostop_action:
             return (accelerator_pool(name, priced.hourly_max + priced.disk_hourly, HOURS_PER_MONTH, run),
                     "a VM without autostop: all month")
@@ -193,7 +194,7 @@ class StackUsage:
 
     @staticmethod
     def _committed(name: str, priced: Priced, context: PricingContext) -> tuple[Part, str] | None:
-        committed = None if priced.spot else COMMITMENT_TERM_HOURS.get(context.pricing)
+        committed = None if priced.spot else term_hours(context.pricing)
         if not committed:
             return None
         return (accelerator_pool(name, priced.hourly_max, HOURS_PER_MONTH, context.run, committed_term_hours=committed),

@@ -16,11 +16,12 @@ from pydantic import (
     model_serializer, model_validator,
 )
 
+from accelfit.buying import buying_model
+from accelfit.clouds.names import PlacementCloud
 from accelfit.catalog.models import Precision
 from accelfit.catalog.models import PricingModel as Pricing
 from accelfit.catalog.names import UnknownAcceleratorError, canonical_accelerator, shipped_instance_types
 from accelfit.catalog.rows import region_of_zone
-from accelfit.clouds import cloud_named
 from accelfit.errors import did_you_mean, short_repr
 from accelfit.sizes import SizeError, parse_bytes, parse_count
 from accelfit.spec.job_source import job_cloud, parse_code, parse_image
@@ -115,11 +116,6 @@ class TrainingMethod(str, Enum):
 class Traffic(str, Enum):
     variable = "variable"
     steady = "steady"
-
-
-class PlacementCloud(str, Enum):
-    gcp = "gcp"
-    aws = "aws"
 
 
 class Portability(str, Enum):
@@ -535,7 +531,7 @@ class ReservationSpec(StrictModel):
         pattern, what = _RESERVATION_NAMES[cloud]
         if not pattern.match(self.name):
             raise ValueError(f"name: {short_repr(self.name)} is not {what}")
-        if self.capacity_block and "capacity-block" not in cloud_named(cloud).buying_models:
+        if self.capacity_block and not buying_model("capacity-block").sold_on(cloud):
             raise ValueError("capacity_block: Capacity Blocks are AWS's; a GCP reservation is a plain reservation, "
                              "remove capacity_block")
         return self
@@ -776,10 +772,11 @@ class WorkloadSpec(StrictModel):
         if placement.deployment is Deployment.dedicated and placement.orchestration is Orchestration.vms:
             raise ValueError("placement.orchestration: bare-metal servers join a Kubernetes cluster; set "
                              "orchestration: kubernetes")
-        if Pricing.reservation in self.budget.pricing_options and not placement.reservations:
-            raise ValueError("budget.pricing: reservation plans on capacity the team holds, and "
+        held = [model.value for model in self.budget.pricing_options if buying_model(model).price_source == "held"]
+        if held and not placement.reservations:
+            raise ValueError(f"budget.pricing: {held[0]} plans on capacity the team holds, and "
                              "placement.reservations lists none; add each reservation as {name, zone, instance_type, "
-                             "count} or remove reservation from budget.pricing")
+                             f"count}} or remove {held[0]} from budget.pricing")
 
     def _job_rules(self) -> None:
         """training.command, code and image are run by a GPU VM's startup script, and read with its cloud's

@@ -9,6 +9,8 @@ from __future__ import annotations
 import base64
 import re
 
+from accelfit.cloudrules.aws.capacity_types import capacity_type as eks_capacity_type
+
 # EKS-optimized accelerated AMIs come with the NVIDIA driver, container toolkit and EFA software installed
 # (https://docs.aws.amazon.com/eks/latest/userguide/ml-eks-optimized-ami.html). AMI type names:
 # https://docs.aws.amazon.com/eks/latest/APIReference/API_Nodegroup.html#AmazonEKS-Type-Nodegroup-amiType
@@ -52,13 +54,11 @@ def taint_effect(kubernetes_effect: str) -> str:
 
 def capacity_type(spot: bool, capacity_block: bool) -> str:
     """EKS capacityType: SPOT, CAPACITY_BLOCK (ML Capacity Blocks) or ON_DEMAND (also for On-Demand Capacity
-    Reservations, which are targeted from the launch template instead)
-    (https://docs.aws.amazon.com/eks/latest/userguide/capacity-blocks-mng.html)."""
+    Reservations, which are targeted from the launch template instead), from the table the preview's pricer reads
+    back (accelfit/cloudrules/aws/capacity_types.py)."""
     if spot and capacity_block:
         raise ValueError("a node group cannot be both spot and a capacity block")
-    if spot:
-        return "SPOT"
-    return "CAPACITY_BLOCK" if capacity_block else "ON_DEMAND"
+    return eks_capacity_type("spot" if spot else "capacity-block" if capacity_block else "on-demand")
 
 
 # nodeadm merges this NodeConfig with the one EKS generates for a managed node group; RAID0 stripes every

@@ -8,6 +8,9 @@ from typing import Any
 
 from pulumi_policy import EnforcementLevel, ResourceValidationPolicy, StackValidationPolicy
 
+from accelfit.buying import buying_model, buying_model_names
+from accelfit.cloudrules.aws.capacity_types import buying_of_capacity_type
+
 from .framework import Settings, resource_policy, stack_policy
 from .usage import AcceleratorUse, accelerator_use, canonical, default_catalog
 from .view import ResourceView, fmt, get, plain
@@ -18,16 +21,22 @@ PriceResources = Callable[[list[dict[str, Any]], Any], Any]
 
 # ---- stack-monthly-budget ----------------------------------------------------------------------------------
 
-BUDGET_OPTIONS: dict[str, dict[str, Any]] = {
-    "maxMonthlyUsd": {"type": "number", "minimum": 0,
-                      "description": "Most the stack may cost per month, USD, as the figure below measures it."},
-    "figure": {"type": "string", "enum": ["monthly_usd", "full_scale_monthly_usd"], "default": "monthly_usd",
-               "description": "monthly_usd: as planned (accelerator pools for the hours they run); "
-                              "full_scale_monthly_usd: every pool at its maximum all month."},
-    "pricing": {"type": "string", "enum": ["on-demand", "spot", "committed-1y", "committed-3y"],
-                "description": "Pricing model for non-spot compute; default on-demand."},
-    "bucketGib": {"type": "number", "minimum": 0, "description": "Bucket size to price storage at, GiB."},
-}
+def budget_options() -> dict[str, dict[str, Any]]:
+    """The budget policy's settings. `pricing` lists every buying model of the table (accelfit.buying), read when the
+    policy is made, so a model registered later is accepted too."""
+    return {
+        "maxMonthlyUsd": {"type": "number", "minimum": 0,
+                          "description": "Most the stack may cost per month, USD, as the figure below measures it."},
+        "figure": {"type": "string", "enum": ["monthly_usd", "full_scale_monthly_usd"], "default": "monthly_usd",
+                   "description": "monthly_usd: as planned (accelerator pools for the hours they run); "
+                                  "full_scale_monthly_usd: every pool at its maximum all month."},
+        "pricing": {"type": "string", "enum": list(buying_model_names()),
+                    "description": "Pricing model for non-spot compute; default on-demand. A commitment prices "
+                                   "compute at its committed rate; the others price each resource as its own inputs "
+                                   "buy it (spot, a held reservation, flex-start, a Capacity Block) and the rest on "
+                                   "demand."},
+        "bucketGib": {"type": "number", "minimum": 0, "description": "Bucket size to price storage at, GiB."},
+    }
 
 
 def _default_price_resources(resources: list[dict[str, Any]], catalog: Any) -> Any:
@@ -86,7 +95,7 @@ def budget_policy(price_resources: PriceResources | None = None, catalog: Any = 
         return check_budget(views, settings, price_resources, catalog)
 
     return stack_policy("stack-monthly-budget", "The stack's monthly cost stays within the environment's budget.",
-                        check, BUDGET_OPTIONS, enforcement_level)
+                        check, budget_options(), enforcement_level)
 
 
 # ---- accelerator-allow-list ---------------------------------------------------------------------------------
@@ -161,7 +170,7 @@ def _reserved(view: ResourceView) -> bool:
     props = view.props
     affinity = str(get(props, "nodeConfig.reservationAffinity.consumeReservationType", ""))
     return (affinity == "SPECIFIC_RESERVATION" or bool(get(props, "schedulingConfig.reserved"))
-            or str(get(props, "capacityType", "")).upper() == "CAPACITY_BLOCK")
+            or buying_model(buying_of_capacity_type(str(get(props, "capacityType", "")))).whole_block)
 
 
 def check_spot(view: ResourceView, settings: Settings) -> list[str]:

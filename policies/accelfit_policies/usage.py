@@ -10,7 +10,9 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+from accelfit.buying import buying_model
 from accelfit.catalog import Catalog, UnknownAcceleratorError, load_catalog
+from accelfit.cloudrules.aws.capacity_types import buying_of_capacity_type
 
 from .view import ResourceView, get, items, number, truthy
 
@@ -150,7 +152,8 @@ def _eks_node_group(view: ResourceView, catalog: Catalog) -> AcceleratorUse | No
     props = view.props
     instance = str((items(get(props, "instanceTypes")) or ["t3.medium"])[0])
     shape = catalog.instance_type("aws", instance)
-    spot = str(get(props, "capacityType", "")).upper() == "SPOT"
+    # The capacityType the node group component writes from the same table (accelfit/cloudrules/aws/capacity_types.py).
+    spot = buying_model(buying_of_capacity_type(str(get(props, "capacityType", "")))).preemptible
     high = _int(get(props, "scalingConfig.maxSize"))
     low = _int(get(props, "scalingConfig.minSize"))
     if shape is not None:

@@ -27,6 +27,9 @@ LAYERS: tuple[tuple[str, ...], ...] = (
      "accelfit.environments"),
     # The model-server engines: facts and flag rendering, read by the spec, the planner and the components.
     ("accelfit.engines",),
+    # The buying-model table: one record per way to buy capacity (tier, chain order, sunk or marginal, who sells
+    # it), read by the spec, catalog, planner, pricing, policies and components.
+    ("accelfit.buying",),
     # The cloud registry: one record per cloud (platforms, catalog files, priced types, what it cannot do), read by
     # every layer above; its hooks in higher layers are named by module path, never imported here.
     ("accelfit.clouds",),

@@ -3,6 +3,9 @@ resource type, all in this module. Registering it touches no other file."""
 
 from __future__ import annotations
 
+import datetime as dt
+
+from accelfit.catalog import Catalog, InstanceType, Price
 from accelfit.clouds import Cloud
 from accelfit.pricing.pricers import prices
 from accelfit.pricing.rates import NeutralResource, Priced, RateBook
@@ -10,6 +13,7 @@ from accelfit.pricing.rates import NeutralResource, Priced, RateBook
 NODE_TYPE = "fakecloud:compute/gpuNode:GpuNode"
 MACHINE_TYPE = "fk-h100-8"
 HOURLY_USD = {MACHINE_TYPE: 10.0}  # its one price: on demand, any region
+REGION = "fk-east1"
 
 CLOUD = Cloud(
     name="fakecloud",
@@ -30,3 +34,16 @@ def gpu_node(resource: NeutralResource, book: RateBook) -> Priced | None:
     nodes = float(resource.props.get("nodes", 1))
     return Priced("pool", hourly * nodes, hourly * nodes, f"{resource.props['machineType']} on demand ${hourly:g}/h; "
                                                           f"{nodes:g} nodes", min_nodes=nodes)
+
+
+def with_its_rows(catalog: Catalog) -> Catalog:
+    """The catalog with this cloud's one machine type (8 H100s, offered in REGION) and its one on-demand price: what
+    its catalog files would hold (Cloud.catalog_files) for a cloud shipped with accelfit."""
+    sourced = dict(as_of=dt.date(2026, 11, 1), source="tests/clouds/fake_cloud.py")
+    machine = InstanceType(cloud=CLOUD.name, name=MACHINE_TYPE, family="fk", accelerator="h100-80gb",
+                           accelerator_count=8, vcpus=208, memory_gib=1872, local_nvme_gb=0, network_gbps=3200,
+                           regions=(REGION,), **sourced)
+    price = Price(cloud=CLOUD.name, sku=MACHINE_TYPE, unit="instance-hour", region=REGION, pricing="on-demand",
+                  hourly_usd=HOURLY_USD[MACHINE_TYPE], **sourced)
+    return Catalog(**{**dict(catalog), "instance_types": (*catalog.instance_types, machine),
+                      "prices": (*catalog.prices, price)})

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from accelfit.buying import buying_model
 from accelfit.clouds import (
-    FEATURES, Cloud, UnknownCloud, all_clouds, cloud_named, cloud_of_platform, cloud_of_scheme, cloud_selling,
+    FEATURES, Cloud, UnknownCloud, all_clouds, cloud_named, cloud_of_platform, cloud_of_scheme,
     clouds_supporting, register, unregister,
 )
 from accelfit.planner.model import Platform
@@ -63,9 +64,9 @@ def test_features_are_data_with_reasons():
 
 
 def test_buying_models_and_storage_schemes():
-    assert cloud_selling("flex-start").name == "gcp"
-    assert cloud_selling("capacity-block").name == "aws"
-    assert cloud_selling("spot") is None
+    # Who sells a buying model is the buying-model table's (accelfit/buying: sold_by), named by cloud.
+    assert buying_model("flex-start").sold_by == ("gcp",) and buying_model("capacity-block").sold_by == ("aws",)
+    assert all(buying_model("spot").sold_on(cloud.name) for cloud in all_clouds())
     assert cloud_of_scheme("s3").name == "aws" and cloud_of_scheme("hf") is None
 
 

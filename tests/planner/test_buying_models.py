@@ -191,7 +191,7 @@ def test_the_gcp_plan_check_refuses_a_flex_start_pool_that_breaks_the_sourced_ru
     spec = training("flex-start", clouds=["gcp"], regions=["us-central1"], accelerators=["h100"])
     chosen = plan(spec, CATALOG)
     assert plan_problems(chosen, CATALOG) == []
-    pools = tuple(pool.model_copy(update={"initial_nodes": 1, "spot": True, "compact_placement": True})
+    pools = tuple(pool.model_copy(update={"initial_nodes": 1, "reservation": "held-1", "compact_placement": True})
                   if pool.flex_start else pool for pool in chosen.node_pools)
     found = plan_problems(chosen.model_copy(update={"node_pools": pools}), CATALOG)
     messages = [str(problem) for problem in found]

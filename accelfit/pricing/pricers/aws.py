@@ -6,7 +6,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from accelfit.buying import buying_model
 from accelfit.catalog.models import Cloud
+from accelfit.cloudrules.aws.capacity_types import ON_DEMAND, buying_of_capacity_type
 from accelfit.pricing.node_disks import EKS_ROOT_VOLUME_SERVICE, disk_hourly_usd
 from accelfit.pricing.pricers import prices
 from accelfit.pricing.rates import (
@@ -15,17 +17,15 @@ from accelfit.pricing.rates import (
 )
 
 
-def _node_rate(book: RateBook, props: Mapping[str, Any], template: Mapping[str, Any], sku: str,
-               region: str | None) -> tuple[float, str, bool] | None:
-    """A node's rate by how the group buys it: a Capacity Block, a held reservation (sunk), spot or on demand."""
-    capacity = str(props.get("capacityType", "ON_DEMAND")).upper()
-    spot = capacity == "SPOT"
+def _buying(props: Mapping[str, Any], template: Mapping[str, Any]) -> tuple[str, str | None]:
+    """(buying model, reservation id) of a node group, as built: its capacityType (the table the component writes it
+    from), and an on-demand group's launch template targeting a held On-Demand Capacity Reservation."""
+    buying = buying_of_capacity_type(str(props.get("capacityType", ON_DEMAND)))
     target = ((template.get("capacityReservationSpecification") or {}).get("capacityReservationTarget") or {})
-    if capacity == "CAPACITY_BLOCK":
-        return book.compute_hourly(Cloud.aws, sku, region, False, "capacity-block")
-    if target.get("capacityReservationId") and not spot:
-        return book.reserved(Cloud.aws, sku, region, str(target["capacityReservationId"]))
-    return book.compute_hourly(Cloud.aws, sku, region, spot)
+    held = target.get("capacityReservationId")
+    if held and buying_model(buying).takes_open_reservations:
+        return "reservation", str(held)
+    return buying, None
 
 
 @prices("aws:eks/nodeGroup:NodeGroup")
@@ -36,10 +36,11 @@ def node_group(resource: NeutralResource, book: RateBook) -> Priced | None:
     instance_types = props.get("instanceTypes") or ([template["instanceType"]] if template.get("instanceType")
                                                     else [])
     region = props.get("region") or book.context.aws_region
-    found = _node_rate(book, props, template, instance_types[0] if instance_types else "", region)
+    buying, reservation = _buying(props, template)
+    model = buying_model(buying)
+    found = book.node_hourly(Cloud.aws, instance_types[0] if instance_types else "", region, buying, reservation)
     if found is None:
         return None
-    capacity = str(props.get("capacityType", "ON_DEMAND")).upper()
     scaling = props.get("scalingConfig") or {}
     minimum, maximum = float(scaling.get("minSize", 0)), float(scaling.get("maxSize", 0))
     root_gb = book.root_volume_gb(resource.name, props.get("diskSize"))
@@ -48,8 +49,8 @@ def node_group(resource: NeutralResource, book: RateBook) -> Priced | None:
     return Priced("pool", hourly * maximum, hourly * minimum,
                   f"{instance_types[0]}: {found[1]} + {root_gb:g} GB gp3 root volume at ${disk_rate:g}/GiB-month; "
                   f"{int(minimum)}-{int(maximum)} nodes in {region}",
-                  min_nodes=minimum, autoscaled=False, spot=capacity == "SPOT",
-                  block_hourly_max=found[0] * maximum if capacity == "CAPACITY_BLOCK" else 0.0,
+                  min_nodes=minimum, autoscaled=False, spot=model.preemptible,
+                  block_hourly_max=found[0] * maximum if model.whole_block else 0.0,
                   system=is_system(props.get("labels") or {}, found[2]),
                   standby=is_standby(props.get("labels") or {}))
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from accelfit.buying import buying_model
 from accelfit.catalog.models import Cloud
 from accelfit.pricing.node_disks import GKE_DEFAULT_DISK_TYPE, disk_hourly_usd
 from accelfit.pricing.pricers import prices
@@ -38,26 +39,31 @@ def _reservation(node_config: Mapping[str, Any]) -> str | None:
     return ", ".join(str(value) for value in affinity.get("values") or ()) or "(by key)"
 
 
-def _tpu_node(book: RateBook, node_config: Mapping[str, Any], region: str | None,
-              spot: bool) -> tuple[float, str, bool] | None:
+def _buying(node_config: Mapping[str, Any], held: str | None) -> str:
+    """The buying model a GKE node pool's nodes are obtained under, as built: NodeConfig spot (or preemptible), a
+    SPECIFIC_RESERVATION it consumes (`held`: None where there is none, or nothing to price it by), flexStart."""
+    if node_config.get("spot") or node_config.get("preemptible"):
+        return "spot"
+    if held is not None:
+        return "reservation"
+    return "flex-start" if node_config.get("flexStart") else "on-demand"
+
+
+def _tpu_node(book: RateBook, node_config: Mapping[str, Any], region: str | None) -> tuple[float, str, bool] | None:
     machine = node_config.get("machineType")
     tpu = book.tpu_by_machine[machine or ""]
-    buying = "flex-start" if node_config.get("flexStart") else None
-    found = book.compute_hourly(Cloud.gcp, tpu.accelerator, region, spot, buying)
+    found = book.node_hourly(Cloud.gcp, tpu.accelerator, region, _buying(node_config, None))
     if found is None:
         return None
     return (found[0] * tpu.chips_per_host, f"{machine}: {tpu.chips_per_host} {tpu.accelerator} chips per node, "
                                           f"{found[1]}", False)
 
 
-def _machine_node(book: RateBook, node_config: Mapping[str, Any], region: str | None,
-                  spot: bool) -> tuple[float, str, bool] | None:
+def _machine_node(book: RateBook, node_config: Mapping[str, Any], region: str | None) -> tuple[float, str, bool] | None:
     machine = str(node_config.get("machineType") or "")
-    reservation = _reservation(node_config)
-    buying = "flex-start" if node_config.get("flexStart") else None
-    found = (book.reserved(Cloud.gcp, machine, region, reservation) if reservation and not spot
-             and book.catalog.instance_type(Cloud.gcp, machine) is not None
-             else book.compute_hourly(Cloud.gcp, machine, region, spot, buying))
+    # A reservation of a machine the catalog does not know (a general-purpose type) is priced as if not held.
+    reservation = _reservation(node_config) if book.catalog.instance_type(Cloud.gcp, machine) is not None else None
+    found = book.node_hourly(Cloud.gcp, machine, region, _buying(node_config, reservation), reservation)
     if found is None:
         return None
     # Each node's boot disk exists while the node does: priced with the node (accelfit.pricing.node_disks).
@@ -74,9 +80,9 @@ def node_pool(resource: NeutralResource, book: RateBook) -> Priced | None:
     props = resource.props
     node_config = props.get("nodeConfig") or {}
     region = region_of_location(props.get("location")) or book.context.gcp_region
-    spot = bool(node_config.get("spot") or node_config.get("preemptible"))
+    spot = buying_model(_buying(node_config, None)).preemptible
     tpu = (node_config.get("machineType") or "") in book.tpu_by_machine
-    found = (_tpu_node if tpu else _machine_node)(book, node_config, region, spot)
+    found = (_tpu_node if tpu else _machine_node)(book, node_config, region)
     if found is None:
         return None
     hourly, basis, general = found

@@ -71,8 +71,9 @@ def test_spot_in_a_capacity_reservation(catalog):
 
 
 def test_spot_capacity_block(catalog):
-    plan = with_pool(h100_training_plan(), 1, spot=True, reservation="cr-0123456789abcdef0", capacity_block=True)
-    assert "node_pools[1].reservation" in fields(validate_eks_plan(plan, catalog))
+    """A pool carries one buying model (NodePool.buying): spot and a Capacity Block together cannot be stated."""
+    with pytest.raises(ValueError, match="a pool has one buying model; spot and capacity-block are both set"):
+        with_pool(h100_training_plan(), 1, spot=True, reservation="cr-0123456789abcdef0", capacity_block=True)
 
 
 def test_capacity_block_without_its_reservation(catalog):

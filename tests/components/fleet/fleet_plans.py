@@ -23,7 +23,7 @@ def tpu_pretrain(**update):
     pool = NodePool(name="tpu", role="tpu", machine_type="ct5lp-hightpu-4t", accelerator="tpu-v5e",
                     accelerators_per_node=4, gke_accelerator="tpu-v5-lite-podslice", min_nodes=0, max_nodes=4,
                     initial_nodes=4, zones=ZONE, taints=(TPU_TAINT,), tpu_topology="4x4", tpu_slice="v5litepod-16")
-    standby = pool.model_copy(update={"name": "tpu-fb1", "spot": True, "initial_nodes": 0})
+    standby = pool.model_copy(update={"name": "tpu-fb1", "buying": "spot", "initial_nodes": 0})
     plan = gcp_plans.gke_tpu_multislice().model_copy(update={
         "workload": "jax-pretrain", "environment": "dev", "zones": ZONE,
         "accelerator": PlanAccelerator(name="tpu-v5e", kind="tpu", count=16, topology="4x4", slice="v5litepod-16",
@@ -36,7 +36,7 @@ def gpu_serving(**update):
     pool = NodePool(name="gpu", role="gpu", machine_type="g2-standard-24", accelerator="l4",
                     accelerators_per_node=2, gke_accelerator="nvidia-l4", min_nodes=1, max_nodes=4,
                     initial_nodes=1, zones=ZONE, taints=(GPU_TAINT,), driver_version="DEFAULT")
-    standby = pool.model_copy(update={"name": "gpu-fb1", "spot": True, "min_nodes": 0, "initial_nodes": 0})
+    standby = pool.model_copy(update={"name": "gpu-fb1", "buying": "spot", "min_nodes": 0, "initial_nodes": 0})
     plan = gcp_plans.l4_inference().model_copy(update={
         "workload": "chat-serve", "environment": "dev", "region": "us-west4", "zones": ZONE,
         "gke_release_channel": "REGULAR",

@@ -176,7 +176,7 @@ def test_fixture_plan_matches_its_example_stack(name):
 def test_spot_shared_gpu_pool_with_pinned_driver():
     plan = gcp_plans.l4_inference()
     pools = list(plan.node_pools)
-    pools[1] = pools[1].model_copy(update={"spot": True, "gpu_sharing_strategy": "TIME_SHARING",
+    pools[1] = pools[1].model_copy(update={"buying": "spot", "gpu_sharing_strategy": "TIME_SHARING",
                                            "gpu_max_shared_clients": 4, "driver_version": "550.90.07"})
     recording, error = gcp_plans.record_plan(plan.model_copy(update={"node_pools": tuple(pools)}))
     assert error is None

@@ -36,7 +36,7 @@ def test_gke_tpu_multislice_has_one_atomic_pool_per_slice():
 
 def test_reserved_tpu_pool_consumes_the_named_reservation():
     plan = gcp_plans.gke_tpu_multislice()
-    pools = tuple(pool.model_copy(update={"spot": False, "reservation": "v5e-res", "min_nodes": 4})
+    pools = tuple(pool.model_copy(update={"buying": "reservation", "reservation": "v5e-res", "min_nodes": 4})
                   if pool.role == "tpu" else pool for pool in plan.node_pools)
     recording, error = gcp_plans.record_plan(plan.model_copy(update={"node_pools": pools}))
     assert error is None
