@@ -159,7 +159,7 @@ def write_project(servers: int, folder: Path) -> Path:
     workload["placement"]["inventory"] = "inventories/bench.yaml"
     for rule, key, limit in (("max-accelerators", "maxAccelerators", 8 * servers),
                              ("bounded-autoscaling", "maxNodesPerPool", servers),
-                             ("stack-monthly-budget", "maxMonthlyUsd", 1_000 * servers)):  # owned: ~$165/server
+                             ("stack-monthly-budget", "maxMonthlyUsd", 10_000 * servers)):  # owned: ~$1,900/server
         policy_config[rule][key] = max(policy_config[rule][key], limit)
     environment.write_text(json.dumps(policy_config), encoding="utf-8")
     tokens_b = tokens_needing_every_server(workload, folder, servers, document["config"]["accelfit:environment"])
