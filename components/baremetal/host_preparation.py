@@ -25,13 +25,16 @@ removing a server from the plan must not wipe its driver or evict it from the cl
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass, field
 
 import pulumi
 from pulumi_command import remote
 
 from accelfit.spec.inventory import Server
-from components.baremetal.scripts import ClusterJoin, HostClass, host_class, host_scripts, remote_command, shipped
+from components.baremetal.scripts import (
+    PARTS, ClusterJoin, HostClass, host_class, host_scripts, remote_command, shipped, shipped_part,
+)
 from components.common import child_name
 
 # containerd comes with the kubernetes step, before the toolkit configures it for the NVIDIA runtime.
@@ -55,12 +58,14 @@ READ_NODE_NAME = "IFS= read -r node_name"
 
 
 def prepare_command(scripts: dict[str, str]) -> str:
-    """The node's name read from standard input, then the preparation scripts, each as root with the name as its
-    argument and standard input closed (the join token, which follows the name, is for the join alone), then the
-    join; stopping at the first that fails."""
-    prepare = [f'{remote_command(shipped(scripts[step]), step)} "$node_name" </dev/null' for step in PREPARE_STEPS]
-    join = f'{remote_command(shipped(scripts["join"]), "join")} "$node_name"'
-    return " && ".join([READ_NODE_NAME, *prepare, join])
+    """The node's name read from standard input and the shared parts set once (scripts.PARTS), then the preparation
+    scripts, each as root with the name and the parts as its arguments and standard input closed (the join token,
+    which follows the name, is for the join alone), then the join; stopping at the first that fails."""
+    parts = [f"part_{number}={shlex.quote(shipped_part(part))}" for number, part in enumerate(PARTS, start=2)]
+    arguments = " ".join(['"$node_name"', *(f'"$part_{number}"' for number in range(2, len(PARTS) + 2))])
+    prepare = [f"{remote_command(shipped(scripts[step]), step)} {arguments} </dev/null" for step in PREPARE_STEPS]
+    join = f'{remote_command(shipped(scripts["join"]), "join")} {arguments}'
+    return " && ".join([READ_NODE_NAME, *parts, *prepare, join])
 
 
 def command_stdin(node_name: str, join_token: pulumi.Input[str]) -> pulumi.Output[str]:

@@ -117,13 +117,32 @@ def host_scripts(host: HostClass, driver_version: str, toolkit_version: str, joi
 _HEREDOC = re.compile(r"(?<!<)<<(-?)(?!<)\s*(['\"]?)([A-Za-z_][A-Za-z0-9_]*)\2")
 
 
+# The shared parts (`# @include`), in the order the command passes them to every script: each part travels once
+# per command, as the script's arguments 2, 3, ... (the node's name is the first), instead of once per script that
+# includes it (_apt_pinned alone was five copies, 13 of every 39 kB a host carried: issue 39).
+PARTS = ("_os.sh.part", "_apt_pinned.sh.part")
+
+
+def shipped_part(part: str) -> str:
+    """A shared part as the command passes it: its text without comment lines (heredocs kept)."""
+    return _without_comments(_template(part).rstrip("\n").split("\n"))
+
+
 def shipped(script: str) -> str:
-    """The script as the host receives it: without its comment lines, which are for the template's readers and
-    were 11 of every 39 kB a host carries (in the state, the preview and memory, issue 39). Kept: the first two
-    lines (interpreter, the template it came from), shellcheck directives, and here-documents whole."""
+    """The script as the host receives it: each shared part it includes replaced by `eval "$N"` (the part arrives as
+    argument N, see PARTS), and without its comment lines, which are for the template's readers (11 of every 39 kB
+    a host carried). Kept: the first two lines (interpreter, the template it came from), shellcheck directives, and
+    here-documents whole."""
+    for number, part in enumerate(PARTS, start=2):
+        script = script.replace(_template(part).rstrip("\n"), f'eval "${{{number}}}"  # {part}')
     lines = script.split("\n")
-    kept, end = lines[:2], None
-    for line in lines[2:]:
+    return "\n".join(lines[:2] + _without_comments(lines[2:]).split("\n"))
+
+
+def _without_comments(lines: list[str]) -> str:
+    kept: list[str] = []
+    end = None
+    for line in lines:
         if end is not None:
             kept.append(line)
             end = None if line.lstrip("\t") == end else end

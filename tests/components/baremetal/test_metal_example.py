@@ -29,7 +29,8 @@ def test_one_command_per_host_prepares_then_joins_in_order(recording):
     steps = [prepare.index(f"accelfit-{step}") for step in order]
     assert steps == sorted(steps) and prepare.count("sudo -n bash -c") == len(order) and " && " in prepare
     # Only the join reads standard input (the token): every preparation step has it closed.
-    assert prepare.count("</dev/null") == len(order) - 1 and prepare.rstrip().endswith('accelfit-join "$node_name"')
+    assert prepare.count("</dev/null") == len(order) - 1
+    assert prepare.rstrip().endswith('accelfit-join "$node_name" "$part_2" "$part_3"')
     assert "EXPECTED_GPUS=8" in prepare and "DRIVER_VERSION=580.178.04" in prepare
     assert "TOOLKIT_VERSION=1.20.0" in prepare
     # No `update`: pulumi-command runs `create` again when it changes; a copy would double every script's bytes.

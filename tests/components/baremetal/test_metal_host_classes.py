@@ -62,6 +62,23 @@ def test_the_command_hands_the_name_to_every_step_and_the_token_to_the_join_alon
     assert result.stdout.splitlines() == [*(f"{step} gpu-07 []" for step in PREPARE_STEPS), f"join gpu-07 [{TOKEN}]"]
 
 
+def test_a_shared_part_arrives_as_an_argument_and_runs_where_it_was_included(tmp_path: Path):
+    """A script that includes _apt_pinned.sh.part gets it by `eval "$3"`, in place: its functions are defined."""
+    from components.baremetal import scripts
+
+    part = scripts._template("_apt_pinned.sh.part").rstrip("\n")
+    step = (f'#!/usr/bin/env bash\n# a step\nset -euo pipefail\nfail() {{ exit 1; }}\n{part}\n'
+            'declare -F install_pinned >/dev/null && echo "$1 has install_pinned"')
+    steps = dict.fromkeys(PREPARE_STEPS, 'echo "$1"')
+    steps["driver"] = step
+    (tmp_path / "sudo").write_text('#!/bin/sh\nshift\nexec "$@"\n')
+    (tmp_path / "sudo").chmod(0o755)
+    command = prepare_command({**steps, "join": 'echo "$1"'})
+    result = subprocess.run(["sh", "-c", command], input=f"gpu-07\n{TOKEN}", text=True, capture_output=True,
+                            env={**os.environ, "PATH": f"{tmp_path}:{os.environ['PATH']}"}, check=True)
+    assert "gpu-07 has install_pinned" in result.stdout.splitlines()
+
+
 def test_the_stdin_is_a_secret_when_the_token_is():
     [inputs] = _commands([metal_stack.server(0)], secret=True).values()
     assert inputs["stdin"] == "[secret]"
