@@ -8,7 +8,6 @@ everything that is wrong at once; the CLI prints them and exits 2 without a trac
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import reprlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -153,6 +152,8 @@ def did_you_mean(word: str, choices: Iterable[str]) -> str | None:
     """The closest choice to a misspelt word, or None when nothing is close."""
     choices = list(choices)
     lowered = {choice.lower(): choice for choice in choices}
+    import difflib  # only when a word is unknown: every command imports this module
+
     matches = difflib.get_close_matches(word.lower(), list(lowered), n=1, cutoff=0.6)
     return lowered[matches[0]] if matches else None
 

@@ -10,12 +10,18 @@ spec, planning and rendering. Run with the shipped catalog (default) or an impor
 catalog (`--catalog full`, as bench_catalog.py builds it). Target (issue 39): 0.2 CPU-s for the shipped catalog.
 
 Run: ./dev bench   (or .venv/bin/python benchmarks/bench_plan_cli.py --runs 15 --catalog shipped full)
+
+With `--skypilot PYTHON` (an interpreter with SkyPilot installed, outside this project: it is no dependency) and the
+full catalog, SkyPilot's optimizer is timed the same way on the same synthetic catalog (skypilot_optimizer.py says
+how) and the plan is reported as a ratio to it (target, issue 39: x0.05).
 """
 
 from __future__ import annotations
 
 import argparse
+import csv
 import json
+import shutil
 import os
 import resource
 import statistics
@@ -31,6 +37,11 @@ PYTHON = ROOT / ".venv" / "bin" / "python"
 ACCELFIT = ROOT / ".venv" / "bin" / "accelfit"
 SPEC = "examples/jax-pretrain.yaml"
 TARGET_CPU_S = 0.2
+TARGET_SKYPILOT_RATIO = 0.05
+# What the SkyPilot task may run on: the accelerators accelfit weighs for the example spec (GPUs in 8-GPU nodes, a
+# 256- or 512-chip slice of each TPU generation), any of them on AWS or GCP, the cheapest wins.
+SKYPILOT_ACCELERATORS = ("A100:8,A100-80GB:8,H100:8,H200:8,B200:8,L4:8,L40S:8,"
+                         "tpu-v4-256,tpu-v5litepod-256,tpu-v5p-512,tpu-v6e-256")
 
 # One process, its stages timed by CPU (process_time): what `accelfit plan SPEC` does, step by step.
 _STAGES = """
@@ -79,7 +90,44 @@ def _full_catalog(base: Path, env: dict[str, str]) -> None:
                    capture_output=True)
 
 
-def measure(catalog: str, runs: int) -> None:
+def _skypilot_runtime(base: Path) -> Path:
+    """A SkyPilot runtime folder holding the synthetic catalog and the index files SkyPilot derives from it upstream
+    (which accelerator each cloud sells; no GPU memory table, which the optimizer does not read)."""
+    runtime = base / "sky"
+    catalogs = runtime / ".sky" / "catalogs" / "v8"
+    clouds_of: dict[str, set[str]] = {}
+    for cloud in ("aws", "gcp"):
+        (catalogs / cloud).mkdir(parents=True)
+        shutil.copyfile(base / "v8" / cloud / "vms.csv", catalogs / cloud / "vms.csv")
+        with (catalogs / cloud / "vms.csv").open(encoding="utf-8", newline="") as rows:
+            for row in csv.DictReader(rows):
+                if row["AcceleratorName"]:
+                    clouds_of.setdefault(row["AcceleratorName"], set()).add(cloud.upper())
+    (catalogs / "common").mkdir()
+    with (catalogs / "common" / "accelerators.csv").open("w", encoding="utf-8", newline="") as out:
+        writer = csv.writer(out)
+        writer.writerow(["AcceleratorName", "Clouds"])
+        writer.writerows([name, str(sorted(clouds))] for name, clouds in sorted(clouds_of.items()))
+    (catalogs / "common" / "metadata.csv").write_text("GPU,MemoryGB,Manufacturer\n", encoding="utf-8")
+    return runtime
+
+
+def measure_skypilot(python: str, base: Path, runs: int, plan_cpu: float) -> None:
+    runtime = _skypilot_runtime(base)
+    env = {**os.environ, "SKY_RUNTIME_DIR": str(runtime), "HOME": str(runtime)}
+    command = [python, str(HERE / "skypilot_optimizer.py"), SKYPILOT_ACCELERATORS]
+    cpu, wall = _medians(command, env, runs)
+    output = subprocess.run(command, cwd=runtime, env=env, check=True, capture_output=True, text=True).stdout
+    figures = json.loads(output.strip().splitlines()[-1])
+    print(f"SkyPilot's optimizer on the same catalog (median of {runs} processes; chose {figures['chosen']})")
+    print(f"{'skypilot: process':28} {cpu:7.3f} {wall:7.3f}   of which import {figures['import_cpu_s']:.3f}, "
+          f"Optimizer.optimize {figures['optimize_cpu_s']:.3f} CPU-s")
+    print(f"{'accelfit plan / skypilot':28} x{plan_cpu / cpu:.3f} of the process, x{plan_cpu / figures['optimize_cpu_s']:.3f}"
+          f" of optimize alone   (target x{TARGET_SKYPILOT_RATIO}"
+          f"{': met' if plan_cpu / cpu <= TARGET_SKYPILOT_RATIO else ''})")
+
+
+def measure(catalog: str, runs: int, skypilot: str | None = None) -> None:
     with tempfile.TemporaryDirectory(prefix="accelfit-bench-plan-") as scratch:
         env = {**os.environ, "ACCELFIT_CATALOG_DIR": str(Path(scratch) / "catalog")}
         if catalog == "full":
@@ -99,15 +147,21 @@ def measure(catalog: str, runs: int) -> None:
         print("where one plan's CPU goes (in-process, after the interpreter started):")
         for name, seconds in stages["stages"]:
             print(f"  {name:34} {seconds:6.3f} s")
+        if skypilot and catalog == "full":
+            measure_skypilot(skypilot, Path(scratch), min(runs, 3), plan_cpu)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=15)
     parser.add_argument("--catalog", nargs="+", choices=("shipped", "full"), default=["shipped", "full"])
+    parser.add_argument("--skypilot", metavar="PYTHON",
+                        help="an interpreter with SkyPilot installed: time its optimizer on the full catalog too")
     arguments = parser.parse_args()
+    if arguments.skypilot and "full" not in arguments.catalog:
+        parser.error("--skypilot compares on the full catalog: add --catalog full")
     for catalog in arguments.catalog:
-        measure(catalog, arguments.runs)
+        measure(catalog, arguments.runs, arguments.skypilot)
 
 
 if __name__ == "__main__":

@@ -7,7 +7,6 @@ one module each, listed below; `register` adds another (a test's fake cloud, a p
 
 from __future__ import annotations
 
-import difflib
 from importlib import import_module
 from collections.abc import Callable
 from typing import Any
@@ -78,6 +77,8 @@ def cloud_names() -> tuple[str, ...]:
 
 
 def _unknown(kind: str, value: str, known: tuple[str, ...]) -> UnknownCloud:
+    import difflib  # only when a word is unknown: every command imports this module
+
     close = difflib.get_close_matches(value, known, n=1)
     hint = f" (did you mean {close[0]!r}?)" if close else ""
     return UnknownCloud(f"unknown {kind} {value!r}{hint}; known: {', '.join(known)}")

@@ -157,13 +157,13 @@ def _project_services(rule: OrderingRule, graph: Graph) -> list[Breach]:
 
 
 def _node_patch(rule: OrderingRule, graph: Graph) -> list[Breach]:
-    marker, pattern = rule.params["join_marker"], re.compile(rule.params["node_name_pattern"])
+    marker, names_input = rule.params["join_marker"], rule.params["node_name_input"]
     joins: dict[str, list[str]] = {}
     for row in graph.rows:
-        script = row["inputs"].get("create")
+        script, names = row["inputs"].get("create"), row["inputs"].get(names_input)
         if row["type"] == "command:remote:Command" and isinstance(script, str) and marker in script:
-            for node in set(pattern.findall(script)):
-                joins.setdefault(node, []).append(row["urn"])
+            for node in set(names if isinstance(names, list) else []):
+                joins.setdefault(str(node), []).append(row["urn"])
     breaches = []
     for row in graph.of_type("kubernetes:core/v1:NodePatch"):
         node = str((row["inputs"].get("metadata") or {}).get("name"))

@@ -133,9 +133,15 @@ class Ownership(StrictModel):
         default=None, ge=0, le=10_000_000, description="Support contract and staff time per server-year, USD.")
 
 
+# The largest site accelfit builds: measured, not guessed (benchmarks/bench_baremetal.py, issue 39, two cores): a
+# 30,000-server preview records 60,021 resources in 5.2 GB and some 113 CPU-s (10,000: 1.8 GB, 26 CPU-s), about what
+# a CI runner holds; the Pulumi SDK alone, same resources, is 3.1 GB and 45 CPU-s. Larger sites: split the inventory.
+MAX_SERVERS = 30_000
+
+
 class Inventory(StrictModel):
     site: str = Field(pattern=DNS_LABEL, max_length=63, description="Site name, used in labels and resource names.")
-    servers: tuple[Server, ...] = Field(min_length=1, max_length=10_000, description="The GPU servers.")
+    servers: tuple[Server, ...] = Field(min_length=1, max_length=MAX_SERVERS, description="The GPU servers.")
     ownership: Ownership = Field(default_factory=Ownership,
                                  description="What the servers cost to own; figures left out are sourced defaults.")
 

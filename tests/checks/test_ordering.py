@@ -73,7 +73,7 @@ def test_project_services_rule_catches_a_resource_not_after_its_api():
 
 def _node_rows(patch_dependencies: tuple[str, ...], spec: dict | None = None) -> list[dict]:
     join = row("gpu-01-join", "command:remote:Command",
-               {"create": "NODE_NAME=gpu-01\nkubeadm join --config join.yaml"})
+               {"create": "kubeadm join --config join.yaml", "triggers": ["gpu-01"]})
     patch = row("node-gpu-01", "kubernetes:core/v1:NodePatch",
                 {"metadata": {"name": "gpu-01", "labels": {"pool": "gpu"}}, **({"spec": spec} if spec else {})},
                 dependencies=patch_dependencies)
@@ -84,6 +84,13 @@ def test_node_patch_rule_catches_a_patch_not_after_the_join():
     breaches = breaches_of("nodes-before-node-patches", _node_rows(()))
     assert [b.resource for b in breaches] == ["node-gpu-01"] and "without waiting for its join" in breaches[0].problem
     assert breaches_of("nodes-before-node-patches", _node_rows(("urn:gpu-01-join",))) == []
+
+
+def test_node_patch_rule_reads_the_joined_node_from_the_commands_triggers():
+    """The join script is one text per class of hosts (issue 39): the node it registers is named in `triggers`."""
+    rows = _node_rows(("urn:gpu-01-join",))
+    rows[0]["inputs"]["triggers"] = ["gpu-02"]
+    assert "no join names it" in breaches_of("nodes-before-node-patches", rows)[0].problem
 
 
 def test_node_patch_rule_catches_taints_set_right_after_the_join():

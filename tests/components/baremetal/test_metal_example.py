@@ -29,12 +29,16 @@ def test_one_command_per_host_prepares_then_joins_in_order(recording):
     steps = [prepare.index(f"accelfit-{step}") for step in order]
     assert steps == sorted(steps) and prepare.count("sudo -n bash -c") == len(order) and " && " in prepare
     # Only the join reads standard input (the token): every preparation step has it closed.
-    assert prepare.count("</dev/null") == len(order) - 1 and prepare.rstrip().endswith("accelfit-join")
+    assert prepare.count("</dev/null") == len(order) - 1
+    assert prepare.rstrip().endswith('accelfit-join "$node_name" "$part_2" "$part_3"')
     assert "EXPECTED_GPUS=8" in prepare and "DRIVER_VERSION=580.178.04" in prepare
     assert "TOOLKIT_VERSION=1.20.0" in prepare
     # No `update`: pulumi-command runs `create` again when it changes; a copy would double every script's bytes.
     assert "update" not in command
-    assert "NODE_NAME=gpu-03" in prepare and command["stdin"] == "[secret]"
+    # The node's name comes first on standard input, with the token (secret): one text for the host class.
+    assert prepare.startswith("IFS= read -r node_name && ") and command["stdin"] == "[secret]"
+    assert "gpu-03" not in prepare and all(commands[f"lab-finetune-metal-hosts-{host}-prepare"].inputs["create"]
+                                           == prepare for host in HOSTS)
     # The join waits for the bootstrap token accelfit keeps valid in the cluster (hosts added later find it too).
     waited = {urn.rsplit("::", 1)[-1] for urn in commands["lab-finetune-metal-hosts-gpu-03-prepare"].dependencies}
     assert "lab-finetune-metal-join-token" in waited

@@ -16,14 +16,14 @@ from accelfit.cloudrules.baremetal.host_software import (
     driver_branch, driver_problems, form_factor_problems, host_packages, repositories, toolkit_problems,
 )
 from components.baremetal.join_token import JOIN_GROUP, token_secret_data
-from components.baremetal.scripts import ClusterJoin, host_scripts
+from components.baremetal.scripts import ClusterJoin, host_class, host_scripts
 
 ROOT = Path(__file__).resolve().parents[3]
 INVENTORY = load_inventory(ROOT / "stacks" / "inventories" / "lab-h100.yaml")
 JOIN = ClusterJoin(api_server="10.20.0.5:6443", ca_cert_hash="sha256:" + "ab" * 32,
                    taint=("nvidia.com/gpu", "present", "NoSchedule"))
 PINNED = baremetal_gpu_driver()
-SCRIPTS = host_scripts(INVENTORY.servers[0], PINNED["version"], PINNED["container_toolkit"], JOIN)
+SCRIPTS = host_scripts(host_class(INVENTORY.servers[0]), PINNED["version"], PINNED["container_toolkit"], JOIN)
 DATA = host_packages()
 
 

@@ -88,6 +88,14 @@ def test_a_duplicate_among_ten_thousand_servers_names_both(attribute, value):
         Inventory.model_validate({"site": "lab-rack-a", "servers": rows})
 
 
+def test_an_inventory_holds_up_to_thirty_thousand_servers():
+    """The measured limit (accelfit/spec/inventory.py MAX_SERVERS, issue 39): one more is refused, by name."""
+    rows = [metal_stack.server(index) for index in range(30_001)]
+    assert len(Inventory.model_validate({"site": "lab-rack-a", "servers": rows[:30_000]}).servers) == 30_000
+    with pytest.raises(ValueError, match=r"servers\n  Tuple should have at most 30000 items"):
+        Inventory.model_validate({"site": "lab-rack-a", "servers": rows})
+
+
 def _inventory_text(servers: int) -> str:
     rows = [json.dumps(metal_stack.server(index)) for index in range(servers)]
     return "site: lab-rack-a\nservers:\n" + "".join(f"  - {row}\n" for row in rows)

@@ -8,7 +8,8 @@
 # workloads: that needs a drain and a reboot, done by a person.
 set -euo pipefail
 
-NODE_NAME=gpu-01
+# The node's name, the first argument: one script per class of alike hosts (components/baremetal/host_preparation.py).
+NODE_NAME=${1:?the node name is the first argument}
 DRIVER_VERSION=580.178.04
 DRIVER_BRANCH=580
 PINNING_PACKAGE=nvidia-driver-pinning-580

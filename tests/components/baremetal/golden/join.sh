@@ -5,7 +5,8 @@
 # Idempotent: a host that has joined already is left alone.
 set -euo pipefail
 
-NODE_NAME=gpu-01
+# The node's name, the first argument: one script per class of alike hosts (components/baremetal/host_preparation.py).
+NODE_NAME=${1:?the node name is the first argument}
 API_SERVER=10.20.0.5:6443
 CA_CERT_HASH=sha256:abababababababababababababababababababababababababababababababab
 TAINT_KEY=nvidia.com/gpu

@@ -8,7 +8,8 @@
 # Idempotent: each setting is written only when it differs, containerd restarts only when its config changed.
 set -euo pipefail
 
-NODE_NAME=gpu-01
+# The node's name, the first argument: one script per class of alike hosts (components/baremetal/host_preparation.py).
+NODE_NAME=${1:?the node name is the first argument}
 API_SERVER=10.20.0.5:6443
 # The control plane's minor (accelfit:kubernetesVersion); empty: read from the API server's public /version.
 KUBERNETES_MINOR=''

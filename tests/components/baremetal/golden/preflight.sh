@@ -4,7 +4,8 @@
 # (/etc/accelfit/gpu-fabric) for the driver step. Safe to run any number of times.
 set -euo pipefail
 
-NODE_NAME=gpu-01
+# The node's name, the first argument: one script per class of alike hosts (components/baremetal/host_preparation.py).
+NODE_NAME=${1:?the node name is the first argument}
 EXPECTED_GPUS=8
 GPU_MODEL=h100-80gb
 MIN_FREE_GIB=50

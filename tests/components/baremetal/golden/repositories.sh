@@ -5,7 +5,8 @@
 # fingerprint components/baremetal/data/host_packages.yaml records. Idempotent.
 set -euo pipefail
 
-NODE_NAME=gpu-01
+# The node's name, the first argument: one script per class of alike hosts (components/baremetal/host_preparation.py).
+NODE_NAME=${1:?the node name is the first argument}
 SUPPORTED_OS='ubuntu-22.04=ubuntu2204 ubuntu-24.04=ubuntu2404 debian-12=debian12'
 PREREQUISITES='ca-certificates curl gnupg pciutils kmod'
 CUDA_REPO_URL='https://developer.download.nvidia.com/compute/cuda/repos/{os}/{arch}/'

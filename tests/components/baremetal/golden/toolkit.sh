@@ -3,7 +3,8 @@
 # Idempotent: installs only what is missing and restarts containerd only when its configuration changed.
 set -euo pipefail
 
-NODE_NAME=gpu-01
+# The node's name, the first argument: one script per class of alike hosts (components/baremetal/host_preparation.py).
+NODE_NAME=${1:?the node name is the first argument}
 TOOLKIT_VERSION=1.20.0
 TOOLKIT_PACKAGES='nvidia-container-toolkit-base libnvidia-container1 libnvidia-container-tools nvidia-container-toolkit'
 CONTAINERD_CONFIG=/etc/containerd/config.toml
