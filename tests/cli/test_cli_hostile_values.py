@@ -5,7 +5,6 @@ settings are checked where the stack file is read, and a weights key that would 
 from __future__ import annotations
 
 import copy
-import shutil
 from pathlib import Path
 
 import pytest
@@ -13,6 +12,7 @@ import yaml
 
 from accelfit.cli.main import main
 from accelfit.stackfile import load_stack
+from tests.stackrules.stack_copies import project as copied_project
 
 ROOT = Path(__file__).resolve().parents[2]
 AWS_SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
@@ -22,10 +22,7 @@ OAUTH = "ya29.a0AfH6SMB" + "k4" * 20
 
 @pytest.fixture
 def project(tmp_path, monkeypatch) -> Path:
-    shutil.copy(ROOT / "Pulumi.yaml", tmp_path / "Pulumi.yaml")
-    shutil.copytree(ROOT / "stacks", tmp_path / "stacks")
-    shutil.copytree(ROOT / "policies" / "config", tmp_path / "policies" / "config")
-    monkeypatch.chdir(tmp_path)
+    monkeypatch.chdir(copied_project(tmp_path))  # every shipped stack and the policy config
     return tmp_path
 
 

@@ -4,13 +4,13 @@ they then refuse; stack names, Pulumi.yaml, charts and secrets fail as input err
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
 import yaml
 
 from accelfit.cli.main import main
+from tests.stackrules.stack_copies import project as copied_project
 
 ROOT = Path(__file__).resolve().parents[2]
 DEV = yaml.safe_load((ROOT / "stacks" / "Pulumi.dev.yaml").read_text(encoding="utf-8"))
@@ -18,10 +18,7 @@ DEV = yaml.safe_load((ROOT / "stacks" / "Pulumi.dev.yaml").read_text(encoding="u
 
 @pytest.fixture
 def project(tmp_path, monkeypatch) -> Path:
-    shutil.copy(ROOT / "Pulumi.yaml", tmp_path / "Pulumi.yaml")
-    shutil.copytree(ROOT / "stacks", tmp_path / "stacks")
-    shutil.copytree(ROOT / "policies" / "config", tmp_path / "policies" / "config")
-    monkeypatch.chdir(tmp_path)
+    monkeypatch.chdir(copied_project(tmp_path))  # every shipped stack and the policy config
     return tmp_path
 
 

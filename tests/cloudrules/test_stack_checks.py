@@ -3,7 +3,6 @@ created: a breach exits 2 there, naming the field, instead of first surfacing in
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
@@ -13,16 +12,14 @@ from accelfit.catalog import load_catalog
 from accelfit.cli.main import main
 from accelfit.cloudrules import shared_cluster
 from accelfit.cloudrules.stack_checks import fleet_problems
+from tests.stackrules.stack_copies import project as copied_project
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
 def project(tmp_path, monkeypatch) -> Path:
-    shutil.copy(ROOT / "Pulumi.yaml", tmp_path / "Pulumi.yaml")
-    shutil.copytree(ROOT / "stacks", tmp_path / "stacks")
-    shutil.copytree(ROOT / "policies" / "config", tmp_path / "policies" / "config")
-    monkeypatch.chdir(tmp_path)
+    monkeypatch.chdir(copied_project(tmp_path))  # every shipped stack and the policy config
     return tmp_path
 
 

@@ -5,7 +5,6 @@ alike; bad hybrid settings are exit 2 naming the file, the field and the fix."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
@@ -17,6 +16,7 @@ from accelfit.pricing.rates import OVERFLOW_HOURS_LABEL
 from test_preview_stack import ROOT, with_secrets_set
 from tests.components.kubernetes.kueue_model import PodSet, Queue
 from tests.components.kubernetes.multikueue_model import ROUND_MINUTES, Manager, Worker
+from tests.stackrules.stack_copies import project as copied_project
 
 STACK = "example-hybrid-onprem-gke"
 KUEUE = "kubernetes:kueue.x-k8s.io/v1beta2:"
@@ -129,10 +129,7 @@ def test_the_overflow_hours_move_the_price_in_plan_and_preview(document):
 
 @pytest.fixture
 def project(tmp_path, monkeypatch) -> Path:
-    shutil.copy(ROOT / "Pulumi.yaml", tmp_path / "Pulumi.yaml")
-    shutil.copytree(ROOT / "stacks", tmp_path / "stacks")
-    shutil.copytree(ROOT / "policies" / "config", tmp_path / "policies" / "config")
-    monkeypatch.chdir(tmp_path)
+    monkeypatch.chdir(copied_project(tmp_path))  # every shipped stack and the policy config
     return tmp_path
 
 
