@@ -1,6 +1,6 @@
 """SkyPilot's optimizer choosing the cheapest resources for a training task, timed: run by bench_plan_cli.py
 `--skypilot PYTHON` with an interpreter that has SkyPilot installed (not a dependency of accelfit; e.g.
-`python3 -m venv /tmp/skyvenv && /tmp/skyvenv/bin/pip install skypilot`). It imports nothing of accelfit.
+`python3 -m venv SKYVENV && SKYVENV/bin/pip install skypilot`, a folder outside the project). It imports nothing of accelfit.
 
     SKY_RUNTIME_DIR=DIR PYTHON benchmarks/skypilot_optimizer.py ACCELERATORS
 
