@@ -46,7 +46,9 @@ _CONFIG_LINE = re.compile(r"""^(?P<quote>["']?)config(?P=quote)[ \t]*:[ \t]*(?P<
 
 def _fields(selection: Selection, indent: str) -> list[str]:
     # json.dumps of a string is a valid YAML double-quoted scalar, whatever characters it holds.
-    return [f"{indent}{field}: {json.dumps(value)}" for field, value in selection.model_dump(mode="json").items()]
+    # Unset optional fields (a lock without an overflow) are left out: such locks read and write as before.
+    return [f"{indent}{field}: {json.dumps(value)}"
+            for field, value in selection.model_dump(mode="json", exclude_none=True).items()]
 
 
 def yaml_key(name: str) -> str:

@@ -426,14 +426,17 @@ def read_selection(raw: Any, source: str, field: str) -> Any:
     if numbers:
         raise InputError([problem(source, f"{field}.{numbers[0]}", "expected a number, not a boolean",
                                   "delete the selection and run `accelfit lock --stack ENV`")])
+    from accelfit.planner.lock import option_parts
+
     selection = validate(Selection, raw, source, field)
-    try:
-        selection.parts  # noqa: B018 (parsing the option id is the check)
-    except ValueError:
-        raise InputError([problem(source, f"{field}.option", "not an option id "
-                                  "(platform/cloud/region/accelerator/machine/xCOUNT/pricing)",
-                                  "delete the selection and run `accelfit lock --stack ENV`", selection.option)]) \
-            from None
+    for name, option in (("option", selection.option), ("overflow", selection.overflow)):
+        try:
+            if option is not None:
+                option_parts(option)  # parsing the option id is the check
+        except ValueError:
+            raise InputError([problem(source, f"{field}.{name}", "not an option id "
+                                      "(platform/cloud/region/accelerator/machine/xCOUNT/pricing)",
+                                      "delete the selection and run `accelfit lock --stack ENV`", option)]) from None
     return selection
 
 

@@ -33,10 +33,11 @@ def lock(ctx: click.Context, stack_name: str, fresh: bool) -> None:
         click.echo(f"no feasible plan: {failure.message}", err=True)
         ctx.exit(EXIT_POLICY_OR_INFEASIBLE)
         return
-    if status.state == "used" and current is not None:
+    selection = Selection.from_plan(plan, dt.date.today())
+    # Kept while the owned option's lock is used and the overflow cluster (if any) is built from its lock too.
+    if status.state == "used" and current is not None and current.overflow == selection.overflow:
         click.echo(f"kept: {current.option} is still valid ({status.message}); use --fresh to re-plan")
         return
-    selection = Selection.from_plan(plan, dt.date.today())
     write_selection(stack.path, stack.project, selection)
     click.echo(f"locked {selection.option} into {stack.path} (${selection.monthly_usd:,.0f}/month, "
                f"${selection.total_usd:,.0f} total)")
@@ -63,7 +64,8 @@ def _lock_fleet(ctx: click.Context, stack, fresh: bool) -> None:
     lines = []
     for member in fleet.workloads:
         kept = current.get(member.name)
-        if kept is not None and locks[member.name].state == "used":
+        overflow = member.plan.overflow.plan.option if member.plan.overflow is not None else None
+        if kept is not None and locks[member.name].state == "used" and kept.overflow == overflow:
             selections[member.name] = kept
             lines.append(f"  {member.name}: kept {kept.option} ({locks[member.name].message})")
             continue

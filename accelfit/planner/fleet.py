@@ -92,7 +92,12 @@ def _plan_each(specs: Sequence[WorkloadSpec], catalog: Catalog, environments: li
                                  failure.rejected) from None
         except LockRequired as failure:
             raise LockRequired(form.naming(spec.name) + failure.message) from None
-        plans.append(plan_overflow(spec, catalog, env, plan))
+        locked = selections.get(spec.name)
+        try:
+            plans.append(plan_overflow(spec, catalog, env, plan, locked.for_overflow() if locked else None,
+                                       require_lock=require_lock, stack=stack))
+        except LockRequired as failure:
+            raise LockRequired(form.naming(spec.name) + failure.message) from None
         searches.append(found)
         locks[spec.name] = lock
     return plans, searches, locks

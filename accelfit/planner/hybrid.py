@@ -21,7 +21,8 @@ from __future__ import annotations
 from accelfit.catalog.models import Catalog
 from accelfit.planner.model import CostLine, OverflowPlan, Plan
 from accelfit.planner.overflow import DISPATCH_ROUND_MINUTES, moves_when, overflow_cost
-from accelfit.planner.planner import Environment, plan
+from accelfit.planner.lock import LockRequired, Selection, plan_with_lock
+from accelfit.planner.planner import Environment
 from accelfit.pricing.figures import HOURS_PER_MONTH
 from accelfit.pricing.overheads import run_window
 from accelfit.pricing.rates import OVERFLOW_HOURS_LABEL
@@ -105,11 +106,22 @@ def overflow_lines(owned: Plan, cloud: Plan, hours: float) -> tuple[CostLine, ..
     return tuple(lines)
 
 
-def plan_overflow(spec: WorkloadSpec, catalog: Catalog, environment: Environment, owned: Plan) -> Plan:
-    """The owned plan with its overflow, when the spec has one (planned without the owned inventory)."""
+def plan_overflow(spec: WorkloadSpec, catalog: Catalog, environment: Environment, owned: Plan,
+                  locked: Selection | None = None, *, require_lock: bool = False, stack: str = "ENV") -> Plan:
+    """The owned plan with its overflow, when the spec has one (planned without the owned inventory). `locked`: the
+    overflow's lock (Selection.for_overflow), built while it still meets the overflow spec, as the owned option's
+    lock is; a stale or missing one under `require_lock` is LockRequired, never a silent rebuild."""
     if spec.placement.overflow is None:
         return owned
-    cloud = plan(overflow_spec(spec, owned.accelerator.name), catalog,
-                 Environment(name=environment.name, efficiency=environment.efficiency,
-                             constraints=environment.constraints, placement=environment.placement), top=1)
-    return with_overflow(spec, owned, cloud)
+    cloud_spec = overflow_spec(spec, owned.accelerator.name)
+    cloud_env = Environment(name=environment.name, efficiency=environment.efficiency,
+                            constraints=environment.constraints, placement=environment.placement)
+    try:
+        cloud, status = plan_with_lock(cloud_spec, catalog, cloud_env, locked, top=1, require_lock=require_lock,
+                                       stack=stack)
+    except LockRequired as failure:
+        raise LockRequired(f"the overflow cluster: {failure.message}") from None
+    planned = with_overflow(spec, owned, cloud)
+    if status.state == "none":
+        return planned
+    return planned.model_copy(update={"reasons": (*planned.reasons, f"Overflow lock: {status.message}.")})

@@ -30,16 +30,30 @@ class Selection(BaseModel):
     catalog_as_of: dt.date
     monthly_usd: float
     total_usd: float
+    overflow: str | None = Field(default=None, description="placement.overflow: the overflow cluster's option id, "
+                                 "locked with the owned one so a price change does not rebuild it either.")
 
     @property
     def parts(self) -> tuple[str, str, str, str, str, int, str]:
-        platform, cloud, region, accelerator, machine, units, pricing = self.option.split("/")
-        return platform, cloud, region, accelerator, machine, int(units.removeprefix("x")), pricing
+        return option_parts(self.option)
 
     @classmethod
     def from_plan(cls, plan: Plan, today: dt.date) -> Selection:
         return cls(option=plan.option, locked_on=today, catalog_as_of=plan.catalog_as_of,
-                   monthly_usd=plan.estimate.monthly_usd, total_usd=plan.estimate.total_usd)
+                   monthly_usd=plan.estimate.monthly_usd, total_usd=plan.estimate.total_usd,
+                   overflow=plan.overflow.plan.option if plan.overflow is not None else None)
+
+    def for_overflow(self) -> Selection | None:
+        """The overflow's lock, as the planner's lock of the overflow spec (None when none is locked)."""
+        if self.overflow is None:
+            return None
+        return Selection(option=self.overflow, locked_on=self.locked_on, catalog_as_of=self.catalog_as_of,
+                         monthly_usd=0.0, total_usd=0.0)
+
+
+def option_parts(option: str) -> tuple[str, str, str, str, str, int, str]:
+    platform, cloud, region, accelerator, machine, units, pricing = option.split("/")
+    return platform, cloud, region, accelerator, machine, int(units.removeprefix("x")), pricing
 
 
 @dataclasses.dataclass(frozen=True)

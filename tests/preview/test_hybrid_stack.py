@@ -191,3 +191,52 @@ def test_check_asks_for_the_overflow_clouds_project_as_preview_does(project, cap
         code = main(command)
         err = capsys.readouterr().err
         assert code == 2 and "gcp:project" in err and "Traceback" not in err, (command, err)
+
+
+def test_accelfit_lock_pins_the_overflow_cluster_too_and_the_stack_builds_the_locked_one(capsys, monkeypatch):
+    # `accelfit lock` writes the overflow's option beside the owned one; the preview then builds the overflow
+    # cluster's pool from the lock (here hand-moved to another H100 machine), says a fresh plan would differ, and
+    # prices what it builds; a lock that names no overflow cluster is refused where a lock is required.
+    from accelfit.catalog import load_catalog
+    from accelfit.planner.lock import LockRequired
+    from accelfit.stack_plan import plan_stack_fleet
+    from accelfit.stackfile import load_stack
+
+    project = with_secrets_set(STACK)
+    path = project / "stacks" / f"Pulumi.{STACK}.yaml"
+    monkeypatch.chdir(project)
+    assert main(["lock", "--stack", STACK]) == 0
+    capsys.readouterr()
+    data = yaml.safe_load(path.read_text())
+    locked = data["config"]["accelfit:selection"]
+    assert locked["overflow"] == "gke-gpu/gcp/us-central1/h100-80gb/a3-highgpu-8g/x4/on-demand"
+
+    path.write_text(path.read_text().replace("a3-highgpu-8g/x4/on-demand", "a3-megagpu-8g/x4/on-demand"))
+    document = preview_stack(STACK, project).document
+    machines = {row["inputs"]["nodeConfig"]["machineType"] for row in document["resources"]
+                if row["type"] == "gcp:container/nodePool:NodePool"
+                and OVERFLOW_HOURS_LABEL in row["inputs"]["nodeConfig"]["labels"]}
+    assert machines == {"a3-megagpu-8g"}
+    assert any(reason.startswith("Overflow lock: built the locked selection; a fresh plan would choose "
+                                 "gke-gpu/gcp/us-central1/h100-80gb/a3-highgpu-8g") for reason in document["plan"]["reasons"])
+    assert document["cost"]["monthly_usd"] == pytest.approx(document["plan"]["estimate"]["monthly_usd"], abs=0.05)
+
+    del data["config"]["accelfit:selection"]["overflow"]  # a lock written before overflows were locked
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    with pytest.raises(LockRequired, match="the overflow cluster: no selection is locked"):
+        plan_stack_fleet(load_stack(STACK, project), load_catalog(), require_lock=True)
+    assert main(["lock", "--stack", STACK]) == 0  # not kept: the lock gains the overflow
+    assert "locked baremetal-gpu" in capsys.readouterr().out
+    assert yaml.safe_load(path.read_text())["config"]["accelfit:selection"]["overflow"].startswith("gke-gpu/")
+
+
+def test_a_locked_overflow_that_is_no_option_id_is_exit_2(capsys, monkeypatch):
+    project = with_secrets_set(STACK)
+    path = project / "stacks" / f"Pulumi.{STACK}.yaml"
+    monkeypatch.chdir(project)
+    assert main(["lock", "--stack", STACK]) == 0
+    path.write_text(path.read_text().replace('overflow: "gke-gpu/', 'overflow: "gke-gpu-'))
+    capsys.readouterr()
+    assert main(["check", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "accelfit:selection.overflow" in err and "not an option id" in err and "Traceback" not in err
