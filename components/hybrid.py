@@ -92,5 +92,10 @@ def _gke_endpoint(stack: Any) -> pulumi.Output[str]:
     return stack.cluster.cluster.endpoint.apply(lambda endpoint: f"https://{endpoint}")
 
 
+def _eks_endpoint(stack: Any) -> pulumi.Output[str]:
+    """The EKS API server endpoint, already a URL (aws.eks.Cluster endpoint; the CA comes with the token Secret)."""
+    return stack.cluster.endpoint
+
+
 # The overflow cluster's API server URL, by cloud: what the manager's kubeconfig for it names.
-ENDPOINTS: dict[str, Callable[[Any], pulumi.Output[str]]] = {"gcp": _gke_endpoint}
+ENDPOINTS: dict[str, Callable[[Any], pulumi.Output[str]]] = {"gcp": _gke_endpoint, "aws": _eks_endpoint}

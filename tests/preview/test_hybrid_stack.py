@@ -168,17 +168,29 @@ def test_a_missing_manager_kubeconfig_is_exit_2_before_anything_is_created():
     assert not [row for row in recording.resources if not row.type.startswith("pulumi:providers:")]
 
 
-def test_an_overflow_cloud_whose_endpoint_is_not_wired_is_exit_2_from_preview(project, capsys):
+def test_an_eks_overflow_builds_the_cluster_its_manager_reaches_and_prices_as_planned():
+    # overflow.cloud aws: an EKS cluster whose GPU node group scales from 0 and carries its hours, a MultiKueue
+    # worker the manager reaches at the EKS endpoint (aws.eks.Cluster endpoint), and plan = preview.
+    project = with_secrets_set(STACK)
     path = project / "stacks" / f"Pulumi.{STACK}.yaml"
     data = yaml.safe_load(path.read_text())
+    for key in ("gcp:project", "gcp:region"):
+        data["config"].pop(key, None)
     data["config"]["aws:region"] = "us-east-1"
     data["config"]["accelfit:eksPublicAccessCidrs"] = ["203.0.113.0/24"]
     data["config"]["accelfit:workload"]["placement"]["overflow"].update(cloud="aws", region="us-east-1")
     path.write_text(yaml.safe_dump(data, sort_keys=False))
-    code = main(["preview", "--stack", STACK])
-    err = capsys.readouterr().err
-    assert code == 2, err
-    assert "placement.overflow.cloud" in err and "use one of gcp" in err and "Traceback" not in err
+    document = preview_stack(STACK, project).document
+    groups = {row["name"]: row["inputs"] for row in document["resources"] if row["type"] == "aws:eks/nodeGroup:NodeGroup"}
+    [gpu] = [inputs for inputs in groups.values() if OVERFLOW_HOURS_LABEL in (inputs.get("labels") or {})]
+    assert gpu["labels"][OVERFLOW_HOURS_LABEL] == "120" and gpu["scalingConfig"]["minSize"] == 0
+    assert document["plan"]["overflow"]["plan"]["platform"] == "eks-gpu"
+    assert {row["inputs"]["metadata"]["name"] for row in rows(document, "MultiKueueCluster")} == {
+        "lab-rack-a", "lab-finetune-overflow"}
+    [config] = rows(document, "MultiKueueConfig")
+    assert config["inputs"]["spec"]["clusters"] == ["lab-rack-a", "lab-finetune-overflow"]  # owned first
+    for figure in ("monthly_usd", "full_scale_monthly_usd", "run_total_usd"):
+        assert document["cost"][figure] == pytest.approx(document["plan"]["estimate"][figure], abs=0.05), figure
 
 
 def test_check_asks_for_the_overflow_clouds_project_as_preview_does(project, capsys):

@@ -12,8 +12,8 @@ from accelfit.cloudrules.aws.capacity_types import ON_DEMAND, buying_of_capacity
 from accelfit.pricing.node_disks import EKS_ROOT_VOLUME_SERVICE, disk_hourly_usd
 from accelfit.pricing.pricers import prices
 from accelfit.pricing.rates import (
-    NeutralResource, Priced, RateBook, always_on_fee, first_set, is_standby, is_system, storage_per_month,
-    vm_priced,
+    NeutralResource, Priced, RateBook, always_on_fee, first_set, is_standby, is_system, overflow_hours,
+    storage_per_month, vm_priced,
 )
 
 
@@ -52,7 +52,7 @@ def node_group(resource: NeutralResource, book: RateBook) -> Priced | None:
                   min_nodes=minimum, autoscaled=False, spot=model.preemptible,
                   block_hourly_max=found[0] * maximum if model.whole_block else 0.0,
                   system=is_system(props.get("labels") or {}, found[2]),
-                  standby=is_standby(props.get("labels") or {}))
+                  standby=is_standby(props.get("labels") or {}), overflow_hours=overflow_hours(props.get("labels")))
 
 
 @prices("aws:ec2/instance:Instance")
