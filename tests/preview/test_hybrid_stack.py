@@ -252,3 +252,20 @@ def test_a_locked_overflow_that_is_no_option_id_is_exit_2(capsys, monkeypatch):
     assert main(["check", str(path)]) == 2
     err = capsys.readouterr().err
     assert "accelfit:selection.overflow" in err and "not an option id" in err and "Traceback" not in err
+
+
+def test_the_fleet_form_of_a_hybrid_stack_builds_the_same_overflow(document):
+    # The same workload as a fleet of one (accelfit:workloads): the MultiKueue objects and the price are the single
+    # form's, and the fleet's figures are the preview's.
+    project = with_secrets_set(STACK)
+    path = project / "stacks" / f"Pulumi.{STACK}.yaml"
+    data = yaml.safe_load(path.read_text())
+    data["config"]["accelfit:workloads"] = [data["config"].pop("accelfit:workload")]
+    data["config"].pop("accelfit:selection", None)
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    fleet = preview_stack(STACK, project).document
+    assert fleet["form"] == "fleet"
+    for kind in ("MultiKueueCluster", "MultiKueueConfig", "AdmissionCheck"):
+        assert len(rows(fleet, kind)) == len(rows(document, kind)) >= 1, kind
+    assert fleet["cost"]["monthly_usd"] == pytest.approx(document["cost"]["monthly_usd"], abs=0.05)
+    assert fleet["cost"]["monthly_usd"] == pytest.approx(fleet["plan"]["monthly_usd"], abs=0.05)
