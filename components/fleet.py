@@ -15,6 +15,7 @@ import dataclasses
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from accelfit.clouds import cloud_named
 from accelfit.errors import Problem, problem
@@ -145,7 +146,8 @@ def cluster_problems(cluster: SharedClusterBuild, cloud: str) -> list[Problem]:
     basis = cluster.basis
     for index, plan in enumerate(plans):
         path = f"workloads[{index}]"
-        checks = (("cloud", plan.cloud.value, basis.cloud.value), ("region", plan.region, basis.region),
+        checks: tuple[tuple[str, Any, Any], ...] = (
+                  ("cloud", plan.cloud.value, basis.cloud.value), ("region", plan.region, basis.region),
                   ("environment", plan.environment, basis.environment),
                   ("orchestration", plan.orchestration, "kubernetes"),
                   ("network", plan.network.model_dump(exclude=_PER_WORKLOAD_NETWORK),

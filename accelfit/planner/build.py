@@ -49,8 +49,10 @@ def _gpu_scaling(spec: WorkloadSpec, units: int) -> tuple[int, int, int]:
     down, 3 nodes of 2 servers held 6 of a minimum of 7 and the seventh kept a fourth node up all day."""
     if spec.training is not None:
         return 0, units, units
-    headroom = peak_factor(spec.inference)
-    minimum = 0 if spec.inference.hours_per_day < 24 else max(1, math.ceil(units / headroom))
+    inference = spec.inference
+    assert inference is not None  # a spec is training or inference (WorkloadSpec's kind rules)
+    headroom = peak_factor(inference)
+    minimum = 0 if inference.hours_per_day < 24 else max(1, math.ceil(units / headroom))
     return minimum, units, max(minimum, 1)
 
 
@@ -212,7 +214,7 @@ def network_plan(spec: WorkloadSpec, sized: Sized) -> NetworkPlan:
 def storage_plan(spec: WorkloadSpec, sized: Sized) -> StoragePlan:
     needs = storage_needs(spec, sized.offer, sized.units)
     return StoragePlan(dataset_tb=needs.dataset_tb, checkpoint_tb=round(needs.checkpoint_tb, 3),
-                       shared_filesystem=needs.shared_filesystem,  # type: ignore[arg-type]
+                       shared_filesystem=needs.shared_filesystem,
                        filesystem_capacity_gib=needs.filesystem_capacity_gib,
                        filesystem_throughput_mbps_per_tib=125 if needs.shared_filesystem == "fsx-lustre" else 0)
 

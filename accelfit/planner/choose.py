@@ -155,6 +155,7 @@ def latency_infeasible(spec: WorkloadSpec, misses: tuple, rejected: tuple[Reject
     """The latency targets the closest option misses even at a light load, each with its best figure and the value
     that would admit it; the binding one is the target it misses by the most."""
     inference = spec.inference
+    assert inference is not None  # latency targets are an inference spec's
     keep = 1.0 - inference.headroom_pct / 100.0
     ordered = sorted(misses, key=lambda miss: -miss.modelled_ms / miss.budget_ms)
     parts = []

@@ -60,7 +60,9 @@ def server_rejection(spec: WorkloadSpec, platform: str) -> tuple[str, str] | Non
         return ("model-server", f"inference.server {server.value} runs on {' and '.join(runs_on).upper()}s only (no "
                                 f"{kind.upper()} image), not on {platform}; set inference.server: vllm to serve from "
                                 f"{kind.upper()}s")
-    cloud = WEIGHTS_CLOUD.get(weights_scheme(spec.model.weights))
+    weights = spec.model.weights
+    assert weights is not None  # a spec whose stack builds a server names its weights (WorkloadSpec._serving_rules)
+    cloud = WEIGHTS_CLOUD.get(weights_scheme(weights))
     if cloud is not None and cloud_of.name != cloud:
         return ("weights", f"model.weights {spec.model.weights} is read through the workload's {cloud} identity; "
                            f"{platform} runs in {cloud_of.name}. Copy the weights there (or use hf://) to "

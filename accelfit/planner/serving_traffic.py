@@ -236,7 +236,7 @@ def gateway_class(cloud: str, public: bool) -> str:
     return facts.aws_class
 
 
-def serving_route(workload: str, namespace: str, cloud: Literal["gcp", "aws"], pools: Sequence[RoutePool],
+def serving_route(workload: str, namespace: str, cloud: str, pools: Sequence[RoutePool],
                   public: bool = False, server: str = "vllm") -> ServingRoute:
     """The route and autoscaling of one workload's serving pools (route order = the plan's order)."""
     scaling = pool_scaling(namespace, pools, server)

@@ -73,7 +73,9 @@ class InferenceSize:
 
 def latency_budget_ms(spec: WorkloadSpec) -> float:
     """The p99 the plan sizes to: the target less its headroom (inference.headroom_pct)."""
-    return spec.inference.latency_p99_ms * (1.0 - spec.inference.headroom_pct / 100.0)
+    inference = spec.inference
+    assert inference is not None  # sized for latency: an inference spec
+    return inference.latency_p99_ms * (1.0 - inference.headroom_pct / 100.0)
 
 
 def peak_factor(inference: InferenceSpec) -> float:

@@ -139,7 +139,8 @@ def gpu_pool_args(plan: Plan, pool: NodePool, catalog: Catalog, cluster: pulumi.
 def tpu_pool_args(plan: Plan, pool: NodePool, cluster: pulumi.Input[str], service_account: pulumi.Input[str],
                   labels: dict[str, str]) -> TpuNodePoolArgs:
     # Multi-host when the slice has more chips than one node holds; those pools need the topology placement.
-    multi_host = bool(pool.tpu_topology) and topology_chips(pool.tpu_topology) > pool.accelerators_per_node
+    topology = pool.tpu_topology
+    multi_host = bool(topology and topology_chips(topology) > pool.accelerators_per_node)
     return TpuNodePoolArgs(
         cluster=cluster, location=plan.region, zone=pool.zones[0], machine_type=pool.machine_type,
         tpu_slice=pool.tpu_slice or "", tpu_topology=pool.tpu_topology if multi_host else None,

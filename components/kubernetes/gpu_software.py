@@ -28,7 +28,7 @@ GPU_TOLERATION = {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSc
 
 @dataclass(frozen=True)
 class GpuSoftware:
-    platform: Literal["gke-gpu", "eks-gpu", "baremetal-gpu"]
+    platform: str  # gke-gpu, eks-gpu or an owned cloud's platform (baremetal-gpu)
     operator: bool
     driver: bool
     driver_version: str | None
