@@ -66,8 +66,8 @@ class CatalogIndex:
             not_sold[(rule.cloud, rule.sku, rule.pricing)].append(rule)
 
         available: dict[tuple[Cloud, str], list[Availability]] = defaultdict(list)
-        for row in catalog.availability:
-            available[(row.cloud, row.sku)].append(row)
+        for offered in catalog.availability:
+            available[(offered.cloud, offered.sku)].append(offered)
 
         return cls(
             by_alias=by_alias,

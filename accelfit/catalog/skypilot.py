@@ -132,7 +132,7 @@ def price_cell(text: str | None) -> float | None:
     charges (infinite either way, above MAX_HOURLY_USD, or positive but under MIN_HOURLY_USD) raises ValueError: such a file
     is damaged, and importing it would make every plan cost Infinity or nothing."""
     try:
-        value = float(text) if text not in (None, "") else math.nan
+        value = float(text) if text else math.nan  # None and "" are the upstream "no price"
     except ValueError:
         return None
     if math.isnan(value) or 0 >= value > -math.inf:  # upstream's "no price": NaN, 0 (or a negative figure)
@@ -337,7 +337,7 @@ def _add_prices(result: ImportResult, cloud: Cloud, sku: str, region: str, unit:
 
 def _price(cloud: Cloud, sku: str, region: str, unit: str, pricing: PricingModel, hourly_usd: float,
            provenance: Provenance, what: str) -> Price:
-    return Price(cloud=cloud, sku=sku, unit=unit, region=region, pricing=pricing, hourly_usd=hourly_usd,  # type: ignore[arg-type]
+    return Price(cloud=cloud, sku=sku, unit=unit, region=region, pricing=pricing, hourly_usd=hourly_usd,
                  as_of=provenance.as_of, source=f"{provenance.source}: {what}")
 
 

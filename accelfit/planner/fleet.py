@@ -141,8 +141,9 @@ def _members(specs: Sequence[WorkloadSpec], plans: Sequence[Plan], chains: Seque
         cluster = placement.cluster_of.get(index)
         figures = workload_figures(plan, clusters.get(cluster) if cluster else None, placement.members_of(cluster),
                                    plans)
-        figures["full_scale_monthly_usd"] = round(figures["full_scale_monthly_usd"]
-                                                  + chain.standby_full_scale_monthly_usd, 2)
+        full_scale = figures["full_scale_monthly_usd"]
+        assert full_scale is not None  # every plan has a full-scale figure (only the run total may be None)
+        figures["full_scale_monthly_usd"] = round(full_scale + chain.standby_full_scale_monthly_usd, 2)
         members.append(FleetWorkload(
             name=spec.name, plan=plan.model_copy(update={"node_pools": plan.node_pools + chain.standby_pools}),
             fallback=chain.steps, fallback_omitted=chain.omitted, cluster=cluster, placement=placement.why[index],

@@ -417,9 +417,10 @@ def _other_accelerators(context: _Context, found: Search) -> tuple[list[tuple[Si
             # standby step runs on capacity bought when used, on demand where budget.pricing allows it.
             if "on-demand" not in allowed_tiers(spec):
                 continue
-            sized, _ = _same_type_on(context, offer, "on-demand", sized.units)
-            if sized is None:
+            on_demand, _ = _same_type_on(context, offer, "on-demand", sized.units)
+            if on_demand is None:
                 continue
+            sized = on_demand
         buildable = context.buildable(sized) is None
         if chosen and not buildable:
             continue  # after the next best overall, only one the cluster can hold is worth a step

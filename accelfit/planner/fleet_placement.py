@@ -8,6 +8,7 @@ metal are not nodes of a cloud cluster and are built alone.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from accelfit.planner.model import Plan
@@ -47,7 +48,7 @@ def cluster_name(fleet: str, number: int) -> str:
     return fleet if number == 1 else f"{fleet}-{number}"
 
 
-def place(plans: list[Plan], fleet: str) -> Placement:
+def place(plans: Sequence[Plan], fleet: str) -> Placement:
     placement = Placement()
     by_key: dict[tuple[str, str, tuple[int, bool]], str] = {}
     first_layout: dict[tuple[str, str], tuple[str, tuple[int, bool]]] = {}
@@ -83,7 +84,7 @@ def place(plans: list[Plan], fleet: str) -> Placement:
     return placement
 
 
-def place_own(plans: list[Plan]) -> Placement:
+def place_own(plans: Sequence[Plan]) -> Placement:
     """The single form: the workload in a cluster of its own, named after it (no shared cluster)."""
     placement = Placement()
     for plan in plans:
