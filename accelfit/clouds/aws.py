@@ -26,6 +26,7 @@ CLOUD = Cloud(
     template_resource_types=("aws:ec2/launchTemplate:LaunchTemplate",),
     preflight_reader="accelfit.preflight.aws:AwsReader",
     provider_config_check="accelfit.cloudrules.aws.provider_config:provider_problems",
+    availability_row_check="accelfit.catalog.aws_rows:availability_source_problems",
     storage_schemes=("s3",),
     cluster_fee_service="eks-cluster",
     bucket_service="s3-standard",

@@ -41,6 +41,7 @@ CLOUD = Cloud(
     shared_filesystem="filestore",
     zones_of_region=zones_of_region,
     listed_zones_are_names=True,
+    instance_accelerator_fields=True,
     pods_range_fixed_at_creation=True,
     system_pool_follows_work=True,
     multi_node_network="extra-networks",
