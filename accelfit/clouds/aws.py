@@ -24,6 +24,7 @@ CLOUD = Cloud(
     ),
     pricer_module="accelfit.pricing.pricers.aws",
     template_resource_types=("aws:ec2/launchTemplate:LaunchTemplate",),
+    component_builders="components.build:AWS_BUILDERS",
     preflight_reader="accelfit.preflight.aws:AwsReader",
     provider_config_check="accelfit.cloudrules.aws.provider_config:provider_problems",
     availability_row_check="accelfit.catalog.aws_rows:availability_source_problems",

@@ -58,6 +58,9 @@ class Cloud:
     # returning its problems; "" where the cloud has none (accelfit/catalog/integrity.py).
     instance_accelerator_fields: bool = False
     availability_row_check: str = ""
+    # "module:name" of the cloud's component builders (a components.build.CloudBuilders: its cluster, its GPU VMs,
+    # the checks run before anything is created); "" where it has none (owned servers: components/baremetal).
+    component_builders: str = ""
     # URI schemes whose objects this cloud's workload identity reads (model.weights, training.code).
     storage_schemes: tuple[str, ...] = ()
     # Catalog service rows (accelfit/catalog/data/service_prices.yaml) the plan prices a place with: the cluster's

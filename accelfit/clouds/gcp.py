@@ -30,6 +30,7 @@ CLOUD = Cloud(
     ),
     pricer_module="accelfit.pricing.pricers.gcp",
     template_resource_types=("gcp:compute/instanceTemplate:InstanceTemplate",),
+    component_builders="components.build:GCP_BUILDERS",
     preflight_reader="accelfit.preflight.gcp:GcpReader",
     preflight_project_key="gcp:project",
     provider_config_check="accelfit.cloudrules.gcp.provider_config:provider_problems",
