@@ -112,3 +112,35 @@ def test_its_plan_is_built_by_its_own_builder_and_priced_by_its_pricer(third_clo
     report = price_resources(neutral, catalog, PricingContext())
     (cost,) = report.resources
     assert report.unpriced == () and cost.monthly_usd == pytest.approx(10.0 * pool.max_nodes * 730, rel=0.01)
+
+
+def _integrity(catalog) -> list:  # noqa: ANN001
+    from accelfit.catalog.integrity import Located, check_integrity
+
+    sections = ("accelerators", "instance_types", "tpu_slices", "prices", "service_prices", "efficiency",
+                "availability", "not_sold")
+    return check_integrity({section: [Located(row, f"{section}.yaml", f"{section}[{index}]")
+                                      for index, row in enumerate(getattr(catalog, section))]
+                            for section in sections})
+
+
+def test_the_catalog_rules_follow_its_record(third_cloud):
+    """Its rows are checked by its own record's catalog rules: no GKE accelerator fields, no TPU prices (it has no
+    tpu_platforms), zones that need not be <region>-<letter>, no AWS source rule; the messages name it."""
+    from accelfit.catalog import Availability
+
+    rows = fake_cloud.with_its_rows(load_catalog())
+    # Its availability: a zone that is not <region>-<letter> and a source no AWS rule would take; both are its own.
+    offered = Availability(cloud="fakecloud", sku=fake_cloud.MACHINE_TYPE, region=fake_cloud.REGION,
+                           zones=("fk-zone-9",), as_of="2026-11-01", source="recalled")
+    catalog = rows.model_copy(update={"availability": (*rows.availability, offered)})
+    assert _integrity(catalog) == []
+    machine = catalog.instance_types[-1].model_copy(update={"gke_accelerator": "nvidia-h100-80gb"})
+    tpu_price = catalog.prices[-1].model_copy(update={"sku": "tpu-v5p", "unit": "chip-hour"})
+    broken = catalog.model_copy(update={"instance_types": (*catalog.instance_types[:-1], machine),
+                                        "prices": (*catalog.prices, tpu_price)})
+    found = [(p.field, p.message, p.fix) for p in _integrity(broken)]
+    assert (f"instance_types[{len(catalog.instance_types) - 1}].gke_accelerator",
+            "gke_accelerator, gpudirect and extra_networks are GCP-only", "remove them from FakeCloud rows") in found
+    assert [message for field, message, _ in found if field == f"prices[{len(catalog.prices)}].sku"] == [
+        "chip-hour prices name a TPU generation on gcp"]
