@@ -19,7 +19,7 @@ from typing import Any
 import pulumi
 
 from accelfit.catalog.models import Catalog
-from accelfit.clouds import cloud_named
+from accelfit.clouds import cloud_named, hook
 from accelfit.errors import InputError, problem
 from accelfit.planner.model import Plan
 from accelfit.spec.inventory import Inventory
@@ -54,7 +54,7 @@ def build(plan: Plan, ownership: Ownership, catalog: Catalog | None = None,
             build_overflow(plan, ownership, catalog, built, inventory,
                            f"https://{pulumi.Config().require('joinEndpoint')}", build_cluster, cluster_check)
         return built
-    return Built(VM_BUILDERS[plan.cloud.value](plan, ownership, catalog), None)  # VMs: no Kubernetes layer
+    return Built(_vm_builder(plan)(plan, ownership, catalog), None)  # VMs: no Kubernetes layer
 
 
 def _build_gcp_vms(plan: Plan, ownership: Ownership, catalog: Catalog) -> Any:
@@ -93,8 +93,8 @@ def build_cluster(cluster: SharedClusterBuild, catalog: Catalog, *, layer: Any =
         return Built(metal, build_baremetal_layer(cluster, layer, metal.kubeconfig, [metal.membership]))
     if layer is None:
         _raise_if_any(cluster_check(cluster, catalog))
-        layer = plan_layer(cluster, catalog)
-    builder = CLUSTER_BUILDERS.get(basis.cloud.value)
+        layer = cluster_layer(cluster, catalog)
+    builder = builders_of(basis.cloud.value).cluster
     if builder is None:
         raise InputError([problem("plan", "workloads", "only GKE, EKS and bare-metal clusters are built",
                                   "plan a GKE, EKS or bare-metal platform", basis.cloud.value)])
@@ -177,8 +177,6 @@ def build_fleet(fleet: Any, ownership: Ownership, catalog: Catalog,
     `build_cluster`. Everything is checked, every cluster's Kubernetes layer included, before the first resource is
     created. `ownership` is the stack's; each workload's resources carry its own name. `single`: the single form,
     whose problems name the plan's fields without a `workloads[i].` prefix (its stack file has no workload list)."""
-    from components.kubernetes.build import plan_layer
-
     inventories = inventories or {}
     builds = fleet_cluster_builds(fleet, ownership)
     problems = []
@@ -192,7 +190,7 @@ def build_fleet(fleet: Any, ownership: Ownership, catalog: Catalog,
                 dataclasses.replace(item, field=f"workloads[{index}].{item.field}".rstrip(".")) for item in found]
     _raise_if_any(problems)
     # Every cluster's Kubernetes layer is planned (and checked) before the first cluster creates anything too.
-    layers = {cluster.name: plan_layer(cluster, catalog) for cluster in builds}
+    layers = {cluster.name: cluster_layer(cluster, catalog) for cluster in builds}
     clusters = {cluster.name: build_cluster(cluster, catalog, layer=layers[cluster.name]) for cluster in builds}
     alone = {}
     for member in fleet.workloads:
@@ -212,7 +210,7 @@ def alone_problems(plan: Plan, ownership: Ownership, catalog: Catalog, inventory
 
     try:
         if plan.orchestration != "kubernetes":
-            vm_check = VM_PROBLEMS.get(plan.cloud.value)
+            vm_check = builders_of(plan.cloud.value).vm_problems
             return vm_check(plan, catalog) if vm_check is not None else []
         cluster = own_cluster(plan, ownership)
         if cloud_named(plan.cloud).owned:
@@ -226,7 +224,7 @@ def alone_problems(plan: Plan, ownership: Ownership, catalog: Catalog, inventory
             return []
         found = cluster_check(cluster, catalog)
         if not found:
-            plan_layer(cluster, catalog)
+            cluster_layer(cluster, catalog)
         return found
     except InputError as error:
         return list(error.problems)
@@ -234,7 +232,8 @@ def alone_problems(plan: Plan, ownership: Ownership, catalog: Catalog, inventory
 
 def cluster_check(cluster: SharedClusterBuild, catalog: Catalog) -> list:
     """Everything wrong with a GKE or EKS cluster (of its own, or shared), before any resource of the stack exists."""
-    return CLUSTER_PROBLEMS[cluster.basis.cloud.value](cluster, catalog)
+    check = builders_of(cluster.basis.cloud.value).cluster_problems
+    return check(cluster, catalog) if check is not None else []
 
 
 def _gke_problems(cluster: SharedClusterBuild, catalog: Catalog) -> list:
@@ -255,24 +254,51 @@ def _gcp_vm_problems(plan: Plan, catalog: Catalog) -> list:
     return plan_problems(plan, catalog)
 
 
-# The component builders of each cloud, by cloud name (accelfit/clouds): its VMs, its cluster, the checks run before
-# anything is created. Each imports its cloud's package only when called. A cloud added to the registry adds its
-# entries here (register_builders), touching no other builder.
-VM_BUILDERS: dict[str, Callable[[Plan, Ownership, Catalog], Any]] = {"gcp": _build_gcp_vms, "aws": _build_ec2_vm}
-CLUSTER_BUILDERS: dict[str, Callable[[SharedClusterBuild, Catalog, Any], Built]] = {"gcp": _build_gke,
-                                                                                   "aws": _build_eks}
-CLUSTER_PROBLEMS: dict[str, Callable[[SharedClusterBuild, Catalog], list]] = {"gcp": _gke_problems,
-                                                                              "aws": _eks_problems}
-VM_PROBLEMS: dict[str, Callable[[Plan, Catalog], list]] = {"gcp": _gcp_vm_problems}
+@dataclass(frozen=True)
+class CloudBuilders:
+    """A cloud's component builders, named by its Cloud record (`component_builders` in accelfit/clouds): its GPU
+    VMs, its cluster (with the Kubernetes layer on it), and the checks run before anything is created. Each imports
+    its cloud's package only when called; None where the cloud builds no such thing."""
+
+    vms: Callable[[Plan, Ownership, Catalog], Any] | None = None
+    cluster: Callable[[SharedClusterBuild, Catalog, Any], Built] | None = None
+    cluster_problems: Callable[[SharedClusterBuild, Catalog], list] | None = None
+    vm_problems: Callable[[Plan, Catalog], list] | None = None
+    # The cluster gets the shared Kubernetes layer (GPU software, Kueue routing, DCGM telemetry: planned and checked
+    # here before anything is created, handed to `cluster`); False where the cloud's builder builds none (a cloud
+    # whose cluster has no GPU software profile, as a test's fake cloud), and `cluster` is handed None.
+    kubernetes_layer: bool = True
 
 
-def register_builders(cloud: str, *, vms: Callable[[Plan, Ownership, Catalog], Any] | None = None,
-                      cluster: Callable[[SharedClusterBuild, Catalog, Any], Built] | None = None,
-                      cluster_problems: Callable[[SharedClusterBuild, Catalog], list] | None = None,
-                      vm_problems: Callable[[Plan, Catalog], list] | None = None) -> None:
-    """Add a cloud's component builders (a cloud registered in accelfit.clouds that the shipped ones are not)."""
-    cloud_named(cloud)  # a clear error for a cloud the registry does not know
-    for table, entry in ((VM_BUILDERS, vms), (CLUSTER_BUILDERS, cluster), (CLUSTER_PROBLEMS, cluster_problems),
-                         (VM_PROBLEMS, vm_problems)):
-        if entry is not None:
-            table[cloud] = entry  # type: ignore[index]
+def cluster_layer(cluster: SharedClusterBuild, catalog: Catalog) -> Any:
+    """The cluster's Kubernetes layer plan (components.kubernetes.build.plan_layer), or None where its cloud's
+    builders build no layer."""
+    if not builders_of(cluster.basis.cloud.value).kubernetes_layer:
+        return None
+    from components.kubernetes.build import plan_layer
+
+    return plan_layer(cluster, catalog)
+
+
+GCP_BUILDERS = CloudBuilders(vms=_build_gcp_vms, cluster=_build_gke, cluster_problems=_gke_problems,
+                             vm_problems=_gcp_vm_problems)
+AWS_BUILDERS = CloudBuilders(vms=_build_ec2_vm, cluster=_build_eks, cluster_problems=_eks_problems)
+
+
+def builders_of(cloud: str) -> CloudBuilders:
+    """The builders the cloud's record names (a cloud registered from another module names its own there, so adding
+    one touches no file here); none for a cloud whose record names none (owned servers: built by the bare-metal
+    path above)."""
+    path = cloud_named(cloud).component_builders
+    found = hook(path) if path else CloudBuilders()
+    if not isinstance(found, CloudBuilders):
+        raise TypeError(f"cloud {cloud!r}: component_builders {path!r} is not a components.build.CloudBuilders")
+    return found
+
+
+def _vm_builder(plan: Plan) -> Callable[[Plan, Ownership, Catalog], Any]:
+    builder = builders_of(plan.cloud.value).vms
+    if builder is None:
+        raise InputError([problem("plan", "platform", "this cloud builds no GPU VMs", "plan a cluster platform",
+                                  plan.platform.value)])
+    return builder

@@ -43,9 +43,10 @@ MAX_CACHE_BYTES = 256 * 1024 * 1024
 MAX_DATA_BYTES = 256 * 1024 * 1024
 _PACKAGE = Path(__file__).resolve().parents[1]
 # Code whose behaviour or classes a cached catalog depends on: everything in accelfit/catalog plus the readers and
-# validators the loader calls, and the value types of its rows' cloud and pricing (the registries check them).
+# validators the loader calls, the value types of its rows' cloud and pricing (the registries check them), and the
+# cloud records whose fields and rule hooks the integrity checks follow (accelfit/catalog/integrity.py).
 _CODE = (*sorted((_PACKAGE / "catalog").glob("*.py")), _PACKAGE / "validation.py", _PACKAGE / "yamlio.py",
-         _PACKAGE / "inputfile.py", _PACKAGE / "errors.py", _PACKAGE / "clouds" / "names.py",
+         _PACKAGE / "inputfile.py", _PACKAGE / "errors.py", *sorted((_PACKAGE / "clouds").glob("*.py")),
          *sorted((_PACKAGE / "buying").glob("*.py")))
 
 

@@ -16,7 +16,6 @@ from pydantic import BaseModel
 from accelfit.catalog.models import (
     Accelerator,
     Availability,
-    Cloud,
     EfficiencyFigure,
     InstanceType,
     NotSold,
@@ -24,6 +23,7 @@ from accelfit.catalog.models import (
     TpuSlice,
 )
 from accelfit.catalog.names import fold
+from accelfit.clouds import all_clouds, cloud_named, hook
 from accelfit.errors import Problem, did_you_mean, problem
 
 
@@ -135,18 +135,31 @@ def _instance_rules(items: list[Located], accelerators: dict[str, Accelerator],
         if row.efa_interfaces > row.network_cards:
             problems.append(item.at("efa_interfaces", f"more EFA interfaces than network cards ({row.network_cards})",
                                     "EFA interfaces go one per network card; fix either count", row.efa_interfaces))
-        if row.cloud is Cloud.gcp:
-            if row.gke_accelerator is None:
-                problems.append(item.at("gke_accelerator", "GCP machine types need their accelerator string",
-                                        "add the GCE/GKE string, e.g. nvidia-h100-80gb"))
-            elif aliases.get(fold(row.gke_accelerator)) != row.accelerator:
-                problems.append(item.at("gke_accelerator", f"does not name {row.accelerator} in accelerators.yaml",
-                                        f"add it to {row.accelerator}'s aliases or fix the string",
-                                        row.gke_accelerator))
-        elif row.gke_accelerator is not None or row.gpudirect != "none" or row.extra_networks:
-            problems.append(item.at("gke_accelerator", "gke_accelerator, gpudirect and extra_networks are GCP-only",
-                                    "remove them from AWS rows"))
+        problems += _accelerator_field_rules(item, row, aliases)
     return problems
+
+
+def _accelerator_field_rules(item: Located, row: InstanceType, aliases: dict[str, str]) -> list[Problem]:
+    """Rows of a cloud whose machine types carry the GKE accelerator string (GCP) name it, and it names the row's
+    accelerator; every other cloud's rows leave it, GPUDirect and extra networks out
+    (Cloud.instance_accelerator_fields)."""
+    cloud = cloud_named(row.cloud)
+    if cloud.instance_accelerator_fields:
+        if row.gke_accelerator is None:
+            return [item.at("gke_accelerator", f"{cloud.title} machine types need their accelerator string",
+                            "add the GCE/GKE string, e.g. nvidia-h100-80gb")]
+        if aliases.get(fold(row.gke_accelerator)) != row.accelerator:
+            return [item.at("gke_accelerator", f"does not name {row.accelerator} in accelerators.yaml",
+                            f"add it to {row.accelerator}'s aliases or fix the string", row.gke_accelerator)]
+    elif row.gke_accelerator is not None or row.gpudirect != "none" or row.extra_networks:
+        owners = "/".join(c.title for c in all_clouds() if c.instance_accelerator_fields)
+        return [item.at("gke_accelerator", f"gke_accelerator, gpudirect and extra_networks are {owners}-only",
+                        f"remove them from {cloud.title} rows")]
+    return []
+
+
+def _sells_tpus(cloud: str) -> bool:
+    return bool(cloud_named(cloud).tpu_platforms)
 
 
 def _slice_rules(items: list[Located], accelerators: dict[str, Accelerator],
@@ -210,9 +223,10 @@ def _price_rules(items: list[Located], instance_items: list[Located],
                 continue
         else:
             chip = accelerators.get(row.sku)
-            if chip is None or chip.kind != "tpu" or row.cloud is not Cloud.gcp:
-                problems.append(item.at("sku", "chip-hour prices name a TPU generation on gcp",
-                                        "use a tpu-* name from accelerators.yaml with cloud gcp", row.sku))
+            if chip is None or chip.kind != "tpu" or not _sells_tpus(row.cloud):
+                tpu_clouds = " or ".join(cloud.name for cloud in all_clouds() if cloud.tpu_platforms)
+                problems.append(item.at("sku", f"chip-hour prices name a TPU generation on {tpu_clouds}",
+                                        f"use a tpu-* name from accelerators.yaml with cloud {tpu_clouds}", row.sku))
             # A TPU price for a region says nothing about its zones: where a generation can be created is
             # availability's job (tpu_availability.yaml), so a price may cover a region none lists.
             continue
@@ -236,19 +250,13 @@ def _availability_rules(items: list[Located], instance_items: list[Located],
         chip = accelerators.get(row.sku)
         if (row.cloud, row.sku) in instances:
             covered.add((row.cloud, row.sku))
-        elif not (chip is not None and chip.kind == "tpu" and row.cloud is Cloud.gcp):
+        elif not (chip is not None and chip.kind == "tpu" and _sells_tpus(row.cloud)):
             known = [name for cloud, name in instances if cloud == row.cloud]
             close = did_you_mean(row.sku, known)
             problems.append(item.at("sku", f"no {row.cloud.value} instance type or TPU generation of that name",
                                     (f"did you mean {close!r}? " if close else "") +
                                     "add the instance type or fix the name", row.sku))
-        if row.cloud is Cloud.aws:
-            problems += _aws_availability_source(item, row)
-        if row.cloud is Cloud.gcp:
-            for index, zone in enumerate(row.zones):
-                if zone.rsplit("-", 1)[0] != row.region:
-                    problems.append(item.at(f"zones[{index}]", f"not a zone of {row.region}",
-                                            f"GCP zones are <region>-<letter>, e.g. {row.region}-a", zone))
+        problems += _cloud_availability_rules(item, row)
     for item in instance_items:
         key = (item.row.cloud, item.row.name)  # type: ignore[attr-defined]
         if key not in covered:
@@ -258,27 +266,18 @@ def _availability_rules(items: list[Located], instance_items: list[Located],
     return problems
 
 
-# Where AWS publishes which instance types each zone offers: the EC2 offerings API (DescribeInstanceTypeOfferings,
-# `aws ec2 describe-instance-type-offerings`) and AWS's own pages. A repository copy of that API's output (e.g. a
-# SkyPilot catalog) is a citable second-hand source when it names the commit read.
-_AWS_PRIMARY_MARKERS = ("describeinstancetypeofferings", "describe-instance-type-offerings", "docs.aws.amazon.com")
-_COMMIT_REFERENCE = re.compile(r"@[0-9a-f]{7,40}\b")
-
-
-def _aws_availability_source(item: Located, row: Availability) -> list[Problem]:
-    """An AWS availability row says where it was read (the EC2 offerings API or an AWS page, or a repository copy
-    of it named by commit), and only a row read from AWS itself is verified."""
-    primary = any(marker in row.source.lower() for marker in _AWS_PRIMARY_MARKERS)
-    copy = _COMMIT_REFERENCE.search(row.source) is not None
-    if not (primary or copy):
-        return [item.at("source", "an AWS availability row needs the source it was read from, not a recollection",
-                        "cite the EC2 DescribeInstanceTypeOfferings output (aws ec2 describe-instance-type-offerings "
-                        "--location-type availability-zone-id) or a repository copy of it as repo + path + @commit",
-                        row.source)]
-    if row.verified and copy:
-        return [item.at("verified", "a repository copy of the EC2 offerings is second-hand",
-                        "set verified: false (verified: true only for rows read from AWS itself)", row.verified)]
-    return []
+def _cloud_availability_rules(item: Located, row: Availability) -> list[Problem]:
+    """The row's cloud's own rules: listed zone names lie in their region (Cloud.listed_zones_are_names: GCP's
+    <region>-<letter>), and the cloud's row check (Cloud.availability_row_check: AWS's source rule,
+    accelfit/catalog/aws_rows.py)."""
+    cloud = cloud_named(row.cloud)
+    problems = [item.at(f"zones[{index}]", f"not a zone of {row.region}",
+                        f"{cloud.title} zones are <region>-<letter>, e.g. {row.region}-a", zone)
+                for index, zone in enumerate(row.zones)
+                if cloud.listed_zones_are_names and zone.rsplit("-", 1)[0] != row.region]
+    if cloud.availability_row_check:
+        problems += hook(cloud.availability_row_check)(item)
+    return problems
 
 
 def _efficiency_rules(items: list[Located], accelerators: dict[str, Accelerator], complete: bool) -> list[Problem]:

@@ -26,7 +26,7 @@ from pydantic import ValidationError
 
 from accelfit.catalog import skypilot, store
 from accelfit.catalog.loader import DATA_DIR, compile_active, load_catalog
-from accelfit.catalog.models import Catalog, Cloud
+from accelfit.catalog.models import Catalog
 from accelfit.errors import InputError, problem
 
 # Where SkyPilot clients read the catalog: skypilot-org/skypilot sky/skylet/constants.py HOSTED_CATALOG_DIR_URL
@@ -226,7 +226,9 @@ def _summary(directory: Path, source: str, today: dt.date, results: dict, digest
             prices[key] = prices.get(key, 0) + 1
         for row in result.availability:
             availability[row.cloud.value] = availability.get(row.cloud.value, 0) + 1
-            if (row.cloud is Cloud.aws or shipped.instance_type(row.cloud, row.sku) is not None) \
+            # A new region of an instance type the shipped catalog describes (every imported AWS row is one: the
+            # AWS import keeps only those), not of a TPU generation (accelfit/catalog/skypilot.py).
+            if shipped.instance_type(row.cloud, row.sku) is not None \
                     and shipped.offered_zones(row.cloud, row.sku, row.region) is None:
                 new_regions.append((row.cloud.value, row.sku, row.region))
         for reason, names in result.skipped.items():

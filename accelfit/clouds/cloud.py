@@ -52,6 +52,15 @@ class Cloud:
     # "module:function" of the check of what the cloud's Pulumi provider needs from the stack's config (a project,
     # a region), given the stack; "" where the provider needs nothing.
     provider_config_check: str = ""
+    # The catalog's rules for this cloud's rows: its instance rows carry the GKE accelerator string, GPUDirect and
+    # extra networks (GCP machine types; every other cloud's rows must leave them out), and "module:function" of the
+    # check of one availability row's own fields (AWS: where the row was read), given the row's `Located` and
+    # returning its problems; "" where the cloud has none (accelfit/catalog/integrity.py).
+    instance_accelerator_fields: bool = False
+    availability_row_check: str = ""
+    # "module:name" of the cloud's component builders (a components.build.CloudBuilders: its cluster, its GPU VMs,
+    # the checks run before anything is created); "" where it has none (owned servers: components/baremetal).
+    component_builders: str = ""
     # URI schemes whose objects this cloud's workload identity reads (model.weights, training.code).
     storage_schemes: tuple[str, ...] = ()
     # Catalog service rows (accelfit/catalog/data/service_prices.yaml) the plan prices a place with: the cluster's

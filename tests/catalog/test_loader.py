@@ -120,3 +120,22 @@ def test_yaml_syntax_error_names_the_file(data_copy: Path):
 def test_empty_directory_is_an_input_error(tmp_path: Path):
     (problem,) = _problems(tmp_path)
     assert "no catalog data files" in problem.message
+
+
+# The cloud-specific catalog rules follow each cloud's record (issue 35: accelfit/clouds `instance_accelerator_fields`,
+# `tpu_platforms`, `listed_zones_are_names`); these pin their messages word for word, as they were before.
+@pytest.mark.parametrize(("file", "old", "new", "field_end", "message", "fix"), [
+    ("instances_gcp.yaml", "gke_accelerator: nvidia-l4,", "", ".gke_accelerator",
+     "GCP machine types need their accelerator string", "add the GCE/GKE string, e.g. nvidia-h100-80gb"),
+    ("instances_aws.yaml", "name: g4dn.xlarge,", "name: g4dn.xlarge, gke_accelerator: nvidia-tesla-t4,",
+     ".gke_accelerator", "gke_accelerator, gpudirect and extra_networks are GCP-only", "remove them from AWS rows"),
+    ("prices_gcp.yaml", "{cloud: gcp, sku: tpu-v4, unit: chip-hour,", "{cloud: aws, sku: tpu-v4, unit: chip-hour,",
+     ".sku", "chip-hour prices name a TPU generation on gcp",
+     "use a tpu-* name from accelerators.yaml with cloud gcp"),
+    ("gpu_availability.yaml", "zones: [us-central1-a,", "zones: [us-east1-a,", ".zones[0]",
+     "not a zone of us-central1", "GCP zones are <region>-<letter>, e.g. us-central1-a"),
+])
+def test_a_clouds_own_catalog_rules(data_copy: Path, file, old, new, field_end, message, fix):
+    _replace(data_copy / file, old, new)
+    matching = [p for p in _problems(data_copy) if p.field.endswith(field_end) and p.file.endswith(file)]
+    assert matching and (matching[0].message, matching[0].fix) == (message, fix), matching

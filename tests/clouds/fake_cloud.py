@@ -1,5 +1,5 @@
-"""A third cloud for tests only (issue 35): one platform, one machine type, one price, and the pricer of its one
-resource type, all in this module. Registering it touches no other file."""
+"""A third cloud for tests only (issue 35): one platform, one machine type, one price, the pricer of its one resource
+type and the component builder that records it, all in this module. Registering it touches no other file."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from accelfit.catalog import Catalog, InstanceType, Price
 from accelfit.clouds import Cloud
 from accelfit.pricing.pricers import prices
 from accelfit.pricing.rates import NeutralResource, Priced, RateBook
+from components.build import Built, CloudBuilders
 
 NODE_TYPE = "fakecloud:compute/gpuNode:GpuNode"
 MACHINE_TYPE = "fk-h100-8"
@@ -22,6 +23,7 @@ CLOUD = Cloud(
     cluster_platform="fake-gpu",
     priced_resource_types=(NODE_TYPE,),
     pricer_module=__name__,
+    component_builders=f"{__name__}:BUILDERS",
     unsupported=(("tpu", "FakeCloud sells GPUs only"),),
 )
 
@@ -47,3 +49,21 @@ def with_its_rows(catalog: Catalog) -> Catalog:
                   hourly_usd=HOURLY_USD[MACHINE_TYPE], **sourced)
     return Catalog(**{**dict(catalog), "instance_types": (*catalog.instance_types, machine),
                       "prices": (*catalog.prices, price)})
+
+
+def _build_cluster(cluster, catalog: Catalog, layer) -> Built:  # noqa: ANN001 (components' own types)
+    """Each accelerator pool of the cluster's workloads as one node resource of this cloud's type, with the machine
+    type and node count its pricer reads. No Kubernetes layer (BUILDERS.kubernetes_layer is False, so `layer` is
+    None): this cloud has no GPU software profile and no cluster whose kubeconfig a Kubernetes provider could use."""
+    import pulumi
+
+    from components.fleet import accelerator_pools
+
+    nodes = [pulumi.CustomResource(NODE_TYPE, f"{cluster.name}-{pool.name}",
+                                   {"machineType": pool.machine_type, "nodes": pool.max_nodes,
+                                    "region": workload.plan.region})
+             for workload in cluster.workloads for pool in accelerator_pools(workload.plan)]
+    return Built(nodes[0] if cluster.own and len(nodes) == 1 else nodes)
+
+
+BUILDERS = CloudBuilders(cluster=_build_cluster, cluster_problems=lambda cluster, catalog: [], kubernetes_layer=False)

@@ -1,8 +1,8 @@
 """A third cloud registered from one test-only module (tests/clouds/fake_cloud.py) is looked up, planned, priced by
 the preview's pricing and refused where it lacks a feature, without any file outside that module changing (issue 35):
 the spec's placement.clouds, the catalog rows' cloud and the plan's cloud and platform are values checked against
-the registry (accelfit/clouds/names.py), not enums. Previewing it needs a builder of its own in components (none
-is registered through the Cloud record yet)."""
+the registry (accelfit/clouds/names.py), not enums. Its plan is built by the component builder its record names
+(`component_builders`, in the same module) and what that records is priced by its pricer."""
 
 from __future__ import annotations
 
@@ -89,3 +89,58 @@ def test_a_spec_plans_on_it_at_its_price(third_cloud):
                                                                          "nodes": pool.max_nodes})
     (cost,) = price_resources([node], load_catalog(), PricingContext()).resources
     assert cost.basis.startswith(f"{fake_cloud.MACHINE_TYPE} on demand $10/h")
+
+
+def test_its_plan_is_built_by_its_own_builder_and_priced_by_its_pricer(third_cloud):
+    """The preview's two halves for this cloud: the plan built under mocks by the builder its record names
+    (fake_cloud.BUILDERS), recording its one resource type with the plan's machine type and node count, and the
+    recorded resources priced by its pricer at the plan's rate."""
+    from accelfit.preview.recorder import record
+    from components.build import build
+    from components.common import Ownership
+
+    catalog = fake_cloud.with_its_rows(load_catalog())
+    chosen = plan(_spec(), catalog)
+    (pool,) = chosen.node_pools
+    ownership = Ownership(team="ml", cost_center="cc-1", environment="dev", workload="third")
+    recording = record(lambda: build(chosen, ownership, catalog), project="third", stack="dev")
+    (node,) = recording.resources
+    assert (node.type, node.name) == (fake_cloud.NODE_TYPE, f"third-{pool.name}")
+    assert node.inputs == {"machineType": fake_cloud.MACHINE_TYPE, "nodes": pool.max_nodes,
+                           "region": fake_cloud.REGION}
+    neutral = [NeutralResource(type=r.type, name=r.name, props=r.inputs, urn=r.urn) for r in recording.resources]
+    report = price_resources(neutral, catalog, PricingContext())
+    (cost,) = report.resources
+    assert report.unpriced == () and cost.monthly_usd == pytest.approx(10.0 * pool.max_nodes * 730, rel=0.01)
+
+
+def _integrity(catalog) -> list:  # noqa: ANN001
+    from accelfit.catalog.integrity import Located, check_integrity
+
+    sections = ("accelerators", "instance_types", "tpu_slices", "prices", "service_prices", "efficiency",
+                "availability", "not_sold")
+    return check_integrity({section: [Located(row, f"{section}.yaml", f"{section}[{index}]")
+                                      for index, row in enumerate(getattr(catalog, section))]
+                            for section in sections})
+
+
+def test_the_catalog_rules_follow_its_record(third_cloud):
+    """Its rows are checked by its own record's catalog rules: no GKE accelerator fields, no TPU prices (it has no
+    tpu_platforms), zones that need not be <region>-<letter>, no AWS source rule; the messages name it."""
+    from accelfit.catalog import Availability
+
+    rows = fake_cloud.with_its_rows(load_catalog())
+    # Its availability: a zone that is not <region>-<letter> and a source no AWS rule would take; both are its own.
+    offered = Availability(cloud="fakecloud", sku=fake_cloud.MACHINE_TYPE, region=fake_cloud.REGION,
+                           zones=("fk-zone-9",), as_of="2026-11-01", source="recalled")
+    catalog = rows.model_copy(update={"availability": (*rows.availability, offered)})
+    assert _integrity(catalog) == []
+    machine = catalog.instance_types[-1].model_copy(update={"gke_accelerator": "nvidia-h100-80gb"})
+    tpu_price = catalog.prices[-1].model_copy(update={"sku": "tpu-v5p", "unit": "chip-hour"})
+    broken = catalog.model_copy(update={"instance_types": (*catalog.instance_types[:-1], machine),
+                                        "prices": (*catalog.prices, tpu_price)})
+    found = [(p.field, p.message, p.fix) for p in _integrity(broken)]
+    assert (f"instance_types[{len(catalog.instance_types) - 1}].gke_accelerator",
+            "gke_accelerator, gpudirect and extra_networks are GCP-only", "remove them from FakeCloud rows") in found
+    assert [message for field, message, _ in found if field == f"prices[{len(catalog.prices)}].sku"] == [
+        "chip-hour prices name a TPU generation on gcp"]
