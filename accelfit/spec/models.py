@@ -36,9 +36,10 @@ class StrictModel(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", use_enum_values=False)
 
 
-def _without_unset_serving(data: Any, names: tuple[str, ...]) -> Any:
-    """Serving fields (issue 26) left unset serialize as before they existed: plan and preview documents of every
-    stack that does not use them stay byte for byte the same."""
+def _without_unset(data: Any, names: tuple[str, ...]) -> Any:
+    """Optional fields added after specs were first recorded (serving, job sources, overflow), left unset, serialize
+    as before they existed: plan and preview documents of every stack that does not use them stay byte for byte the
+    same."""
     if isinstance(data, dict):
         for name in names:
             if data.get(name) is None:
@@ -245,7 +246,7 @@ class ModelSpec(StrictModel):
 
     @model_serializer(mode="wrap")
     def _serving_fields_when_set(self, handler: Any) -> Any:
-        data = _without_unset_serving(handler(self), ("weights", "weights_token"))
+        data = _without_unset(handler(self), ("weights", "weights_token"))
         if isinstance(data, dict) and data.get("quantization") == AUTO:
             data.pop("quantization")  # the default serializes as before the field existed
         return data
@@ -384,7 +385,7 @@ class TrainingSpec(StrictModel):
 
     @model_serializer(mode="wrap")
     def _job_fields_when_set(self, handler: Any) -> Any:
-        return _without_unset_serving(handler(self), ("code", "image"))
+        return _without_unset(handler(self), ("code", "image"))
 
     @property
     def runs_job(self) -> bool:
@@ -439,7 +440,7 @@ class InferenceSpec(StrictModel):
 
     @model_serializer(mode="wrap")
     def _serving_fields_when_set(self, handler: Any) -> Any:
-        return _without_unset_serving(handler(self), ("ttft_p99_ms", "tpot_p99_ms", "server", "public_endpoint",
+        return _without_unset(handler(self), ("ttft_p99_ms", "tpot_p99_ms", "server", "public_endpoint",
                                                              "peak_factor", "serving_start_utc"))
 
     @model_validator(mode="after")
@@ -600,10 +601,7 @@ class PlacementSpec(StrictModel):
     def _without_an_unset_overflow(self, handler: Any) -> Any:
         """A placement without overflow serializes as before overflow existed: specs in plans, previews and their
         goldens stay byte for byte the same."""
-        data = handler(self)
-        if isinstance(data, dict) and self.overflow is None:
-            data.pop("overflow", None)
-        return data
+        return _without_unset(handler(self), ("overflow",))
 
     @field_validator("accelerators", mode="after")
     @classmethod
