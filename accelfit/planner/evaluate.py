@@ -6,7 +6,7 @@ import dataclasses
 import math
 from dataclasses import dataclass, field
 
-from accelfit.buying import buying_model
+from accelfit.buying import buying_model, find_buying_model
 from accelfit.catalog.models import Catalog
 from accelfit.planner.costing import (
     StorageNeeds, cost_assumptions, cost_parts, plan_figures, run_of, serving_plan, storage_needs,
@@ -85,7 +85,9 @@ def size_offer(spec: WorkloadSpec, catalog: Catalog, offer: Offer, team: TeamEff
             shared[key] = shape
         if isinstance(shape, Unfit):
             raise shape.with_traceback(None)  # one remembered Unfit, raised afresh for each offer
-    if spec.training is not None and offer.pricing in ("flex-start", "capacity-block"):
+    # The models the planner offers by rules of its own (accelfit/buying) may cap a run's length (planner/buying.py).
+    rules = find_buying_model(offer.pricing)  # None for owned servers: nothing is bought
+    if spec.training is not None and rules is not None and rules.offers_by_rules:
         run = run_of(spec, offer, shape.run_hours)
         why = run_rejection(offer.pricing, offer.instance.family if offer.instance else "", run.accelerator_hours)
         if why is not None:
