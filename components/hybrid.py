@@ -93,7 +93,9 @@ def _gke_endpoint(stack: Any) -> pulumi.Output[str]:
 
 
 def _eks_endpoint(stack: Any) -> pulumi.Output[str]:
-    """The EKS API server endpoint, already a URL (aws.eks.Cluster endpoint; the CA comes with the token Secret)."""
+    """The EKS API server endpoint, already an https URL, as the stack's own kubeconfig uses it
+    (components/kubernetes/access.py eks_kubeconfig; https://docs.aws.amazon.com/eks/latest/userguide/
+    create-kubeconfig.html); the cluster CA comes with the worker's token Secret."""
     return stack.cluster.endpoint
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import click
 
+from accelfit.ephemeral import DEFAULT_AUTOSTOP
 from accelfit.errors import EXIT_POLICY_OR_INFEASIBLE
 
 _ORG = click.option("--org", envvar="PULUMI_ORG", default="", help="The Pulumi organization the stack lives in "
@@ -39,7 +40,7 @@ def ephemeral() -> None:
 @click.option("--name", required=True, help="The copy's stack name, e.g. pr-123.")
 @click.option("--ttl", default="24h", show_default=True, help="Time to live, 1h to 7d; then `sweep` destroys it.")
 @click.option("--autostop", default=None, help="Serving copies: serve this long a day from now (15m to 23h), then "
-              "the servers go once idle and their nodes follow. [default: 4h]")
+              f"the servers go once idle and their nodes follow. [default: {DEFAULT_AUTOSTOP}]")
 @click.option("--no-deploy", is_flag=True, help="Write and preview offline only.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON (the workflow's comment reads it).")
 @_ORG

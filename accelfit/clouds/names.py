@@ -36,7 +36,9 @@ class RegisteredName(str, metaclass=_Listed):
 
     @classmethod
     def known(cls) -> tuple[str, ...]:
-        raise NotImplementedError
+        """The names this kind of value takes; each subclass (Cloud, PlacementCloud, PlanCloud, Platform) answers
+        from the registry. The base type names nothing, so making one of it is a programming error."""
+        raise TypeError(f"{cls.__name__} says no names: subclass RegisteredName and define known()")
 
     @classmethod
     def interned(cls, name: str) -> Self | None:

@@ -37,7 +37,6 @@ EPHEMERAL_NAME = re.compile(r"^[a-z]([-a-z0-9]{0,28}[a-z0-9])?\Z")
 # requirement (a fresh copy has no lock to require).
 _DROPPED = ("selection", "requireLock", "environment", "expiresAt")
 SHORT_RUN_TOKENS = "1B"
-DEFAULT_AUTOSTOP = "4h"
 _AUTOSTOP = re.compile(r"^([1-9][0-9]{0,3})([mh])\Z")
 # A daily window of at least a quarter of an hour (a server loads its weights in minutes) and under a day (at 24 h
 # nothing stops).
@@ -52,6 +51,10 @@ def parse_autostop(text: str) -> float:
         raise InputError([problem(None, "--autostop", "not a serving time of 15m to 23h",
                                   "write minutes or hours, e.g. --autostop 90m or --autostop 4h", text)])
     return minutes / 60
+
+
+DEFAULT_AUTOSTOP = "4h"
+DEFAULT_AUTOSTOP_HOURS = parse_autostop(DEFAULT_AUTOSTOP)
 
 
 def serves(spec: dict[str, Any]) -> bool:
@@ -104,7 +107,7 @@ def ephemeral_document(source_document: dict[str, Any], project: str, name: str,
                                                                                       project)):
         raise InputError([problem(None, "--autostop", "the source stack serves nothing: a training copy stops "
                                   "by itself when its run ends", "drop --autostop", autostop_hours)])
-    hours = autostop_hours if autostop_hours is not None else parse_autostop(DEFAULT_AUTOSTOP)
+    hours = autostop_hours if autostop_hours is not None else DEFAULT_AUTOSTOP_HOURS
     autostop = (now.astimezone(dt.UTC).strftime("%H:%M"), hours)
     config = {key: value for key, value in source_document["config"].items()
               if key not in {f"{project}:{dropped}" for dropped in _DROPPED}}
