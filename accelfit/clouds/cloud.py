@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 
 def _no_zones(region: str) -> tuple[str, ...]:
@@ -36,8 +37,12 @@ class Cloud:
     server_platforms: tuple[str, ...] = ()
     tpu_platforms: tuple[str, ...] = ()
     owned: bool = False  # owned hardware: sunk cost, priced at its power (accelfit.pricing.onprem)
-    # The catalog data files with this cloud's rows (accelfit/catalog/data/).
+    # The catalog data files with this cloud's rows, and the folder they are in: None for the catalog's own data
+    # folder (accelfit/catalog/data/, or the copy a caller loads instead), read with its shared files; a cloud that
+    # is not shipped with accelfit (a plug-in, a test's) names the folder beside its module, which the catalog
+    # loader, its compiled cache's key and its integrity checks then read as well (accelfit/catalog/loader.py).
     catalog_files: tuple[str, ...] = ()
+    catalog_dir: Path | None = None
     # Pulumi resource type tokens this cloud's stacks build that the preview prices, and the module that registers
     # their pricers (imported by accelfit.pricing when it first prices; a module path so this layer stays below it).
     priced_resource_types: tuple[str, ...] = ()

@@ -4,6 +4,7 @@ type and the component builder that records it, all in this module. Registering 
 from __future__ import annotations
 
 import datetime as dt
+from pathlib import Path
 
 from accelfit.catalog import Catalog, InstanceType, Price
 from accelfit.clouds import Cloud
@@ -21,6 +22,10 @@ CLOUD = Cloud(
     title="FakeCloud",
     platforms=("fake-gpu",),
     cluster_platform="fake-gpu",
+    # Its rows (one machine type, its one region, its one price), beside this module: read by the catalog loader,
+    # keyed into the compiled catalog and checked by the integrity rules like the shipped clouds' files.
+    catalog_dir=Path(__file__).parent / "fakecloud_data",
+    catalog_files=("fakecloud.yaml",),
     priced_resource_types=(NODE_TYPE,),
     pricer_module=__name__,
     component_builders=f"{__name__}:BUILDERS",
@@ -34,8 +39,10 @@ def gpu_node(resource: NeutralResource, book: RateBook) -> Priced | None:
     if hourly is None:
         return None
     nodes = float(resource.props.get("nodes", 1))
-    return Priced("pool", hourly * nodes, hourly * nodes, f"{resource.props['machineType']} on demand ${hourly:g}/h; "
-                                                          f"{nodes:g} nodes", min_nodes=nodes)
+    minimum = float(resource.props.get("minNodes", nodes))
+    # The node resource scales itself between its minimum and `nodes` (as a GKE node pool's own autoscaling does).
+    return Priced("pool", hourly * nodes, hourly * minimum, f"{resource.props['machineType']} on demand "
+                  f"${hourly:g}/h; {minimum:g}..{nodes:g} nodes", min_nodes=minimum, autoscaled=True)
 
 
 def with_its_rows(catalog: Catalog) -> Catalog:
@@ -61,7 +68,7 @@ def _build_cluster(cluster, catalog: Catalog, layer) -> Built:  # noqa: ANN001 (
 
     nodes = [pulumi.CustomResource(NODE_TYPE, f"{cluster.name}-{pool.name}",
                                    {"machineType": pool.machine_type, "nodes": pool.max_nodes,
-                                    "region": workload.plan.region})
+                                    "minNodes": pool.min_nodes, "region": workload.plan.region})
              for workload in cluster.workloads for pool in accelerator_pools(workload.plan)]
     return Built(nodes[0] if cluster.own and len(nodes) == 1 else nodes)
 
