@@ -44,6 +44,9 @@ CLOUD = Cloud(
     serving_gateway="nginx-gateway-fabric",
     cluster_version_field="eks_version",
     example_region="us-east-1",
+    region_key="aws:region",
+    stack_keys="accelfit.stackkeys:AWS_KEYS",
+    provider_title="AWS",
     serving_metrics="in-cluster-prometheus",
     vm_spot_recovery=("it stops (keeping its root volume) and EC2 restarts it when capacity returns (a persistent "
                       "Spot request)"),

@@ -103,6 +103,16 @@ class Cloud:
     # The plan field that pins the cluster's Kubernetes version line: every workload sharing one cluster must agree.
     cluster_version_field: str = ""  # gke_release_channel | eks_version
     example_region: str = ""  # what an error's fix suggests for a region setting
+    # The stack: the provider config key of the region the cloud's resources are built in (the planner places the
+    # cloud's workloads there, accelfit/stackrules/regions.py), "" where the stack names none (owned servers); the
+    # provider config keys accelfit reads for the cloud, as "module:name" of a tuple of accelfit.stackkeys.StackKey
+    # (the stack file's schema lists them); how messages name the cloud whose provider builds there.
+    region_key: str = ""
+    stack_keys: str = ""
+    provider_title: str = ""  # "Google Cloud", "AWS"
+    # Its public regions where accelfit/spec/data/regions.yaml (the shipped clouds' published lists, each with its
+    # source) has none: a cloud not shipped with accelfit lists them here, for placement.regions and its region key.
+    regions: tuple[str, ...] = ()
     serving_metrics: str = ""  # managed-prometheus | in-cluster-prometheus
     # Reservations are zonal (GCP: a reservation lives in one zone) rather than named by id alone (AWS).
     zonal_reservations: bool = False
@@ -133,6 +143,12 @@ class Cloud:
 
     def offers(self, platform: str) -> bool:
         return platform in self.platforms
+
+    @property
+    def a_region_owner(self) -> str:
+        """'a Google Cloud', 'an AWS': as in "not an AWS region"."""
+        title = self.provider_title or self.title
+        return f"{'an' if title[:1] in 'AEIOU' else 'a'} {title}"
 
 
 # The features a cloud may lack, each read by one caller: model-server (planner/eligibility.py), tpu (planner
