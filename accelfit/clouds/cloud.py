@@ -63,6 +63,10 @@ class Cloud:
     # returning its problems; "" where the cloud has none (accelfit/catalog/integrity.py).
     instance_accelerator_fields: bool = False
     availability_row_check: str = ""
+    # "module:function" reading one of its priced resources (a policies.accelfit_policies.view.ResourceView and the
+    # catalog) into the accelerators it asks for (an AcceleratorUse, or None), for the policy pack's accelerator
+    # rules; "" where policies/accelfit_policies/usage.py reads the cloud's types itself (the shipped clouds).
+    accelerator_reader: str = ""
     # "module:name" of the cloud's component builders (a components.build.CloudBuilders: its cluster, its GPU VMs,
     # the checks run before anything is created); "" where it has none (owned servers: components/baremetal).
     component_builders: str = ""
