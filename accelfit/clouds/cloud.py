@@ -63,6 +63,13 @@ class Cloud:
     # returning its problems; "" where the cloud has none (accelfit/catalog/integrity.py).
     instance_accelerator_fields: bool = False
     availability_row_check: str = ""
+    # "module:function" of the check of one workload's plan against the cloud's rules, given the plan and the
+    # catalog, before anything is created (accelfit/cloudrules/stack_checks.py); "" where it has none.
+    plan_check: str = ""
+    # The machine type of a cluster's system pool (cluster add-ons), priced at its "vm-<type>" service row, and how
+    # a fleet plan names what its shared cluster holds once (accelfit/planner/fleet_costs.py).
+    system_pool_machine: str = ""
+    shared_cluster_parts: tuple[str, ...] = ()
     # "module:function" reading one of its priced resources (a policies.accelfit_policies.view.ResourceView and the
     # catalog) into the accelerators it asks for (an AcceleratorUse, or None), for the policy pack's accelerator
     # rules; "" where policies/accelfit_policies/usage.py reads the cloud's types itself (the shipped clouds).

@@ -7,7 +7,6 @@ same way. Unknown machine or instance types fall back to the raw string, so an a
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache
 from typing import Any
 
 from accelfit.buying import buying_model
@@ -48,8 +47,9 @@ class AcceleratorUse:
         return None if self.max_nodes is None else self.per_node * self.max_nodes
 
 
-@cache
 def default_catalog() -> Catalog:
+    """The active catalog; the loader keeps it once per process and set of registered clouds, so a cloud
+    registered later (its own catalog folder) is in it."""
     return load_catalog()
 
 
