@@ -52,6 +52,7 @@ CLOUD = Cloud(
     stack_keys="accelfit.stackkeys:AWS_KEYS",
     provider_title="AWS",
     serving_metrics="in-cluster-prometheus",
+    gpu_software="gpu-operator",
     vm_spot_recovery=("it stops (keeping its root volume) and EC2 restarts it when capacity returns (a persistent "
                       "Spot request)"),
     unsupported=(("tpu", "TPUs are Google Cloud's; AWS sells none"),),

@@ -125,6 +125,11 @@ class Cloud:
     # source) has none: a cloud not shipped with accelfit lists them here, for placement.regions and its region key.
     regions: tuple[str, ...] = ()
     serving_metrics: str = ""  # managed-prometheus | in-cluster-prometheus
+    # The NVIDIA software the Kubernetes layer installs on the cloud's GPU nodes (components/kubernetes/
+    # gpu_software.py): "gke-managed" (the cloud installs the driver and runs its own device plugin: only the DCGM
+    # exporter), "gpu-operator" (the driver and toolkit come with the node image or host preparation: the GPU
+    # Operator with driver and toolkit off); "" where it has no GPU cluster.
+    gpu_software: str = ""
     # Reservations are zonal (GCP: a reservation lives in one zone) rather than named by id alone (AWS).
     zonal_reservations: bool = False
     # How a cluster's pool limit is named in a problem (accelfit/cloudrules/shared_cluster.py).

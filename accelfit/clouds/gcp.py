@@ -61,6 +61,7 @@ CLOUD = Cloud(
     stack_keys="accelfit.stackkeys:GCP_KEYS",
     provider_title="Google Cloud",
     serving_metrics="managed-prometheus",
+    gpu_software="gke-managed",
     gpu_quota="the region's Compute Engine GPU quota for this GPU model (and GPUS_ALL_REGIONS)",
     vm_access="IAP TCP forwarding (`gcloud compute ssh --tunnel-through-iap`)",
     vm_spot_recovery="its managed instance group recreates it with the same boot disk when capacity returns",

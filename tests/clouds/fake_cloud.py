@@ -1,7 +1,8 @@
 """A third cloud for tests only (issue 35): one platform, one machine type, one price. Its record, its stack key, the
-pricer of its one resource type and the component builder that records it are in this module; its catalog rows
-(the machine type, the region it is offered in, its one on-demand price) are a data file beside it
-(fakecloud_data/fakecloud.yaml) that the record names. Registering it touches no other file."""
+pricer of its one resource type, what the policy pack reads of it and the component builder that records it (its
+nodes, then the shared Kubernetes layer on its cluster) are in this module; its catalog rows (the machine type, the
+region it is offered in, its one on-demand price) are a data file beside it (fakecloud_data/fakecloud.yaml) that
+the record names. Registering it touches no other file."""
 
 from __future__ import annotations
 
@@ -39,6 +40,7 @@ CLOUD = Cloud(
     stack_keys=f"{__name__}:STACK_KEYS",
     regions=(REGION,),
     example_region=REGION,
+    gpu_software="gpu-operator",  # its node image carries the driver and toolkit
     unsupported=(("tpu", "FakeCloud sells GPUs only"),),
 )
 
@@ -76,19 +78,32 @@ def accelerators_of(view: Any, catalog: Any) -> Any:
                           int(view.props.get("minNodes", 0)), spot=False)
 
 
+POOL_LABEL = "fakecloud.io/pool"  # the label its nodes carry: the pool's name (as GKE's and EKS's do)
+
+
 def _build_cluster(cluster: Any, catalog: Any, layer: Any) -> Built:
     """Each accelerator pool of the cluster's workloads as one node resource of this cloud's type, with the machine
-    type, node range and region its pricer reads. No Kubernetes layer (BUILDERS.kubernetes_layer is False, so
-    `layer` is None): this cloud has no cluster whose kubeconfig a Kubernetes provider could use."""
+    type, node range and region its pricer reads; then the shared Kubernetes layer (GPU software by its record's
+    `gpu_software` profile, Kueue routing, telemetry) on its cluster, each flavor selecting its pool's nodes by
+    POOL_LABEL, waiting for every node resource."""
     import pulumi
 
     from components.fleet import accelerator_pools
+    from components.kubernetes.build import layer_args
+    from components.kubernetes.layer import KubernetesLayer
 
-    nodes = [pulumi.CustomResource(NODE_TYPE, f"{cluster.name}-{pool.name}",
-                                   {"machineType": pool.machine_type, "nodes": pool.max_nodes,
-                                    "minNodes": pool.min_nodes, "region": workload.plan.region})
-             for workload in cluster.workloads for pool in accelerator_pools(workload.plan)]
-    return Built(nodes[0] if cluster.own and len(nodes) == 1 else nodes)
+    nodes, selectors = [], {}
+    for workload in cluster.workloads:
+        for pool in accelerator_pools(workload.plan):
+            name = f"{cluster.name}-{pool.name}"
+            nodes.append(pulumi.CustomResource(NODE_TYPE, name, {
+                "machineType": pool.machine_type, "nodes": pool.max_nodes, "minNodes": pool.min_nodes,
+                "region": workload.plan.region, "labels": {**pool.labels, POOL_LABEL: name}}))
+            selectors[f"{cluster.pool_prefix(workload.plan)}{pool.name}"] = {POOL_LABEL: name}
+    kubeconfig = nodes[0].urn.apply(lambda urn: f"# the kubeconfig of {urn}'s cluster")
+    kubernetes = KubernetesLayer(f"{cluster.name}-k8s", layer_args(layer, cluster.ownership, kubeconfig, selectors,
+                                                                   nodes))
+    return Built(nodes[0] if cluster.own and len(nodes) == 1 else nodes, kubernetes)
 
 
-BUILDERS = CloudBuilders(cluster=_build_cluster, cluster_problems=lambda cluster, catalog: [], kubernetes_layer=False)
+BUILDERS = CloudBuilders(cluster=_build_cluster, cluster_problems=lambda cluster, catalog: [])

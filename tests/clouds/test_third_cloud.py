@@ -192,10 +192,11 @@ def test_its_plan_is_built_by_its_own_builder_and_priced_by_its_pricer(third_clo
     (pool,) = chosen.node_pools
     ownership = Ownership(team="ml", cost_center="cc-1", environment="dev", workload="third")
     recording = record(lambda: build(chosen, ownership, catalog), project="third", stack="dev")
-    (node,) = recording.resources
-    assert (node.type, node.name) == (fake_cloud.NODE_TYPE, f"third-{pool.name}")
+    (node,) = [r for r in recording.resources if r.type == fake_cloud.NODE_TYPE]
+    assert node.name == f"third-{pool.name}"
     assert node.inputs == {"machineType": fake_cloud.MACHINE_TYPE, "nodes": pool.max_nodes,
-                           "minNodes": pool.min_nodes, "region": fake_cloud.REGION}
+                           "minNodes": pool.min_nodes, "region": fake_cloud.REGION,
+                           "labels": {**pool.labels, fake_cloud.POOL_LABEL: node.name}}
     neutral = [NeutralResource(type=r.type, name=r.name, props=r.inputs, urn=r.urn) for r in recording.resources]
     report = price_resources(neutral, catalog, PricingContext())
     (cost,) = report.resources
@@ -264,9 +265,18 @@ def test_its_stack_previews_through_the_cli_with_plan_equal_to_preview(third_clo
     document = _json_of(["preview", "--stack", STACK, "--json"], capsys)
     planned = document["plan"]
     assert (planned["cloud"], planned["platform"], planned["region"]) == ("fakecloud", "fake-gpu", fake_cloud.REGION)
-    (node,) = [r for r in document["resources"] if r["custom"]]
-    assert (node["type"], node["inputs"]) == (fake_cloud.NODE_TYPE, {
-        "machineType": fake_cloud.MACHINE_TYPE, "minNodes": 0, "nodes": 1, "region": fake_cloud.REGION})
+    (node,) = [r for r in document["resources"] if r["type"] == fake_cloud.NODE_TYPE]
+    assert {key: node["inputs"][key] for key in ("machineType", "minNodes", "nodes", "region")} == {
+        "machineType": fake_cloud.MACHINE_TYPE, "minNodes": 0, "nodes": 1, "region": fake_cloud.REGION}
+    # The shared Kubernetes layer on its cluster: the GPU Operator as its record's profile says (driver and toolkit
+    # on the node image), and Kueue's flavor selecting exactly its node by the labels the node carries.
+    by_name = {r["name"]: r for r in document["resources"]}
+    operator = by_name["third-k8s-gpu-operator-release"]["inputs"]["values"]
+    assert (operator["driver"], operator["toolkit"], operator["devicePlugin"]) == (
+        {"enabled": False}, {"enabled": False}, {"enabled": True})
+    (flavor,) = [r for r in document["resources"] if r["type"].endswith(":ResourceFlavor")]
+    assert flavor["inputs"]["spec"]["nodeLabels"].items() <= node["inputs"]["labels"].items()
+    assert node["inputs"]["labels"][fake_cloud.POOL_LABEL] == node["name"]
     for figure in ("monthly_usd", "full_scale_monthly_usd", "run_total_usd"):  # plan = preview
         assert document["cost"][figure] == pytest.approx(planned["estimate"][figure], rel=1e-5, abs=0.05), figure
     assert document["cost"]["full_scale_monthly_usd"] == pytest.approx(fake_cloud.HOURLY_USD * 730, rel=1e-5)
