@@ -338,3 +338,25 @@ def test_no_file_of_the_project_names_it():
              for path in sorted((ROOT / package).rglob("*")) if path.suffix in (".py", ".yaml", ".json")
              and any(name in path.read_text(encoding="utf-8") for name in names)]
     assert named == []
+
+
+def refuse_every_plan(plan, catalog) -> list:  # noqa: ANN001
+    """A plan rule for the test below: FakeCloud refuses every plan (as a cloud's quota rule might)."""
+    from accelfit.errors import problem
+
+    return [problem("plan", "node_pools[0].max_nodes", "FakeCloud builds no nodes this week", "plan elsewhere",
+                    plan.node_pools[0].max_nodes)]
+
+
+def test_its_plan_rules_run_before_anything_is_built(tmp_path, capsys, monkeypatch):
+    """Its record's `plan_check` is the rule `accelfit check` (and the build) runs on its plans: exit 2 naming it."""
+    register(dataclasses.replace(fake_cloud.CLOUD, plan_check=f"{__name__}:refuse_every_plan"))
+    try:
+        monkeypatch.chdir(_project(tmp_path))
+        assert main(["check", f"stacks/{STACK_FILE.name}"]) == 2
+        err = capsys.readouterr().err
+        assert "node_pools[0].max_nodes" in err and "FakeCloud builds no nodes this week" in err
+        assert main(["preview", "--stack", STACK]) == 2
+        assert "FakeCloud builds no nodes this week" in capsys.readouterr().err
+    finally:
+        unregister(fake_cloud.CLOUD.name)
