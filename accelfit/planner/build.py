@@ -8,7 +8,6 @@ from accelfit.buying import all_buying_models, buying_model, find_buying_model
 from accelfit.catalog import TpuSlice
 from accelfit.clouds import cloud_named
 from accelfit.cloudrules.gcp.flex_start import flex_start_placement_rejection
-from accelfit.planner import preferences as pref
 from accelfit.planner.costing import (
     SYSTEM_POOL_DISK_GB, SYSTEM_POOL_MAX_NODES, SYSTEM_POOL_MIN_NODES, serving_window, storage_needs,
 )
@@ -67,7 +66,7 @@ def node_pools(spec: WorkloadSpec, sized: Sized) -> tuple[NodePool, ...]:
     # spreads over the offer's zones. On GKE the system pool follows, so add-ons run where the work runs.
     pool_zones = offer.zones[:1] if multi_node_training else offer.zones
     if offer.platform in ("gke-gpu", "gke-tpu", "eks-gpu"):
-        pools.append(NodePool(name="system", role="system", machine_type=pref.SYSTEM_POOL_MACHINE[offer.cloud],
+        pools.append(NodePool(name="system", role="system", machine_type=cloud_named(offer.cloud).system_pool_machine,
                               min_nodes=SYSTEM_POOL_MIN_NODES, max_nodes=SYSTEM_POOL_MAX_NODES,
                               initial_nodes=SYSTEM_POOL_MIN_NODES,
                               zones=pool_zones if cloud_named(offer.cloud).system_pool_follows_work else offer.zones,

@@ -300,7 +300,7 @@ def place_parts(spec: WorkloadSpec, catalog: Catalog, platform: str, cloud: str,
 def cluster_parts(catalog: Catalog, cloud: str, region: str, run: RunWindow | None) -> tuple[Part, Part]:
     """The system pool and the control plane of one cluster: what a cluster costs whatever runs on it. A fleet's
     shared cluster prices them with this same function, once (accelfit.planner.fleet_costs)."""
-    system = pref.SYSTEM_POOL_MACHINE[cloud]
+    system = cloud_named(cloud).system_pool_machine
     system_disk_hourly, system_disk_note = system_boot_disk(catalog, cloud, region)
     hourly = _service(catalog, cloud, f"vm-{system}", region) + system_disk_hourly
     fee = _service(catalog, cloud, cloud_named(cloud).cluster_fee_service, region)

@@ -22,12 +22,6 @@ from accelfit.pricing.overheads import RunWindow, run_window
 
 # The lines of a single plan that a shared cluster holds once (costing.cost_parts names them so).
 SHARED_ITEMS = ("system", "cluster", "nat")
-SHARED_WORDS = {
-    "gcp": ("project APIs", "GKE control plane", "VPC network, Cloud Router + Cloud NAT", "system node pool",
-            "Kueue and the GPU/TPU add-ons"),
-    "aws": ("EKS control plane", "VPC, subnets + NAT gateways (one per zone)", "system node group",
-            "Kueue and the GPU add-ons"),
-}
 
 
 def own_lines(plan_lines: Iterable[CostLine], shared: bool) -> list[CostLine]:
@@ -77,7 +71,7 @@ def _shared_cluster(name: str, members: Sequence[Plan], catalog: Catalog) -> Sha
     return SharedCluster(
         name=name, cloud=PlanCloud(cloud), region=region, zones=zones,
         platform=CLUSTER_PLATFORMS[first.platform.value], network=network, system_pool=_system_pool(members),
-        workloads=tuple(plan.workload for plan in members), shared=SHARED_WORDS[cloud],
+        workloads=tuple(plan.workload for plan in members), shared=cloud_named(cloud).shared_cluster_parts,
         breakdown=tuple(line.model_copy(update={"monthly_usd": round(line.monthly_usd, 2),
                                                 "full_scale_monthly_usd": round(line.full_scale_monthly_usd, 2),
                                                 "total_usd": round(line.total_usd, 2)}) for line in lines),

@@ -123,7 +123,7 @@ def shared_context(members: Sequence[Member]) -> PricingContext:
     longest = max(runs, key=lambda run: run.wall_hours, default=None)
     # The serving routes are built in the cluster's layer (shared), each priced with its own workload's traffic.
     routes = {route: gb for member in members for route, gb in member.context.serving_gb_per_month.items()}
-    return PricingContext(gcp_region=first.gcp_region, aws_region=first.aws_region, run=longest,
+    return PricingContext(regions=first.regions, run=longest,
                           serving_gb_per_month=routes)
 
 

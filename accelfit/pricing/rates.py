@@ -35,8 +35,8 @@ class PricingContext:
     """What the resources alone do not say: default regions, bucket sizes, the plan's pricing model, the training
     run (None: not a training run, or not known) and the spec's egress."""
 
-    gcp_region: str | None = None
-    aws_region: str | None = None
+    # Each cloud's default region (the stack's region key, the plan's region for the cloud it runs on), by cloud.
+    regions: Mapping[str, str | None] = field(default_factory=dict)
     bucket_gib: float = 0.0
     bucket_basis: str = "no dataset size known"
     pricing: str = "on-demand"  # committed plans price non-spot compute at their committed rate
@@ -46,6 +46,10 @@ class PricingContext:
     egress_region: str | None = None
     # Request and response bytes a month through each serving route's load balancer, by route (its workload).
     serving_gb_per_month: Mapping[str, float] = field(default_factory=dict)
+
+    def region(self, cloud: str) -> str | None:
+        """The cloud's default region, for a resource that names none; None where the stack says none."""
+        return self.regions.get(cloud)
 
 
 @dataclass(frozen=True)

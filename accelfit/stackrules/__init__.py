@@ -155,7 +155,9 @@ def host_access_rule(stack: Any, fleet: FleetPlan, catalog: Catalog) -> list[Pro
 
 
 BEFORE_PLAN: tuple[LoadedCheck, ...] = (
-    LoadedCheck("stack-region", ("gcp:region", "gcp:zone", "aws:region"), regions.region_problems),
+    # Each shipped cloud's region key (Cloud.region_key) and GCP's zone.
+    LoadedCheck("stack-region", (*regions.region_keys().values(), *regions.ZONE_KEYS.values()),
+                regions.region_problems),
 )
 AFTER_PLAN: tuple[PlannedCheck, ...] = (
     PlannedCheck("provider-config", ("gcp:project", "aws:region"), provider_problems),
