@@ -1,4 +1,4 @@
-"""The cloud autoscalers' own fallback between the pools of a capacity group (accelfit.planner.capacity_groups): the
+"""The cloud autoscalers' own fallback between the pools of a capacity group (accelfit.planner.fleet.capacity_groups): the
 objects that make a job move to the next pool of its accelerator when the cloud has no capacity for the one before.
 
 - GKE: one custom ComputeClass per group, its `priorities` the group's manually created node pools in chain order.

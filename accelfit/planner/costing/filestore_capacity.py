@@ -13,7 +13,7 @@ from pathlib import Path
 
 from accelfit.yamlio import read_package_yaml
 
-CAPACITY_FILE = Path(__file__).parent / "data" / "filestore_capacity.yaml"
+CAPACITY_FILE = Path(__file__).parents[1] / "data" / "filestore_capacity.yaml"
 PLANNED_TIER = "ZONAL"
 """The tier plans use (StoragePlan.filestore_tier's default): the one Google recommends for AI/ML training."""
 

@@ -21,13 +21,13 @@ from dataclasses import dataclass
 from accelfit.buying import find_buying_model, term_hours
 from accelfit.catalog.models import Catalog
 from accelfit.clouds import cloud_named, cloud_of_platform
-from accelfit.planner import filestore_capacity
-from accelfit.planner.data_transfer import transfer_part
+from accelfit.planner.costing import filestore_capacity
+from accelfit.planner.costing.data_transfer import transfer_part
 from accelfit.planner import preferences as pref
 from accelfit.planner.memory import weights_bytes
 from accelfit.planner.model import NodePool
 from accelfit.planner.options import Offer
-from accelfit.planner.serving_traffic import serving_traffic_facts
+from accelfit.planner.serving.traffic import serving_traffic_facts
 from accelfit.pricing.figures import (
     HOURS_PER_MONTH, CostFigures, Part, RunWindow, accelerator_pool, always_on, figures, per_month,
     serving_hours_per_month,
@@ -299,7 +299,7 @@ def place_parts(spec: WorkloadSpec, catalog: Catalog, platform: str, cloud: str,
 
 def cluster_parts(catalog: Catalog, cloud: str, region: str, run: RunWindow | None) -> tuple[Part, Part]:
     """The system pool and the control plane of one cluster: what a cluster costs whatever runs on it. A fleet's
-    shared cluster prices them with this same function, once (accelfit.planner.fleet_costs)."""
+    shared cluster prices them with this same function, once (accelfit.planner.fleet.costs)."""
     system = pref.SYSTEM_POOL_MACHINE[cloud]
     system_disk_hourly, system_disk_note = system_boot_disk(catalog, cloud, region)
     hourly = _service(catalog, cloud, f"vm-{system}", region) + system_disk_hourly

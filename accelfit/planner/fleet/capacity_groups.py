@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 from accelfit.planner.build import SLICE_SET_LABEL
 from accelfit.planner.model import NodePool, Plan, Platform
-from accelfit.planner.provisioning import provisioning_class
+from accelfit.planner.fleet.provisioning import provisioning_class
 from accelfit.values import fitted_name
 
 # GKE: the node label that ties a manually created pool's nodes to a ComputeClass (About custom ComputeClasses, "Use

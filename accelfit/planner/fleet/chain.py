@@ -24,18 +24,18 @@ from accelfit.clouds import cloud_of_platform
 from accelfit.catalog.models import Catalog
 from accelfit.catalog.rows import TpuSlice
 from accelfit.planner.build import SLICE_SET_LABEL, network_plan, node_pools
-from accelfit.planner.capacity_groups import capacity_groups, why_not_grouped
+from accelfit.planner.fleet.capacity_groups import capacity_groups, why_not_grouped
 from accelfit.planner.choose import rank_key
 from accelfit.planner.eligibility import hard_rejection
 from accelfit.planner.evaluate import policy_rejections, size_offer
-from accelfit.planner.fallback_triggers import step_triggers, step_wait_minutes
-from accelfit.planner.fleet_costs import figures_of, own_lines
-from accelfit.planner.fleet_model import FallbackStep, SharedCluster
-from accelfit.planner.fleet_placement import CLUSTER_PLATFORMS, describe_layout
+from accelfit.planner.fleet.fallback_triggers import step_triggers, step_wait_minutes
+from accelfit.planner.fleet.costs import figures_of, own_lines
+from accelfit.planner.fleet.model import FallbackStep, SharedCluster
+from accelfit.planner.fleet.clusters import CLUSTER_PLATFORMS, describe_layout
 from accelfit.planner.model import NodePool, Plan
 from accelfit.planner.options import Offer, Sized
 from accelfit.planner.planner import Environment, Search
-from accelfit.planner.sizing import Unfit
+from accelfit.planner.training.sizing import Unfit
 from accelfit.spec import WorkloadSpec
 
 # The order a job falls through its type's capacity tiers is the buying-model table's (accelfit/buying: tier and
@@ -226,7 +226,7 @@ def _same_type_steps(context: _Context, planned: Offer | None, found: Search, ch
 def grouped_ranks(plan: Plan, standby: list[NodePool]) -> frozenset[int]:
     """The chain ranks (FallbackStep.rank: NodePool.fallback_rank, 1 for the planned pools) in the planned pool's
     capacity group: the same accelerator on other tiers, moved between by the cloud's autoscaler
-    (accelfit.planner.capacity_groups, the same grouping the Kueue flavors and the node labels follow)."""
+    (accelfit.planner.fleet.capacity_groups, the same grouping the Kueue flavors and the node labels follow)."""
     planned = {pool.name for pool in plan.node_pools if pool.role != "system"}
     for group in capacity_groups(plan, [*plan.node_pools, *standby]):
         if planned & set(group.pools):

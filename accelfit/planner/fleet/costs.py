@@ -1,7 +1,7 @@
 """A fleet's cost: the shared cluster's items counted once, each workload's own resources, and what sharing saves.
 
 The shared items (system pool, control plane, NAT) are priced by the same functions that price them in a single
-plan (`accelfit.planner.costing.cluster_parts` and `nat_part`), so a cluster of one workload costs exactly what
+plan (`accelfit.planner.costing.option_costs.cluster_parts` and `nat_part`), so a cluster of one workload costs exactly what
 that workload's single plan says. A workload's figures are its own lines (accelerator pools, bucket, file system,
 egress) plus an even share of its cluster's shared items; the fleet's figures are every workload's own lines plus
 each cluster's shared items once, so the workloads' figures add up to the fleet's.
@@ -13,14 +13,14 @@ from collections.abc import Iterable, Sequence
 
 from accelfit.clouds import cloud_named
 from accelfit.catalog.models import Catalog
-from accelfit.planner.costing import cluster_parts, nat_part
+from accelfit.planner.costing.option_costs import cluster_parts, nat_part
 from accelfit.planner.options import cost_lines
-from accelfit.planner.fleet_model import FleetWorkload, SharedCluster
-from accelfit.planner.fleet_placement import CLUSTER_PLATFORMS, Placement
+from accelfit.planner.fleet.model import FleetWorkload, SharedCluster
+from accelfit.planner.fleet.clusters import CLUSTER_PLATFORMS, Placement
 from accelfit.planner.model import CostLine, NodePool, Plan, PlanCloud
 from accelfit.pricing.overheads import RunWindow, run_window
 
-# The lines of a single plan that a shared cluster holds once (costing.cost_parts names them so).
+# The lines of a single plan that a shared cluster holds once (option_costs.cost_parts names them so).
 SHARED_ITEMS = ("system", "cluster", "nat")
 SHARED_WORDS = {
     "gcp": ("project APIs", "GKE control plane", "VPC network, Cloud Router + Cloud NAT", "system node pool",
@@ -65,7 +65,7 @@ def _shared_cluster(name: str, members: Sequence[Plan], catalog: Catalog) -> Sha
     first = members[0]
     cloud, region = first.cloud.value, first.region
     zones = tuple(sorted({zone for plan in members for zone in plan.zones}))
-    # AWS builds one NAT gateway per zone the network spans; GCP one Cloud NAT (costing.nat_gateways).
+    # AWS builds one NAT gateway per zone the network spans; GCP one Cloud NAT (option_costs.nat_gateways).
     gateways = len(zones) if cloud_named(cloud).nat_per_zone else 1
     run = _longest_run(members)
     parts = (*cluster_parts(catalog, cloud, region, run), nat_part(catalog, cloud, region, gateways, run))
@@ -73,7 +73,7 @@ def _shared_cluster(name: str, members: Sequence[Plan], catalog: Catalog) -> Sha
     monthly = round(sum(part.monthly_usd for part in parts), 2)
     separate = sum(line.monthly_usd for plan in members for line in plan.estimate.breakdown
                    if line.item in SHARED_ITEMS)
-    network = first.network  # the pods range is widened for the standby pools too (fleet.with_standby_pools)
+    network = first.network  # the pods range is widened for the standby pools too (stack.with_standby_pools)
     return SharedCluster(
         name=name, cloud=PlanCloud(cloud), region=region, zones=zones,
         platform=CLUSTER_PLATFORMS[first.platform.value], network=network, system_pool=_system_pool(members),

@@ -13,12 +13,12 @@ How Kueue picks a step (kubernetes-sigs/kueue v0.19.2 @8eab68778fc1b52affe165fdf
   progress is dropped when the queue's usage changes, which an eviction does), so missing capacity frees the
   pool's quota and nodes for the next attempt rather than sending the job down the chain by itself.
 - site/content/en/docs/concepts/admission_check/_index.md and provisioning_request.md: a flavor with a
-  ProvisioningRequest admission check (GKE queued provisioning, accelfit.planner.provisioning) reserves the job's
+  ProvisioningRequest admission check (GKE queued provisioning, accelfit.planner.fleet.provisioning) reserves the job's
   quota, then admits it only when the cloud has provisioned all its nodes; while it waits, that quota is held, so
   the next job goes down the chain ("quota-full"). A failed request releases the quota and is retried
   (retryStrategy below), and after the last retry Kueue deactivates the job.
 
-Steps of the same accelerator on other capacity tiers (accelfit.planner.capacity_groups) are one Kueue flavor over
+Steps of the same accelerator on other capacity tiers (accelfit.planner.fleet.capacity_groups) are one Kueue flavor over
 their pools, and the cloud's autoscaler moves a job between them when a pool gets no capacity ("no-capacity"):
 - GKE ComputeClass priorities: when GKE cannot create nodes for a priority (a stockout or quota error) it tries the
   next at once (https://cloud.google.com/kubernetes-engine/docs/troubleshooting/troubleshoot-custom-compute-classes);

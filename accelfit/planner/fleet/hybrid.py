@@ -1,6 +1,6 @@
 """A dedicated workload with a cloud overflow (placement.overflow): its owned plan, plus the cloud cluster that takes
 the jobs the owned servers have no room for, planned by the planner's own search in that cloud and region and
-priced at the overflow's expected hours (accelfit.planner.overflow). Pure.
+priced at the overflow's expected hours (accelfit.planner.fleet.overflow). Pure.
 
 The overflow cluster runs the owned servers' accelerator, so a job written for the owned nodes (its pods' GPU
 requests, its image) fits a cloud node too. Its accelerator pools scale from 0 and carry OVERFLOW_HOURS_LABEL, the
@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from accelfit.catalog.models import Catalog
 from accelfit.planner.model import CostLine, OverflowPlan, Plan
-from accelfit.planner.overflow import DISPATCH_ROUND_MINUTES, moves_when, overflow_cost
+from accelfit.planner.fleet.overflow import DISPATCH_ROUND_MINUTES, moves_when, overflow_cost
 from accelfit.planner.lock import LockRequired, Selection, plan_with_lock
 from accelfit.planner.planner import Environment
 from accelfit.pricing.figures import HOURS_PER_MONTH

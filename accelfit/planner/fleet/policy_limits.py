@@ -20,7 +20,7 @@ from collections.abc import Sequence
 
 from accelfit.planner.choose import NoFeasiblePlan
 from accelfit.planner.constraints import PolicyConstraints
-from accelfit.planner.fleet_fallback import Chain
+from accelfit.planner.fleet.chain import Chain
 from accelfit.planner.model import NodePool, Plan
 
 

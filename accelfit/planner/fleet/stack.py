@@ -21,18 +21,18 @@ from accelfit.catalog.models import Catalog
 from accelfit.planner.choose import NoFeasiblePlan
 from accelfit.planner.constraints import PolicyConstraints
 from accelfit.planner.eligibility import hard_rejection
-from accelfit.planner.fleet_costs import cluster_costs, fleet_figures, is_training, workload_figures
-from accelfit.planner.fleet_fallback import Chain, fallback_chain
-from accelfit.planner.fleet_limits import check_planned_accelerators, fit_standby, without_standby
-from accelfit.planner.fleet_model import FallbackStep, FleetPlan, FleetWorkload, SharedCluster
-from accelfit.planner.fleet_placement import Placement, place, place_own
-from accelfit.planner.hybrid import plan_overflow
+from accelfit.planner.fleet.costs import cluster_costs, fleet_figures, is_training, workload_figures
+from accelfit.planner.fleet.chain import Chain, fallback_chain
+from accelfit.planner.fleet.policy_limits import check_planned_accelerators, fit_standby, without_standby
+from accelfit.planner.fleet.model import FallbackStep, FleetPlan, FleetWorkload, SharedCluster
+from accelfit.planner.fleet.clusters import Placement, place, place_own
+from accelfit.planner.fleet.hybrid import plan_overflow
 from accelfit.planner.lock import LockRequired, LockStatus, Selection, plan_with_lock
 from accelfit.planner.limits import pods_cidr_for
 from accelfit.planner.model import NetworkPlan, Plan
 from accelfit.planner.planner import Environment, search
-from accelfit.planner.serving_layout import ServingStep, serving_section
-from accelfit.planner.serving_route_plan import with_route
+from accelfit.planner.serving.layout import ServingStep, serving_section
+from accelfit.planner.serving.route_plan import with_route
 from accelfit.spec import WorkloadSpec
 
 

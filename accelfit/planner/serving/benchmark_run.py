@@ -21,7 +21,7 @@ import heapq
 import random
 from dataclasses import dataclass
 
-from accelfit.planner.serving import ReplicaModel
+from accelfit.planner.serving.replica import ReplicaModel
 
 # Benchmarks shuffle their dataset with a fixed seed; any fixed order of the slices serves, this one is reproducible.
 SUBMISSION_ORDER_SEED = 0

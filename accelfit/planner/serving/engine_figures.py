@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from accelfit.catalog.models import Accelerator
 from accelfit.yamlio import read_yaml
 
-SERVING_FILE = Path(__file__).parent / "data" / "serving.yaml"
+SERVING_FILE = Path(__file__).parents[1] / "data" / "serving.yaml"
 ANY = "*"
 
 

@@ -14,7 +14,7 @@ from pydantic import Field
 from accelfit.catalog.rows import Frozen, Sourced
 from accelfit.yamlio import read_yaml
 
-DATA_FILE = Path(__file__).parent / "data" / "gke_managed_crds.yaml"
+DATA_FILE = Path(__file__).parents[1] / "data" / "gke_managed_crds.yaml"
 _VERSION = re.compile(r"^(\d+)\.(\d+)\.(\d+)-gke\.(\d+)\Z")
 
 

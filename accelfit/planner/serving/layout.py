@@ -18,17 +18,16 @@ from dataclasses import dataclass
 
 from accelfit.engines import builds_server, engine
 from accelfit.planner import preferences as pref
-from accelfit.planner.memory import weights_bytes
+from accelfit.planner.memory import GIB, weights_bytes
 from accelfit.planner.model import NodePool, ServingPlan, ServingPool
 from accelfit.planner.options import Offer
-from accelfit.planner.serving import Efficiency
-from accelfit.planner.server_pods import pod_requests
-from accelfit.planner.serving_load import ReplicaLoad
-from accelfit.planner.serving_sizing import planned_load
-from accelfit.planner.sizes import peak_factor
-from accelfit.planner.sizing import GIB, Unfit, replica_model, size_inference
+from accelfit.planner.serving.replica import Efficiency
+from accelfit.planner.serving.server_pods import pod_requests
+from accelfit.planner.serving.load import ReplicaLoad
+from accelfit.planner.serving.sizing import planned_load, replica_model, size_inference
+from accelfit.planner.sizes import Unfit, peak_factor
 from accelfit.planner.team_efficiency import TeamEfficiency
-from accelfit.planner.weights_read import read_gbps, read_source, startup
+from accelfit.planner.serving.weights_read import read_gbps, read_source, startup
 from accelfit.spec import Architecture, Precision, WorkloadSpec, weights_scheme
 from accelfit.engines.vllm_quantization import AUTO
 

@@ -28,8 +28,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from accelfit.planner.queueing import erlang_c, poisson_quantile
-from accelfit.planner.serving import ReplicaModel
+from accelfit.planner.serving.queueing import erlang_c, poisson_quantile
+from accelfit.planner.serving.replica import ReplicaModel
 from accelfit.spec import InferenceSpec
 
 P99 = 0.99

@@ -14,9 +14,9 @@ import math
 
 from accelfit.planner import preferences as pref
 from accelfit.planner.options import Offer
-from accelfit.planner.serving import serving_peak_flops
+from accelfit.planner.serving.replica import serving_peak_flops
 from accelfit.planner.sizes import InferenceSize, Unfit, latency_budget_ms, peak_factor
-from accelfit.planner.training_efficiency import other_model
+from accelfit.planner.training.efficiency import other_model
 from accelfit.spec import WorkloadSpec
 
 

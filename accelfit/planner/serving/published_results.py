@@ -25,14 +25,14 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from accelfit.catalog.models import Catalog
-from accelfit.planner.lengths import lengths_for
-from accelfit.planner.serving import Efficiency, ReplicaModel
-from accelfit.planner.serving_data import efficiency_for
-from accelfit.planner.serving_run import run
+from accelfit.planner.serving.lengths import lengths_for
+from accelfit.planner.serving.replica import Efficiency, ReplicaModel
+from accelfit.planner.serving.engine_figures import efficiency_for
+from accelfit.planner.serving.benchmark_run import run
 from accelfit.spec import ModelSpec
 from accelfit.yamlio import read_yaml
 
-POINTS_FILE = Path(__file__).parent / "data" / "calibration_inference.yaml"
+POINTS_FILE = Path(__file__).parents[1] / "data" / "calibration_inference.yaml"
 
 
 class PublishedServing(BaseModel):
@@ -95,7 +95,7 @@ def replica_model_for(point: PublishedServing, catalog: Catalog, efficiency: Eff
 def modelled_throughput(point: PublishedServing, catalog: Catalog, efficiency: Efficiency | None = None,
                         max_batch: int = 1024) -> float:
     """The model's output tokens/s for the published system (all its devices), in the benchmark's shape."""
-    from accelfit.planner.sizing import best_batch, usable_batch  # sizing imports this module's neighbours
+    from accelfit.planner.serving.sizing import best_batch, usable_batch  # sizing imports this module's neighbours
 
     model = replica_model_for(point, catalog, efficiency)
     if point.scenario == "server":
@@ -126,9 +126,9 @@ def _finite_run_throughput(point: PublishedServing, model: ReplicaModel, memory_
 
 def _server_throughput(point: PublishedServing, model: ReplicaModel) -> float:
     """The most output tokens/s the system carries with TTFT and TPOT p99 within the published bounds."""
-    from accelfit.planner.serving_data import engine_limits, max_num_batched_tokens
-    from accelfit.planner.serving_load import Budgets, ReplicaLoad, largest_slots
-    from accelfit.planner.sizing import usable_batch
+    from accelfit.planner.serving.engine_figures import engine_limits, max_num_batched_tokens
+    from accelfit.planner.serving.load import Budgets, ReplicaLoad, largest_slots
+    from accelfit.planner.serving.sizing import usable_batch
 
     budgets = Budgets(math.inf, point.ttft_p99_ms, point.tpot_p99_ms)
     token_budget = max_num_batched_tokens(point.accelerator)

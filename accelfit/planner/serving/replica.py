@@ -38,11 +38,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from accelfit.catalog.models import Accelerator
-from accelfit.planner.lengths import Lengths
+from accelfit.planner.serving.lengths import Lengths
 from accelfit.planner.memory import (
     BYTES_PER_WEIGHT, expert_split, kv_cache_bytes_per_token, model_dims, weights_bytes, weights_read_bytes,
 )
-from accelfit.planner.serving_data import expert_parallel_link, pipeline_link, tensor_parallel_link
+from accelfit.planner.serving.engine_figures import expert_parallel_link, pipeline_link, tensor_parallel_link
 from accelfit.spec import ModelSpec, Precision
 
 # Activations exchanged by tensor-parallel all-reduces are 16-bit in every engine modelled here.

@@ -1,5 +1,5 @@
 """The plan's serving route (issue 26): when the stack builds the model server, the plan carries the route and
-autoscaling it builds (accelfit.planner.serving_traffic) and prices its load balancer and metrics in the estimate,
+autoscaling it builds (accelfit.planner.serving.traffic) and prices its load balancer and metrics in the estimate,
 with the same functions the preview prices the built objects with (accelfit.pricing.serving_route): plan = preview.
 """
 
@@ -9,7 +9,7 @@ from accelfit.clouds import cloud_named
 from accelfit.catalog.models import Catalog
 from accelfit.engines import builds_server
 from accelfit.planner.model import CostLine, NodePool, Plan, ServingPool
-from accelfit.planner.serving_traffic import RoutePool, ServingRoute, serving_route, serving_traffic_facts
+from accelfit.planner.serving.traffic import RoutePool, ServingRoute, serving_route, serving_traffic_facts
 from accelfit.pricing.serving_route import gateway_part, metrics_part, route_gb_per_month
 from accelfit.spec import WorkloadSpec
 from accelfit.values import DNS_LABEL_MAX, fitted_name, leader_worker_set_name_limit

@@ -13,7 +13,7 @@ from pydantic import Field
 from accelfit.catalog.rows import Frozen, Sourced
 from accelfit.yamlio import read_yaml
 
-SERVER_PODS_FILE = Path(__file__).parent / "data" / "server_pods.yaml"
+SERVER_PODS_FILE = Path(__file__).parents[1] / "data" / "server_pods.yaml"
 
 
 class PodRequest(Sourced):

@@ -14,13 +14,13 @@ from dataclasses import dataclass
 
 from accelfit.catalog.models import Accelerator
 from accelfit.planner import preferences as pref
-from accelfit.planner.lengths import request_lengths
+from accelfit.planner.serving.lengths import request_lengths
 from accelfit.planner.memory import GIB
 from accelfit.planner.options import Offer
-from accelfit.planner.other_serving import size_other_inference
-from accelfit.planner.serving import Efficiency, ReplicaModel
-from accelfit.planner.serving_data import efficiency_for, engine_limits, max_num_batched_tokens, tensor_parallel_link
-from accelfit.planner.serving_load import (
+from accelfit.planner.serving.other_models import size_other_inference
+from accelfit.planner.serving.replica import Efficiency, ReplicaModel
+from accelfit.planner.serving.engine_figures import efficiency_for, engine_limits, max_num_batched_tokens, tensor_parallel_link
+from accelfit.planner.serving.load import (
     LIGHT, Budgets, LoadPoint, Miss, ReplicaLoad, budgets_for, largest_slots, light_load_misses,
 )
 from accelfit.planner.sizes import InferenceSize, Unfit, peak_factor

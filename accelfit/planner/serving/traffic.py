@@ -32,7 +32,7 @@ from accelfit.catalog.rows import Frozen
 from accelfit.engines import engine
 from accelfit.yamlio import read_yaml
 
-DATA_FILE = Path(__file__).parent / "data" / "serving_traffic.yaml"
+DATA_FILE = Path(__file__).parents[1] / "data" / "serving_traffic.yaml"
 # The Prometheus label the pool's pod label `accelfit.io/serving-pool` becomes on both clouds (PodMonitoring
 # targetLabels.fromPod on GKE; ServiceMonitor podTargetLabels on EKS, which sanitises `.` and `/` to `_`).
 POOL_LABEL = "accelfit_io_serving_pool"

@@ -12,7 +12,7 @@ from pydantic import Field
 from accelfit.catalog.rows import Frozen, Sourced
 from accelfit.yamlio import read_yaml
 
-WEIGHTS_READ_FILE = Path(__file__).parent / "data" / "weights_read.yaml"
+WEIGHTS_READ_FILE = Path(__file__).parents[1] / "data" / "weights_read.yaml"
 
 
 class ReadSource(Sourced):

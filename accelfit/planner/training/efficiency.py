@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from accelfit.catalog.models import Precision
 from accelfit.yamlio import read_yaml
 
-EFFICIENCY_FILE = Path(__file__).parent / "data" / "training_efficiency.yaml"
+EFFICIENCY_FILE = Path(__file__).parents[1] / "data" / "training_efficiency.yaml"
 ANY = "*"
 
 

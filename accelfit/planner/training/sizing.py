@@ -17,13 +17,10 @@ from accelfit.planner.memory import (
     GIB, TrainingMemory, training_memory, training_state_bytes,
 )
 from accelfit.planner.options import Offer
-# The sizes, the refusal and the serving search are sizing's answers; importers name them from here or from their
-# own modules alike.
+# The sizes and the refusal are sizing's answers; importers name them from here or from sizes.py alike. The serving
+# search is serving/sizing.py's: training/ never imports serving/ (accelfit/planner/training/__init__.py).
 from accelfit.planner.sizes import InferenceSize, RunCap, TrainingSize, Unfit, latency_budget_ms  # noqa: F401
-from accelfit.planner.serving_sizing import (  # noqa: F401
-    RUNTIME_OVERHEAD, best_batch, replica_model, size_inference, usable_batch,
-)
-from accelfit.planner.training_efficiency import moe_factor, other_model, precision_speedup
+from accelfit.planner.training.efficiency import moe_factor, other_model, precision_speedup
 from accelfit.spec import Architecture, Precision, TrainingMethod, WorkloadSpec
 
 

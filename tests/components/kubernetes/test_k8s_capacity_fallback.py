@@ -7,7 +7,7 @@ from __future__ import annotations
 import yaml
 
 from accelfit.planner.build import SLICE_SET_LABEL
-from accelfit.planner.fallback_triggers import (
+from accelfit.planner.fleet.fallback_triggers import (
     PODS_READY_TIMEOUT_MINUTES,
     PODS_RECOVERY_TIMEOUT_MINUTES,
     REQUEUE_BACKOFF_BASE_SECONDS,
