@@ -7,7 +7,7 @@ import math
 from accelfit.buying import all_buying_models, buying_model, find_buying_model
 from accelfit.catalog import TpuSlice
 from accelfit.clouds import cloud_named
-from accelfit.cloudrules.gcp.flex_start import flex_start_placement_rejection
+from accelfit.clouds.gcp_flex_start import flex_start_placement_rejection
 from accelfit.planner import preferences as pref
 from accelfit.planner.costing.option_costs import (
     SYSTEM_POOL_DISK_GB, SYSTEM_POOL_MAX_NODES, SYSTEM_POOL_MIN_NODES, serving_window, storage_needs,
@@ -138,7 +138,7 @@ def _gpu_pools(spec: WorkloadSpec, sized: Sized, labels: dict[str, str], multi_n
     block = model.whole_block
     if flex_start:
         # Flex-start nodes are created when capacity is found, for pending pods: the pool starts empty
-        # (accelfit/cloudrules/gcp/data/flex_start.yaml; GpuNodePool refuses initial nodes on flex-start).
+        # (accelfit/clouds/data/flex_start.yaml; GpuNodePool refuses initial nodes on flex-start).
         minimum, initial = 0, 0
     instance = offer.instance
     driver = _gpu_driver(offer.cloud, offer.platform)

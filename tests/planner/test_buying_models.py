@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from accelfit.catalog.loader import load_catalog
-from accelfit.cloudrules.aws.instance_rules import capacity_block_rules
-from accelfit.cloudrules.gcp.flex_start import flex_start_rejection, flex_start_rules
+from accelfit.clouds.aws_capacity_blocks import capacity_block_rules
+from accelfit.clouds.gcp_flex_start import flex_start_rejection, flex_start_rules
 from accelfit.planner import plan_fleet
 from accelfit.planner.choose import NoFeasiblePlan
 from accelfit.planner.planner import Environment, plan, search

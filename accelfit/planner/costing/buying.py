@@ -4,7 +4,7 @@ capacity-block): where each can be bought, and the reservations the team holds (
 - reservation: capacity the team already holds (a GCP reservation, an AWS On-Demand Capacity Reservation, a bought
   AWS Capacity Block). Already paid, so the plan prices it at $0 marginal and shows its on-demand-equivalent value;
   a pool consumes it by name (GKE SPECIFIC_RESERVATION, EKS launch-template capacity reservation target).
-- flex-start: GCP Dynamic Workload Scheduler capacity for a GKE pool (accelfit/cloudrules/gcp/flex_start.py).
+- flex-start: GCP Dynamic Workload Scheduler capacity for a GKE pool (accelfit/clouds/gcp_flex_start.py).
 - capacity-block: AWS EC2 Capacity Blocks for ML for an EKS node group, priced for the whole block
   (accelfit/pricing/capacity_blocks.py); the node group targets the bought block's id.
 Pure: no Pulumi.
@@ -15,8 +15,8 @@ from __future__ import annotations
 from accelfit.catalog.models import Catalog, InstanceType
 from accelfit.buying import buying_model
 from accelfit.clouds import cloud_named
-from accelfit.cloudrules.aws.instance_rules import capacity_block_rules
-from accelfit.cloudrules.gcp.flex_start import flex_start_rejection, flex_start_rules
+from accelfit.clouds.aws_capacity_blocks import capacity_block_rules
+from accelfit.clouds.gcp_flex_start import flex_start_rejection, flex_start_rules
 from accelfit.planner.sizes import RunCap
 from accelfit.pricing.capacity_blocks import BlockTooLong, block_for, max_instances_per_block, purchase_rules
 from accelfit.pricing.overheads import overhead_for

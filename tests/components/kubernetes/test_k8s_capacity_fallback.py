@@ -150,7 +150,7 @@ def flex_start_h100_plan():
 
     plan = gcp_plans.gke_h100_training()
     # As the planner builds a flex-start pool: empty at start, and no compact placement on a queued GPU pool
-    # (accelfit/cloudrules/gcp/data/flex_start.yaml compact_placement).
+    # (accelfit/clouds/data/flex_start.yaml compact_placement).
     pools = tuple(pool.model_copy(update={"buying": "flex-start", "initial_nodes": 0, "min_nodes": 0,
                                           "compact_placement": False})
                   if pool.role == "gpu" else pool for pool in plan.node_pools)

@@ -1,5 +1,6 @@
 """The limits of GCP DWS flex-start capacity (data/flex_start.yaml, with its sources), checked by the planner
-before a plan buys flex-start and by the tests. Pure: no Pulumi."""
+before a plan buys flex-start, by the cloud rules and the node pool component before anything is created, and by the
+tests. Pure data in the cloud registry's layer, so the planner reads it without importing the cloud rules."""
 
 from __future__ import annotations
 
