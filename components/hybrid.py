@@ -1,8 +1,8 @@
 """A dedicated workload's cloud overflow (Plan.overflow): the overflow cluster (built as any cluster of its own is,
 named `<workload>-overflow`, its accelerator pools from 0), the MultiKueue worker access on both workers (the owned
 cluster and the overflow cluster), and the MultiKueue manager's objects on the team's management cluster
-(accelfit:managerKubeconfig), dispatching the workload's jobs owned cluster first (accelfit.planner.fleet.hybrid says why
-the manager is a cluster of its own). Everything is checked before the first resource is created."""
+(accelfit:managerKubeconfig), dispatching the workload's jobs owned cluster first (accelfit.planner.fleet.hybrid says
+why the manager is a cluster of its own). Everything is checked before the first resource is created."""
 
 from __future__ import annotations
 

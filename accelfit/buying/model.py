@@ -56,8 +56,8 @@ class BuyingModel:
     builds_as: str = ""
     # The cloud can take the capacity back at any time (spot): training pays for restarts, a plan says so.
     preemptible: bool = False
-    # The planner's search makes its offers with rules of its own beyond a price row (planner/costing/buying.py: who sells it,
-    # what it sells, the longest run): a held reservation, flex-start, a Capacity Block.
+    # The planner's search makes its offers with rules of its own beyond a price row (planner/costing/buying.py: who
+    # sells it, what it sells, the longest run): a held reservation, flex-start, a Capacity Block.
     offers_by_rules: bool = False
     # The clouds that sell it (cloud names, accelfit/clouds); () = every cloud that sells capacity by the hour.
     sold_by: tuple[str, ...] = ()

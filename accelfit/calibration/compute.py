@@ -5,9 +5,9 @@ Training: MFU = (6·N, or 4·N for LoRA; N the active parameters of a Mixture-of
 (chips × dense BF16 peak), the planner's definition; the factors the planner applies to a dense BF16 figure for
 the run's architecture and precision (MoE, FP8/FP4 speed-up) are divided out, so a plan of the same run reproduces
 the measurement. Serving: the catalog's efficiency is scaled until the planner's
-own serving model (planner/serving/sizing.py: the replica under load, vLLM's scheduler limits, queueing included) sustains the
-measured requests/s at the measured p99 (or at its full batch when no p99 is given); the scale that matches is the
-team's figure, so a plan of the same deployment at that p99 carries the measured rate. A measurement the chips
+own serving model (planner/serving/sizing.py: the replica under load, vLLM's scheduler limits, queueing included)
+sustains the measured requests/s at the measured p99 (or at its full batch when no p99 is given); the scale that matches
+is the team's figure, so a plan of the same deployment at that p99 carries the measured rate. A measurement the chips
 cannot physically reach (MFU above 1, or more requests/s than their bandwidth and compute allow at full
 efficiency) is rejected, naming the field.
 """

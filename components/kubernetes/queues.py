@@ -83,9 +83,9 @@ class FlavorPlan:
         "doc": "Multislice: every slice pool the flavor holds (it selects their nodes by accelerator, topology and "
                "slice set, not by one pool's name); empty = the flavor is its one pool."})
     group_pools: tuple[str, ...] = field(default=(), metadata={
-        "doc": "Capacity group (accelfit.planner.fleet.capacity_groups): the pools of one accelerator on several capacity "
-               "tiers, in chain order, that the flavor holds; it selects them by the group's node label and the "
-               "cloud's autoscaler picks the pool that has capacity. Empty = not a group."})
+        "doc": "Capacity group (accelfit.planner.fleet.capacity_groups): the pools of one accelerator on several "
+               "capacity tiers, in chain order, that the flavor holds; it selects them by the group's node label and "
+               "the cloud's autoscaler picks the pool that has capacity. Empty = not a group."})
 
     @property
     def resource(self) -> str:

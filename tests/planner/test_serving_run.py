@@ -1,4 +1,5 @@
-"""A finite benchmark run: its fill and drain, which a steady-state rate does not have (planner/serving/benchmark_run.py)."""
+"""A finite benchmark run: its fill and drain, which a steady-state rate does not have
+(planner/serving/benchmark_run.py)."""
 
 import math
 

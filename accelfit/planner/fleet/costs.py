@@ -1,8 +1,8 @@
 """A fleet's cost: the shared cluster's items counted once, each workload's own resources, and what sharing saves.
 
 The shared items (system pool, control plane, NAT) are priced by the same functions that price them in a single
-plan (`accelfit.planner.costing.option_costs.cluster_parts` and `nat_part`), so a cluster of one workload costs exactly what
-that workload's single plan says. A workload's figures are its own lines (accelerator pools, bucket, file system,
+plan (`accelfit.planner.costing.option_costs.cluster_parts` and `nat_part`), so a cluster of one workload costs exactly
+what that workload's single plan says. A workload's figures are its own lines (accelerator pools, bucket, file system,
 egress) plus an even share of its cluster's shared items; the fleet's figures are every workload's own lines plus
 each cluster's shared items once, so the workloads' figures add up to the fleet's.
 """

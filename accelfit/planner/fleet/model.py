@@ -40,10 +40,10 @@ class FallbackStep(Frozen):
     total_usd: float = Field(description="Training: the run total on this step; inference: = monthly_usd.")
     note: str = ""
     moves_when: tuple[Literal["no-capacity", "quota-full", "pods-not-ready", "preempted"], ...] = Field(
-        default=(), description="What sends a job here from the steps before (accelfit.planner.fleet.fallback_triggers): "
-        "the cloud had no capacity for them (a step of the planned pool's capacity group), their quota is held, its "
-        "pods were not ready in time, or it was preempted on spot; empty for the planned "
-        "step and for steps listed only.")
+        default=(), description="What sends a job here from the steps before "
+        "(accelfit.planner.fleet.fallback_triggers): the cloud had no capacity for them (a step of the planned pool's "
+        "capacity group), their quota is held, its pods were not ready in time, or it was preempted on spot; empty "
+        "for the planned step and for steps listed only.")
     wait_minutes: int | None = Field(
         default=None, description="How long a job waits on an earlier step for its pods before it moves: for a "
         "capacity-group step the autoscaler's node provisioning timeout, else until Kueue evicts and requeues it "

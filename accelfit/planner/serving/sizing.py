@@ -19,7 +19,9 @@ from accelfit.planner.memory import GIB
 from accelfit.planner.options import Offer
 from accelfit.planner.serving.other_models import size_other_inference
 from accelfit.planner.serving.replica import Efficiency, ReplicaModel
-from accelfit.planner.serving.engine_figures import efficiency_for, engine_limits, max_num_batched_tokens, tensor_parallel_link
+from accelfit.planner.serving.engine_figures import (
+    efficiency_for, engine_limits, max_num_batched_tokens, tensor_parallel_link,
+)
 from accelfit.planner.serving.load import (
     LIGHT, Budgets, LoadPoint, Miss, ReplicaLoad, budgets_for, largest_slots, light_load_misses,
 )
