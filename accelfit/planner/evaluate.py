@@ -69,7 +69,7 @@ def size_offer(spec: WorkloadSpec, catalog: Catalog, offer: Offer, team: TeamEff
     `at_units` builds a count at least as large as the spec needs (a lock that still meets the spec): the same
     workload on more units runs faster (training) or with spare replicas (inference), and costs what it builds.
     `shared` (a dict the caller keeps while it evaluates one spec's offers) shares the sizing between offers with
-    the same `sizing_key` and the place-only cost parts between offers in the same place (`costing.cost_parts`);
+    the same `sizing_key` and the place-only cost parts between offers in the same place (`option_costs.cost_parts`);
     only what depends on both is worked out per offer."""
     if shared is None:
         shape = _shape(spec, catalog, offer, team, at_units)
@@ -84,7 +84,8 @@ def size_offer(spec: WorkloadSpec, catalog: Catalog, offer: Offer, team: TeamEff
             shared[key] = shape
         if isinstance(shape, Unfit):
             raise shape.with_traceback(None)  # one remembered Unfit, raised afresh for each offer
-    # The models the planner offers by rules of its own (accelfit/buying) may cap a run's length (planner/costing/buying.py).
+    # The models the planner offers by rules of its own (accelfit/buying) may cap a run's length
+    # (planner/costing/buying.py).
     rules = find_buying_model(offer.pricing)  # None for owned servers: nothing is bought
     if spec.training is not None and rules is not None and rules.offers_by_rules:
         run = run_of(spec, offer, shape.run_hours)

@@ -109,7 +109,8 @@ VM_PLAN_PLATFORMS = ("tpu-vm", "gce-gpu-vm", "ec2-gpu-vm")
 def build_plan(spec: WorkloadSpec, environment: Environment, chosen: Sized, ranked: list[Sized],
                rejected: tuple, top: int) -> Plan:
     """The plan of the chosen option, without its serving section: that is described once, over its route (the
-    planned pool, then each standby step: accelfit.planner.fleet.stack.with_serving), when its fallback chain is known."""
+    planned pool, then each standby step: accelfit.planner.fleet.stack.with_serving), when its fallback chain is
+    known."""
     offer = chosen.offer
     pools = node_pools(spec, chosen)
     return Plan(

@@ -3,9 +3,9 @@ in route order, with the numbers the server is built from.
 
 Nothing is sized twice: the tensor-parallel group, batch and replicas are the planner's own (`sizing.size_inference`
 on the pool's offer, the search that chose the plan), and the latency figures come from the same replica model
-(`serving.ReplicaModel` under load, `serving_load.ReplicaLoad`): TTFT, TPOT and end-to-end p99s,
+(`replica.ReplicaModel` under load, `load.ReplicaLoad`): TTFT, TPOT and end-to-end p99s,
 each at the pool's share of the planned
-peak (requests_per_second × peak_factor), queueing included (serving_load). vLLM flag values follow from them:
+peak (requests_per_second × peak_factor), queueing included (load.py). vLLM flag values follow from them:
 --tensor-parallel-size / --pipeline-parallel-size from the layout, --max-num-seqs the batch, --max-model-len the
 longest request the KV cache was sized for, --gpu-memory-utilization the device-memory share the sizing used.
 """

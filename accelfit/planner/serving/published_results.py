@@ -5,11 +5,11 @@ benchmark's own shape:
   - an offline maximum-throughput result (MLPerf Offline, trtllm-bench): the system's best steady-state throughput,
     every tensor-parallel group size that divides the system, each at the largest batch memory and the engine allow;
   - a server result (`scenario: server`, MLPerf Server): the tokens/s the system sustains with every request's TTFT
-    and TPOT p99 inside the benchmark's bounds: the planner's own capacity search (serving_load) at those bounds,
+    and TPOT p99 inside the benchmark's bounds: the planner's own capacity search (load.py) at those bounds,
     on the tensor-parallel group that serves the most;
   - a finite run (`requests` set: vLLM's benchmark_throughput and CI throughput tests, `vllm bench serve` or
     sglang.bench_serving at request rate inf, with or without a concurrency cap): the run itself, stepped through
-    with its fill and drain (serving_run.py), because the published figure is requests ÷ that run's duration.
+    with its fill and drain (benchmark_run.py), because the published figure is requests ÷ that run's duration.
 Answer lengths are fixed unless the point's model gives `context_tokens` (the benchmark's prompt + answer filter),
 in which case they vary as the planner's own length model says (lengths.py).
 """

@@ -1,9 +1,9 @@
 """How many serving replicas an offer needs, of which tensor-parallel group, and the batch each runs.
 
 Per group size that holds the weights and the longest request: the batch (--max-num-seqs) is the largest the KV
-cache, the engine limit and every latency target allow (serving_load.largest_slots); the replica then carries the
+cache, the engine limit and every latency target allow (load.largest_slots); the replica then carries the
 most requests a second at which every modelled p99 (TTFT, TPOT, end to end, queueing included) stays its headroom
-under its target (serving_load.ReplicaLoad.capacity). The replicas carry requests_per_second × peak_factor. An offer
+under its target (load.ReplicaLoad.capacity). The replicas carry requests_per_second × peak_factor. An offer
 whose every group misses a target even at a light load is refused with that target, the figure and the fix.
 """
 
