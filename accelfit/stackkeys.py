@@ -28,7 +28,7 @@ ENVIRONMENTS = ("dev", "staging", "prod")
 LABEL_VALUE = re.compile(r"^[a-z0-9]([-_a-z0-9]{0,61}[a-z0-9])?\Z")
 # A fleet's name labels its shared resources and prefixes their names, as a workload's name does in a single stack:
 # a label value that is also a DNS label (no '_'), short enough for a second cluster's `-2` suffix
-# (accelfit.planner.fleet_placement.MAX_FLEET_NAME_CHARS).
+# (accelfit.planner.fleet.clusters.MAX_FLEET_NAME_CHARS).
 FLEET_NAME = re.compile(r"^[a-z]([-a-z0-9]{0,35}[a-z0-9])?\Z")
 # Google Cloud project ids: https://cloud.google.com/resource-manager/docs/creating-managing-projects (as of
 # 2026-11-23): 6 to 30 characters, lowercase letters, digits and hyphens, starting with a letter.

@@ -23,7 +23,7 @@ class Day:
 
 def prepare_day(spec, plan, team, trace, trace_file, seed, spike) -> Day:
     from accelfit.catalog import load_catalog
-    from accelfit.planner.serving import Efficiency
+    from accelfit.planner.serving.replica import Efficiency
     from accelfit.simulate.fleet import build_fleet, spec_requests
     from accelfit.simulate.traffic import parse_spike
 

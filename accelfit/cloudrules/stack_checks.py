@@ -16,7 +16,7 @@ import dataclasses
 from accelfit.catalog.models import Catalog
 from accelfit.clouds import cloud_named, hook
 from accelfit.errors import Problem
-from accelfit.planner.fleet_model import FleetPlan
+from accelfit.planner.fleet.model import FleetPlan
 from accelfit.planner.model import Plan
 from accelfit.cloudrules.shared_cluster import cohort_name_problems, pool_count_problems
 

@@ -168,6 +168,6 @@ class Cloud:
 
 
 # The features a cloud may lack, each read by one caller: model-server (planner/eligibility.py), tpu (planner
-# candidates), gpu-vm (planner/gpu_vms.py), shared-filesystem (planner/costing.py), fallback-tiers
-# (planner/fleet_fallback.py).
+# candidates), gpu-vm (planner/gpu_vms.py), shared-filesystem (planner/costing/option_costs.py), fallback-tiers
+# (planner/fleet/chain.py).
 FEATURES = ("model-server", "tpu", "gpu-vm", "shared-filesystem", "fallback-tiers")

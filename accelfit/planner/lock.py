@@ -16,7 +16,7 @@ from accelfit.planner.choose import best_per_group, grouped_rejections, infeasib
 from accelfit.planner.evaluate import over_budget, policy_rejections, size_offer
 from accelfit.planner.model import Plan
 from accelfit.planner.planner import Environment, Search, build_plan, search
-from accelfit.planner.sizing import Unfit
+from accelfit.planner.training.sizing import Unfit
 from accelfit.spec import WorkloadSpec
 
 

@@ -37,7 +37,7 @@ def pricing_context(stack: StackFile, plan: Any, spec: Any = None) -> PricingCon
     """What the resources cannot say, from the plan: regions, the bucket's size, the pricing model, the training
     run's length (with its platform's stated overheads) and the spec's egress. `spec` is the plan's workload spec
     (default: the stack's one workload)."""
-    from accelfit.planner.serving_route_plan import route_gb
+    from accelfit.planner.serving.route_plan import route_gb
     from accelfit.pricing.overheads import run_window
 
     spec = spec if spec is not None else stack.spec
@@ -73,7 +73,7 @@ def with_unset_secrets(stack: StackFile) -> tuple[dict[str, str], dict[str, str]
              if f"{stack.project}:{key}" not in config}
     # A hybrid workload's MultiKueue manager (placement.overflow), same treatment.
     if any(spec.placement.overflow is not None for spec in stack.specs):
-        from accelfit.planner.hybrid import MANAGER_FIX, MANAGER_KEY
+        from accelfit.planner.fleet.hybrid import MANAGER_FIX, MANAGER_KEY
 
         key = f"{stack.project}:{MANAGER_KEY}"
         if key not in config:

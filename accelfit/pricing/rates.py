@@ -15,10 +15,11 @@ from accelfit.pricing.node_disks import disk_hourly_usd
 
 ROLE_LABEL = "accelfit.io/role"
 # A fleet workload's standby pool for step N of its fallback chain carries this node label (N > 0; the planner's
-# fleet_fallback sets it). It scales from 0 nodes and runs only when the pools before it have no capacity.
+# accelfit/planner/fleet/chain.py sets it). It scales from 0 nodes and runs only when the pools before it have no
+# capacity.
 FALLBACK_RANK_LABEL = "accelfit.io/fallback-rank"
 # A hybrid workload's cloud overflow pool carries the hours a month it is planned to run at its full size
-# (accelfit.planner.hybrid); the preview prices it for those hours.
+# (accelfit.planner.fleet.hybrid); the preview prices it for those hours.
 OVERFLOW_HOURS_LABEL = "accelfit.io/overflow-hours-per-month"
 
 

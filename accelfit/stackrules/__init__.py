@@ -24,8 +24,8 @@ from typing import Any
 from accelfit.clouds import cloud_named, cloud_of_platform, hook
 from accelfit.catalog.models import Catalog
 from accelfit.errors import InputError, Problem, problem
-from accelfit.planner.fleet_model import FleetPlan
-from accelfit.planner.serving_route_plan import builds_route
+from accelfit.planner.fleet.model import FleetPlan
+from accelfit.planner.serving.route_plan import builds_route
 from accelfit.spec.models import WorkloadSpec
 from accelfit.stackrules import control_plane, eks_access, host_access, namespaces, regions
 

@@ -13,7 +13,7 @@ import pytest
 from accelfit.buying import buying_model_names, register, tier_names, unregister
 from accelfit.catalog import Catalog, Cloud, Price, PricingModel
 from accelfit.catalog.loader import load_catalog
-from accelfit.planner.fleet_model import FallbackStep
+from accelfit.planner.fleet.model import FallbackStep
 from accelfit.planner.model import NodePool
 from accelfit.planner import plan_fleet
 from accelfit.planner.planner import Environment, plan
