@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from accelfit.buying import buying_model, find_buying_model
 from accelfit.catalog.models import Catalog
@@ -16,16 +17,14 @@ from accelfit.planner.constraints import PolicyConstraints
 from accelfit.planner.eligibility import penalties
 from accelfit.planner.gpu_vms import SINGLE_NODE, vm_platforms, single_node_reason
 from accelfit.planner.options import Offer, RawRejection, Sized
-from accelfit.planner.serving.replica import Efficiency
-from accelfit.planner.serving.engine_figures import efficiency_for
-from accelfit.planner.serving.load import Miss
-from accelfit.planner.serving.sizing import shortfall, size_inference
 from accelfit.planner.sizes import latency_budget_ms, peak_factor
 from accelfit.planner.training.sizing import (
     GIB, InferenceSize, TrainingSize, Unfit, effective_mfu, layout, size_training, training_efficiency, training_hours,
 )
-from accelfit.planner.team_efficiency import TeamEfficiency
 from accelfit.spec import WorkloadSpec
+
+if TYPE_CHECKING:  # a team's file is read (and its models built) where it is given
+    from accelfit.planner.team_efficiency import TeamEfficiency
 
 
 @dataclass
@@ -126,6 +125,11 @@ def _shape(spec: WorkloadSpec, catalog: Catalog, offer: Offer, team: TeamEfficie
             tokens_per_second=size.tokens_per_second, penalties=penalties(spec, offer.accelerator),
             notes=(training_memory_note(spec, size), "; ".join(efficiency.factors)), calibration=calibration),
             storage_needs(spec, offer, size.units), size.hours)
+    # The serving model is imported for a spec that serves: a training plan never loads it (issue 39).
+    from accelfit.planner.serving.engine_figures import efficiency_for
+    from accelfit.planner.serving.replica import Efficiency
+    from accelfit.planner.serving.sizing import size_inference
+
     measured_serving = team.serving_for(accelerator) if team else None
     efficiency, calibration = None, ""
     if measured_serving is not None:
@@ -248,6 +252,11 @@ def held_limit(offer: Offer) -> str:
 
 
 def _record_latency(spec: WorkloadSpec, result: Evaluation, unfit: Unfit) -> None:
+    if unfit.best is None and not unfit.misses:
+        return  # no latency to record (a training option, or a serving one that does not fit)
+    from accelfit.planner.serving.load import Miss
+    from accelfit.planner.serving.sizing import shortfall
+
     if unfit.best is not None:
         result.best_latency_ms = min(unfit.best, result.best_latency_ms or unfit.best)
     misses = unfit.misses
