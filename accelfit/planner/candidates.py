@@ -51,8 +51,8 @@ def offers_for(spec: WorkloadSpec, catalog: Catalog, inventory: Inventory | None
         for pricing in spec.budget.pricing_options:
             priced = spec if pricing == spec.budget.pricing else spec.model_copy(
                 update={"budget": spec.budget.model_copy(update={"pricing": pricing})})
-            _cloud_gpu_offers(priced, catalog, found)
-            _tpu_offers(priced, catalog, found)
+            _cloud_gpu_offers(priced, catalog, found, pricing.value)
+            _tpu_offers(priced, catalog, found, pricing.value)
     if deployment in (Deployment.dedicated, Deployment.any) and inventory is not None:
         _baremetal_offers(spec, catalog, inventory, found, measured_power_w or {})
     return found
@@ -70,10 +70,10 @@ def _largest_in_family(catalog: Catalog) -> dict[tuple[str, str], int]:
     return largest
 
 
-def _cloud_gpu_offers(spec: WorkloadSpec, catalog: Catalog, found: OfferSet) -> None:
+def _cloud_gpu_offers(spec: WorkloadSpec, catalog: Catalog, found: OfferSet, pricing: str) -> None:
+    """The cloud GPU offers under `pricing` (the spec's own, one of its budget.pricing list)."""
     clouds = {cloud.value for cloud in spec.placement.clouds}
     largest = _largest_in_family(catalog)
-    pricing = spec.budget.pricing.value
     label = catalog.label  # once, not per offer: a full imported catalog makes thousands of offers
     for instance in catalog.instance_types:
         cloud = instance.cloud.value
@@ -189,17 +189,16 @@ def _gpu_zones(catalog: Catalog, instance, region: str) -> tuple[str, ...]:
     return default_zones(instance.cloud.value, region)
 
 
-def _tpu_offers(spec: WorkloadSpec, catalog: Catalog, found: OfferSet) -> None:
+def _tpu_offers(spec: WorkloadSpec, catalog: Catalog, found: OfferSet, pricing: str) -> None:
     if not any(cloud_named(cloud).supports("tpu") for cloud in spec.placement.clouds):
         return
     # TPUs: vms -> TPU VMs, kubernetes -> GKE TPU node pools, any -> both (the cheaper wins).
     for platform in {Orchestration.vms: ("tpu-vm",), Orchestration.kubernetes: ("gke-tpu",)}.get(
             spec.placement.orchestration, ("gke-tpu", "tpu-vm")):
-        _tpu_platform_offers(spec, catalog, found, platform)
+        _tpu_platform_offers(spec, catalog, found, platform, pricing)
 
 
-def _tpu_platform_offers(spec: WorkloadSpec, catalog: Catalog, found: OfferSet, platform: str) -> None:
-    pricing = spec.budget.pricing.value
+def _tpu_platform_offers(spec: WorkloadSpec, catalog: Catalog, found: OfferSet, platform: str, pricing: str) -> None:
     if buying_model(pricing).offers_by_rules:
         why = buying_rejection(spec, "gcp", platform, None, pricing)
         if why is not None:

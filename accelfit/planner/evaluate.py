@@ -76,64 +76,73 @@ def size_offer(spec: WorkloadSpec, catalog: Catalog, offer: Offer, team: TeamEff
         shape = _shape(spec, catalog, offer, team, at_units)
     else:
         key = (sizing_key(offer), at_units)
-        shape = shared.get(key)
-        if shape is None:
+        remembered: _Shape | Unfit | None = shared.get(key)
+        if remembered is None:
             try:
-                shape = _shape(spec, catalog, offer, team, at_units)
+                remembered = _shape(spec, catalog, offer, team, at_units)
             except Unfit as unfit:
-                shape = unfit
-            shared[key] = shape
-        if isinstance(shape, Unfit):
-            raise shape.with_traceback(None)  # one remembered Unfit, raised afresh for each offer
+                remembered = unfit
+            shared[key] = remembered
+        if isinstance(remembered, Unfit):
+            raise remembered.with_traceback(None)  # one remembered Unfit, raised afresh for each offer
+        shape = remembered
     # The models the planner offers by rules of its own (accelfit/buying) may cap a run's length (planner/buying.py).
     rules = find_buying_model(offer.pricing)  # None for owned servers: nothing is bought
-    if spec.training is not None and rules is not None and rules.offers_by_rules:
-        run = run_of(spec, offer, shape.run_hours)
+    run = run_of(spec, offer, shape.run_hours)  # None for inference: no run
+    if run is not None and rules is not None and rules.offers_by_rules:
         why = run_rejection(offer.pricing, offer.instance.family if offer.instance else "", run.accelerator_hours)
         if why is not None:
             raise Unfit(BUYING_RULE, why)
     parts = cost_parts(spec, catalog, offer, shape.fields["units"], shape.run_hours, shape.storage, shared)
     cost = plan_figures(spec, parts)
     return Sized(offer=offer, monthly_usd=cost.monthly_usd,
-                 total_usd=cost.run_total_usd if spec.training is not None else cost.monthly_usd,
+                 total_usd=cost.run_total_usd if cost.run_total_usd is not None else cost.monthly_usd,
                  parts=parts, full_scale_monthly_usd=cost.full_scale_monthly_usd, **shape.fields)
 
 
 def _shape(spec: WorkloadSpec, catalog: Catalog, offer: Offer, team: TeamEfficiency | None,
            at_units: int | None) -> _Shape:
-    accelerator = offer.accelerator.name
     if spec.training is not None:
-        figure = catalog.mfu(accelerator)
-        mfu, mfu_source, calibration = figure.mfu, figure.source, ""
-        measured = team.training_for(accelerator) if team else None
-        if measured is not None:
-            mfu, mfu_source = measured.mfu, f"team measurements: {measured.source}"
-            calibration = (f"MFU {measured.mfu:.0%} for {accelerator} measured by your team ({measured.runs} runs, "
-                           f"{team.path or 'team efficiency file'}) replaces the catalog's {figure.mfu:.0%}.")
-        efficiency = training_efficiency(spec, offer.accelerator, mfu, mfu_source)
-        mfu = efficiency.mfu
-        # A buying model's longest run bounds the search: more nodes until the run fits (issue 33).
-        size = size_training(spec, offer, mfu, run_cap(offer.pricing, offer.platform))
-        most = offer.max_units if offer.multi_unit else 1
-        if at_units is not None and at_units > most:
-            raise Unfit("capacity", f"{at_units} × {offer.machine} is more than this option offers ({most})")
-        if at_units is not None and at_units > size.units:
-            size = training_at(spec, offer, mfu, at_units)
-        return _Shape(dict(
-            units=size.units, devices=size.devices, hours=size.hours, accelerator_hours=size.hours * size.devices,
-            memory_per_device_gib=size.memory_per_device_gib,
-            cost_assumptions=cost_assumptions(spec, offer, size.hours), mfu=size.mfu, mfu_source=mfu_source,
-            tokens_per_second=size.tokens_per_second, penalties=penalties(spec, offer.accelerator),
-            notes=(training_memory_note(spec, size), "; ".join(efficiency.factors)), calibration=calibration),
-            storage_needs(spec, offer, size.units), size.hours)
-    measured_serving = team.serving_for(accelerator) if team else None
+        return _training_shape(spec, catalog, offer, team, at_units)
+    return _serving_shape(spec, offer, team, at_units)
+
+
+def _training_shape(spec: WorkloadSpec, catalog: Catalog, offer: Offer, team: TeamEfficiency | None,
+                    at_units: int | None) -> _Shape:
+    accelerator = offer.accelerator.name
+    figure = catalog.mfu(accelerator)
+    mfu, mfu_source, calibration = figure.mfu, figure.source, ""
+    if team is not None and (measured := team.training_for(accelerator)) is not None:
+        mfu, mfu_source = measured.mfu, f"team measurements: {measured.source}"
+        calibration = (f"MFU {measured.mfu:.0%} for {accelerator} measured by your team ({measured.runs} runs, "
+                       f"{team.path or 'team efficiency file'}) replaces the catalog's {figure.mfu:.0%}.")
+    efficiency = training_efficiency(spec, offer.accelerator, mfu, mfu_source)
+    mfu = efficiency.mfu
+    # A buying model's longest run bounds the search: more nodes until the run fits (issue 33).
+    size = size_training(spec, offer, mfu, run_cap(offer.pricing, offer.platform))
+    most = offer.max_units if offer.multi_unit else 1
+    if at_units is not None and at_units > most:
+        raise Unfit("capacity", f"{at_units} × {offer.machine} is more than this option offers ({most})")
+    if at_units is not None and at_units > size.units:
+        size = training_at(spec, offer, mfu, at_units)
+    return _Shape(dict(
+        units=size.units, devices=size.devices, hours=size.hours, accelerator_hours=size.hours * size.devices,
+        memory_per_device_gib=size.memory_per_device_gib,
+        cost_assumptions=cost_assumptions(spec, offer, size.hours), mfu=size.mfu, mfu_source=mfu_source,
+        tokens_per_second=size.tokens_per_second, penalties=penalties(spec, offer.accelerator),
+        notes=(training_memory_note(spec, size), "; ".join(efficiency.factors)), calibration=calibration),
+        storage_needs(spec, offer, size.units), size.hours)
+
+
+def _serving_shape(spec: WorkloadSpec, offer: Offer, team: TeamEfficiency | None, at_units: int | None) -> _Shape:
+    accelerator = offer.accelerator.name
     efficiency, calibration = None, ""
-    if measured_serving is not None:
-        efficiency = Efficiency(measured_serving.decode_bandwidth, measured_serving.prefill_compute)
+    if team is not None and (measured := team.serving_for(accelerator)) is not None:
+        efficiency = Efficiency(measured.decode_bandwidth, measured.prefill_compute)
         row = efficiency_for(accelerator)
-        calibration = (f"serving efficiency for {accelerator} measured by your team ({measured_serving.runs} runs, "
-                       f"{team.path or 'team efficiency file'}): decode at {measured_serving.decode_bandwidth:.0%} "
-                       f"of peak bandwidth and prefill at {measured_serving.prefill_compute:.0%} of peak compute, "
+        calibration = (f"serving efficiency for {accelerator} measured by your team ({measured.runs} runs, "
+                       f"{team.path or 'team efficiency file'}): decode at {measured.decode_bandwidth:.0%} "
+                       f"of peak bandwidth and prefill at {measured.prefill_compute:.0%} of peak compute, "
                        f"replacing the catalog's {row.decode_bandwidth:.0%} / {row.prefill_compute:.0%}.")
     size = size_inference(spec, offer, efficiency)
     if at_units is not None and at_units > size.units:
@@ -154,13 +163,15 @@ def _shape(spec: WorkloadSpec, catalog: Catalog, offer: Offer, team: TeamEfficie
 def training_at(spec: WorkloadSpec, offer: Offer, base_mfu: float, units: int) -> TrainingSize:
     """The training run on exactly `units` (more than the fewest that meet the deadline)."""
     fitted = layout(spec, offer, units)
-    recompute = fitted.recompute_fraction if fitted else 0.0
+    if fitted is None:  # more units than size_training's, which fit: more devices only shrink the state shard
+        raise AssertionError(f"{units} × {offer.machine}: no layout fits, above the fewest units that hold the run")
+    recompute = fitted.recompute_fraction
     hours = training_hours(spec, offer, units, base_mfu, recompute)
     return TrainingSize(
         units=units, devices=units * offer.devices_per_unit, hours=hours,
         mfu=effective_mfu(offer, units, base_mfu, recompute),
         memory_per_device_gib=fitted.total_bytes / GIB,
-        tokens_per_second=(spec.training.tokens or spec.training.samples) / (hours * 3600.0),
+        tokens_per_second=spec.training_amount / (hours * 3600.0),
         tensor_parallel=fitted.tensor_parallel, recompute_fraction=recompute,
         activation_gib=fitted.activation_bytes / GIB, state_gib=fitted.state_bytes / GIB)
 
@@ -187,8 +198,9 @@ def inference_note(size: InferenceSize, offer: Offer, spec: WorkloadSpec | None 
                 f"{size.pipeline_parallel} nodes)")
     peak = ""
     if spec is not None and size.token_budget:  # the transformer model (not the non-transformer one)
-        factor = peak_factor(spec.inference)
-        peak = (f" within every target, for {spec.inference.requests_per_second * factor:,.4g} req/s at the peak "
+        inference = spec.inference_block
+        factor = peak_factor(inference)
+        peak = (f" within every target, for {inference.requests_per_second * factor:,.4g} req/s at the peak "
                 f"(requests_per_second × peak_factor {factor:g}; about {size.in_flight:,.0f} sequences in flight per "
                 f"replica)")
     return (f"{size.replicas} replicas of {size.devices_per_replica} × {offer.accelerator.name}{link}, batch "

@@ -81,11 +81,11 @@ def training_memory(model: ModelSpec, method: TrainingMethod, devices: int, memo
     """
     usable = memory_gib * GIB * pref.USABLE_MEMORY_FRACTION
     layers, _, _, _ = model_dims(model)
-    state = training_state_bytes(model.parameters, model.precision, method) / devices  # the TOTAL: all experts
+    state = training_state_bytes(model.total_parameters, model.precision, method) / devices  # the TOTAL: all experts
     best: TrainingMemory | None = None
     for tensor_parallel in (size for size in (1, 2, 4, 8) if size <= max(1, devices_per_node) and size <= devices):
         # FSDP gathers one layer's weights ahead of the one computing: two layers' weights, split over TP.
-        gathered = 2.0 * model.parameters / layers * BYTES_PER_WEIGHT[model.precision] / tensor_parallel
+        gathered = 2.0 * model.total_parameters / layers * BYTES_PER_WEIGHT[model.precision] / tensor_parallel
         full = activation_bytes_per_layer(model, tensor_parallel)
         kept = checkpoint_bytes_per_layer(model, tensor_parallel)
         room = usable - state - gathered
@@ -143,7 +143,7 @@ def kv_cache_bytes_per_token(model: ModelSpec) -> float:
 
 def weights_bytes(model: ModelSpec) -> float:
     """Every weight held in memory: the TOTAL parameters (all experts of a Mixture-of-Experts model)."""
-    return model.parameters * BYTES_PER_WEIGHT[model.precision]
+    return model.total_parameters * BYTES_PER_WEIGHT[model.precision]
 
 
 def expert_split(model: ModelSpec) -> tuple[float, float, int, int]:
@@ -155,9 +155,9 @@ def expert_split(model: ModelSpec) -> tuple[float, float, int, int]:
     experts = model.experts or 8
     per_token = model.experts_per_token or min(2, experts - 1)
     if not model.is_moe or experts <= per_token:
-        return model.parameters, 0.0, 1, 1
-    expert = (model.parameters - model.active) / (experts - per_token)
-    shared = max(0.0, model.parameters - experts * expert)
+        return model.total_parameters, 0.0, 1, 1
+    expert = (model.total_parameters - model.active) / (experts - per_token)
+    shared = max(0.0, model.total_parameters - experts * expert)
     return shared, expert, experts, per_token
 
 

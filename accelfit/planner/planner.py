@@ -198,8 +198,9 @@ def _workload_reasons(spec: WorkloadSpec, chosen: Sized) -> list[str]:
     """The training run's figures, or the serving load, latency and margin; then the sizing's own notes."""
     if spec.training is not None:
         return [*training_reasons(spec, chosen), *chosen.notes[2:]]
-    target = spec.inference.latency_p99_ms
-    return [f"Serving {spec.inference.requests_per_second:g} req/s: {chosen.notes[0]}; p99 about "
+    inference = spec.inference_block
+    target = inference.latency_p99_ms
+    return [f"Serving {inference.requests_per_second:g} req/s: {chosen.notes[0]}; p99 about "
             f"{chosen.latency_p99_ms:,.0f} ms against a {target:g} ms target.",
             serving_margin(spec, chosen), *chosen.notes[1:]]
 
@@ -237,16 +238,16 @@ def _comparison_reasons(chosen: Sized, ranked: list[Sized], rejected: tuple) -> 
 def training_reasons(spec: WorkloadSpec, chosen: Sized) -> list[str]:
     """The run's compute, the efficiency and its factors, the whole-run overhead and the deadline margin."""
     offer = chosen.offer
-    training, model = spec.training, spec.model
+    training, model = spec.training_block, spec.model
     if model.architecture.value == "other":
-        compute = (f"3 × {model.gflops_per_sample:g} GFLOPs per sample (forward and backward) × "
-                   f"{format_count(training.samples)} samples")
+        compute = (f"3 × {model.sample_gflops:g} GFLOPs per sample (forward and backward) × "
+                   f"{format_count(spec.training_amount)} samples")
     else:
         flops_per = 4 if training.method.value == "lora" else 6
-        active = (f"{format_count(model.active)} active of {format_count(model.parameters)} total parameters "
+        active = (f"{format_count(model.active)} active of {format_count(model.total_parameters)} total parameters "
                   "(Mixture-of-Experts: FLOPs from the active, memory and checkpoints from the total)"
-                  if model.is_moe else format_count(model.parameters))
-        compute = f"{flops_per}·N·D = {flops_per} × {active} × {format_count(training.tokens)} tokens"
+                  if model.is_moe else format_count(model.total_parameters))
+        compute = f"{flops_per}·N·D = {flops_per} × {active} × {format_count(spec.training_amount)} tokens"
     overhead = pref.TRAINING_OVERHEAD_FRACTION + (pref.SPOT_TRAINING_OVERHEAD_FRACTION
                                                   if is_preemptible(offer.pricing) else 0.0)
     allowed = training.deadline_days * (1 - training.deadline_margin_pct / 100)
@@ -266,7 +267,7 @@ def training_reasons(spec: WorkloadSpec, chosen: Sized) -> list[str]:
 
 def serving_margin(spec: WorkloadSpec, chosen: Sized) -> str:
     """The margin to each latency target the spec states, at the planned peak (queueing included)."""
-    inference = spec.inference
+    inference = spec.inference_block
     keep = 1 - inference.headroom_pct / 100
     figures = [("TTFT", chosen.ttft_p99_ms, inference.ttft_p99_ms), ("TPOT", chosen.tpot_p99_ms, inference.tpot_p99_ms),
                ("end-to-end", chosen.latency_p99_ms, inference.latency_p99_ms)]
