@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import NoReturn
 
 import click
 
@@ -171,7 +172,7 @@ def _plan_fleet(ctx: click.Context, stack, as_json: bool, markdown: bool, top: i
                          str(stack.path), as_json)
 
 
-def report_infeasible(ctx: click.Context, failure) -> None:
+def report_infeasible(ctx: click.Context, failure) -> NoReturn:
     """No feasible plan: the binding constraint, the first rejected options, exit 1."""
     click.echo(f"no feasible plan: {failure.message}", err=True)
     for rejection in failure.rejected[:20]:

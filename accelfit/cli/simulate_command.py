@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import click
 
@@ -79,7 +80,10 @@ def _plans(spec_file: Path | None, stack_name: str | None):
     return [(loaded.spec, _planned(lambda: make_plan(loaded.spec, catalog, environment)), team)]
 
 
-def _planned(make):
+_Planned = TypeVar("_Planned")
+
+
+def _planned(make: Callable[[], _Planned]) -> _Planned:
     from accelfit.planner import NoFeasiblePlan
 
     try:
