@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
@@ -85,7 +85,7 @@ def _alias_table(items: list[Located]) -> dict[str, str]:
     return table
 
 
-def _unique(items: Iterable[Located], key, field: str, fix: str) -> list[Problem]:
+def _unique(items: Iterable[Located], key: Callable[[Any], object], field: str, fix: str) -> list[Problem]:
     seen: dict[object, Located] = {}
     problems = []
     for item in items:

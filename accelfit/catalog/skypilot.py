@@ -36,7 +36,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from accelfit.catalog.models import Availability, Catalog, Cloud, Price, PricingModel
+from accelfit.catalog.models import Availability, Catalog, Cloud, InstanceType, Price, PricingModel
 from accelfit.errors import Problem, problem
 
 AWS_FILE = "aws/vms.csv"
@@ -363,7 +363,7 @@ def _count(text: str | None) -> int:
     return int(value) if math.isfinite(value) and 0 <= value <= 1_000_000 else 0
 
 
-def _same_accelerator(catalog: Catalog, instance, name: str, count: str, file: str, line: int) -> list[Problem]:
+def _same_accelerator(catalog: Catalog, instance: InstanceType, name: str, count: str, file: str, line: int) -> list[Problem]:
     """An upstream row that disagrees with accelfit about a type's GPUs is a problem, not a silent overwrite."""
     try:
         upstream = catalog.canonical(name) if name else None

@@ -11,6 +11,7 @@ first `accelfit plan` after an import does not parse it again.
 from __future__ import annotations
 
 import datetime as dt
+import http.client
 import hashlib
 import threading
 import time
@@ -20,6 +21,7 @@ import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 import yaml
 from pydantic import ValidationError
@@ -57,7 +59,8 @@ class UpdateSummary:
 class _HttpsOnlyRedirects(urllib.request.HTTPRedirectHandler):
     """Follow a redirect only to another https URL: a downgrade to http is refused, not recorded as https."""
 
-    def redirect_request(self, req, fp, code, msg, headers, newurl):  # noqa: ANN001 (urllib's signature)
+    def redirect_request(self, req: urllib.request.Request, fp: IO[bytes], code: int, msg: str,
+                         headers: http.client.HTTPMessage, newurl: str) -> urllib.request.Request | None:
         if urllib.parse.urlsplit(newurl).scheme.lower() != "https":
             raise urllib.error.URLError(f"redirected to a URL that is not https ({newurl[:200]})")
         return super().redirect_request(req, fp, code, msg, headers, newurl)

@@ -5,6 +5,8 @@ plan (its lock respected), its placement, its fallback chain with standby pools,
 the stack. A single-workload stack is a fleet of one; the Pulumi program and the CLI go through `plan_fleet` for
 every stack. The cost model (`costing.py`, over `accelfit.pricing.figures`) is a leaf the sizing calls."""
 
+from typing import Any
+
 from accelfit.planner.choose import NoFeasiblePlan
 from accelfit.planner.model import (
     Alternative, CostLine, Estimate, NetworkPlan, NodePool, Plan, PlanAccelerator, PlanCloud, Platform, Rejection,
@@ -16,7 +18,7 @@ from accelfit.planner.planner import Environment, evaluate_spec, plan
 _FLEET = {"FallbackStep", "FleetPlan", "FleetWorkload", "SharedCluster", "plan_fleet"}
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> Any:  # the lazily imported names are of several types
     if name in _FLEET:
         from accelfit.planner import fleet
 

@@ -9,7 +9,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from accelfit.buying import buying_model
-from accelfit.catalog.models import Catalog, Cloud, region_of_zone
+from accelfit.catalog.models import Accelerator, Catalog, Cloud, InstanceType, region_of_zone
 from accelfit.clouds import cloud_named
 from accelfit.pricing.onprem import owned_server_cost
 from accelfit.planner.buying import (
@@ -83,7 +83,7 @@ def _cloud_gpu_offers(spec: WorkloadSpec, catalog: Catalog, found: OfferSet, pri
             _instance_offers(spec, catalog, found, instance, platform, largest, pricing, label)
 
 
-def _offer_rejection(spec: WorkloadSpec, instance, platform: str, accelerator, pricing: str,
+def _offer_rejection(spec: WorkloadSpec, instance: InstanceType, platform: str, accelerator: Accelerator, pricing: str,
                      regions: list[str]) -> tuple[str, str] | None:
     """(rule, reason) when this machine type cannot be offered on `platform` at all, before any region's price."""
     vm = platform in vm_platforms()
@@ -98,8 +98,8 @@ def _offer_rejection(spec: WorkloadSpec, instance, platform: str, accelerator, p
     return None
 
 
-def _instance_offers(spec: WorkloadSpec, catalog: Catalog, found: OfferSet, instance, platform: str,
-                     largest: dict, pricing: str, label: str) -> None:
+def _instance_offers(spec: WorkloadSpec, catalog: Catalog, found: OfferSet, instance: InstanceType, platform: str,
+                     largest: dict[tuple[str, str], int], pricing: str, label: str) -> None:
     accelerator = catalog.accelerator(instance.accelerator)
     where = (platform, accelerator.name, instance.name)
     regions = [region for region in instance.regions if _region_allowed(spec, region)]
@@ -114,8 +114,8 @@ def _instance_offers(spec: WorkloadSpec, catalog: Catalog, found: OfferSet, inst
         _region_offer(spec, catalog, found, instance, platform, largest, pricing, label, region)
 
 
-def _region_offer(spec: WorkloadSpec, catalog: Catalog, found: OfferSet, instance, platform: str,
-                  largest: dict, pricing: str, label: str, region: str) -> None:
+def _region_offer(spec: WorkloadSpec, catalog: Catalog, found: OfferSet, instance: InstanceType, platform: str,
+                  largest: dict[tuple[str, str], int], pricing: str, label: str, region: str) -> None:
     cloud = instance.cloud.value
     accelerator = catalog.accelerator(instance.accelerator)
     where = (platform, accelerator.name, instance.name)
@@ -145,8 +145,8 @@ def _region_offer(spec: WorkloadSpec, catalog: Catalog, found: OfferSet, instanc
         catalog=label, reservation=block.name if block is not None else None))
 
 
-def _reservation_offers(spec: WorkloadSpec, catalog: Catalog, found: OfferSet, instance, platform: str,
-                        largest: dict, label: str) -> None:
+def _reservation_offers(spec: WorkloadSpec, catalog: Catalog, found: OfferSet, instance: InstanceType,
+                        platform: str, largest: dict[tuple[str, str], int], label: str) -> None:
     """One offer per reservation the team holds of this type (placement.reservations): at most its count of
     machines, in its zone, priced as already paid (unit price 0); `price` keeps the on-demand row as the
     reservation's on-demand-equivalent value (None where the catalog has none)."""
@@ -179,7 +179,7 @@ def _reservation_offers(spec: WorkloadSpec, catalog: Catalog, found: OfferSet, i
 MAX_GPU_POOL_ZONES = 3
 
 
-def _gpu_zones(catalog: Catalog, instance, region: str) -> tuple[str, ...]:
+def _gpu_zones(catalog: Catalog, instance: InstanceType, region: str) -> tuple[str, ...]:
     """A GCP pool goes only in zones the availability data lists for the machine type (up to
     MAX_GPU_POOL_ZONES, sorted); AWS rows list AZ IDs (the same for every account) or nothing, and subnets take AZ
     names, so AWS keeps the region's first zones."""

@@ -30,7 +30,7 @@ def p99_ms(spec: WorkloadSpec, offer: Offer, group: int, batch: int) -> float:
     return 2.0 * batch_seconds(spec, offer, group, batch) * 1000.0
 
 
-def size_other_inference(spec: WorkloadSpec, offer: Offer):
+def size_other_inference(spec: WorkloadSpec, offer: Offer) -> InferenceSize:
     inference, accelerator = spec.inference_block, offer.accelerator
     usable = accelerator.memory_gib * pref.USABLE_MEMORY_FRACTION
     group = max(1, math.ceil(spec.model.copy_memory_gib / usable))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from dataclasses import dataclass
 
 from accelfit.buying import is_held, is_preemptible, term_hours
@@ -158,9 +159,7 @@ def orchestration_reasons(spec: WorkloadSpec, chosen: Sized, ranked: list[Sized]
             f"${getattr(best, figure):,.2f} for the cheapest on {other_kind} ({best.offer.label})."]
 
 
-def _newest_date(ranked: list[Sized]):
-    import datetime as dt
-
+def _newest_date(ranked: list[Sized]) -> dt.date:
     dates = [sized.offer.price.as_of for sized in ranked if sized.offer.price]
     return max(dates) if dates else dt.date.today()
 

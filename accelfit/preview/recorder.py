@@ -181,7 +181,7 @@ class _RecordingMonitor(MockMonitor):
         self._seen: set[str] = set()
         self._lock = threading.Lock()  # RegisterResource runs on executor threads
 
-    def RegisterResource(self, request):  # noqa: N802 (gRPC method name)
+    def RegisterResource(self, request: Any) -> Any:  # noqa: N802 (gRPC method name; the SDK's message types)
         self._mocks.last_inputs.value = {}
         # Named, not super(): mypy's untyped_calls_exclude (pyproject) knows the SDK's method by its full name.
         response = MockMonitor.RegisterResource(self, request)
@@ -205,7 +205,7 @@ class _RecordingMonitor(MockMonitor):
                 delete_before_replace=bool(request.deleteBeforeReplace)))
         return response
 
-    def _alias_urns(self, request) -> tuple[str, ...]:
+    def _alias_urns(self, request: Any) -> tuple[str, ...]:
         """Each alias as the URN it names: a spec's missing name, type or parent are the resource's own (the
         engine's rule; pulumi/runtime/resource.py create_alias_spec)."""
         urns = [engine_urn(urn) for urn in request.aliasURNs]
