@@ -31,7 +31,9 @@ class Catalog(CatalogRows):
     def _lookup(self) -> CatalogIndex:
         # pydantic answers `self._index` from its __getattr__, about 1.3 us a call; the planner's loops make
         # thousands of lookups per plan, so they read the private slot directly (0.1 us).
-        return self.__pydantic_private__["_index"]  # type: ignore[index]
+        # pydantic types the private slots as Optional (None before model_post_init, which sets _index).
+        index: CatalogIndex = self.__pydantic_private__["_index"]  # type: ignore[index]
+        return index
 
     @property
     def label(self) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -26,7 +27,8 @@ SINGLE_NODE = "single-node"  # the rejection rule for a job one VM cannot hold o
 
 @lru_cache(maxsize=1)
 def gpu_vm_data() -> dict:
-    return yaml.safe_load(DATA.read_text(encoding="utf-8"))
+    data: dict[str, Any] = yaml.safe_load(DATA.read_text(encoding="utf-8"))  # the shipped gpu_vms.yaml: a mapping
+    return data
 
 
 def vm_platforms() -> frozenset[str]:

@@ -169,5 +169,5 @@ def weights_read_bytes(model: ModelSpec, tokens: float) -> float:
     shared, expert, experts, per_token = expert_split(model)
     if expert == 0.0:
         return weights_bytes(model)
-    touched = experts * (1.0 - (1.0 - per_token / experts) ** max(1.0, tokens))
+    touched: float = experts * (1.0 - (1.0 - per_token / experts) ** max(1.0, tokens))  # float ** float: Any
     return (shared + touched * expert) * BYTES_PER_WEIGHT[model.precision]

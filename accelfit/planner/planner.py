@@ -49,9 +49,9 @@ class Environment:
 class Search:
     """The planner's full search before choosing: what could be bought, how each sized up, what was rejected."""
 
-    offers: list
+    offers: list[Offer]
     evaluation: Evaluation
-    rejected: list
+    rejected: list[RawRejection]
 
 
 def search(spec: WorkloadSpec, catalog: Catalog, environment: Environment) -> Search:

@@ -190,7 +190,8 @@ class AwsReader:
 
 
 def _code(error: Any) -> str:
-    return error.response.get("Error", {}).get("Code", "")
+    code: str = error.response.get("Error", {}).get("Code", "")  # botocore's ClientError is untyped here
+    return code
 
 
 def _first_line(error: BaseException) -> str:

@@ -143,7 +143,8 @@ def write_chart(path: Path, run: Run, result: dict[str, Any]) -> None:
     per_minute = np.arange(minutes) / 60.0
 
     def minute_mean(values: np.ndarray) -> np.ndarray:
-        return values[:minutes * 60].reshape(minutes, 60).mean(axis=1)
+        means: np.ndarray = values[:minutes * 60].reshape(minutes, 60).mean(axis=1)  # numpy types mean() as Any
+        return means
 
     arrivals = np.bincount((run.requests.arrival // 60).astype(np.int64), minlength=minutes)[:minutes] / 60.0
     load.plot(per_minute, arrivals, label="arrivals (req/s)", linewidth=0.8)
