@@ -231,7 +231,8 @@ def gpu_row_name(gke_accelerator: str) -> str:
     return "H100" if "H100-80GB" in name else name
 
 
-def _gcp_machines(catalog: Catalog, vm_rows: dict, gpu_rows: dict, result: ImportResult,
+def _gcp_machines(catalog: Catalog, vm_rows: dict[str, dict[str, tuple[str, float | None, float | None]]],
+                 gpu_rows: dict[tuple[str, int, str], tuple[float | None, float | None]], result: ImportResult,
                   provenance: Provenance) -> None:
     """A machine is offered in the zones its VM row lists; its price is VM part + GPU part of the same zone."""
     for name, by_zone in sorted(vm_rows.items()):
@@ -262,7 +263,8 @@ def _gcp_machines(catalog: Catalog, vm_rows: dict, gpu_rows: dict, result: Impor
                         spot.get(region, []), provenance)
 
 
-def _gcp_tpus(catalog: Catalog, tpu_rows: list, result: ImportResult, provenance: Provenance) -> None:
+def _gcp_tpus(catalog: Catalog, tpu_rows: list[tuple[str, int, str, str, float | None, float | None]],
+              result: ImportResult, provenance: Provenance) -> None:
     """Chip-hour prices from the smallest priced slice per region; zones per generation and region."""
     zones: dict[tuple[str, str], set[str]] = defaultdict(set)
     cheapest: dict[tuple[str, str], tuple[int, float | None, float | None]] = {}

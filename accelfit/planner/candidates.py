@@ -3,6 +3,8 @@ per zone, owned servers per GPU model; each either priced under the spec's prici
 
 from __future__ import annotations
 
+from typing import Any
+
 import datetime as dt
 from collections.abc import Mapping
 from collections import defaultdict
@@ -246,7 +248,7 @@ def _tpu_platform_offers(spec: WorkloadSpec, catalog: Catalog, found: OfferSet, 
 
 def _baremetal_offers(spec: WorkloadSpec, catalog: Catalog, inventory: Inventory, found: OfferSet,
                       measured_power_w: Mapping[str, float]) -> None:
-    groups: dict[tuple[str, int], list] = defaultdict(list)
+    groups: dict[tuple[str, int], list[Any]] = defaultdict(list)
     for server in inventory.servers:
         groups[(server.gpu_model, server.gpu_count)].append(server)
     for (model, count), servers in sorted(groups.items()):

@@ -15,6 +15,8 @@ What each part assumes is what the stack builds (design.md section 7):
 
 from __future__ import annotations
 
+from typing import Any
+
 import math
 from dataclasses import dataclass
 
@@ -190,7 +192,7 @@ def system_boot_disk(catalog: Catalog, cloud: str, region: str) -> tuple[float, 
 
 
 def cost_parts(spec: WorkloadSpec, catalog: Catalog, offer: Offer, units: int, run_hours: float,
-               storage: StorageNeeds, shared: dict | None = None) -> tuple[Part, ...]:
+               storage: StorageNeeds, shared: dict[Any, Any] | None = None) -> tuple[Part, ...]:
     """Every priced part of the option. For training `run_hours` is the run; for inference it is ignored.
 
     `shared` (a dict the caller keeps while it costs one spec's offers) holds the parts that depend only on the

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import dataclasses
 import math
 from dataclasses import dataclass, field
@@ -37,13 +39,13 @@ class Evaluation:
     fastest_days: float | None = None
     best_latency_ms: float | None = None
     # The latency targets the closest option (least over its budgets) misses at a light load.
-    latency_misses: tuple = ()
+    latency_misses: tuple[Miss, ...] = ()
     cheapest_over_budget: Sized | None = None
     # Options that met the workload but a policy limit of the environment rejected (the binding constraint then).
     policy_rejected: int = 0
 
 
-def sizing_key(offer: Offer) -> tuple:
+def sizing_key(offer: Offer) -> tuple[object, ...]:
     """What sizing reads from an offer: everything but its place and price. A machine type or slice shape sizes
     the same in every region and zone that offers it, so `evaluate` sizes it once (a full imported catalog offers
     each of them in dozens of regions). The objects are keyed by identity: one catalog row (or inventory server)
@@ -58,13 +60,13 @@ class _Shape:
     """What sizing decides for an offer, the same in every region: Sized's fields that depend on neither place nor
     price, the storage it needs and the run it prices (training; 0 for inference)."""
 
-    fields: dict
+    fields: dict[str, Any]
     storage: StorageNeeds
     run_hours: float
 
 
 def size_offer(spec: WorkloadSpec, catalog: Catalog, offer: Offer, team: TeamEfficiency | None = None,
-               at_units: int | None = None, shared: dict | None = None) -> Sized:
+               at_units: int | None = None, shared: dict[Any, Any] | None = None) -> Sized:
     """Size and cost one offer; raises Unfit when it cannot meet the workload at any allowed count.
 
     `at_units` builds a count at least as large as the spec needs (a lock that still meets the spec): the same
@@ -210,7 +212,7 @@ def inference_note(size: InferenceSize, offer: Offer, spec: WorkloadSpec | None 
 def evaluate(spec: WorkloadSpec, catalog: Catalog, offers: list[Offer],
              team: TeamEfficiency | None = None, constraints: PolicyConstraints | None = None) -> Evaluation:
     result = Evaluation()
-    shared: dict = {}
+    shared: dict[Any, Any] = {}
     for offer in offers:
         try:
             sized = size_offer(spec, catalog, offer, team, shared=shared)
@@ -269,7 +271,7 @@ def _record_latency(spec: WorkloadSpec, result: Evaluation, unfit: Unfit) -> Non
         result.latency_misses = tuple(misses)
 
 
-def policy_rejections(spec: WorkloadSpec, sized: Sized, constraints: PolicyConstraints | None) -> list:
+def policy_rejections(spec: WorkloadSpec, sized: Sized, constraints: PolicyConstraints | None) -> list[tuple[str, str]]:
     """What the environment's policy limits say about a sized option: (rule, reason) per limit it exceeds."""
     if constraints is None:
         return []
@@ -297,7 +299,7 @@ def over_budget(spec: WorkloadSpec, sized: Sized) -> str | None:
     return None
 
 
-def family_key(sized: Sized) -> tuple:
+def family_key(sized: Sized) -> tuple[str, str, tuple[str, ...], str, str]:
     """Offers that differ only in size: same platform, place, accelerator and pricing."""
     offer = sized.offer
     return (offer.platform, offer.cloud, offer.zones, offer.accelerator.name, offer.pricing)
@@ -310,7 +312,7 @@ def smallest_per_family(feasible: list[Sized]) -> list[Sized]:
     and would otherwise win on cents of cluster fees; the smallest sufficient shape is what is easiest to get.
     Ties on devices go to the cheaper option.
     """
-    best: dict[tuple, Sized] = {}
+    best: dict[tuple[str, str, tuple[str, ...], str, str], Sized] = {}
     for sized in feasible:
         key = family_key(sized)
         current = best.get(key)

@@ -26,7 +26,7 @@ SINGLE_NODE = "single-node"  # the rejection rule for a job one VM cannot hold o
 
 
 @lru_cache(maxsize=1)
-def gpu_vm_data() -> dict:
+def gpu_vm_data() -> dict[str, Any]:
     data: dict[str, Any] = yaml.safe_load(DATA.read_text(encoding="utf-8"))  # the shipped gpu_vms.yaml: a mapping
     return data
 
@@ -131,7 +131,7 @@ def gpu_vm_plan(spec: WorkloadSpec, offer: Offer) -> GpuVmPlan:
                      container_image=spec.training.image if spec.training is not None else None)
 
 
-def _image(vm: dict) -> tuple[str, str]:
+def _image(vm: dict[str, Any]) -> tuple[str, str]:
     """(image the VM boots, its source) from the cloud's gpu_vms.yaml section: an SSM parameter a launch resolves
     (EC2), or an image family in a project (Compute Engine)."""
     if "ssm_parameter" in vm:

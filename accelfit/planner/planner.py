@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import datetime as dt
 from dataclasses import dataclass
 
@@ -64,7 +66,8 @@ def search(spec: WorkloadSpec, catalog: Catalog, environment: Environment) -> Se
     return Search(allowed, evaluation, offers.rejected + elsewhere + rejected + evaluation.rejected)
 
 
-def allowed_offers(offers: list, constraints: PolicyConstraints | None) -> tuple[list, list[RawRejection]]:
+def allowed_offers(offers: list[Offer],
+                   constraints: PolicyConstraints | None) -> tuple[list[Offer], list[RawRejection]]:
     """Offers the environment's policies allow (accelerator allow-list, mandatory spot), and the others rejected
     with the policy named."""
     if constraints is None:
@@ -80,7 +83,7 @@ def allowed_offers(offers: list, constraints: PolicyConstraints | None) -> tuple
     return allowed, rejected
 
 
-def evaluate_spec(spec: WorkloadSpec, catalog: Catalog, environment: Environment) -> tuple[Evaluation, list]:
+def evaluate_spec(spec: WorkloadSpec, catalog: Catalog, environment: Environment) -> tuple[Evaluation, list[RawRejection]]:
     """Every feasible sized option and every rejection (the planner's full search, before choosing)."""
     found = search(spec, catalog, environment)
     return found.evaluation, found.rejected
@@ -108,7 +111,7 @@ VM_PLAN_PLATFORMS = ("tpu-vm", "gce-gpu-vm", "ec2-gpu-vm")
 
 
 def build_plan(spec: WorkloadSpec, environment: Environment, chosen: Sized, ranked: list[Sized],
-               rejected: tuple, top: int) -> Plan:
+               rejected: tuple[Any, ...], top: int) -> Plan:
     """The plan of the chosen option, without its serving section: that is described once, over its route (the
     planned pool, then each standby step: accelfit.planner.fleet.with_serving), when its fallback chain is known."""
     offer = chosen.offer
@@ -129,7 +132,7 @@ def build_plan(spec: WorkloadSpec, environment: Environment, chosen: Sized, rank
         catalog_as_of=offer.price.as_of if offer.price else _newest_date(ranked), catalog=offer.catalog)
 
 
-def planned_step(pools: tuple, chosen: Sized) -> list[ServingStep]:
+def planned_step(pools: tuple[Any, ...], chosen: Sized) -> list[ServingStep]:
     """The planned serving pool (the node pools that carry accelerators), route rank 1."""
     accelerated = tuple(pool for pool in pools if pool.role != "system" and not pool.fallback_rank)
     return [ServingStep(1, 0, accelerated, chosen.offer, chosen.replicas)] if accelerated else []
@@ -164,7 +167,7 @@ def _newest_date(ranked: list[Sized]) -> dt.date:
     return max(dates) if dates else dt.date.today()
 
 
-def reasons(spec: WorkloadSpec, chosen: Sized, ranked: list[Sized], rejected: tuple) -> tuple[str, ...]:
+def reasons(spec: WorkloadSpec, chosen: Sized, ranked: list[Sized], rejected: tuple[Any, ...]) -> tuple[str, ...]:
     offer = chosen.offer
     out = [_choice_reason(spec, chosen), *_workload_reasons(spec, chosen)]
     if offer.platform in vm_platforms():
@@ -215,7 +218,7 @@ def _price_reasons(offer: Offer) -> list[str]:
             + ("" if offer.price.verified else "; second-hand figure, verify before committing") + ")."]
 
 
-def _comparison_reasons(chosen: Sized, ranked: list[Sized], rejected: tuple) -> list[str]:
+def _comparison_reasons(chosen: Sized, ranked: list[Sized], rejected: tuple[Any, ...]) -> list[str]:
     """The next best option of another platform or accelerator, and how many options each rule rejected."""
     offer = chosen.offer
     out = []

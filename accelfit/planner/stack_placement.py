@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from accelfit.planner.options import RawRejection
+from accelfit.planner.options import Offer, RawRejection
 
 STACK_REGION_RULE = "stack-region"
 STACK_ZONE_RULE = "stack-zone"
@@ -33,7 +33,7 @@ class StackPlacement:
         return dict(self.zones).get(cloud)
 
 
-def placed_offers(offers: list, placement: StackPlacement) -> tuple[list, list[RawRejection]]:
+def placed_offers(offers: list[Offer], placement: StackPlacement) -> tuple[list[Offer], list[RawRejection]]:
     """Offers in the stack's region (and zone, narrowed to it), and the others rejected naming the config key."""
     if not placement.regions and not placement.zones:
         return list(offers), []

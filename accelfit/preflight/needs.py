@@ -35,9 +35,9 @@ def step_label(member: str, rank: int, pool: str) -> str:
 
 class _Acc:
     def __init__(self) -> None:
-        self.quotas: dict[tuple, dict[str, Any]] = {}
-        self.zones: dict[tuple, set[str]] = defaultdict(set)
-        self.reservations: dict[tuple, dict[str, Any]] = {}
+        self.quotas: dict[tuple[str, ...], dict[str, Any]] = {}
+        self.zones: dict[tuple[str, ...], set[str]] = defaultdict(set)
+        self.reservations: dict[tuple[str, ...], dict[str, Any]] = {}
         self.services: dict[str, str] = {}
         self.steps: list[str] = []
         self.notes: list[str] = []

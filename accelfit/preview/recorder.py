@@ -163,7 +163,7 @@ class _Mocks(pulumi.runtime.Mocks):
                 state.setdefault(key, value)
         return f"{args.name}-id", state
 
-    def call(self, args: pulumi.runtime.MockCallArgs) -> tuple[dict[str, Any], list]:
+    def call(self, args: pulumi.runtime.MockCallArgs) -> tuple[dict[str, Any], list[Any]]:
         # Mocks must return (dict, []) — (dict, None) crashes the SDK (reference 5.1).
         return ((self._call_results(args) if self._call_results else {}) or _computed_call(args)), []
 

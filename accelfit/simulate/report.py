@@ -85,7 +85,7 @@ def _day(run: Run, figures: dict[str, np.ndarray]) -> dict[str, Any]:
     return day
 
 
-def _pair(values: list) -> str:
+def _pair(values: list[float | None]) -> str:
     return "/".join("-" if value is None else f"{value:,.0f}" if value >= 100 else f"{value:,.1f}" for value in values)
 
 

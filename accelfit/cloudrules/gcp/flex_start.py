@@ -3,6 +3,8 @@ before a plan buys flex-start and by the tests. Pure: no Pulumi."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import functools
 from pathlib import Path
 
@@ -12,7 +14,7 @@ _DATA = Path(__file__).parent / "data" / "flex_start.yaml"
 
 
 @functools.cache
-def flex_start_rules() -> dict:
+def flex_start_rules() -> dict[str, Any]:
     return read_package_yaml(_DATA)
 
 
