@@ -9,11 +9,18 @@ from pydantic import PrivateAttr
 
 from accelfit.catalog.lookup import CatalogIndex
 # The rows are part of the catalog model: importers name them from here or from rows.py alike.
-from accelfit.catalog.rows import (  # noqa: F401
+from accelfit.catalog.rows import (
     Accelerator, AcceleratorKind, Availability, CatalogOrigin, CatalogRows, Cloud, EfficiencyFigure, Frozen, InstanceType,
     NotSold,
     Precision, Price, PricingModel, ServicePrice, Sourced, TpuSlice, _as_cloud, _as_pricing, region_of_zone,
 )
+
+# What importers name from here: the catalog and its rows (mypy's no_implicit_reexport reads this list).
+__all__ = [
+    "Accelerator", "AcceleratorKind", "Availability", "Catalog", "CatalogOrigin", "CatalogRows", "Cloud",
+    "EfficiencyFigure", "Frozen", "InstanceType", "NotSold", "Precision", "Price", "PricingModel", "ServicePrice",
+    "Sourced", "TpuSlice", "region_of_zone",
+]
 
 
 class Catalog(CatalogRows):
