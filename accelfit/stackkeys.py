@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from accelfit.cloudrules.aws.zone_offerings import ZONE_ID
+from accelfit.clouds import all_clouds, hook
 from accelfit.stackrules.eks_access import IAM_PRINCIPAL
 from accelfit.stackrules.namespaces import DNS_LABEL
 from accelfit.stackrules.regions import GCP_ZONE
@@ -27,7 +28,7 @@ ENVIRONMENTS = ("dev", "staging", "prod")
 LABEL_VALUE = re.compile(r"^[a-z0-9]([-_a-z0-9]{0,61}[a-z0-9])?\Z")
 # A fleet's name labels its shared resources and prefixes their names, as a workload's name does in a single stack:
 # a label value that is also a DNS label (no '_'), short enough for a second cluster's `-2` suffix
-# (accelfit.planner.fleet_placement.MAX_FLEET_NAME_CHARS).
+# (accelfit.planner.fleet.clusters.MAX_FLEET_NAME_CHARS).
 FLEET_NAME = re.compile(r"^[a-z]([-a-z0-9]{0,35}[a-z0-9])?\Z")
 # Google Cloud project ids: https://cloud.google.com/resource-manager/docs/creating-managing-projects (as of
 # 2026-11-23): 6 to 30 characters, lowercase letters, digits and hyphens, starting with a letter.
@@ -135,14 +136,29 @@ ACCELFIT_KEYS: tuple[StackKey, ...] = (
              _text(), secret=True),
 )
 
-# The provider keys accelfit reads itself; a provider's other keys (credentials, profiles) are the provider's own.
-PROVIDER_KEYS: tuple[StackKey, ...] = (
+# The provider keys accelfit reads itself, per cloud (named by its record's `stack_keys`); a provider's other keys
+# (credentials, profiles) are the provider's own.
+GCP_KEYS: tuple[StackKey, ...] = (
     StackKey("gcp:project", "The Google Cloud project id (6-30 lowercase letters, digits or '-').",
              _text(GCP_PROJECT), secret=True),
     StackKey("gcp:region", "The Google Cloud region the stack builds in.", {"type": "string"}, values=_regions("gcp")),
     StackKey("gcp:zone", "The Google Cloud zone, <region>-<letter>.", _text(GCP_ZONE)),
+)
+AWS_KEYS: tuple[StackKey, ...] = (
     StackKey("aws:region", "The AWS region the stack builds in (the AWS provider needs one).", {"type": "string"},
              values=_regions("aws")),
 )
+
+
+def provider_keys() -> tuple[StackKey, ...]:
+    """Every registered cloud's provider keys (its record's `stack_keys` hook), in the registry's order."""
+    return tuple(key for cloud in all_clouds() if cloud.stack_keys for key in hook(cloud.stack_keys))
+
+
+def __getattr__(name: str) -> Any:
+    # PROVIDER_KEYS follows the registry: a cloud registered after import adds its keys.
+    if name == "PROVIDER_KEYS":
+        return provider_keys()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 PROJECT_KEYS: tuple[str, ...] = tuple(key.name for key in ACCELFIT_KEYS)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from accelfit.stackkeys import ACCELFIT_KEYS, PROVIDER_KEYS, StackKey
+from accelfit.stackkeys import ACCELFIT_KEYS, StackKey, provider_keys
 
 JSON_SCHEMA = "https://json-schema.org/draft/2020-12/schema"
 PROJECT = "accelfit"  # the project's namespace (Pulumi.yaml `name`)
@@ -63,7 +63,7 @@ def stack_file_schema(form: Form = "any") -> dict[str, Any]:
 def config_schema(form: Form) -> dict[str, Any]:
     known = [f"{PROJECT}:{key.name}" for key in ACCELFIT_KEYS]
     properties = {f"{PROJECT}:{key.name}": key_schema(key) for key in ACCELFIT_KEYS}
-    properties.update({key.name: key_schema(key) for key in PROVIDER_KEYS})
+    properties.update({key.name: key_schema(key) for key in provider_keys()})
     forms = {"single": _single_form(), "fleet": _fleet_form()}
     document: dict[str, Any] = {
         "type": "object",

@@ -19,7 +19,7 @@ from typing import Any
 
 from accelfit.clouds import cloud_named
 from accelfit.errors import Problem, problem
-from accelfit.planner.fleet_model import shared_marker
+from accelfit.planner.fleet.model import shared_marker
 from accelfit.planner.model import NetworkPlan, NodePool, Plan
 from components.common import Ownership
 

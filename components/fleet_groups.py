@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pulumi
 
-from accelfit.planner.fleet_model import SHARED_COMPONENT, WORKLOAD_COMPONENT
+from accelfit.planner.fleet.model import SHARED_COMPONENT, WORKLOAD_COMPONENT
 
 
 class SharedClusterGroup(pulumi.ComponentResource):

@@ -1,8 +1,8 @@
 """A dedicated workload's cloud overflow (Plan.overflow): the overflow cluster (built as any cluster of its own is,
 named `<workload>-overflow`, its accelerator pools from 0), the MultiKueue worker access on both workers (the owned
 cluster and the overflow cluster), and the MultiKueue manager's objects on the team's management cluster
-(accelfit:managerKubeconfig), dispatching the workload's jobs owned cluster first (accelfit.planner.hybrid says why
-the manager is a cluster of its own). Everything is checked before the first resource is created."""
+(accelfit:managerKubeconfig), dispatching the workload's jobs owned cluster first (accelfit.planner.fleet.hybrid says
+why the manager is a cluster of its own). Everything is checked before the first resource is created."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import pulumi
 
 from accelfit.catalog.models import Catalog
 from accelfit.errors import InputError, Problem, problem
-from accelfit.planner.hybrid import MANAGER_FIX, MANAGER_KEY
+from accelfit.planner.fleet.hybrid import MANAGER_FIX, MANAGER_KEY
 from accelfit.planner.model import Plan
 from accelfit.spec.inventory import Inventory
 from components.common import Ownership

@@ -47,7 +47,8 @@ def test_every_project_file_a_comment_names_exists():
 
 
 def test_a_moved_file_is_caught(tmp_path):
-    # The reference components/fleet_groups.py carried before issue #35 (the code moved to fleet_costs.py).
+    # The reference components/fleet_groups.py carried before issue #35 (the code moved to fleet_costs.py, now
+    # accelfit/planner/fleet/costs.py).
     stale = tmp_path / "example.py"
     stale.write_text('"""Costs are attributed in accelfit/preview/' + 'attribution.py."""\n', encoding="utf-8")
     assert _missing(stale, _PY_REFERENCE, tmp_path) == [

@@ -19,7 +19,7 @@ class BuyingModel:
     """One way to buy accelerator capacity. Pure data."""
 
     name: str  # the user-facing value: budget.pricing, catalog price rows, plan.pricing
-    # The capacity tier a fallback chain files it under (planner/fleet_fallback.py): a commitment is capacity held
+    # The capacity tier a fallback chain files it under (planner/fleet/chain.py): a commitment is capacity held
     # for the workload, the reservation tier; every other model is its own tier.
     tier: str
     # Where its tier stands in a fallback chain, lowest first (held capacity, capacity bought for the run, on
@@ -27,7 +27,7 @@ class BuyingModel:
     chain_order: int
     # The catalog's order of the models (the spec's listing, catalog lookups, reports): the order they were added.
     catalog_order: int
-    # The cluster autoscaler moves pending pods onto a pool bought this way (planner/capacity_groups.py). Not
+    # The cluster autoscaler moves pending pods onto a pool bought this way (planner/fleet/capacity_groups.py). Not
     # flex-start (its nodes come through ProvisioningRequests) nor a Capacity Block (launched into the block by id).
     autoscaler_moves_to: bool = True
     # sunk: paid whether it runs or not (a held reservation), so a plan adds $0 for its machines; marginal: a plan
@@ -39,25 +39,25 @@ class BuyingModel:
     # Bought for what it holds (a commitment, a reservation, a block), not when used: a standby step of a fallback
     # chain never runs on it.
     bought_ahead: bool = False
-    # A commitment: bills every hour of its term, used or not (planner/costing.py, pricing/resources.py).
+    # A commitment: bills every hour of its term, used or not (planner/costing/option_costs.py, pricing/resources.py).
     term_hours: float | None = None
     # Paid up front for a block of fixed length that bills every hour of it (an AWS Capacity Block:
     # pricing/capacity_blocks.py), rather than for the hours the run uses.
     whole_block: bool = False
     # A pool on it takes any open reservation of its type the project holds unless told not to (GKE
     # ANY_RESERVATION, an EC2 launch template's `open` preference): on demand and commitments, not spot or flex-start,
-    # nor capacity consumed by name (planner/fleet_fallback.py standby_pools).
+    # nor capacity consumed by name (planner/fleet/chain.py standby_pools).
     takes_open_reservations: bool = False
     # A pool's nodes are created when the cloud's queue finds capacity, for pending pods (GKE flex-start: NodeConfig
-    # flexStart, the pool starts empty): planner/build.py, planner/provisioning.py, components/gcp.
+    # flexStart, the pool starts empty): planner/build.py, planner/fleet/provisioning.py, components/gcp.
     queued: bool = False
     # The model a node pool bought this way is built as, where not its own: a commitment's pools take on-demand
     # nodes (the commitment bills the project; the pool names none). "" = itself.
     builds_as: str = ""
     # The cloud can take the capacity back at any time (spot): training pays for restarts, a plan says so.
     preemptible: bool = False
-    # The planner's search makes its offers with rules of its own beyond a price row (planner/buying.py: who sells it,
-    # what it sells, the longest run): a held reservation, flex-start, a Capacity Block.
+    # The planner's search makes its offers with rules of its own beyond a price row (planner/costing/buying.py: who
+    # sells it, what it sells, the longest run): a held reservation, flex-start, a Capacity Block.
     offers_by_rules: bool = False
     # The clouds that sell it (cloud names, accelfit/clouds); () = every cloud that sells capacity by the hour.
     sold_by: tuple[str, ...] = ()

@@ -5,9 +5,9 @@ Training: MFU = (6·N, or 4·N for LoRA; N the active parameters of a Mixture-of
 (chips × dense BF16 peak), the planner's definition; the factors the planner applies to a dense BF16 figure for
 the run's architecture and precision (MoE, FP8/FP4 speed-up) are divided out, so a plan of the same run reproduces
 the measurement. Serving: the catalog's efficiency is scaled until the planner's
-own serving model (serving_sizing: the replica under load, vLLM's scheduler limits, queueing included) sustains the
-measured requests/s at the measured p99 (or at its full batch when no p99 is given); the scale that matches is the
-team's figure, so a plan of the same deployment at that p99 carries the measured rate. A measurement the chips
+own serving model (planner/serving/sizing.py: the replica under load, vLLM's scheduler limits, queueing included)
+sustains the measured requests/s at the measured p99 (or at its full batch when no p99 is given); the scale that matches
+is the team's figure, so a plan of the same deployment at that p99 carries the measured rate. A measurement the chips
 cannot physically reach (MFU above 1, or more requests/s than their bandwidth and compute allow at full
 efficiency) is rejected, naming the field.
 """
@@ -23,11 +23,12 @@ from accelfit.calibration.measurements import MeasuredRun
 from accelfit.catalog.models import Accelerator, Catalog
 from accelfit.errors import InputError, Problem, join_path, problem
 from accelfit.planner import preferences as pref
-from accelfit.planner.lengths import Lengths
-from accelfit.planner.serving import Efficiency, ReplicaModel
-from accelfit.planner.serving_data import efficiency_for, engine_limits, max_num_batched_tokens
-from accelfit.planner.serving_load import Budgets, ReplicaLoad, largest_slots
-from accelfit.planner.sizing import peak_flops, usable_batch
+from accelfit.planner.serving.lengths import Lengths
+from accelfit.planner.serving.replica import Efficiency, ReplicaModel
+from accelfit.planner.serving.engine_figures import efficiency_for, engine_limits, max_num_batched_tokens
+from accelfit.planner.serving.load import Budgets, ReplicaLoad, largest_slots
+from accelfit.planner.serving.sizing import usable_batch
+from accelfit.planner.training.sizing import peak_flops
 from accelfit.planner.team_efficiency import TeamEfficiency, TeamPowerFigure, TeamServingFigure, TeamTrainingFigure
 from accelfit.spec import TrainingMethod
 
@@ -117,7 +118,7 @@ def _physical_limit(run: MeasuredRun, accelerator: Accelerator) -> float:
 
 def _planned_factor(run: MeasuredRun, accelerator: Accelerator) -> float:
     """What the planner multiplies a dense BF16 MFU by for this run's architecture and precision."""
-    from accelfit.planner.sizing import training_efficiency
+    from accelfit.planner.training.sizing import training_efficiency
     from accelfit.spec import WorkloadSpec
 
     # Unvalidated on purpose: training_efficiency reads the spec's model only, which run.model_spec() validated.
@@ -171,7 +172,7 @@ def _serving_efficiency(run: MeasuredRun, catalog: Catalog, file: str, where: st
 
 
 def replica_rate(model: ReplicaModel, group: int, latency_ms: float) -> float:
-    """Requests/s one replica of `group` chips carries, by the planner's own serving model (serving_sizing): its
+    """Requests/s one replica of `group` chips carries, by the planner's own serving model (serving/sizing.py): its
     batch (--max-num-seqs) the largest the KV cache, the engine limit and the p99 allow, the step's token budget
     the engine's default on this accelerator, and the most requests/s with the modelled end-to-end p99 (queueing
     included) within `latency_ms`; without a p99, the replica's saturated throughput (its batch full)."""

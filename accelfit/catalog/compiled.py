@@ -5,8 +5,11 @@ Parsing the shipped data and an imported SkyPilot catalog, validating every row 
 (`Catalog.model_validate_json`) takes tens of milliseconds. The validated catalog is stored as JSON in
 `<catalog dir>/compiled-catalog.json` (the directory of `store.catalog_dir()`), keyed on the SHA-256 of
 everything that decides what it holds:
-- the bytes (and names) of the shipped data files and of the imported catalog's manifest and row files, so any
+- the bytes (and names) of the shipped data files, of the catalog files of each registered cloud that keeps them
+  in a folder of its own (`Cloud.catalog_dir`) and of the imported catalog's manifest and row files, so any
   change to them, an `accelfit catalog update` or an upgrade of accelfit's data, misses the cache;
+- the records of those registered clouds (their fields steer the integrity checks), so registering or changing
+  one misses it too;
 - the source of the code that reads, checks and defines the catalog (`accelfit/catalog/*.py` and the readers they
   use) and the Python and pydantic versions, because the JSON is read back by those classes.
 
@@ -70,14 +73,18 @@ def _read_regular(path: Path, limit: int) -> bytes:
         os.close(descriptor)
 
 
-def cache_key(files: Iterable[Path]) -> str:
-    """SHA-256 over the data files (name and bytes, in the given order), the catalog code and the versions of
-    Python and pydantic. Raises OSError when a file cannot be read (or is not a regular file)."""
+def cache_key(files: Iterable[Path], records: str = "") -> str:
+    """SHA-256 over the data files (name and bytes, in the given order), the catalog code, the versions of
+    Python and pydantic, and `records`: the registered clouds' records that live outside accelfit/clouds (their
+    fields steer the integrity checks; "" adds nothing). Raises OSError when a file cannot be read (or is not a
+    regular file)."""
     import pydantic
     import pydantic_core
 
     digest = hashlib.sha256(FORMAT)
     digest.update(f"{sys.version}|{pydantic.VERSION}|{pydantic_core.__version__}".encode())
+    if records:
+        digest.update(f"\0records\0{records}".encode())
     for group in (files, _CODE):
         for path in group:
             data = _read_regular(path, MAX_DATA_BYTES)
@@ -132,14 +139,15 @@ def write(cache: Path, key: str, catalog: Catalog) -> bool:
         raise
 
 
-def load_cached(cache: Path, files: Callable[[], list[Path]], build: Callable[[], Catalog]) -> Catalog:
+def load_cached(cache: Path, files: Callable[[], list[Path]], build: Callable[[], Catalog],
+                records: str = "") -> Catalog:
     """The catalog from `cache` when it was compiled from exactly `files()`, else `build()` (which parses and
     checks the files, raising InputError on bad data) stored for the next run.
 
     `files` is asked again after building: when the files changed meanwhile (an import landed), the freshly built
     catalog is returned but not stored, since the key would no longer say which files it came from."""
     try:
-        key = cache_key(files())
+        key = cache_key(files(), records)
     except (OSError, ValueError):
         return build()
     found = read(cache, key)
@@ -147,7 +155,7 @@ def load_cached(cache: Path, files: Callable[[], list[Path]], build: Callable[[]
         return found
     catalog = build()
     try:
-        unchanged = cache_key(files()) == key
+        unchanged = cache_key(files(), records) == key
     except (OSError, ValueError):
         unchanged = False
     if unchanged:

@@ -1,8 +1,9 @@
 """Load the versioned catalog data files into a validated, indexed `Catalog`.
 
-Every `*.yaml` file in the data directory starts with `schema_version` and holds one or more sections
-(`accelerators`, `instance_types`, `tpu_slices`, `prices`, `service_prices`, `efficiency`,
-`availability`), each a list of rows.
+Every `*.yaml` file in the data directory, and each catalog file of a registered cloud whose record names a folder
+of its own (`Cloud.catalog_dir`: a cloud not shipped with accelfit keeps its rows beside its module), starts with
+`schema_version` and holds one or more sections (`accelerators`, `instance_types`, `tpu_slices`, `prices`,
+`service_prices`, `efficiency`, `availability`, `not_sold`), each a list of rows.
 Rows are validated one by one so that every bad row is reported, with its file and field path
 (`prices[12].hourly_usd`), in one `InputError`; cross-file rules (a price's SKU exists, ...) live in
 `integrity.py` and are reported the same way.
@@ -18,15 +19,18 @@ price row in a region the availability data does not list is an integrity proble
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel
 
 from accelfit.catalog.integrity import Located, check_integrity
 from accelfit.catalog import compiled, store
+from accelfit.clouds import all_clouds
 from accelfit.catalog.models import (
     Accelerator,
     Availability,
@@ -62,7 +66,7 @@ SECTIONS: dict[str, type[BaseModel]] = {
 }
 
 # Sections an imported catalog may hold, and the key under which its row replaces a shipped row.
-OVERLAY_KEYS = {
+OVERLAY_KEYS: dict[str, Callable[[Any], tuple[object, ...]]] = {
     "prices": lambda row: (row.cloud, row.sku, row.region, row.pricing),
     "availability": lambda row: (row.cloud, row.sku, row.region),
 }
@@ -82,25 +86,48 @@ _IDENTITY: dict[str, tuple[str, ...]] = {
 
 
 def load_catalog(data_dir: Path | str | None = None, imported: Path | str | None = None) -> Catalog:
-    """The catalog from `data_dir` (default: the active catalog, cached), overlaid with the imported catalog
-    directory `imported` when given; raises InputError listing every problem."""
+    """The catalog from `data_dir` (default: the active catalog, cached) and the registered clouds' own folders,
+    overlaid with the imported catalog directory `imported` when given; raises InputError listing every problem."""
     if data_dir is None and imported is None:
-        return _load_active(str(store.catalog_dir()))
+        return _load_active(str(store.catalog_dir()), _own_folder_clouds())
     return _load(Path(data_dir) if data_dir is not None else DATA_DIR,
                  Path(imported) if imported is not None else None)
 
 
+def cloud_files() -> list[Path]:
+    """The catalog files of the registered clouds that keep them in a folder of their own, in registry order (the
+    shipped clouds' files are in the data folder, read with it)."""
+    return [cloud.catalog_dir / name for cloud in all_clouds() if cloud.catalog_dir is not None
+            for name in cloud.catalog_files]
+
+
+def _data_files(data_dir: Path) -> list[Path]:
+    return sorted(data_dir.glob("*.yaml")) + cloud_files()
+
+
+def _own_folder_clouds() -> str:
+    """What the active catalog depends on beyond the files: the records of the registered clouds with a folder of
+    their own, whose fields the integrity checks follow (the shipped records are in the compiled key's code). Each
+    field as its repr, a function as its qualified name (a repr would hold its address); "" with none registered."""
+    def shown(value: object) -> str:
+        return f"{value.__module__}.{value.__qualname__}" if callable(value) else repr(value)  # type: ignore[attr-defined]
+
+    return "\n".join("|".join(shown(getattr(cloud, item.name)) for item in dataclasses.fields(cloud))
+                     for cloud in all_clouds() if cloud.catalog_dir is not None)
+
+
 @functools.cache
-def _load_active(base: str) -> Catalog:
-    """Once per process; across processes from the compiled cache while the files are unchanged (`compiled.py`)."""
+def _load_active(base: str, records: str) -> Catalog:
+    """Once per process and set of registered clouds (`records`); across processes from the compiled cache while
+    the files and those records are unchanged (`compiled.py`)."""
     directory = Path(base)
 
     def files() -> list[Path]:
         imported = store.imported_dir(directory)
-        return sorted(DATA_DIR.glob("*.yaml")) + (store.imported_files(imported) if imported is not None else [])
+        return _data_files(DATA_DIR) + (store.imported_files(imported) if imported is not None else [])
 
     return compiled.load_cached(directory / compiled.CACHE_FILE, files,
-                                lambda: _load(DATA_DIR, store.imported_dir(directory)))
+                                lambda: _load(DATA_DIR, store.imported_dir(directory)), records)
 
 
 def forget_active() -> None:
@@ -112,18 +139,17 @@ def compile_active(base: Path) -> Catalog:
     """Load the catalog installed under `base` afresh and write its compiled cache, so the first command after an
     import starts as fast as every later one."""
     forget_active()
-    return _load_active(str(base))
+    return _load_active(str(base), _own_folder_clouds())
 
 
 def _load(data_dir: Path, imported: Path | None = None) -> Catalog:
-    files = sorted(data_dir.glob("*.yaml"))
-    if not files:
+    if not any(data_dir.glob("*.yaml")):
         raise InputError([problem(str(data_dir), "", "no catalog data files (*.yaml) found",
                                   "point at the directory that holds accelerators.yaml and the other catalog files")])
     problems: list[Problem] = []
     rows: dict[str, list[Located]] = {section: [] for section in SECTIONS}
     rejected: dict[str, set[str]] = {section: set() for section in SECTIONS}
-    for path in files:
+    for path in _data_files(data_dir):
         problems.extend(_read_file(path, rows, rejected))
     origin = None
     if imported is not None:
@@ -135,7 +161,7 @@ def _load(data_dir: Path, imported: Path | None = None) -> Catalog:
         raise InputError(problems)
     sections = {section: tuple(item.row for item in items) for section, items in rows.items()}
     if origin is None:
-        newest = max((row.as_of for row in sections["prices"]), default=None)
+        newest = max((row.as_of for row in sections["prices"] if isinstance(row, Price)), default=None)
         origin = CatalogOrigin(kind="shipped", as_of=newest, source="accelfit shipped snapshot") if newest else None
     return Catalog(schema_version=SCHEMA_VERSION, origin=origin, **sections)
 
@@ -167,16 +193,18 @@ def _fill_regions(rows: dict[str, list[Located]]) -> list[Problem]:
     instance-type row is a problem, because availability lives in one place."""
     regions: dict[tuple[object, str], list[str]] = {}
     for item in rows["availability"]:
-        row: Availability = item.row  # type: ignore[assignment]
-        regions.setdefault((row.cloud, row.sku), []).append(row.region)
+        offered = item.row
+        assert isinstance(offered, Availability)  # the section's model (SECTIONS)
+        regions.setdefault((offered.cloud, offered.sku), []).append(offered.region)
     problems: list[Problem] = []
     filled: list[Located] = []
     for item in rows["instance_types"]:
         row = item.row
-        if row.regions:  # type: ignore[attr-defined]
+        assert isinstance(row, InstanceType)
+        if row.regions:
             problems.append(item.at("regions", "regions come from the availability rows",
                                     "remove `regions` here and list each region in gpu_availability.yaml"))
-        found = tuple(dict.fromkeys(regions.get((row.cloud, row.name), ())))  # type: ignore[attr-defined]
+        found = tuple(dict.fromkeys(regions.get((row.cloud, row.name), ())))
         filled.append(Located(row.model_copy(update={"regions": found}), item.file, item.path))
     rows["instance_types"] = filled
     return problems
@@ -206,10 +234,10 @@ def _read_file(path: Path, rows: dict[str, list[Located]], rejected: dict[str, s
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest() if len(text) <= _CLEAN_FILE_MAX_CHARS else None
     known = _CLEAN_FILES.get(digest) if digest is not None else None
     if known is not None:
-        sections, lines = known
+        kept, lines = known
         remember_lines(file, lines)  # a problem found later (integrity) still names this file's lines
-        for section, items in sections.items():
-            rows[section].extend(Located(row, file, where) for row, where in items)
+        for section, pairs in kept.items():
+            rows[section].extend(Located(row, file, where) for row, where in pairs)
         return []
     found: dict[str, list[Located]] = {section: [] for section in SECTIONS}
     problems = _validate_file(file, text, found, rejected)

@@ -92,9 +92,16 @@ def run() -> None:
     imported the planner's and the catalog's models (thousands of schema objects) costs a quarter of a plan's CPU
     time; nothing that collection would find needs finalizing (files are closed and written atomically where they
     are used), so the survivors are moved out of its view (`gc.freeze`) and are freed with the process. Tests and
-    other callers use main(), which leaves the collector alone."""
+    other callers use main(), which leaves the collector alone.
+
+    While the command runs, a young collection waits for 200,000 new objects instead of 700, as mypy's build does
+    (python/mypy, mypy/build.py: "otherwise we can spend a large fraction of cpu in gc"): importing the planner's,
+    the spec's and the catalog's models makes some 100,000 objects that live as long as the process, and the ~100
+    collections they triggered found nothing to free and cost a plan about 10 ms (benchmarks/bench_plan_cli.py).
+    Cyclic garbage is still collected, in larger batches."""
     import gc
 
+    gc.set_threshold(200_000, 30, 30)
     code = main()
     gc.freeze()
     sys.exit(code)

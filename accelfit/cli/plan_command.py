@@ -13,7 +13,7 @@ from accelfit.errors import EXIT_POLICY_OR_INFEASIBLE, InputError, problem
 if TYPE_CHECKING:
     from accelfit.catalog.models import Catalog
     from accelfit.planner import Environment, NoFeasiblePlan, Plan
-    from accelfit.planner.fleet_model import FleetWorkload
+    from accelfit.planner.fleet.model import FleetWorkload
     from accelfit.planner.lock import LockStatus
     from accelfit.spec.loader import LoadedWorkload
     from accelfit.stackfile import StackFile

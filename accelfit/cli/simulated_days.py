@@ -30,7 +30,7 @@ class Day:
 def prepare_day(spec: WorkloadSpec, plan: Plan, team: TeamEfficiency | None, trace: Requests | None,
                 trace_file: Path | None, seed: int, spike: str | None) -> Day:
     from accelfit.catalog import load_catalog
-    from accelfit.planner.serving import Efficiency
+    from accelfit.planner.serving.replica import Efficiency
     from accelfit.simulate.fleet import build_fleet, spec_requests
     from accelfit.simulate.traffic import parse_spike
 

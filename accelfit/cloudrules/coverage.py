@@ -68,11 +68,11 @@ def sells(cloud: str, kind: str, model: PricingModel, sku: str) -> bool:
     if not buying_model(model).sold_on(cloud):  # the table's sold_by
         return False
     if model == PricingModel.flex_start:
-        from accelfit.cloudrules.gcp.flex_start import flex_start_rules
+        from accelfit.clouds.gcp_flex_start import flex_start_rules
 
         return not any(sku.startswith(family + "-") for family in flex_start_rules()["excluded_families"])
     if model == PricingModel.capacity_block:
-        from accelfit.cloudrules.aws.instance_rules import capacity_block_rules
+        from accelfit.clouds.aws_capacity_blocks import capacity_block_rules
 
         return kind == "gpu" and sku in capacity_block_rules()["instance_types"]
     return True

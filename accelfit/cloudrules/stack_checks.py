@@ -14,35 +14,17 @@ from __future__ import annotations
 import dataclasses
 
 from accelfit.catalog.models import Catalog
+from accelfit.clouds import cloud_named, hook
 from accelfit.errors import Problem
-from accelfit.planner.fleet_model import FleetPlan
+from accelfit.planner.fleet.model import FleetPlan
 from accelfit.planner.model import Plan
 from accelfit.cloudrules.shared_cluster import cohort_name_problems, pool_count_problems
 
 
 def plan_cloud_problems(plan: Plan, catalog: Catalog) -> list[Problem]:
     """One workload's plan against its cloud's rules; fields name the plan's (`node_pools[1].zones`...)."""
-    checks = _PLAN_CHECKS.get(plan.cloud.value)
-    return checks(plan, catalog) if checks is not None else []  # bare metal: checked where its inventory is read
-
-
-def _gcp_plan_problems(plan: Plan, catalog: Catalog) -> list[Problem]:
-    from accelfit.cloudrules.gcp.validation import plan_problems
-
-    return plan_problems(plan, catalog)
-
-
-def _aws_plan_problems(plan: Plan, catalog: Catalog) -> list[Problem]:
-    """An EKS plan against the EKS rules; an EC2 GPU VM is checked against the instance where it is read."""
-    if plan.platform.value != "eks-gpu":
-        return []
-    from accelfit.cloudrules.aws.plan_checks import validate_eks_plan
-
-    return validate_eks_plan(plan, catalog)
-
-
-# Each cloud's plan rules, by cloud name (accelfit/clouds).
-_PLAN_CHECKS = {"gcp": _gcp_plan_problems, "aws": _aws_plan_problems}
+    check = cloud_named(plan.cloud).plan_check  # each cloud's own rules, named by its record
+    return hook(check)(plan, catalog) if check else []  # bare metal: checked where its inventory is read
 
 
 def fleet_problems(fleet: FleetPlan, catalog: Catalog, *, single: bool) -> list[Problem]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 
 def _no_zones(region: str) -> tuple[str, ...]:
@@ -36,8 +37,12 @@ class Cloud:
     server_platforms: tuple[str, ...] = ()
     tpu_platforms: tuple[str, ...] = ()
     owned: bool = False  # owned hardware: sunk cost, priced at its power (accelfit.pricing.onprem)
-    # The catalog data files with this cloud's rows (accelfit/catalog/data/).
+    # The catalog data files with this cloud's rows, and the folder they are in: None for the catalog's own data
+    # folder (accelfit/catalog/data/, or the copy a caller loads instead), read with its shared files; a cloud that
+    # is not shipped with accelfit (a plug-in, a test's) names the folder beside its module, which the catalog
+    # loader, its compiled cache's key and its integrity checks then read as well (accelfit/catalog/loader.py).
     catalog_files: tuple[str, ...] = ()
+    catalog_dir: Path | None = None
     # Pulumi resource type tokens this cloud's stacks build that the preview prices, and the module that registers
     # their pricers (imported by accelfit.pricing when it first prices; a module path so this layer stays below it).
     priced_resource_types: tuple[str, ...] = ()
@@ -58,6 +63,17 @@ class Cloud:
     # returning its problems; "" where the cloud has none (accelfit/catalog/integrity.py).
     instance_accelerator_fields: bool = False
     availability_row_check: str = ""
+    # "module:function" of the check of one workload's plan against the cloud's rules, given the plan and the
+    # catalog, before anything is created (accelfit/cloudrules/stack_checks.py); "" where it has none.
+    plan_check: str = ""
+    # The machine type of a cluster's system pool (cluster add-ons), priced at its "vm-<type>" service row, and how
+    # a fleet plan names what its shared cluster holds once (accelfit/planner/fleet_costs.py).
+    system_pool_machine: str = ""
+    shared_cluster_parts: tuple[str, ...] = ()
+    # "module:function" reading one of its priced resources (a policies.accelfit_policies.view.ResourceView and the
+    # catalog) into the accelerators it asks for (an AcceleratorUse, or None), for the policy pack's accelerator
+    # rules; "" where policies/accelfit_policies/usage.py reads the cloud's types itself (the shipped clouds).
+    accelerator_reader: str = ""
     # "module:name" of the cloud's component builders (a components.build.CloudBuilders: its cluster, its GPU VMs,
     # the checks run before anything is created); "" where it has none (owned servers: components/baremetal).
     component_builders: str = ""
@@ -98,7 +114,22 @@ class Cloud:
     # The plan field that pins the cluster's Kubernetes version line: every workload sharing one cluster must agree.
     cluster_version_field: str = ""  # gke_release_channel | eks_version
     example_region: str = ""  # what an error's fix suggests for a region setting
+    # The stack: the provider config key of the region the cloud's resources are built in (the planner places the
+    # cloud's workloads there, accelfit/stackrules/regions.py), "" where the stack names none (owned servers); the
+    # provider config keys accelfit reads for the cloud, as "module:name" of a tuple of accelfit.stackkeys.StackKey
+    # (the stack file's schema lists them); how messages name the cloud whose provider builds there.
+    region_key: str = ""
+    stack_keys: str = ""
+    provider_title: str = ""  # "Google Cloud", "AWS"
+    # Its public regions where accelfit/spec/data/regions.yaml (the shipped clouds' published lists, each with its
+    # source) has none: a cloud not shipped with accelfit lists them here, for placement.regions and its region key.
+    regions: tuple[str, ...] = ()
     serving_metrics: str = ""  # managed-prometheus | in-cluster-prometheus
+    # The NVIDIA software the Kubernetes layer installs on the cloud's GPU nodes (components/kubernetes/
+    # gpu_software.py): "gke-managed" (the cloud installs the driver and runs its own device plugin: only the DCGM
+    # exporter), "gpu-operator" (the driver and toolkit come with the node image or host preparation: the GPU
+    # Operator with driver and toolkit off); "" where it has no GPU cluster.
+    gpu_software: str = ""
     # Reservations are zonal (GCP: a reservation lives in one zone) rather than named by id alone (AWS).
     zonal_reservations: bool = False
     # How a cluster's pool limit is named in a problem (accelfit/cloudrules/shared_cluster.py).
@@ -129,8 +160,14 @@ class Cloud:
     def offers(self, platform: str) -> bool:
         return platform in self.platforms
 
+    @property
+    def a_region_owner(self) -> str:
+        """'a Google Cloud', 'an AWS': as in "not an AWS region"."""
+        title = self.provider_title or self.title
+        return f"{'an' if title[:1] in 'AEIOU' else 'a'} {title}"
+
 
 # The features a cloud may lack, each read by one caller: model-server (planner/eligibility.py), tpu (planner
-# candidates), gpu-vm (planner/gpu_vms.py), shared-filesystem (planner/costing.py), fallback-tiers
-# (planner/fleet_fallback.py).
+# candidates), gpu-vm (planner/gpu_vms.py), shared-filesystem (planner/costing/option_costs.py), fallback-tiers
+# (planner/fleet/chain.py).
 FEATURES = ("model-server", "tpu", "gpu-vm", "shared-filesystem", "fallback-tiers")

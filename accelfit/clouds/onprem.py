@@ -9,6 +9,7 @@ CLOUD = Cloud(
     title="owned servers",
     platforms=("baremetal-gpu",),
     owned=True,
+    gpu_software="gpu-operator",  # host preparation installs the pinned driver and toolkit (components/baremetal)
     # The NodePatch that labels an inventory server with its GPUs (components/baremetal) carries its power cost.
     priced_resource_types=("kubernetes:core/v1:NodePatch",),
     pricer_module="accelfit.pricing.pricers.onprem",

@@ -13,8 +13,8 @@ priced and policy-checked like any other; what makes it ephemeral is data in it:
   training run, and the serving fallback pools, are 0-minimum);
 - autostop for serving (`--autostop`, default 4h): the copy serves for that long a day from the minute it was
   created (`inference.hours_per_day` and `inference.serving_start_utc`), then its servers go once idle and its
-  nodes follow (accelfit/planner/costing.py, SCHEDULED_SERVING_PLATFORMS, says how on each platform), and it is
-  priced for those hours only. Where the chosen platform has no daily window (TPU serving) the copy is priced all
+  nodes follow (accelfit/planner/costing/option_costs.py, SCHEDULED_SERVING_PLATFORMS, says how on each platform), and
+  it is priced for those hours only. Where the chosen platform has no daily window (TPU serving) the copy is priced all
   day and `up` reports the workload as not autostopped.
 
 Pure: the CLI (accelfit.cli.ephemeral_command) writes the file and runs Pulumi.

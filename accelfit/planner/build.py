@@ -7,9 +7,8 @@ import math
 from accelfit.buying import all_buying_models, buying_model, find_buying_model
 from accelfit.catalog import TpuSlice
 from accelfit.clouds import cloud_named
-from accelfit.cloudrules.gcp.flex_start import flex_start_placement_rejection
-from accelfit.planner import preferences as pref
-from accelfit.planner.costing import (
+from accelfit.clouds.gcp_flex_start import flex_start_placement_rejection
+from accelfit.planner.costing.option_costs import (
     SYSTEM_POOL_DISK_GB, SYSTEM_POOL_MAX_NODES, SYSTEM_POOL_MIN_NODES, serving_window, storage_needs,
 )
 from accelfit.planner.limits import pods_cidr_for, pool_sizes
@@ -67,7 +66,7 @@ def node_pools(spec: WorkloadSpec, sized: Sized) -> tuple[NodePool, ...]:
     # spreads over the offer's zones. On GKE the system pool follows, so add-ons run where the work runs.
     pool_zones = offer.zones[:1] if multi_node_training else offer.zones
     if offer.platform in ("gke-gpu", "gke-tpu", "eks-gpu"):
-        pools.append(NodePool(name="system", role="system", machine_type=pref.SYSTEM_POOL_MACHINE[offer.cloud],
+        pools.append(NodePool(name="system", role="system", machine_type=cloud_named(offer.cloud).system_pool_machine,
                               min_nodes=SYSTEM_POOL_MIN_NODES, max_nodes=SYSTEM_POOL_MAX_NODES,
                               initial_nodes=SYSTEM_POOL_MIN_NODES,
                               zones=pool_zones if cloud_named(offer.cloud).system_pool_follows_work else offer.zones,
@@ -109,7 +108,7 @@ def _tpu_pools(spec: WorkloadSpec, sized: Sized, tpu: TpuSlice, labels: dict[str
         return [NodePool(name="tpu", min_nodes=minimum, max_nodes=maximum, initial_nodes=initial, **common)]
     if sized.units > 1:
         # Multislice: the slice pools are one Kueue flavor (components.kubernetes.queues.multislice_flavors),
-        # which finds their nodes by this label; a standby set gets its own value (fleet_fallback).
+        # which finds their nodes by this label; a standby set gets its own value (fleet/chain.py).
         common["labels"] = {**labels, SLICE_SET_LABEL: "tpu"}
     # A multi-host slice is atomic: one node pool per slice, all its hosts or none (scale to zero after).
     return [NodePool(name=f"tpu-{index}", min_nodes=0, max_nodes=tpu.hosts, initial_nodes=tpu.hosts,
@@ -139,7 +138,7 @@ def _gpu_pools(spec: WorkloadSpec, sized: Sized, labels: dict[str, str], multi_n
     block = model.whole_block
     if flex_start:
         # Flex-start nodes are created when capacity is found, for pending pods: the pool starts empty
-        # (accelfit/cloudrules/gcp/data/flex_start.yaml; GpuNodePool refuses initial nodes on flex-start).
+        # (accelfit/clouds/data/flex_start.yaml; GpuNodePool refuses initial nodes on flex-start).
         minimum, initial = 0, 0
     instance = offer.instance
     driver = _gpu_driver(offer.cloud, offer.platform)
@@ -171,7 +170,7 @@ def _gpu_pools(spec: WorkloadSpec, sized: Sized, labels: dict[str, str], multi_n
 def _compact_gpu_pool(machine: str, multi_node_training: bool, flex_start: bool, block: bool) -> bool:
     """Compact placement for a multi-node training pool, except where the capacity decides placement: a Capacity
     Block (its instances already sit close together) and flex-start where the sourced rule refuses it. A multi-node
-    flex-start training pool obtains its nodes through queued provisioning (accelfit.planner.provisioning), and
+    flex-start training pool obtains its nodes through queued provisioning (accelfit.planner.fleet.provisioning), and
     a queued GPU pool takes no compact placement (data/flex_start.yaml compact_placement: Cluster Toolkit, xpk)."""
     if not multi_node_training or block:
         return False

@@ -14,7 +14,7 @@ from accelfit.buying import buying_model
 from accelfit.catalog.models import Accelerator, Catalog, Cloud, InstanceType, region_of_zone
 from accelfit.clouds import cloud_named
 from accelfit.pricing.onprem import owned_server_cost
-from accelfit.planner.buying import (
+from accelfit.planner.costing.buying import (
     buying_rejection, held_block, max_units, reservation_zones, sold_as_hint,
 )
 from accelfit.planner.eligibility import hard_rejection

@@ -9,7 +9,7 @@ from accelfit.clouds import cloud_of_platform
 from accelfit.planner import preferences as pref
 from accelfit.planner.gpu_vms import job_rejection
 from accelfit.spec import (
-    WEIGHTS_CLOUD, Framework, Maturity, Portability, Traffic, WorkloadKind, WorkloadSpec, weights_scheme,
+    Framework, Maturity, Portability, Traffic, WorkloadKind, WorkloadSpec, weights_cloud, weights_scheme,
 )
 
 # TPU generations built for serving; v4 and v5p are training parts (reference section 3).
@@ -62,7 +62,7 @@ def server_rejection(spec: WorkloadSpec, platform: str) -> tuple[str, str] | Non
                                 f"{kind.upper()}s")
     weights = spec.model.weights
     assert weights is not None  # a spec whose stack builds a server names its weights (WorkloadSpec._serving_rules)
-    cloud = WEIGHTS_CLOUD.get(weights_scheme(weights))
+    cloud = weights_cloud(weights_scheme(weights))
     if cloud is not None and cloud_of.name != cloud:
         return ("weights", f"model.weights {spec.model.weights} is read through the workload's {cloud} identity; "
                            f"{platform} runs in {cloud_of.name}. Copy the weights there (or use hf://) to "

@@ -10,22 +10,21 @@ from dataclasses import dataclass, field
 
 from accelfit.buying import buying_model, find_buying_model
 from accelfit.catalog.models import Catalog
-from accelfit.planner.costing import (
+from accelfit.planner.costing.option_costs import (
     StorageNeeds, cost_assumptions, cost_parts, plan_figures, run_of, serving_plan, storage_needs,
 )
-from accelfit.planner.buying import BUYING_RULE, run_cap, run_rejection
+from accelfit.planner.costing.buying import BUYING_RULE, run_cap, run_rejection
 from accelfit.planner.constraints import PolicyConstraints
 from accelfit.planner.eligibility import penalties
 from accelfit.planner.gpu_vms import SINGLE_NODE, vm_platforms, single_node_reason
 from accelfit.planner.options import Offer, RawRejection, Sized
-from accelfit.planner.serving import Efficiency
-from accelfit.planner.serving_data import efficiency_for
-from accelfit.planner.serving_load import Miss
-from accelfit.planner.serving_sizing import shortfall
+from accelfit.planner.serving.replica import Efficiency
+from accelfit.planner.serving.engine_figures import efficiency_for
+from accelfit.planner.serving.load import Miss
+from accelfit.planner.serving.sizing import shortfall, size_inference
 from accelfit.planner.sizes import latency_budget_ms, peak_factor
-from accelfit.planner.sizing import (
-    GIB, InferenceSize, TrainingSize, Unfit, effective_mfu, layout, size_inference, size_training, training_efficiency,
-    training_hours,
+from accelfit.planner.training.sizing import (
+    GIB, InferenceSize, TrainingSize, Unfit, effective_mfu, layout, size_training, training_efficiency, training_hours,
 )
 from accelfit.planner.team_efficiency import TeamEfficiency
 from accelfit.spec import WorkloadSpec
@@ -72,7 +71,7 @@ def size_offer(spec: WorkloadSpec, catalog: Catalog, offer: Offer, team: TeamEff
     `at_units` builds a count at least as large as the spec needs (a lock that still meets the spec): the same
     workload on more units runs faster (training) or with spare replicas (inference), and costs what it builds.
     `shared` (a dict the caller keeps while it evaluates one spec's offers) shares the sizing between offers with
-    the same `sizing_key` and the place-only cost parts between offers in the same place (`costing.cost_parts`);
+    the same `sizing_key` and the place-only cost parts between offers in the same place (`option_costs.cost_parts`);
     only what depends on both is worked out per offer."""
     if shared is None:
         shape = _shape(spec, catalog, offer, team, at_units)
@@ -88,7 +87,8 @@ def size_offer(spec: WorkloadSpec, catalog: Catalog, offer: Offer, team: TeamEff
         if isinstance(remembered, Unfit):
             raise remembered.with_traceback(None)  # one remembered Unfit, raised afresh for each offer
         shape = remembered
-    # The models the planner offers by rules of its own (accelfit/buying) may cap a run's length (planner/buying.py).
+    # The models the planner offers by rules of its own (accelfit/buying) may cap a run's length
+    # (planner/costing/buying.py).
     rules = find_buying_model(offer.pricing)  # None for owned servers: nothing is bought
     run = run_of(spec, offer, shape.run_hours)  # None for inference: no run
     if run is not None and rules is not None and rules.offers_by_rules:

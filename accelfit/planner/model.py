@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_serial
 
 from accelfit.buying import BuyingModel, buying_model
 from accelfit.clouds.names import PlanCloud, Platform
-from accelfit.planner.serving_traffic import ServingRoute
+from accelfit.planner.serving.traffic import ServingRoute
 
 
 class Frozen(BaseModel):
@@ -352,7 +352,7 @@ class ServingPool(Frozen):
     max_num_seqs: int = Field(ge=1, description="vLLM --max-num-seqs: the planned batch (sequences in flight).")
     in_flight_per_replica: float = Field(default=0.0, ge=0, description="Requests in flight (running and waiting) "
                                          "on one replica at its share of the planned peak: the autoscaler's load "
-                                         "target per server (serving_traffic.pool_scaling); 0 = not modelled.")
+                                         "target per server (serving/traffic.py pool_scaling); 0 = not modelled.")
     max_model_len: int = Field(ge=1, description="vLLM --max-model-len: the longest request, tokens.")
     dtype: str = Field(description="vLLM --dtype.")
     quantization: str | None = Field(default=None, description="vLLM --quantization, when the precision needs one.")

@@ -13,7 +13,7 @@ from accelfit.catalog.models import Catalog
 from accelfit.planner import preferences as pref
 from accelfit.planner.balance import NodeShape, balance_problems
 from accelfit.planner.build import estimate, network_plan, node_pools, plan_accelerator, storage_plan, tpu_vm_slices
-from accelfit.planner.buying import buying_price_reason, buying_warnings
+from accelfit.planner.costing.buying import buying_price_reason, buying_warnings
 from accelfit.planner.candidates import offers_for
 from accelfit.planner.choose import alternatives, best_per_group, grouped_rejections, infeasible, rank_key
 from accelfit.planner.evaluate import Evaluation, evaluate
@@ -22,10 +22,10 @@ from accelfit.planner.limits import capacity_notes, nodes_per_pool, pool_sizes
 from accelfit.planner.missing_prices import missing_price_notes
 from accelfit.planner.model import Plan, PlanCloud, Platform
 from accelfit.planner.constraints import PolicyConstraints
-from accelfit.planner.data_transfer import region_reason
+from accelfit.planner.costing.data_transfer import region_reason
 from accelfit.planner.options import Offer, RawRejection, Sized
-from accelfit.planner.serving_layout import ServingStep, serving_section
-from accelfit.planner.serving_route_plan import with_route
+from accelfit.planner.serving.layout import ServingStep, serving_section
+from accelfit.planner.serving.route_plan import with_route
 from accelfit.planner.stack_placement import StackPlacement, placed_offers
 from accelfit.planner.team_efficiency import TeamEfficiency
 from accelfit.durations import duration
@@ -113,7 +113,8 @@ VM_PLAN_PLATFORMS = ("tpu-vm", "gce-gpu-vm", "ec2-gpu-vm")
 def build_plan(spec: WorkloadSpec, environment: Environment, chosen: Sized, ranked: list[Sized],
                rejected: tuple[Any, ...], top: int) -> Plan:
     """The plan of the chosen option, without its serving section: that is described once, over its route (the
-    planned pool, then each standby step: accelfit.planner.fleet.with_serving), when its fallback chain is known."""
+    planned pool, then each standby step: accelfit.planner.fleet.stack.with_serving), when its fallback chain is
+    known."""
     offer = chosen.offer
     pools = node_pools(spec, chosen)
     return Plan(

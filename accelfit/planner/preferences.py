@@ -103,5 +103,3 @@ DAYS_PER_MONTH = 30.42
 # managed TPU, then GPU clouds; then cloud, region, accelerator name and count, alphabetically/ascending.
 PLATFORM_ORDER = ("baremetal-gpu", "gke-tpu", "tpu-vm", "gke-gpu", "eks-gpu", "gce-gpu-vm", "ec2-gpu-vm")
 
-# System node pools for cluster add-ons (not for workloads).
-SYSTEM_POOL_MACHINE = {"gcp": "e2-standard-4", "aws": "m6i.xlarge"}

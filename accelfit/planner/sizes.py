@@ -1,6 +1,7 @@
 """What sizing answers: a training or inference size, or `Unfit` (no count works), and the latency budget both
-serving models size to. Plain data, shared by the transformer sizing (`sizing.py`) and the non-transformer serving
-model (`other_serving.py`), which sizing calls."""
+serving models size to. Plain data, shared by the training sizing (`training/sizing.py`), the transformer serving
+sizing (`serving/sizing.py`) and the non-transformer serving model (`serving/other_models.py`), which the serving
+sizing calls."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ class Unfit(Exception):
         self.rule = rule
         self.reason = reason
         self.best = best
-        # Latency: each target the offer misses even at a light load (serving_load.Miss: field, modelled, budget).
+        # Latency: each target the offer misses even at a light load (serving/load.py Miss: field, modelled, budget).
         self.misses = misses
 
 

@@ -1,4 +1,5 @@
-"""Where the stack's provider config places each cloud's resources: `gcp:region` (and `gcp:zone`) and `aws:region`.
+"""Where the stack's provider config places each cloud's resources: its region key (`Cloud.region_key`: `gcp:region`,
+`aws:region`) and `gcp:zone`.
 
 The providers build in the region their config names, and the model server reads its weights with that region's
 client (AWS_REGION), so a plan placed anywhere else would build where the stack does not say and charge where the
@@ -13,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
+from accelfit.clouds import cloud_named
 from accelfit.planner.options import Offer, RawRejection
 
 STACK_REGION_RULE = "stack-region"
@@ -40,13 +42,14 @@ def placed_offers(offers: list[Offer], placement: StackPlacement) -> tuple[list[
     allowed, rejected = [], []
     for offer in offers:
         region, zone = placement.region(offer.cloud), placement.zone(offer.cloud)
+        cloud = cloud_named(offer.cloud)
         where = (offer.platform, offer.accelerator.name, offer.machine, ",".join(offer.zones) or offer.region)
         if region is not None and offer.region != region:
             rejected.append(RawRejection(*where, STACK_REGION_RULE, f"offered in {offer.region}; the stack builds "
-                                         f"{offer.cloud.upper()} resources in {region} ({offer.cloud}:region)"))
+                                         f"{cloud.title} resources in {region} ({cloud.region_key})"))
         elif zone is not None and zone not in offer.zones:
             rejected.append(RawRejection(*where, STACK_ZONE_RULE, f"offered in {', '.join(offer.zones) or 'no zone'}"
-                                         f"; the stack builds {offer.cloud.upper()} resources in {zone} "
+                                         f"; the stack builds {cloud.title} resources in {zone} "
                                          f"({offer.cloud}:zone)"))
         else:
             allowed.append(offer if zone is None else dataclasses.replace(offer, zones=(zone,)))

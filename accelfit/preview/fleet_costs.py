@@ -2,7 +2,7 @@
 (or to the shared cluster it is part of), each workload's own resources priced with its own usage (its training
 run, its bucket's size, its egress), each shared cluster's items priced once, and the three figures per workload
 (own + an even share of the shared items) and for the fleet (shared items counted once), the way the fleet plan
-computes them (accelfit/planner/fleet_costs.py), so the two agree.
+computes them (accelfit/planner/fleet/costs.py), so the two agree.
 
 Pure: works on plain records (type, name, urn, parent urn); no Pulumi import.
 """
@@ -19,7 +19,7 @@ from accelfit.pricing import NeutralResource, PricingContext, price_resources
 from accelfit.pricing.figures import CostFigures
 from accelfit.pricing.serving_objects import route_of
 from accelfit.pricing.resources import CostReport, ResourceCost
-from accelfit.planner.fleet_model import SHARED_COMPONENT, WORKLOAD_COMPONENT, shared_marker
+from accelfit.planner.fleet.model import SHARED_COMPONENT, WORKLOAD_COMPONENT, shared_marker
 
 WORKLOAD_LABEL = "accelfit.io/workload"
 
@@ -124,7 +124,7 @@ def shared_context(members: Sequence[Member]) -> PricingContext:
     longest = max(runs, key=lambda run: run.wall_hours, default=None)
     # The serving routes are built in the cluster's layer (shared), each priced with its own workload's traffic.
     routes = {route: gb for member in members for route, gb in member.context.serving_gb_per_month.items()}
-    return PricingContext(gcp_region=first.gcp_region, aws_region=first.aws_region, run=longest,
+    return PricingContext(regions=first.regions, run=longest,
                           serving_gb_per_month=routes)
 
 

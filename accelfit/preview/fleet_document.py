@@ -14,7 +14,7 @@ from typing import Any
 
 from accelfit.preview.budgets import budget_lines, spec_budget_violations
 from accelfit.preview.fleet_costs import FleetCosts, Member, attribute, price_fleet
-from accelfit.planner.fleet_model import shared_marker
+from accelfit.planner.fleet.model import shared_marker
 from accelfit.pricing import NeutralResource
 
 FORM = "fleet"

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from accelfit.clouds import cloud_of_platform
+from accelfit.clouds import all_clouds, cloud_of_platform
 from accelfit.errors import InputError, problem
 from accelfit.policy_config import read_policy_config
 from accelfit.preview.budgets import budget_lines, spec_budget_violations
@@ -37,17 +37,18 @@ def pricing_context(stack: StackFile, plan: Any, spec: Any = None) -> PricingCon
     """What the resources cannot say, from the plan: regions, the bucket's size, the pricing model, the training
     run's length (with its platform's stated overheads) and the spec's egress. `spec` is the plan's workload spec
     (default: the stack's one workload)."""
-    from accelfit.planner.serving_route_plan import route_gb
+    from accelfit.planner.serving.route_plan import route_gb
     from accelfit.pricing.overheads import run_window
 
     spec = spec if spec is not None else stack.spec
     dataset, checkpoints = plan.storage.dataset_tb, plan.storage.checkpoint_tb
     gib = (dataset + checkpoints) * 1e12 / 2**30
     training = spec.training is not None
-    # Each provider's region: the plan's for the cloud it runs on, the stack's provider setting for the others.
-    regions = {"gcp": stack.get("gcp:region"), "aws": stack.get("aws:region"), plan.cloud.value: plan.region}
+    # Each provider's region: the plan's for the cloud it runs on, the stack's region key for the others.
+    regions = {**{cloud.name: stack.get(cloud.region_key) for cloud in all_clouds() if cloud.region_key},
+               plan.cloud.value: plan.region}
     return PricingContext(
-        gcp_region=regions["gcp"], aws_region=regions["aws"],
+        regions=regions,
         bucket_gib=gib, bucket_basis=f"the spec's {dataset:g} TB dataset + {checkpoints:g} TB of checkpoints",
         pricing=plan.pricing, run=run_window(plan.platform.value, plan.estimate.hours) if training else None,
         egress_tb_per_month=spec.data.egress_tb_per_month, egress_cloud=plan.cloud.value,
@@ -72,7 +73,7 @@ def with_unset_secrets(stack: StackFile) -> tuple[dict[str, str], dict[str, str]
              if f"{stack.project}:{key}" not in config}
     # A hybrid workload's MultiKueue manager (placement.overflow), same treatment.
     if any(spec.placement.overflow is not None for spec in stack.specs):
-        from accelfit.planner.hybrid import MANAGER_FIX, MANAGER_KEY
+        from accelfit.planner.fleet.hybrid import MANAGER_FIX, MANAGER_KEY
 
         key = f"{stack.project}:{MANAGER_KEY}"
         if key not in config:

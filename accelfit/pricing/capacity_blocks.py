@@ -1,5 +1,5 @@
 """How long an EC2 Capacity Block for ML a run needs, in the lengths AWS sells: 1-14 days in 1-day steps, then
-7-day steps up to 182 days (accelfit/cloudrules/aws/data/capacity_blocks.yaml, with its source). A block bills
+7-day steps up to 182 days (accelfit/clouds/data/capacity_blocks.yaml, with its source). A block bills
 every hour of its length up front, so a 9.2-day run pays for a 10-day block and a 15-day run for a 21-day one.
 
 Used by the planner (a capacity-block offer is priced for its block) and by the preview pricing (a node group with
@@ -12,7 +12,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from accelfit.cloudrules.aws.instance_rules import capacity_block_rules
+from accelfit.clouds.aws_capacity_blocks import capacity_block_rules
 
 HOURS_PER_DAY = 24.0
 

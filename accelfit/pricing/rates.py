@@ -15,10 +15,11 @@ from accelfit.pricing.node_disks import disk_hourly_usd
 
 ROLE_LABEL = "accelfit.io/role"
 # A fleet workload's standby pool for step N of its fallback chain carries this node label (N > 0; the planner's
-# fleet_fallback sets it). It scales from 0 nodes and runs only when the pools before it have no capacity.
+# accelfit/planner/fleet/chain.py sets it). It scales from 0 nodes and runs only when the pools before it have no
+# capacity.
 FALLBACK_RANK_LABEL = "accelfit.io/fallback-rank"
 # A hybrid workload's cloud overflow pool carries the hours a month it is planned to run at its full size
-# (accelfit.planner.hybrid); the preview prices it for those hours.
+# (accelfit.planner.fleet.hybrid); the preview prices it for those hours.
 OVERFLOW_HOURS_LABEL = "accelfit.io/overflow-hours-per-month"
 
 
@@ -35,8 +36,8 @@ class PricingContext:
     """What the resources alone do not say: default regions, bucket sizes, the plan's pricing model, the training
     run (None: not a training run, or not known) and the spec's egress."""
 
-    gcp_region: str | None = None
-    aws_region: str | None = None
+    # Each cloud's default region (the stack's region key, the plan's region for the cloud it runs on), by cloud.
+    regions: Mapping[str, str | None] = field(default_factory=dict)
     bucket_gib: float = 0.0
     bucket_basis: str = "no dataset size known"
     pricing: str = "on-demand"  # committed plans price non-spot compute at their committed rate
@@ -46,6 +47,10 @@ class PricingContext:
     egress_region: str | None = None
     # Request and response bytes a month through each serving route's load balancer, by route (its workload).
     serving_gb_per_month: Mapping[str, float] = field(default_factory=dict)
+
+    def region(self, cloud: str) -> str | None:
+        """The cloud's default region, for a resource that names none; None where the stack says none."""
+        return self.regions.get(cloud)
 
 
 @dataclass(frozen=True)

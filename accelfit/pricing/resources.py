@@ -156,7 +156,7 @@ class StackUsage:
     @staticmethod
     def _overflow(name: str, priced: Priced, context: PricingContext) -> tuple[Part, str] | None:
         """A hybrid workload's cloud overflow pool: at its maximum for the hours it carries, a training run paying
-        them for the share of a month the run lasts (accelfit.planner.hybrid prices it the same way)."""
+        them for the share of a month the run lasts (accelfit.planner.fleet.hybrid prices it the same way)."""
         if priced.overflow_hours is None:
             return None
         hours = min(priced.overflow_hours, HOURS_PER_MONTH)

@@ -1,5 +1,5 @@
-"""Which GKE node pools serve only part of the day, read from what the stack builds (accelfit/planner/costing.py,
-SCHEDULED_SERVING_PLATFORMS, says why the chain holds):
+"""Which GKE node pools serve only part of the day, read from what the stack builds
+(accelfit/planner/costing/option_costs.py, SCHEDULED_SERVING_PLATFORMS, says why the chain holds):
 
 1. a KEDA ScaledObject with `minReplicaCount: 0` and a daily cron trigger ("M H * * *" start and end) holds its
    servers for the window and lets them go after it (keda.sh/docs/2.18/scalers/cron; scaledobject-spec,

@@ -3,8 +3,8 @@ step costs. The same rows in the single form's plan report and in each workload 
 
 from __future__ import annotations
 
-from accelfit.planner.fallback_triggers import TRIGGER_TEXT
-from accelfit.planner.fleet_model import FleetWorkload
+from accelfit.planner.fleet.fallback_triggers import TRIGGER_TEXT
+from accelfit.planner.fleet.model import FleetWorkload
 from accelfit.durations import usd
 
 FALLBACK_HEADERS = ["rank", "accelerator", "count", "pricing", "pool", "moves when", "waits", "monthly", "total",

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from accelfit.planner.fleet_model import FleetPlan, FleetWorkload, SharedCluster
+from accelfit.planner.fleet.model import FleetPlan, FleetWorkload, SharedCluster
 from accelfit.planner.lock import LockStatus
 from accelfit.reports.cost_figures import figures_line
 from accelfit.durations import usd

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from accelfit.planner.fleet_model import FleetWorkload
+from accelfit.planner.fleet.model import FleetWorkload
 from accelfit.planner.model import Plan
 from accelfit.reports.cost_figures import figures_line, gpu_vm_monthly_note, monthly_above_run_note
 from accelfit.durations import duration, usd

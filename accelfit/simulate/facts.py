@@ -1,6 +1,6 @@
 """The simulator's own sourced figures (data/simulate.yaml): the HPA's defaults behind KEDA, node provisioning and
 removal, the burst shape of variable traffic. Everything the serving components build from is read from the
-serving-traffic facts instead (accelfit.planner.serving_traffic)."""
+serving-traffic facts instead (accelfit.planner.serving.traffic)."""
 
 from __future__ import annotations
 

@@ -9,10 +9,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from accelfit.catalog.models import Catalog
-from accelfit.planner.costing import SERVING_START_UTC
+from accelfit.planner.costing.option_costs import SERVING_START_UTC
 from accelfit.planner.model import NodePool, Plan, ServingPool
-from accelfit.planner.serving import Efficiency
-from accelfit.planner.serving_traffic import serving_traffic_facts
+from accelfit.planner.serving.replica import Efficiency
+from accelfit.planner.serving.traffic import serving_traffic_facts
 from accelfit.planner.sizes import peak_factor
 from accelfit.simulate.engine import Capacity, FixedCapacity, Requests, ServerShape, Trace, simulate
 from accelfit.simulate.facts import simulate_facts
@@ -127,7 +127,7 @@ def spec_requests(fleet: Fleet, seed: int, spike: Spike | None) -> Requests:
     rng = np.random.default_rng(seed)
     rate = rate_profile(inference.requests_per_second, peak_factor(inference), inference.traffic is Traffic.variable,
                         fleet.serving_start_s, inference.hours_per_day, spike, rng)
-    from accelfit.planner.lengths import request_lengths
+    from accelfit.planner.serving.lengths import request_lengths
 
     return day_of_requests(rate, request_lengths(inference, fleet.spec.model), rng)
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from accelfit.planner.serving_traffic import serving_traffic_facts
+from accelfit.planner.serving.traffic import serving_traffic_facts
 from accelfit.reports.table import render_markdown_table, render_table
 from accelfit.simulate.fleet import TICK_SECONDS, Run
 

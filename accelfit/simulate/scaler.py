@@ -2,7 +2,7 @@
 weight load and engine start, and the nodes the cluster autoscaler adds and removes under them.
 
 Read from what the components build from: the plan's route (each pool's ScaledObject bounds, triggers and their
-thresholds, its cron window: accelfit.planner.serving_traffic.pool_scaling) and the serving-traffic facts (KEDA's
+thresholds, its cron window: accelfit.planner.serving.traffic.pool_scaling) and the serving-traffic facts (KEDA's
 pollingInterval and cooldownPeriod, the Prometheus scrape interval). The HPA's defaults behind KEDA and the node
 timings are data/simulate.yaml. Per pool, every polling interval:
   - each trigger's value as Prometheus last scraped it: `queue` the requests waiting on the pool's servers,

@@ -9,9 +9,9 @@ import dataclasses
 from accelfit.catalog.models import Catalog
 from accelfit.planner.memory import kv_cache_bytes_per_token
 from accelfit.planner.model import ServingPool
-from accelfit.planner.serving import Efficiency, ReplicaModel
-from accelfit.planner.serving_data import max_num_batched_tokens
-from accelfit.planner.serving_sizing import kv_room_bytes, replica_model
+from accelfit.planner.serving.replica import Efficiency, ReplicaModel
+from accelfit.planner.serving.engine_figures import max_num_batched_tokens
+from accelfit.planner.serving.sizing import kv_room_bytes, replica_model
 from accelfit.simulate.engine import ServerShape
 from accelfit.spec import WorkloadSpec
 

@@ -4,8 +4,8 @@ The spec's traffic: requests_per_second through the serving hours (inference.hou
 serving start, UTC), Poisson; `variable` traffic spends a share of the time in bursts at requests_per_second ×
 peak_factor and the rest lower, so each hour's mean stays requests_per_second (data/simulate.yaml says the burst
 shape and why). Lengths follow the planner's own length model (fixed, or exponential with the stated means truncated
-at model.context_tokens: accelfit.planner.lengths). `--spike` multiplies the rate for a while, to see the queue, the
-autoscaler's reaction and the recovery. Seeded: the same seed gives the same requests.
+at model.context_tokens: accelfit.planner.serving.lengths). `--spike` multiplies the rate for a while, to see the queue,
+the autoscaler's reaction and the recovery. Seeded: the same seed gives the same requests.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from accelfit.errors import InputError, problem
-from accelfit.planner.lengths import Lengths, _rate_for_mean
+from accelfit.planner.serving.lengths import Lengths, _rate_for_mean
 from accelfit.simulate.engine import Requests
 from accelfit.simulate.facts import simulate_facts
 

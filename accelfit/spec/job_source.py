@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from accelfit.clouds import cloud_of_scheme
 from accelfit.errors import short_repr
 
 _GCS_BUCKET = r"[a-z0-9][a-z0-9._-]{1,61}[a-z0-9]"  # cloud.google.com/storage/docs/buckets#naming
@@ -71,7 +72,8 @@ class CodeSource:
     @property
     def cloud(self) -> str | None:
         """The cloud whose identity reads it (a public git repository: none)."""
-        return {"gs": "gcp", "s3": "aws"}.get(self.scheme)
+        found = cloud_of_scheme(self.scheme)  # the cloud record's storage_schemes
+        return found.name if found is not None else None
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ from pydantic import (
 )
 
 from accelfit.buying import buying_model
+from accelfit.clouds import cloud_of_scheme
 from accelfit.clouds.names import PlacementCloud
 from accelfit.catalog.models import Precision
 from accelfit.catalog.models import PricingModel as Pricing
@@ -98,8 +99,11 @@ def weights_scheme(weights: str) -> str:
     return object_location(weights).scheme
 
 
-# The cloud whose identity reads each bucket scheme (hf:// is read over the internet from either cloud).
-WEIGHTS_CLOUD = {"gs": "gcp", "s3": "aws"}
+def weights_cloud(scheme: str) -> str | None:
+    """The cloud whose identity reads a bucket scheme (its record's `storage_schemes`); None for hf://, read over
+    the internet from any cloud."""
+    found = cloud_of_scheme(scheme)
+    return found.name if found is not None else None
 
 
 class WorkloadKind(str, Enum):
@@ -901,7 +905,7 @@ class WorkloadSpec(StrictModel):
         if self.model.quantization != AUTO and self.model.quantization not in accepted:
             raise ValueError(f"model.quantization: {self.model.quantization} is not a method {server.title} accepts "
                              f"(--quantization); use auto or one of {', '.join(sorted(accepted))}")
-        cloud = WEIGHTS_CLOUD.get(scheme)
+        cloud = weights_cloud(scheme)
         if cloud is not None and cloud not in {allowed.value for allowed in self.placement.clouds}:
             raise ValueError(f"model.weights: {self.model.weights} is read through the workload's {cloud} identity, "
                              f"and placement.clouds is [{', '.join(c.value for c in self.placement.clouds)}]; add "

@@ -24,8 +24,8 @@ from typing import Any
 from accelfit.clouds import cloud_named, cloud_of_platform, hook
 from accelfit.catalog.models import Catalog
 from accelfit.errors import InputError, Problem, problem
-from accelfit.planner.fleet_model import FleetPlan
-from accelfit.planner.serving_route_plan import builds_route
+from accelfit.planner.fleet.model import FleetPlan
+from accelfit.planner.serving.route_plan import builds_route
 from accelfit.spec.models import WorkloadSpec
 from accelfit.stackrules import control_plane, eks_access, host_access, namespaces, regions
 
@@ -155,7 +155,9 @@ def host_access_rule(stack: Any, fleet: FleetPlan, catalog: Catalog) -> list[Pro
 
 
 BEFORE_PLAN: tuple[LoadedCheck, ...] = (
-    LoadedCheck("stack-region", ("gcp:region", "gcp:zone", "aws:region"), regions.region_problems),
+    # Each shipped cloud's region key (Cloud.region_key) and GCP's zone.
+    LoadedCheck("stack-region", (*regions.region_keys().values(), *regions.ZONE_KEYS.values()),
+                regions.region_problems),
 )
 AFTER_PLAN: tuple[PlannedCheck, ...] = (
     PlannedCheck("provider-config", ("gcp:project", "aws:region"), provider_problems),

@@ -1,5 +1,6 @@
-"""The stack's region and zone (`gcp:region`, `gcp:zone`, `aws:region`): a region of its cloud, the zone inside it,
-every workload's placement in agreement, and read into the planner's StackPlacement so the plan places there.
+"""The stack's region and zone (each cloud's `Cloud.region_key`: `gcp:region`, `aws:region`; and `gcp:zone`): a
+region of its cloud, the zone inside it, every workload's placement in agreement, and read into the planner's
+StackPlacement so the plan places there.
 
 A region is known when the clouds' published region lists name it (accelfit/spec/data/regions.yaml, with its
 sources: the same list `placement.regions` and `data.region` are checked against), so `us-central-1` is refused
@@ -15,23 +16,31 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from accelfit.clouds import cloud_named
+from accelfit.clouds import all_clouds, cloud_named
 from accelfit.errors import Problem, did_you_mean, problem, short_repr
 from accelfit.planner.stack_placement import StackPlacement
 from accelfit.spec.models import WorkloadSpec
 from accelfit.spec.regions import cloud_of_region, cloud_regions
 
-REGION_KEYS = {"gcp": "gcp:region", "aws": "aws:region"}
+# GCP's zone key and its shape: only Google Cloud's provider takes a zone accelfit reads (not yet a record field).
 ZONE_KEYS = {"gcp": "gcp:zone"}
 GCP_ZONE = re.compile(r"^(?P<region>[a-z]+-[a-z]+[0-9]+)-[a-z]\Z")
-_CLOUD_NAMES = {"gcp": "Google Cloud", "aws": "AWS"}
-_A_CLOUD = {"gcp": "a Google Cloud", "aws": "an AWS"}
+
+
+def region_keys() -> dict[str, str]:
+    """cloud -> the stack config key of its region (`Cloud.region_key`), for every registered cloud that has one."""
+    return {cloud.name: cloud.region_key for cloud in all_clouds() if cloud.region_key}
+
+
+def _title(cloud: str) -> str:
+    found = cloud_named(cloud)
+    return found.provider_title or found.title
 
 
 def stack_placement(config: Mapping[str, Any]) -> StackPlacement:
     """The regions and zones the stack's config names (values already checked by `region_problems`); a GCP zone
     without gcp:region implies its region."""
-    regions = {cloud: config[key] for cloud, key in REGION_KEYS.items() if isinstance(config.get(key), str)}
+    regions = {cloud: config[key] for cloud, key in region_keys().items() if isinstance(config.get(key), str)}
     zones = {cloud: config[key] for cloud, key in ZONE_KEYS.items() if isinstance(config.get(key), str)}
     for cloud, zone in zones.items():
         match = GCP_ZONE.match(zone)
@@ -49,7 +58,7 @@ def region_problems(config: Mapping[str, Any], found: Iterable[tuple[WorkloadSpe
     placement = stack_placement(config)
     # The key that set each cloud's region: gcp:region, or gcp:zone alone (which implies its region).
     keys = {cloud: key if config.get(key) is not None else ZONE_KEYS.get(cloud, key)
-            for cloud, key in REGION_KEYS.items()}
+            for cloud, key in region_keys().items()}
     for spec, prefix in found:
         problems += _agreement_problems(spec, prefix, placement, keys, source)
     return problems
@@ -57,7 +66,7 @@ def region_problems(config: Mapping[str, Any], found: Iterable[tuple[WorkloadSpe
 
 def _value_problems(config: Mapping[str, Any], source: str) -> list[Problem]:
     problems = []
-    for cloud, key in REGION_KEYS.items():
+    for cloud, key in region_keys().items():
         value = config.get(key)
         if value is not None:
             problems += _region_value_problems(cloud, key, value, source)
@@ -79,18 +88,19 @@ def _value_problems(config: Mapping[str, Any], source: str) -> list[Problem]:
 
 
 def _region_value_problems(cloud: str, key: str, value: Any, source: str) -> list[Problem]:
-    name = _CLOUD_NAMES[cloud]
+    name, a_cloud = _title(cloud), cloud_named(cloud).a_region_owner
+    known = sorted(cloud_regions().get(cloud, ()))
     if not isinstance(value, str):
-        return [problem(source, f"config.{key}", f"must be the name of {_A_CLOUD[cloud]} region in plain text",
-                        f"e.g. {key}: {sorted(cloud_regions()[cloud])[0]}", short_repr(value))]
-    if value in cloud_regions()[cloud]:
+        return [problem(source, f"config.{key}", f"must be the name of {a_cloud} region in plain text",
+                        f"e.g. {key}: {known[0] if known else cloud_named(cloud).example_region}", short_repr(value))]
+    if value in known:
         return []
     other = cloud_of_region(value)
-    close = did_you_mean(value, sorted(cloud_regions()[cloud])) if len(value) <= 64 else None
-    why = f" ({value} is {_A_CLOUD[other]} region)" if other else ""
-    fix = f"did you mean {key}: {close}?" if close else f"use {_A_CLOUD[cloud]} region, e.g. {key}: " \
-        f"{cloud_named(cloud).example_region}"
-    return [problem(source, f"config.{key}", f"not {_A_CLOUD[cloud]} region{why}; the stack builds every {name} "
+    close = did_you_mean(value, known) if len(value) <= 64 else None
+    why = f" ({value} is {cloud_named(other).a_region_owner} region)" if other else ""
+    fix = f"did you mean {key}: {close}?" if close else f"use {a_cloud} region, e.g. {key}: " \
+        f"{cloud_named(cloud).example_region or (known[0] if known else '')}"
+    return [problem(source, f"config.{key}", f"not {a_cloud} region{why}; the stack builds every {name} "
                     "resource in this region", fix, value if len(value) <= 64 else short_repr(value))]
 
 
@@ -106,7 +116,7 @@ def _agreement_problems(spec: WorkloadSpec, prefix: str, placement: StackPlaceme
             continue
         key = keys[cloud]
         problems.append(problem(source, f"{prefix}.placement.regions".lstrip("."),
-                                f"does not include {region}, where the stack builds {_CLOUD_NAMES[cloud]} resources "
+                                f"does not include {region}, where the stack builds {_title(cloud)} resources "
                                 f"({key})", f"add {region} to placement.regions, or set {key} to a region "
                                 f"placement.regions allows ({', '.join(allowed)})", list(allowed)))
     for index, reservation in enumerate(spec.placement.reservations):
@@ -121,7 +131,7 @@ def _reservation_problems(reservation: Any, field: str, placement: StackPlacemen
     region, zone = placement.region(cloud), placement.zone(cloud)
     if region is not None and reservation.region != region:
         return [problem(source, field, f"reservation {reservation.name} is in {reservation.region}, but the stack "
-                        f"builds {_CLOUD_NAMES.get(cloud, cloud)} resources in {region} ({keys[cloud]})",
+                        f"builds {_title(cloud)} resources in {region} ({keys[cloud]})",
                         f"set {keys[cloud]} to {reservation.region} (or a zone of it), or list a reservation held "
                         f"in {region}",
                         reservation.zone)]

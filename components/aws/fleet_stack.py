@@ -22,7 +22,7 @@ import pulumi_aws as aws
 from accelfit.catalog import Catalog
 from accelfit.environments import is_protected
 from accelfit.errors import InputError, Problem, problem
-from accelfit.planner.capacity_groups import with_group_labels
+from accelfit.planner.fleet.capacity_groups import with_group_labels
 from accelfit.planner.model import Plan
 from accelfit.cloudrules.aws.addressing import subnet_layout
 from components.aws.cluster_access import ClusterAccess, read_cluster_access

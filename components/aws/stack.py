@@ -24,7 +24,7 @@ import pulumi_aws as aws
 from accelfit.engines import builds_server
 from accelfit.environments import is_protected
 from accelfit.catalog import Catalog
-from accelfit.planner.capacity_groups import with_group_labels
+from accelfit.planner.fleet.capacity_groups import with_group_labels
 from accelfit.planner.model import NodePool, Plan
 from components.aws.checks import raise_if_any
 from components.aws.cluster_access import ClusterAccess

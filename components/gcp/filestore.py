@@ -8,7 +8,7 @@ import pulumi
 from pulumi_gcp import filestore
 
 from accelfit.errors import InputError, problem
-from accelfit.planner.filestore_capacity import capacity_fix, capacity_problem
+from accelfit.planner.costing.filestore_capacity import capacity_fix, capacity_problem
 from accelfit.cloudrules.gcp.names import KEEP_EXISTING_NAME, fitted_name
 
 # Tiers that are regional take a region as their location; the others a zone.

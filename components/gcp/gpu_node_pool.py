@@ -15,7 +15,7 @@ from accelfit.errors import InputError, problem
 from accelfit.environments import is_protected
 from components.gcp import pool_parts
 from accelfit.cloudrules.gcp.names import KEEP_EXISTING_NAME, fitted_name
-from accelfit.cloudrules.gcp.flex_start import flex_start_placement_rejection
+from accelfit.clouds.gcp_flex_start import flex_start_placement_rejection
 from accelfit.cloudrules.gcp.rules import gcp_rules
 from accelfit.cloudrules.gcp.node_settings import GPU_TAINT, driver_installation, node_labels, with_required_taint
 

@@ -10,13 +10,13 @@ from dataclasses import dataclass
 
 import pulumi
 
-from accelfit.planner.capacity_groups import pool_group_labels
+from accelfit.planner.fleet.capacity_groups import pool_group_labels
 from accelfit.catalog.models import Catalog, Cloud
 from accelfit.environments import is_protected
-from accelfit.planner.serving_route_plan import builds_route
-from accelfit.planner.serving_traffic import serving_traffic_facts
+from accelfit.planner.serving.route_plan import builds_route
+from accelfit.planner.serving.traffic import serving_traffic_facts
 from accelfit.planner.model import NodePool, Plan, TpuVmSlice
-from accelfit.planner.provisioning import provisioning_class
+from accelfit.planner.fleet.provisioning import provisioning_class
 from components.gcp.bucket import DataBucketArgs
 from components.gcp.filestore import SharedFilestoreArgs
 from components.gcp.gke_cluster import GkeClusterArgs, SystemPoolArgs
@@ -133,7 +133,7 @@ def gpu_pool_args(plan: Plan, pool: NodePool, catalog: Catalog, cluster: pulumi.
         max_pods_per_node=layout.max_pods_per_node if layout is not None else None,
         host_maintenance_interval=gcp_rules().host_maintenance_interval(family),  # type: ignore[arg-type]
         # Flex-start pools; multi-node training ones obtain all nodes together through queued provisioning, which
-        # Kueue's ProvisioningRequest check drives (accelfit.planner.provisioning, components.kubernetes.kueue).
+        # Kueue's ProvisioningRequest check drives (accelfit.planner.fleet.provisioning, components.kubernetes.kueue).
         flex_start=pool.flex_start, queued_provisioning=provisioning_class(plan, pool) is not None)
 
 

@@ -15,7 +15,7 @@ from pulumi_gcp import organizations, projects
 
 from accelfit.engines import builds_server
 from accelfit.catalog.models import Catalog
-from accelfit.planner.serving_route_plan import builds_route
+from accelfit.planner.serving.route_plan import builds_route
 from accelfit.errors import InputError, problem
 from accelfit.stackrules.control_plane import control_plane_problems
 from accelfit.planner.model import Plan

@@ -20,10 +20,10 @@ import pulumi
 from accelfit.clouds import cloud_named, cloud_of_platform
 from accelfit.catalog.models import Catalog
 from accelfit.errors import InputError, problem
-from accelfit.planner.gke_crds import gke_manages_inference_pool
+from accelfit.planner.serving.gke_crds import gke_manages_inference_pool
 from accelfit.planner.model import Plan, Platform
-from accelfit.planner.serving_route_plan import route_in_namespace
-from accelfit.planner.serving_traffic import ServingRoute
+from accelfit.planner.serving.route_plan import route_in_namespace
+from accelfit.planner.serving.traffic import ServingRoute
 from accelfit.spec.inventory import Inventory
 from accelfit.stackrules.namespaces import fleet_namespaces_problem
 from components.common import Ownership
@@ -31,7 +31,7 @@ from components.kubernetes.access import eks_kubeconfig
 from components.kubernetes.capacity import cloud_capacities, inventory_capacities
 from components.kubernetes.eks_addons import EksAddonsArgs, EksAddonsPlan, LustreVolume, autoscaler_image_tag
 from components.kubernetes.gpu_software import GpuSoftware, gpu_software
-from accelfit.planner.capacity_groups import GKE_COMPUTE_CLASS_LABEL
+from accelfit.planner.fleet.capacity_groups import GKE_COMPUTE_CLASS_LABEL
 from components.kubernetes.layer import ComputeClassPlan, KubernetesLayer, KubernetesLayerArgs
 from components.kubernetes.namespaces import team_namespaces
 from components.fleet import SharedClusterBuild
@@ -85,7 +85,7 @@ class LayerPlan:
     """The serving route and autoscaler of each of those workloads (Plan.route, in its server's namespace)."""
     inference_crds: bool = True
     """Apply the GAIE release's InferencePool CRD: False on a GKE cluster whose versions have GKE manage it
-    (accelfit.planner.gke_crds)."""
+    (accelfit.planner.serving.gke_crds)."""
 
 
 def plan_layer(cluster: SharedClusterBuild, catalog: Catalog, inventory: Inventory | None = None) -> LayerPlan:

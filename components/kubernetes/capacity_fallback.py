@@ -1,5 +1,5 @@
-"""The cloud autoscalers' own fallback between the pools of a capacity group (accelfit.planner.capacity_groups): the
-objects that make a job move to the next pool of its accelerator when the cloud has no capacity for the one before.
+"""The cloud autoscalers' own fallback between the pools of a capacity group (accelfit.planner.fleet.capacity_groups):
+the objects that make a job move to the next pool of its accelerator when the cloud has no capacity for the one before.
 
 - GKE: one custom ComputeClass per group, its `priorities` the group's manually created node pools in chain order.
   Fields, from https://cloud.google.com/kubernetes-engine/docs/reference/crds/computeclass and "About custom

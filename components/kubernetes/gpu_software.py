@@ -43,19 +43,21 @@ def gpu_software(plan: Plan) -> GpuSoftware | None:
     if not pools:
         return None
     platform = plan.platform.value
-    if cloud_of_platform(platform).owned:
-        # Host preparation installs the pinned R580 driver and the toolkit on every host before it joins (no
-        # node joins without it: the join step runs after them). NVIDIA's install guide: "Set this value to
-        # false when using the Operator on systems with pre-installed drivers" (driver.enabled,
+    cloud = cloud_of_platform(platform)
+    # The cloud record's profile (accelfit/clouds), for its GPU cluster platform or its owned servers.
+    profile = cloud.gpu_software if platform == cloud.cluster_platform or cloud.owned else ""
+    if profile == "gpu-operator":
+        # The driver and toolkit are on the node already; the operator runs the rest. Bare metal: host
+        # preparation installs the pinned R580 driver and the toolkit on every host before it joins (no node joins
+        # without it: the join step runs after them). NVIDIA's install guide: "Set this value to false when using
+        # the Operator on systems with pre-installed drivers" (driver.enabled,
         # https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/getting-started.html#chart-customization-options),
         # rather than leaving the driver container to detect the host's driver. Its toolkit stays off too:
-        # containerd on the hosts is already configured by the pinned host toolkit.
+        # containerd on the hosts is already configured by the pinned host toolkit. EKS: the AL2023 NVIDIA AMI
+        # ships both (module docstring).
         return GpuSoftware(platform, operator=True, driver=False, driver_version=None,
                            toolkit=False, device_plugin=True, monitoring="prometheus-operator")
-    if platform == "eks-gpu":
-        return GpuSoftware(platform, operator=True, driver=False, driver_version=None, toolkit=False,
-                           device_plugin=True, monitoring="prometheus-operator")
-    if platform == "gke-gpu":
+    if profile == "gke-managed":
         unmanaged = [(index, pool.driver_version) for index, pool in enumerate(plan.node_pools)
                      if pool.role == "gpu" and (pool.driver_version or "DEFAULT").upper() not in GKE_MANAGED_DRIVERS]
         if unmanaged:

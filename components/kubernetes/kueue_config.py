@@ -1,5 +1,5 @@
 """The Kueue controller's Configuration (the chart's managerConfig.controllerManagerConfigYaml): the pinned chart's
-own default configuration with waitForPodsReady added, its numbers from accelfit.planner.fallback_triggers, the
+own default configuration with waitForPodsReady added, its numbers from accelfit.planner.fleet.fallback_triggers, the
 same ones each plan's fallback chain prints.
 
 waitForPodsReady (kubernetes-sigs/kueue v0.19.2 site/content/en/docs/tasks/manage/setup_wait_for_pods_ready.md):
@@ -17,7 +17,7 @@ from typing import Any
 import yaml
 
 from accelfit.chartvalues.check import chart_defaults
-from accelfit.planner.fallback_triggers import (
+from accelfit.planner.fleet.fallback_triggers import (
     PODS_READY_TIMEOUT_MINUTES,
     PODS_RECOVERY_TIMEOUT_MINUTES,
     REQUEUE_BACKOFF_BASE_SECONDS,

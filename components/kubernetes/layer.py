@@ -25,7 +25,7 @@ from components.kubernetes.queues import QueuePlan
 from components.kubernetes.serving.layer_servers import build_model_servers
 from components.kubernetes.serving.model_server import ModelServer
 from components.kubernetes.serving.targets import ServingBuild
-from accelfit.planner.serving_traffic import ServingRoute
+from accelfit.planner.serving.traffic import ServingRoute
 from components.kubernetes.telemetry import GpuTelemetry, GpuTelemetryArgs
 
 
@@ -51,7 +51,7 @@ class KubernetesLayerArgs:
     server_dependencies: Mapping[str, Sequence[pulumi.Resource]] = field(default_factory=dict, metadata={
         "doc": "Per workload: what its model server waits for besides the layer (EKS: its Pod Identity association)."})
     inference_crds: bool = field(default=True, metadata={
-        "doc": "Apply the GAIE InferencePool CRD (False where GKE manages it: accelfit.planner.gke_crds)."})
+        "doc": "Apply the GAIE InferencePool CRD (False where GKE manages it: accelfit.planner.serving.gke_crds)."})
     compute_classes: tuple[ComputeClassPlan, ...] = field(default=(), metadata={
         "doc": "GKE only: a ComputeClass per capacity group, its node pools in chain order (capacity_fallback)."})
 

@@ -30,12 +30,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from accelfit.errors import Problem, problem
-from accelfit.planner.overflow import DISPATCH_STEP_SIZE
+from accelfit.planner.fleet.overflow import DISPATCH_STEP_SIZE
 
 MULTIKUEUE_CONTROLLER = "kueue.x-k8s.io/multikueue"
 INCREMENTAL_DISPATCHER = "kueue.x-k8s.io/multikueue-dispatcher-incremental"
 # DISPATCH_STEP_SIZE (one worker at a time, the owned cluster alone first) is the number the plan prints
-# (accelfit.planner.overflow, with the dispatcher's round).
+# (accelfit.planner.fleet.overflow, with the dispatcher's round).
 KUBECONFIG_KEY = "kubeconfig"  # the Secret key MultiKueue reads (multikueue-setup.yaml)
 MAX_WORKERS = 20  # MultiKueueConfig spec.clusters maxItems (the pinned CRD)
 ROLES = ("owned", "overflow")

@@ -18,14 +18,14 @@ from typing import Any, Literal
 
 from accelfit.clouds import cloud_of_platform
 from accelfit.planner.build import SLICE_SET_LABEL
-from accelfit.planner.capacity_groups import capacity_groups, node_label_key
+from accelfit.planner.fleet.capacity_groups import capacity_groups, node_label_key
 from accelfit.planner.model import NodePool, Plan
-from accelfit.planner.fallback_triggers import (
+from accelfit.planner.fleet.fallback_triggers import (
     PROVISIONING_BACKOFF_BASE_SECONDS,
     PROVISIONING_BACKOFF_MAX_SECONDS,
     PROVISIONING_RETRY_LIMIT,
 )
-from accelfit.planner.provisioning import QUEUED_PROVISIONING_CLASS, provisioning_class
+from accelfit.planner.fleet.provisioning import QUEUED_PROVISIONING_CLASS, provisioning_class
 
 # v1beta2 is the stored version from Kueue 0.15; v1beta1 is deprecated (kubernetes-sigs/kueue v0.19.2
 # charts/kueue/templates/crd: v1beta1 served, deprecated, storage false).
@@ -77,15 +77,15 @@ class FlavorPlan:
                                                   "pool, 1.. = standby pools (NodePool.fallback_rank)."})
     accelerator: str = field(default="", metadata={"doc": "Canonical accelerator of the pool's nodes."})
     provisioning_class: str | None = field(default=None, metadata={
-        "doc": "The ProvisioningRequest class the pool's nodes come through (accelfit.planner.provisioning): the "
+        "doc": "The ProvisioningRequest class the pool's nodes come through (accelfit.planner.fleet.provisioning): the "
                "ClusterQueue runs that class's admission check on this flavor; None = no check."})
     slice_pools: tuple[str, ...] = field(default=(), metadata={
         "doc": "Multislice: every slice pool the flavor holds (it selects their nodes by accelerator, topology and "
                "slice set, not by one pool's name); empty = the flavor is its one pool."})
     group_pools: tuple[str, ...] = field(default=(), metadata={
-        "doc": "Capacity group (accelfit.planner.capacity_groups): the pools of one accelerator on several capacity "
-               "tiers, in chain order, that the flavor holds; it selects them by the group's node label and the "
-               "cloud's autoscaler picks the pool that has capacity. Empty = not a group."})
+        "doc": "Capacity group (accelfit.planner.fleet.capacity_groups): the pools of one accelerator on several "
+               "capacity tiers, in chain order, that the flavor holds; it selects them by the group's node label and "
+               "the cloud's autoscaler picks the pool that has capacity. Empty = not a group."})
 
     @property
     def resource(self) -> str:
@@ -141,7 +141,7 @@ def group_flavors(flavors: list[FlavorPlan], plan: Plan) -> list[FlavorPlan]:
     tolerate whichever pool the autoscaler picks). The flavor keeps its first pool's name, place and rank (the
     planned pool's flavor is updated in place; the standby pools' flavors are removed). Why a group and not a
     flavor per pool: Kueue assigns a flavor by quota, the autoscaler picks a pool by capacity
-    (accelfit.planner.capacity_groups)."""
+    (accelfit.planner.fleet.capacity_groups)."""
     by_pool = {flavor.pool: flavor for flavor in flavors}
     key = node_label_key(plan)
     merged: dict[str, FlavorPlan] = {}

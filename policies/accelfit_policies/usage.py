@@ -7,12 +7,12 @@ same way. Unknown machine or instance types fall back to the raw string, so an a
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache
 from typing import Any
 
 from accelfit.buying import buying_model
 from accelfit.catalog import Catalog, UnknownAcceleratorError, load_catalog
 from accelfit.cloudrules.aws.capacity_types import buying_of_capacity_type
+from accelfit.clouds import all_clouds, hook
 
 from .view import ResourceView, get, items, number, truthy
 
@@ -47,8 +47,9 @@ class AcceleratorUse:
         return None if self.max_nodes is None else self.per_node * self.max_nodes
 
 
-@cache
 def default_catalog() -> Catalog:
+    """The active catalog; the loader keeps it once per process and set of registered clouds, so a cloud
+    registered later (its own catalog folder) is in it."""
     return load_catalog()
 
 
@@ -185,7 +186,17 @@ _READERS = {GKE_NODE_POOL: _gke_pool, TPU_VM: _tpu_vm, TPU_QUEUED: _tpu_queued, 
             GCE_INSTANCE: _gce_instance, GCE_TEMPLATE: _gce_template}
 
 
+def _reader(resource_type: str) -> Any:
+    """The shipped clouds' readers above; for a registered cloud's own priced types, the reader its record names
+    (`Cloud.accelerator_reader`), so the accelerator rules count its nodes too."""
+    found = _READERS.get(resource_type)
+    if found is not None:
+        return found
+    return next((hook(cloud.accelerator_reader) for cloud in all_clouds()
+                 if cloud.accelerator_reader and resource_type in cloud.priced_resource_types), None)
+
+
 def accelerator_use(view: ResourceView, catalog: Catalog | None = None) -> AcceleratorUse | None:
     """The accelerators `view` asks for, or None when it carries none (system pools, networks...)."""
-    reader = _READERS.get(view.type)
+    reader = _reader(view.type)
     return reader(view, catalog or default_catalog()) if reader else None

@@ -55,14 +55,11 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("accelfit", "accelfit.cli"),
 )
 
-# Known two-way ties still to undo, each with why it stands. The planner reads three cloud-rule data modules
-# (cloudrules/gcp/flex_start.py, cloudrules/aws/instance_rules.py, cloudrules/aws/efa.py) while the other cloud
-# rules check plans: the cloud registry of issue 35 (one module per cloud in the core) is where those data
-# readers move. Remove the entry when that lands; test_each_allowed_tie_still_exists says when.
-ALLOWED_TIES: dict[frozenset[str], str] = {
-    frozenset({"accelfit.cloudrules", "accelfit.planner"}): "cloud-rule data the planner reads; moves to the cloud "
-                                                            "registry (issue 35)",
-}
+# Known two-way ties still to undo, each with why it stands; test_each_allowed_tie_still_exists says when one is
+# gone. None is left: the last (the planner reading GCP flex-start and AWS Capacity Block data from the cloud rules,
+# which check plans) ended when that data moved down to the cloud registry (accelfit/clouds/gcp_flex_start.py,
+# accelfit/clouds/aws_capacity_blocks.py).
+ALLOWED_TIES: dict[frozenset[str], str] = {}
 
 
 def package_of(module: str) -> str:

@@ -13,7 +13,7 @@ import pytest
 from accelfit.buying import buying_model_names, register, tier_names, unregister
 from accelfit.catalog import Catalog, Cloud, Price, PricingModel
 from accelfit.catalog.loader import load_catalog
-from accelfit.planner.fleet_model import FallbackStep
+from accelfit.planner.fleet.model import FallbackStep
 from accelfit.planner.model import NodePool
 from accelfit.planner import plan_fleet
 from accelfit.planner.planner import Environment, plan
@@ -95,7 +95,7 @@ def test_the_chain_and_the_preview_pricing_take_it(eighth):
     step = FallbackStep(rank=2, option="x", accelerator="h100-80gb", count=8, pricing=fake_buying.NAME, pool=None,
                         monthly_usd=1.0, total_usd=1.0)
     assert step.pricing == fake_buying.NAME
-    book = RateBook(_catalog_with_its_row(), PricingContext(gcp_region=REGION))
+    book = RateBook(_catalog_with_its_row(), PricingContext(regions={"gcp": REGION}))
     hourly, basis, _ = book.node_hourly(Cloud.gcp, MACHINE, REGION, fake_buying.NAME)
     assert hourly == fake_buying.HOURLY_USD and basis.startswith(f"{fake_buying.NAME} $7.5/")
     assert NodePool(name="gpu", role="gpu", machine_type=MACHINE, min_nodes=0, max_nodes=1, initial_nodes=0,

@@ -8,7 +8,7 @@ from __future__ import annotations
 import datetime as dt
 
 from accelfit.planner.model import Estimate, NodePool, Plan, PlanAccelerator, StoragePlan, Taint
-from accelfit.planner.provisioning import QUEUED_PROVISIONING_CLASS
+from accelfit.planner.fleet.provisioning import QUEUED_PROVISIONING_CLASS
 from components.kubernetes.queues import (
     CHECK_NAMES,
     NodeCapacity,

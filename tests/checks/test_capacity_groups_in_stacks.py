@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from accelfit.planner.capacity_groups import EKS_CAPACITY_GROUP_LABEL, GKE_COMPUTE_CLASS_LABEL
+from accelfit.planner.fleet.capacity_groups import EKS_CAPACITY_GROUP_LABEL, GKE_COMPUTE_CLASS_LABEL
 from components.kubernetes.capacity_fallback import PRIORITY_EXPANDER
 from stack_documents import ROOT, STACKS, stack_document
 from tests.components.kubernetes.autoscaler_model import Autoscaler, Pool

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from accelfit.planner.fallback_triggers import NODE_PROVISION_TIMEOUT_MINUTES, PODS_READY_TIMEOUT_MINUTES
+from accelfit.planner.fleet.fallback_triggers import NODE_PROVISION_TIMEOUT_MINUTES, PODS_READY_TIMEOUT_MINUTES
 from stack_documents import STACKS, stack_document
 from tests.components.kubernetes.kueue_model import PodSet, Queue, quantity
 

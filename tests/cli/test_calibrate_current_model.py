@@ -1,6 +1,6 @@
-"""`accelfit calibrate` goes through the planner's current serving model (serving_sizing: the replica under load with
-vLLM's scheduler limits, queueing included), so a plan of the measured deployment at the measured p99 carries the
-measured rate. It went through the older no-queue batch search (sizing.best_batch), whose figure (0.54 of the
+"""`accelfit calibrate` goes through the planner's current serving model (planner/serving/sizing.py: the replica under
+load with vLLM's scheduler limits, queueing included), so a plan of the measured deployment at the measured p99 carries
+the measured rate. It went through the older no-queue batch search (sizing.best_batch), whose figure (0.54 of the
 L4's bandwidth here, against 0.75 now) made the same plan choose another layout carrying twice the rate."""
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ import pytest
 from accelfit.catalog import load_catalog
 from accelfit.cli.main import main
 from accelfit.planner import Environment, evaluate_spec, plan
-from accelfit.planner.costing import checkpoint_tb
+from accelfit.planner.costing.option_costs import checkpoint_tb
 from accelfit.durations import duration
 from accelfit.reports.plan_report import render_text
 from accelfit.spec import WorkloadSpec

@@ -1,69 +1,109 @@
-"""A third cloud for tests only (issue 35): one platform, one machine type, one price, the pricer of its one resource
-type and the component builder that records it, all in this module. Registering it touches no other file."""
+"""A third cloud for tests only (issue 35): one platform, one machine type, one price. Its record, its stack key, the
+pricer of its one resource type, what the policy pack reads of it and the component builder that records it (its
+nodes, then the shared Kubernetes layer on its cluster) are in this module; its catalog rows (the machine type, the
+region it is offered in, its one on-demand price) are a data file beside it (fakecloud_data/fakecloud.yaml) that
+the record names. Registering it touches no other file."""
 
 from __future__ import annotations
 
-import datetime as dt
+from pathlib import Path
+from typing import Any
 
-from accelfit.catalog import Catalog, InstanceType, Price
+from accelfit.catalog.models import Cloud as CatalogCloud
 from accelfit.clouds import Cloud
 from accelfit.pricing.pricers import prices
 from accelfit.pricing.rates import NeutralResource, Priced, RateBook
+from accelfit.stackkeys import StackKey
 from components.build import Built, CloudBuilders
 
 NODE_TYPE = "fakecloud:compute/gpuNode:GpuNode"
 MACHINE_TYPE = "fk-h100-8"
-HOURLY_USD = {MACHINE_TYPE: 10.0}  # its one price: on demand, any region
+HOURLY_USD = 10.0  # its one price (on demand, in REGION), as fakecloud_data/fakecloud.yaml states it
 REGION = "fk-east1"
+DATA_DIR = Path(__file__).parent / "fakecloud_data"
 
 CLOUD = Cloud(
     name="fakecloud",
     title="FakeCloud",
     platforms=("fake-gpu",),
     cluster_platform="fake-gpu",
+    # Its rows, beside this module: read by the catalog loader, keyed into the compiled catalog and checked by the
+    # integrity rules like the shipped clouds' files.
+    catalog_dir=DATA_DIR,
+    catalog_files=("fakecloud.yaml",),
     priced_resource_types=(NODE_TYPE,),
     pricer_module=__name__,
     component_builders=f"{__name__}:BUILDERS",
+    accelerator_reader=f"{__name__}:accelerators_of",
+    # The stack: `fakecloud:region` places its workloads (its one region); the stack file's schema lists the key.
+    region_key="fakecloud:region",
+    stack_keys=f"{__name__}:STACK_KEYS",
+    regions=(REGION,),
+    example_region=REGION,
+    gpu_software="gpu-operator",  # its node image carries the driver and toolkit
     unsupported=(("tpu", "FakeCloud sells GPUs only"),),
 )
+
+STACK_KEYS = (StackKey("fakecloud:region", "The FakeCloud region the stack builds in.", {"type": "string"},
+                       values=lambda: CLOUD.regions),)
 
 
 @prices(NODE_TYPE)
 def gpu_node(resource: NeutralResource, book: RateBook) -> Priced | None:
-    hourly = HOURLY_USD.get(str(resource.props.get("machineType", "")))
-    if hourly is None:
+    """Its node resource at the catalog's price for its machine type in its region (the stack's region key when the
+    resource names none); it scales itself between `minNodes` and `nodes`, as a GKE node pool's own autoscaling
+    does."""
+    props = resource.props
+    region = props.get("region") or book.context.region(CLOUD.name)
+    found = book.compute_hourly(CatalogCloud(CLOUD.name), str(props.get("machineType", "")), region, spot=False)
+    if found is None:
         return None
-    nodes = float(resource.props.get("nodes", 1))
-    return Priced("pool", hourly * nodes, hourly * nodes, f"{resource.props['machineType']} on demand ${hourly:g}/h; "
-                                                          f"{nodes:g} nodes", min_nodes=nodes)
+    hourly, basis, _ = found
+    nodes = float(props.get("nodes", 1))
+    minimum = float(props.get("minNodes", nodes))
+    return Priced("pool", hourly * nodes, hourly * minimum,
+                  f"{props['machineType']}: {basis}; {minimum:g}..{nodes:g} nodes in {region}",
+                  min_nodes=minimum, autoscaled=True)
 
 
-def with_its_rows(catalog: Catalog) -> Catalog:
-    """The catalog with this cloud's one machine type (8 H100s, offered in REGION) and its one on-demand price: what
-    its catalog files would hold (Cloud.catalog_files) for a cloud shipped with accelfit."""
-    sourced = dict(as_of=dt.date(2026, 11, 1), source="tests/clouds/fake_cloud.py")
-    machine = InstanceType(cloud=CLOUD.name, name=MACHINE_TYPE, family="fk", accelerator="h100-80gb",
-                           accelerator_count=8, vcpus=208, memory_gib=1872, local_nvme_gb=0, network_gbps=3200,
-                           regions=(REGION,), **sourced)
-    price = Price(cloud=CLOUD.name, sku=MACHINE_TYPE, unit="instance-hour", region=REGION, pricing="on-demand",
-                  hourly_usd=HOURLY_USD[MACHINE_TYPE], **sourced)
-    return Catalog(**{**dict(catalog), "instance_types": (*catalog.instance_types, machine),
-                      "prices": (*catalog.prices, price)})
+def accelerators_of(view: Any, catalog: Any) -> Any:
+    """What the policy pack's accelerator rules count on its node: the catalog's GPUs of its machine type, its node
+    range, never spot (it sells on demand only)."""
+    from policies.accelfit_policies.usage import AcceleratorUse
+
+    shape = catalog.instance_type(CLOUD.name, str(view.props.get("machineType", "")))
+    if shape is None:
+        return None
+    return AcceleratorUse(shape.accelerator, "gpu", shape.accelerator_count, int(view.props.get("nodes", 1)),
+                          int(view.props.get("minNodes", 0)), spot=False)
 
 
-def _build_cluster(cluster, catalog: Catalog, layer) -> Built:  # noqa: ANN001 (components' own types)
+POOL_LABEL = "fakecloud.io/pool"  # the label its nodes carry: the pool's name (as GKE's and EKS's do)
+
+
+def _build_cluster(cluster: Any, catalog: Any, layer: Any) -> Built:
     """Each accelerator pool of the cluster's workloads as one node resource of this cloud's type, with the machine
-    type and node count its pricer reads. No Kubernetes layer (BUILDERS.kubernetes_layer is False, so `layer` is
-    None): this cloud has no GPU software profile and no cluster whose kubeconfig a Kubernetes provider could use."""
+    type, node range and region its pricer reads; then the shared Kubernetes layer (GPU software by its record's
+    `gpu_software` profile, Kueue routing, telemetry) on its cluster, each flavor selecting its pool's nodes by
+    POOL_LABEL, waiting for every node resource."""
     import pulumi
 
     from components.fleet import accelerator_pools
+    from components.kubernetes.build import layer_args
+    from components.kubernetes.layer import KubernetesLayer
 
-    nodes = [pulumi.CustomResource(NODE_TYPE, f"{cluster.name}-{pool.name}",
-                                   {"machineType": pool.machine_type, "nodes": pool.max_nodes,
-                                    "region": workload.plan.region})
-             for workload in cluster.workloads for pool in accelerator_pools(workload.plan)]
-    return Built(nodes[0] if cluster.own and len(nodes) == 1 else nodes)
+    nodes, selectors = [], {}
+    for workload in cluster.workloads:
+        for pool in accelerator_pools(workload.plan):
+            name = f"{cluster.name}-{pool.name}"
+            nodes.append(pulumi.CustomResource(NODE_TYPE, name, {
+                "machineType": pool.machine_type, "nodes": pool.max_nodes, "minNodes": pool.min_nodes,
+                "region": workload.plan.region, "labels": {**pool.labels, POOL_LABEL: name}}))
+            selectors[f"{cluster.pool_prefix(workload.plan)}{pool.name}"] = {POOL_LABEL: name}
+    kubeconfig = nodes[0].urn.apply(lambda urn: f"# the kubeconfig of {urn}'s cluster")
+    kubernetes = KubernetesLayer(f"{cluster.name}-k8s", layer_args(layer, cluster.ownership, kubeconfig, selectors,
+                                                                   nodes))
+    return Built(nodes[0] if cluster.own and len(nodes) == 1 else nodes, kubernetes)
 
 
-BUILDERS = CloudBuilders(cluster=_build_cluster, cluster_problems=lambda cluster, catalog: [], kubernetes_layer=False)
+BUILDERS = CloudBuilders(cluster=_build_cluster, cluster_problems=lambda cluster, catalog: [])

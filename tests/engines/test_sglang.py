@@ -11,7 +11,7 @@ from accelfit.catalog import load_catalog
 from accelfit.engines import engine, engines
 from accelfit.planner import plan_fleet
 from accelfit.planner.planner import Environment
-from accelfit.planner.serving_traffic import pool_scaling
+from accelfit.planner.serving.traffic import pool_scaling
 from accelfit.spec import WorkloadSpec
 from components.kubernetes.build import servings
 from components.kubernetes.serving import manifests

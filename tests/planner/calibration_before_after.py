@@ -18,7 +18,7 @@ import yaml
 
 from accelfit.catalog import load_catalog
 from accelfit.planner.options import Offer
-from accelfit.planner.sizing import size_inference
+from accelfit.planner.serving.sizing import size_inference
 from accelfit.spec import WorkloadSpec
 
 POINTS = Path(__file__).parents[2] / "accelfit" / "planner" / "data" / "calibration_inference.yaml"

@@ -6,7 +6,7 @@
 from __future__ import annotations
 
 from accelfit.catalog import load_catalog
-from accelfit.planner.published_serving import modelled_throughput, published_points
+from accelfit.planner.serving.published_results import modelled_throughput, published_points
 
 
 def report() -> list[tuple[str, float, float, float, str]]:

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from accelfit.catalog.loader import load_catalog
-from accelfit.cloudrules.aws.instance_rules import capacity_block_rules
-from accelfit.cloudrules.gcp.flex_start import flex_start_rejection, flex_start_rules
+from accelfit.clouds.aws_capacity_blocks import capacity_block_rules
+from accelfit.clouds.gcp_flex_start import flex_start_rejection, flex_start_rules
 from accelfit.planner import plan_fleet
 from accelfit.planner.choose import NoFeasiblePlan
 from accelfit.planner.planner import Environment, plan, search
@@ -205,7 +205,7 @@ def test_a_queued_flex_start_pool_gets_no_compact_placement():
     """Issue 33: xpk never sets COMPACT on a flex-start GPU pool, and Cluster Toolkit's gke-node-pool refuses COMPACT
     with queued provisioning on GPUs (data/flex_start.yaml compact_placement). The on-demand pool of the same run
     keeps its compact placement."""
-    from accelfit.planner.provisioning import provisioning_class
+    from accelfit.planner.fleet.provisioning import provisioning_class
 
     def gpu_pool(pricing):
         chosen = plan(training(pricing, deadline_days=5, clouds=["gcp"], regions=["us-central1"],

@@ -1,6 +1,7 @@
-"""The planner's cost model (accelfit/planner/costing.py) is a module the sizing calls, not a hub the walk keeps
-returning to: while `planner.plan` walks a spec, control enters costing.py only from the sizing (evaluate.py) and
-the plan's assembly (build.py), through a handful of entry points, and costing.py imports nothing of the walk."""
+"""The planner's cost model (accelfit/planner/costing/option_costs.py) is a module the sizing calls, not a hub the
+walk keeps returning to: while `planner.plan` walks a spec, control enters option_costs.py only from the sizing
+(evaluate.py) and the plan's assembly (build.py), through a handful of entry points, and option_costs.py imports
+nothing of the walk."""
 
 from __future__ import annotations
 
@@ -16,15 +17,17 @@ from accelfit.planner.planner import Environment
 from accelfit.spec.loader import load_workload
 
 ROOT = Path(__file__).resolve().parents[2]
-COSTING = ROOT / "accelfit" / "planner" / "costing.py"
+COSTING = ROOT / "accelfit" / "planner" / "costing" / "option_costs.py"
 # The walk: the modules that enumerate, size, choose and assemble options. The cost model may use data types and
 # pure helpers (model, options' Offer, memory, data transfer), never these.
 WALK = {"accelfit.planner.planner", "accelfit.planner.evaluate", "accelfit.planner.build",
-        "accelfit.planner.choose", "accelfit.planner.candidates", "accelfit.planner.sizing", "accelfit.planner.fleet"}
+        "accelfit.planner.choose", "accelfit.planner.candidates", "accelfit.planner.training.sizing",
+        "accelfit.planner.fleet.stack"}
 
 
 def _entries(spec_file: str) -> set[tuple[str, str, str]]:
-    """(calling module file, calling function, costing function) of every entry into costing.py from outside it."""
+    """(calling module file, calling function, costing function) of every entry into option_costs.py from outside
+    it."""
     loaded = load_workload(ROOT / "examples" / spec_file)
     edges: set[tuple[str, str, str]] = set()
     target = str(COSTING)
@@ -47,7 +50,7 @@ def _entries(spec_file: str) -> set[tuple[str, str, str]]:
 @pytest.mark.parametrize("spec_file", ["llama2-7b-a100.yaml", "moe-serving.yaml"])
 def test_the_walk_enters_the_cost_model_only_from_the_sizing(spec_file):
     edges = _entries(spec_file)
-    assert edges, "the plan is priced by costing.py"
+    assert edges, "the plan is priced by option_costs.py"
     assert {module for module, _, _ in edges} <= {"evaluate.py", "build.py"}
     assert len(edges) <= 8, sorted(edges)  # 6-7 today: cost_parts, plan_figures, cost_assumptions, storage...
 

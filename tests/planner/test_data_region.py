@@ -6,7 +6,7 @@ import pytest
 from planner_specs import INFERENCE, TRAINING, make_spec
 
 from accelfit.planner import plan
-from accelfit.planner.data_transfer import continent, transfer_rate
+from accelfit.planner.costing.data_transfer import continent, transfer_rate
 
 
 def transfer(result):

@@ -6,8 +6,8 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from accelfit.catalog import load_catalog
-from accelfit.planner.fallback_triggers import PODS_READY_TIMEOUT_MINUTES
-from accelfit.planner.fleet_fallback import _other_slice_shape
+from accelfit.planner.fleet.fallback_triggers import PODS_READY_TIMEOUT_MINUTES
+from accelfit.planner.fleet.chain import _other_slice_shape
 from tests.planner.fleet_specs import spec
 from tests.planner.test_fleet import fleet
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from planner_specs import TRAINING, make_spec
 
-from accelfit.planner import filestore_capacity as capacity
+from accelfit.planner.costing import filestore_capacity as capacity
 from accelfit.planner import plan
 
 

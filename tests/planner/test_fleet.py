@@ -8,7 +8,7 @@ import pytest
 from accelfit.catalog import load_catalog
 from accelfit.planner import Environment, plan, plan_fleet
 from accelfit.planner.constraints import PolicyConstraints
-from accelfit.planner.fleet_costs import SHARED_ITEMS
+from accelfit.planner.fleet.costs import SHARED_ITEMS
 from accelfit.planner.lock import Selection
 from tests.planner.fleet_specs import gpu_serving, jax_pretrain, kernels_finetune, spec
 
@@ -61,7 +61,7 @@ def test_tpu_vms_are_built_alone_and_the_plan_says_why():
 
 
 def test_a_different_gpudirect_layout_gets_its_own_cluster_in_the_region():
-    from accelfit.planner.fleet_placement import place
+    from accelfit.planner.fleet.clusters import place
 
     first, _ = fleet(gpu_serving())
     serving = first.workloads[0].plan
@@ -315,7 +315,7 @@ def test_a_committed_plan_with_on_demand_listed_falls_back_to_on_demand_capacity
 
 
 def test_the_shared_pods_range_holds_every_node_the_members_pools_can_reach():
-    from accelfit.planner.fleet import with_standby_pools
+    from accelfit.planner.fleet.stack import with_standby_pools
     from accelfit.planner.limits import pods_cidr_for
 
     planned, _ = fleet(jax_pretrain(), gpu_serving())

@@ -8,8 +8,8 @@ import pytest
 from accelfit.catalog import load_catalog
 from accelfit.planner import Environment, NoFeasiblePlan, plan_fleet
 from accelfit.planner.constraints import PolicyConstraints
-from accelfit.planner.fleet_fallback import Chain
-from accelfit.planner.fleet_limits import fit_standby, planned_accelerators, pool_accelerators
+from accelfit.planner.fleet.chain import Chain
+from accelfit.planner.fleet.policy_limits import fit_standby, planned_accelerators, pool_accelerators
 from tests.planner.fleet_specs import gpu_serving, jax_pretrain
 
 CATALOG = load_catalog()

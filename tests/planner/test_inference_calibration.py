@@ -3,7 +3,7 @@
 import pytest
 from pydantic import ValidationError
 
-from accelfit.planner.published_serving import PublishedServing, modelled_throughput, published_points
+from accelfit.planner.serving.published_results import PublishedServing, modelled_throughput, published_points
 
 POINTS = published_points()
 

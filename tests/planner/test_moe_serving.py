@@ -93,9 +93,9 @@ def test_a_model_that_fits_one_host_is_not_served_on_a_multi_host_slice(catalog)
 # --- Small-batch decode of a MoE over several nodes: the active experts' bytes and the all-to-alls' latency ---
 
 def _deepseek_model(catalog, network_gbps=3200.0, expert_parallel=True):
-    from accelfit.planner.lengths import lengths_for
-    from accelfit.planner.serving import Efficiency, ReplicaModel
-    from accelfit.planner.serving_data import efficiency_for
+    from accelfit.planner.serving.lengths import lengths_for
+    from accelfit.planner.serving.replica import Efficiency, ReplicaModel
+    from accelfit.planner.serving.engine_figures import efficiency_for
 
     row = efficiency_for("h100-80gb")
     return ReplicaModel(catalog.accelerator("h100-80gb"), ModelSpec(**DEEPSEEK_V3), lengths_for(2048, 512, None),
@@ -108,7 +108,7 @@ def test_batch_one_decode_is_the_active_experts_bytes_plus_the_all_to_all_latenc
     holding the busiest expert reads one routed expert per layer (8 of 256 over 16 GPUs), and each of the 61 layers
     pays two all-to-alls (DeepEP-derived 25 us each, plus 8 x 7,168 x 2 bytes of which half leave the node)."""
     from accelfit.planner.memory import expert_split
-    from accelfit.planner.serving_data import expert_parallel_link
+    from accelfit.planner.serving.engine_figures import expert_parallel_link
 
     model = _deepseek_model(catalog)
     accelerator = model.accelerator
@@ -127,8 +127,8 @@ def test_batch_one_decode_is_the_active_experts_bytes_plus_the_all_to_all_latenc
 
 
 def test_the_interconnects_latency_and_bandwidth_move_the_decode(catalog, monkeypatch):
-    from accelfit.planner import serving as serving_module
-    from accelfit.planner.serving_data import expert_parallel_link
+    from accelfit.planner.serving import replica as serving_module
+    from accelfit.planner.serving.engine_figures import expert_parallel_link
 
     base = _deepseek_model(catalog).step_with(16, 1, 0.0, 0.0, 0.0).seconds
     slower = expert_parallel_link().model_copy(update={"latency_us": 50.0})

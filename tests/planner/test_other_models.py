@@ -8,7 +8,7 @@ import pytest
 from planner_specs import INFERENCE, TRAINING, make_spec
 
 from accelfit.planner import plan
-from accelfit.planner.sizing import training_flops
+from accelfit.planner.training.sizing import training_flops
 from accelfit.spec import load_workload
 
 EXAMPLES = Path(__file__).parents[2] / "examples"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from accelfit.planner.overflow import (
+from accelfit.planner.fleet.overflow import (
     DISPATCH_ROUND_MINUTES,
     demand_overflow_hours,
     moves_when,

@@ -9,7 +9,7 @@ from planner_specs import TRAINING, make_spec
 from accelfit.catalog.models import Precision
 from accelfit.planner import plan
 from accelfit.planner import preferences as pref
-from accelfit.planner.training_efficiency import precision_speedup, training_efficiency_data
+from accelfit.planner.training.efficiency import precision_speedup, training_efficiency_data
 
 
 def hours(catalog, accelerator, precision, parameters="70B"):

@@ -117,7 +117,7 @@ def test_the_moe_fit_is_stated_per_row_and_holds():
     sys.path.insert(0, str(Path(__file__).parent))
     from moe_training_fit import geo_mean, moe_rows
 
-    from accelfit.planner.training_efficiency import training_efficiency_data
+    from accelfit.planner.training.efficiency import training_efficiency_data
 
     fit = training_efficiency_data().moe_fit
     rows = {name: ratio for name, _, _, ratio in moe_rows()}

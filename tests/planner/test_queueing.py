@@ -4,7 +4,9 @@ import math
 
 import pytest
 
-from accelfit.planner.queueing import erlang_c, md1_mean_wait, mmc_wait_quantile, mmc_wait_tail, poisson_quantile
+from accelfit.planner.serving.queueing import (
+    erlang_c, md1_mean_wait, mmc_wait_quantile, mmc_wait_tail, poisson_quantile,
+)
 
 
 def test_erlang_c_matches_the_hand_worked_two_server_case():

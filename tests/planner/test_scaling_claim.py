@@ -12,8 +12,8 @@ import math
 import pytest
 
 from accelfit.planner import Environment, plan
-from accelfit.planner.serving_route_plan import route_pools
-from accelfit.planner.serving_traffic import RoutePool, pool_scaling
+from accelfit.planner.serving.route_plan import route_pools
+from accelfit.planner.serving.traffic import RoutePool, pool_scaling
 from accelfit.spec import load_workload
 
 

@@ -9,7 +9,7 @@ from planner_specs import INFERENCE, TRAINING, make_spec
 from accelfit.planner import plan, plan_fleet
 from accelfit.planner.memory import weights_bytes
 from accelfit.planner.planner import Environment
-from accelfit.planner.weights_read import read_gbps, startup, weights_read_data
+from accelfit.planner.serving.weights_read import read_gbps, startup, weights_read_data
 
 
 GPUS = ["l4", "a10g", "l40s", "a100-40gb", "a100-80gb", "h100-80gb", "h200-141gb", "b200"]

@@ -4,10 +4,11 @@ import math
 
 from planner_specs import INFERENCE, make_spec
 
-from accelfit.planner.lengths import request_lengths
+from accelfit.planner.serving.lengths import request_lengths
 from accelfit.planner.options import Offer
-from accelfit.planner.serving import serving_peak_flops
-from accelfit.planner.sizing import peak_flops, replica_model, size_inference, usable_batch
+from accelfit.planner.serving.replica import serving_peak_flops
+from accelfit.planner.serving.sizing import replica_model, size_inference, usable_batch
+from accelfit.planner.training.sizing import peak_flops
 from accelfit.spec import Precision
 
 

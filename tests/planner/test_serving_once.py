@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from accelfit.catalog import load_catalog
 from accelfit.planner import Environment, plan_fleet
-from accelfit.planner import fleet as fleet_module
+from accelfit.planner.fleet import stack as fleet_module
 from accelfit.planner import planner as planner_module
-from accelfit.planner.fleet_fallback import fallback_chain
+from accelfit.planner.fleet.chain import fallback_chain
 from accelfit.planner.lock import plan_with_lock
 from accelfit.planner.planner import search
 from tests.planner.fleet_specs import gpu_serving

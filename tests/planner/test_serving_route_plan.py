@@ -1,4 +1,4 @@
-"""The plan's serving route (accelfit.planner.serving_route_plan): built only with the model server, internal unless
+"""The plan's serving route (accelfit.planner.serving.route_plan): built only with the model server, internal unless
 the spec asks for a public endpoint, in the plan's route order, and priced by the formulas the preview uses."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import pytest
 from accelfit.catalog import load_catalog
 from accelfit.planner import plan_fleet
 from accelfit.planner.planner import Environment
-from accelfit.planner.serving_route_plan import builds_route, route_gb, route_lines, server_name
+from accelfit.planner.serving.route_plan import builds_route, route_gb, route_lines, server_name
 from accelfit.pricing.serving_route import gateway_part, metrics_part, route_gb_per_month, samples_per_month
 from accelfit.spec import WorkloadSpec
 

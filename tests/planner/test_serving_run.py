@@ -1,12 +1,13 @@
-"""A finite benchmark run: its fill and drain, which a steady-state rate does not have (planner/serving_run.py)."""
+"""A finite benchmark run: its fill and drain, which a steady-state rate does not have
+(planner/serving/benchmark_run.py)."""
 
 import math
 
 import pytest
 
-from accelfit.planner.lengths import lengths_for
-from accelfit.planner.serving import Efficiency, ReplicaModel
-from accelfit.planner.serving_run import answer_lengths, run
+from accelfit.planner.serving.lengths import lengths_for
+from accelfit.planner.serving.replica import Efficiency, ReplicaModel
+from accelfit.planner.serving.benchmark_run import answer_lengths, run
 from accelfit.spec import ModelSpec
 
 LLAMA_8B = ModelSpec(parameters=8.03e9, precision="bf16", layers=32, hidden_size=4096, attention_heads=32, kv_heads=8)

@@ -10,8 +10,8 @@ import pytest
 
 from accelfit.catalog import load_catalog
 from accelfit.stack_plan import plan_stack_fleet, single_view
-from accelfit.planner.fleet import within_own_network
-from accelfit.planner.fleet_fallback import Chain
+from accelfit.planner.fleet.stack import within_own_network
+from accelfit.planner.fleet.chain import Chain
 from accelfit.stackfile import load_stack
 
 ROOT = Path(__file__).parents[2]

@@ -291,7 +291,7 @@ def test_a_gke_pool_is_priced_for_its_servers_window_only_when_the_whole_chain_i
     from accelfit.catalog import load_catalog
     from accelfit.pricing import PricingContext, price_resources
 
-    catalog, context = load_catalog(), PricingContext(gcp_region="us-central1")
+    catalog, context = load_catalog(), PricingContext(regions={"gcp": "us-central1"})
     windowed = price_resources(_windowed(), catalog, context)
     # 8 h of window, 5 min of KEDA's default cooldown and 10 min until the autoscaler removes the node.
     assert windowed.monthly_usd == pytest.approx(windowed.full_scale_monthly_usd * (8 + 0.25) / 24, abs=0.05)
@@ -315,7 +315,7 @@ def test_without_its_schedule_a_part_day_pool_is_priced_all_day():
     catalog = load_catalog()
     from accelfit.pricing import PricingContext
 
-    context = PricingContext(aws_region="us-east-1")
+    context = PricingContext(regions={"aws": "us-east-1"})
     scheduled = price_resources([group, start, stop], catalog, context)
     unscheduled = price_resources([group], catalog, context)
     assert scheduled.monthly_usd == pytest.approx(unscheduled.monthly_usd / 3, abs=0.05)  # 8 of 24 hours
@@ -382,7 +382,7 @@ def test_node_boot_disks_are_priced_by_plan_and_preview(stack, disk_service):
 
     catalog = load_catalog()
     region = document["plan"]["region"]
-    context = PricingContext(gcp_region=region, aws_region=region)
+    context = PricingContext(regions={"gcp": region, "aws": region})
     built = monthly_cost_of_resources(document["resources"], catalog, context)
     stripped = monthly_cost_of_resources(without_boot_disks(document["resources"]), catalog, context)
     rate = catalog.service_price(document["plan"]["cloud"], disk_service, region).usd

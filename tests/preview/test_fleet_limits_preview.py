@@ -8,7 +8,7 @@ import sys
 
 from accelfit.catalog import load_catalog
 from accelfit.planner import Environment, plan_fleet
-from accelfit.planner.fleet_limits import planned_accelerators, pool_accelerators
+from accelfit.planner.fleet.policy_limits import planned_accelerators, pool_accelerators
 from accelfit.policy_config import plan_constraints
 from accelfit.preview.run import preview_stack
 from accelfit.spec import WorkloadSpec

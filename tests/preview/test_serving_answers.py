@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from accelfit.planner.gke_crds import gke_managed_crds, gke_manages_inference_pool, gke_version
-from accelfit.planner.serving_traffic import serving_traffic_facts
+from accelfit.planner.serving.gke_crds import gke_managed_crds, gke_manages_inference_pool, gke_version
+from accelfit.planner.serving.traffic import serving_traffic_facts
 from accelfit.preview.recorder import PREVIEW_PROJECT_NUMBER
 from accelfit.preview.run import preview_stack
 from components.kubernetes.serving.traffic_addons import manifests_for

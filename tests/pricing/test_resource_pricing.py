@@ -57,7 +57,7 @@ def test_eks_spot_node_group(catalog):
     spot = catalog.price("aws", "p5.48xlarge", "us-east-1", "spot").hourly_usd
     cost = one(catalog, "aws:eks/nodeGroup:NodeGroup",
                {"instanceTypes": ["p5.48xlarge"], "capacityType": "SPOT",
-                "scalingConfig": {"minSize": 0, "maxSize": 2, "desiredSize": 2}}, aws_region="us-east-1")
+                "scalingConfig": {"minSize": 0, "maxSize": 2, "desiredSize": 2}}, regions={"aws": "us-east-1"})
     # No launch template in the stack: EKS's 20 GiB root volume per node, gp3.
     disk = 20 * catalog.service_price("aws", "ebs-gp3", "us-east-1").usd
     assert cost.monthly_usd == pytest.approx(spot * 2 * 730 + 2 * disk, abs=0.01)
@@ -73,10 +73,10 @@ def test_bucket_sized_from_context(catalog):
 def test_fsx_and_cluster_fee(catalog):
     fsx = one(catalog, "aws:fsx/lustreFileSystem:LustreFileSystem",
               {"storageCapacity": 2400, "deploymentType": "PERSISTENT_2", "perUnitStorageThroughput": 125},
-              aws_region="us-east-1")
+              regions={"aws": "us-east-1"})
     rate = catalog.service_price("aws", "fsx-lustre-persistent2-125", "us-east-1").usd
     assert fsx.monthly_usd == pytest.approx(2400 * rate, abs=0.01)
-    fee = one(catalog, "gcp:container/cluster:Cluster", {}, gcp_region="us-central1")
+    fee = one(catalog, "gcp:container/cluster:Cluster", {}, regions={"gcp": "us-central1"})
     assert fee.monthly_usd == pytest.approx(0.10 * 730, abs=0.01)
 
 
@@ -139,7 +139,7 @@ def _group(catalog, target_size, template=GPU_TEMPLATE):
     if template is not None:
         resources.append(NeutralResource("gcp:compute/instanceTemplate:InstanceTemplate", "job-gpu-template",
                                          template))
-    return price_resources(resources, catalog, PricingContext(gcp_region="us-central1"))
+    return price_resources(resources, catalog, PricingContext(regions={"gcp": "us-central1"}))
 
 
 def test_a_gpu_vm_group_is_priced_as_its_template_times_its_size(catalog):

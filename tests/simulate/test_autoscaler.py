@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from accelfit.planner import Environment, plan
-from accelfit.planner.lengths import request_lengths
-from accelfit.planner.serving_traffic import serving_traffic_facts
+from accelfit.planner.serving.lengths import request_lengths
+from accelfit.planner.serving.traffic import serving_traffic_facts
 from accelfit.simulate import fleet as fleet_module
 from accelfit.simulate.engine import Requests
 from accelfit.simulate.fleet import build_fleet, run_fleet

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from accelfit.planner.queueing import erlang_c, md1_mean_wait, mmc_wait_quantile, mmc_wait_tail
+from accelfit.planner.serving.queueing import erlang_c, md1_mean_wait, mmc_wait_quantile, mmc_wait_tail
 from accelfit.simulate.engine import FixedCapacity, Requests, ServerShape, simulate
 
 

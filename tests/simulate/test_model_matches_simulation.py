@@ -1,4 +1,4 @@
-"""The planner's analytic serving model (accelfit.planner.serving_load) against the simulator stepping the same
+"""The planner's analytic serving model (accelfit.planner.serving.load) against the simulator stepping the same
 replica through time with Poisson arrivals, on a few configurations.
 
 Stated tolerance: at half of a replica's capacity within the targets, each p99 (TTFT, TPOT, end to end) of the model
@@ -13,9 +13,9 @@ import pytest
 
 from planner_specs import INFERENCE, make_spec
 
-from accelfit.planner.serving_data import max_num_batched_tokens
-from accelfit.planner.serving_load import ReplicaLoad, budgets_for, largest_slots
-from accelfit.planner.sizing import replica_model, usable_batch
+from accelfit.planner.serving.engine_figures import max_num_batched_tokens
+from accelfit.planner.serving.load import ReplicaLoad, budgets_for, largest_slots
+from accelfit.planner.serving.sizing import replica_model, usable_batch
 from accelfit.simulate.engine import FixedCapacity, Requests, simulate
 from accelfit.simulate.servers import replica_shape
 from accelfit.simulate.traffic import sample_lengths

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from accelfit.errors import InputError
-from accelfit.planner.lengths import lengths_for
+from accelfit.planner.serving.lengths import lengths_for
 from accelfit.simulate.traffic import DAY_SECONDS, day_of_requests, parse_spike, rate_profile, read_trace
 
 

@@ -1,5 +1,6 @@
 """Rules EC2 and EKS enforce on a node group's instance type that the SDK types do not carry: the EFA layout
-per type and what a Capacity Block needs. Read from data/ (sourced, dated); pure, no Pulumi.
+per type (data/efa_layouts.yaml) and what a Capacity Block needs (accelfit/clouds/data/capacity_blocks.yaml, read
+through accelfit.clouds.aws_capacity_blocks, which the planner reads too). Sourced, dated; pure, no Pulumi.
 
 Each check returns (field, message, fix, value) tuples so the plan check and the component's own argument
 check report them under their own field paths.
@@ -13,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from accelfit.yamlio import read_package_yaml
+from accelfit.clouds.aws_capacity_blocks import capacity_block_rules
 from accelfit.cloudrules.aws.efa import Layout
 
 DATA = Path(__file__).parent / "data"
@@ -37,11 +39,6 @@ def _load(name: str) -> dict[str, Any]:
 def efa_layouts() -> dict[str, EfaLayoutRule]:
     return {name: EfaLayoutRule(instance_type=name, **row)
             for name, row in _load("efa_layouts.yaml")["instance_types"].items()}
-
-
-@functools.cache
-def capacity_block_rules() -> dict[str, Any]:
-    return _load("capacity_blocks.yaml")
 
 
 def efa_findings(instance_type: str, efa_interfaces: int) -> list[Finding]:

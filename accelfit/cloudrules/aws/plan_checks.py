@@ -27,6 +27,12 @@ _RESERVATION_ID = re.compile(r"cr-[0-9a-f]{8,17}")
 _POOL_NAME = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
 
 
+def plan_problems(plan: Plan, catalog: Catalog) -> list[Problem]:
+    """An AWS plan against its rules (accelfit.clouds.aws names this check): an EKS plan against the EKS rules; an
+    EC2 GPU VM is checked against the instance where it is read."""
+    return validate_eks_plan(plan, catalog) if plan.platform.value == AWS.cluster_platform else []
+
+
 def validate_eks_plan(plan: Plan, catalog: Catalog) -> list[Problem]:
     """Every reason the plan cannot be built on EKS; an empty list when it can."""
     problems: list[Problem] = []

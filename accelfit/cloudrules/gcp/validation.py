@@ -15,10 +15,10 @@ from accelfit.clouds.gcp import CLOUD as GCP
 from accelfit.catalog.rows import InstanceType
 from accelfit.environments import is_protected
 from accelfit.errors import Problem, did_you_mean, join_path, problem
-from accelfit.planner import filestore_capacity
+from accelfit.planner.costing import filestore_capacity
 from accelfit.planner.model import NodePool, Plan, TpuVmSlice
-from accelfit.planner.provisioning import provisioning_class
-from accelfit.cloudrules.gcp.flex_start import flex_start_placement_rejection, flex_start_rules
+from accelfit.planner.fleet.provisioning import provisioning_class
+from accelfit.clouds.gcp_flex_start import flex_start_placement_rejection, flex_start_rules
 from accelfit.cloudrules.gcp import tpu_rules, tpu_runtime
 from accelfit.cloudrules.gcp.names import check_name, fitted_name
 from accelfit.cloudrules.gcp.node_settings import MANAGED_DRIVER_VERSIONS, gvnic_subnet_cidr, rdma_subnet_cidr

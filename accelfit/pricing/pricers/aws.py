@@ -35,7 +35,7 @@ def node_group(resource: NeutralResource, book: RateBook) -> Priced | None:
     # A Capacity Block node group names its type in the launch template only (capacity-blocks-mng.html).
     instance_types = props.get("instanceTypes") or ([template["instanceType"]] if template.get("instanceType")
                                                     else [])
-    region = props.get("region") or book.context.aws_region
+    region = props.get("region") or book.context.region(Cloud.aws)
     buying, reservation = _buying(props, template)
     model = buying_model(buying)
     found = book.node_hourly(Cloud.aws, instance_types[0] if instance_types else "", region, buying, reservation)
@@ -59,7 +59,7 @@ def node_group(resource: NeutralResource, book: RateBook) -> Priced | None:
 def gpu_vm(resource: NeutralResource, book: RateBook) -> Priced | None:
     """An EC2 instance (ec2-gpu-vm): its type, spot market, root volume and the autostop its tags declare."""
     props = resource.props
-    region = book.context.aws_region
+    region = book.context.region(Cloud.aws)
     spot = str((props.get("instanceMarketOptions") or {}).get("marketType", "")) == "spot"
     found = book.compute_hourly(Cloud.aws, str(props.get("instanceType", "")), region, spot)
     if found is None:
@@ -73,19 +73,19 @@ def gpu_vm(resource: NeutralResource, book: RateBook) -> Priced | None:
 
 @prices("aws:eks/cluster:Cluster")
 def cluster(resource: NeutralResource, book: RateBook) -> Priced:
-    return always_on_fee(book, Cloud.aws, "eks-cluster", book.context.aws_region, "control-plane fee")
+    return always_on_fee(book, Cloud.aws, "eks-cluster", book.context.region(Cloud.aws), "control-plane fee")
 
 
 @prices("aws:ec2/natGateway:NatGateway")
 def nat(resource: NeutralResource, book: RateBook) -> Priced:
-    return always_on_fee(book, Cloud.aws, "nat-hour", resource.props.get("region") or book.context.aws_region,
+    return always_on_fee(book, Cloud.aws, "nat-hour", resource.props.get("region") or book.context.region(Cloud.aws),
                          "NAT gateway")
 
 
 @prices("aws:s3/bucket:Bucket")
 def bucket(resource: NeutralResource, book: RateBook) -> Priced:
     context = book.context
-    return storage_per_month(book, Cloud.aws, "s3-standard", context.aws_region, context.bucket_gib,
+    return storage_per_month(book, Cloud.aws, "s3-standard", context.region(Cloud.aws), context.bucket_gib,
                              f"{context.bucket_gib:,.0f} GiB ({context.bucket_basis})")
 
 
@@ -96,5 +96,5 @@ def lustre(resource: NeutralResource, book: RateBook) -> Priced:
     deployment = str(props.get("deploymentType", "PERSISTENT_2"))
     throughput = int(float(props.get("perUnitStorageThroughput", 125)))
     service = "fsx-lustre-scratch2" if deployment.startswith("SCRATCH") else f"fsx-lustre-persistent2-{throughput}"
-    return storage_per_month(book, Cloud.aws, service, props.get("region") or book.context.aws_region, capacity,
+    return storage_per_month(book, Cloud.aws, service, props.get("region") or book.context.region(Cloud.aws), capacity,
                              f"{capacity:,.0f} GiB {service}")

@@ -79,7 +79,7 @@ def _machine_node(book: RateBook, node_config: Mapping[str, Any], region: str | 
 def node_pool(resource: NeutralResource, book: RateBook) -> Priced | None:
     props = resource.props
     node_config = props.get("nodeConfig") or {}
-    region = region_of_location(props.get("location")) or book.context.gcp_region
+    region = region_of_location(props.get("location")) or book.context.region(Cloud.gcp)
     spot = buying_model(_buying(node_config, None)).preemptible
     tpu = (node_config.get("machineType") or "") in book.tpu_by_machine
     found = (_tpu_node if tpu else _machine_node)(book, node_config, region)
@@ -96,7 +96,7 @@ def node_pool(resource: NeutralResource, book: RateBook) -> Priced | None:
 
 
 def _tpu_vm(book: RateBook, props: Mapping[str, Any], chips: int, generation: str, zone: str | None) -> Priced | None:
-    region = region_of_location(zone) or book.context.gcp_region
+    region = region_of_location(zone) or book.context.region(Cloud.gcp)
     scheduling = props.get("schedulingConfig") or {}
     spot = bool(scheduling.get("spot") or scheduling.get("preemptible"))
     found = book.compute_hourly(Cloud.gcp, generation, region, spot)
@@ -138,7 +138,7 @@ def gpu_vm(resource: NeutralResource, book: RateBook) -> Priced | None:
     """A Compute Engine VM (gce-gpu-vm): its machine type, spot or not, its boot disk, and the autostop its
     labels declare (components/gcp/gpu_vm.py sets them with the idle check it installs)."""
     props = resource.props
-    region = region_of_location(props.get("zone")) or book.context.gcp_region
+    region = region_of_location(props.get("zone")) or book.context.region(Cloud.gcp)
     spot = str((props.get("scheduling") or {}).get("provisioningModel", "")).upper() == "SPOT"
     found = book.compute_hourly(Cloud.gcp, str(props.get("machineType", "")), region, spot)
     if found is None:
@@ -159,7 +159,7 @@ def gpu_group(resource: NeutralResource, book: RateBook) -> Priced | None:
     template = book.launch_templates.get(f"{resource.name.removesuffix('-mig')}-template")
     if template is None:
         return None
-    region = region_of_location(props.get("zone")) or book.context.gcp_region
+    region = region_of_location(props.get("zone")) or book.context.region(Cloud.gcp)
     spot = str((template.get("scheduling") or {}).get("provisioningModel", "")).upper() == "SPOT"
     found = book.compute_hourly(Cloud.gcp, str(template.get("machineType", "")), region, spot)
     if found is None:
@@ -177,12 +177,12 @@ def gpu_group(resource: NeutralResource, book: RateBook) -> Priced | None:
 
 @prices("gcp:container/cluster:Cluster")
 def cluster(resource: NeutralResource, book: RateBook) -> Priced:
-    return always_on_fee(book, Cloud.gcp, "gke-cluster", book.context.gcp_region, "control-plane fee")
+    return always_on_fee(book, Cloud.gcp, "gke-cluster", book.context.region(Cloud.gcp), "control-plane fee")
 
 
 @prices("gcp:compute/routerNat:RouterNat")
 def nat(resource: NeutralResource, book: RateBook) -> Priced:
-    return always_on_fee(book, Cloud.gcp, "nat-hour", resource.props.get("region") or book.context.gcp_region,
+    return always_on_fee(book, Cloud.gcp, "nat-hour", resource.props.get("region") or book.context.region(Cloud.gcp),
                          "NAT gateway")
 
 
@@ -201,7 +201,7 @@ def filestore(resource: NeutralResource, book: RateBook) -> Priced:
     capacity = float(shares.get("capacityGb", 0)) if isinstance(shares, Mapping) else 0.0
     tier = str(props.get("tier", "ZONAL")).lower().replace("_", "-")
     service = {"basic-hdd": "filestore-basic-hdd", "basic-ssd": "filestore-basic-ssd"}.get(tier, "filestore-zonal")
-    return storage_per_month(book, Cloud.gcp, service, book.context.gcp_region, capacity,
+    return storage_per_month(book, Cloud.gcp, service, book.context.region(Cloud.gcp), capacity,
                              f"{capacity:,.0f} GiB {service}")
 
 
@@ -210,4 +210,4 @@ def disk(resource: NeutralResource, book: RateBook) -> Priced:
     size = float(resource.props.get("size", 0))
     disk_type = str(resource.props.get("type", "pd-balanced"))
     return storage_per_month(book, Cloud.gcp, disk_type if disk_type.startswith("pd-") else "pd-balanced",
-                             book.context.gcp_region, size, f"{size:,.0f} GiB {disk_type}")
+                             book.context.region(Cloud.gcp), size, f"{size:,.0f} GiB {disk_type}")

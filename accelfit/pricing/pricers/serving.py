@@ -21,7 +21,7 @@ def gateway(resource: NeutralResource, book: RateBook) -> Priced | None:
         return None
     gcp = str((props.get("spec") or {}).get("gatewayClassName", "")).startswith(GCP_CLASS_PREFIX)
     cloud = Cloud.gcp if gcp else Cloud.aws
-    region = book.context.gcp_region if gcp else book.context.aws_region
+    region = book.context.region(cloud)
     part = gateway_part(book.service(cloud, "serving-lb-hour", region),
                         book.context.serving_gb_per_month.get(route, 0.0),
                         book.service(cloud, "serving-lb-data", region), None)
@@ -36,6 +36,6 @@ def metrics(resource: NeutralResource, book: RateBook) -> Priced | None:
     series, interval = kept_series(resource.props)
     low, high = book.servers.get(route, (0, 0))
     part = metrics_part(series, low, high, interval,
-                        book.service(Cloud.gcp, "managed-prometheus-samples", book.context.gcp_region), None)
+                        book.service(Cloud.gcp, "managed-prometheus-samples", book.context.region(Cloud.gcp)), None)
     return Priced("always-on", part.full_scale_monthly_usd / HOURS_PER_MONTH, part.monthly_usd / HOURS_PER_MONTH,
                   basis=part.note)

@@ -6,7 +6,7 @@
   kube-prometheus-stack the GPU telemetry installs). Both keep only the metrics the autoscaler and the endpoint
   picker read (what Managed Prometheus charges for is what it ingests) and carry the pod's serving pool as the label
   `accelfit_io_serving_pool`.
-- A KEDA ScaledObject per serving pool (accelfit.planner.serving_traffic decides its bounds and triggers) with the
+- A KEDA ScaledObject per serving pool (accelfit.planner.serving.traffic decides its bounds and triggers) with the
   Prometheus scaler: on GKE against the Managed Prometheus query API with the KEDA operator's Workload Identity
   (KEDA docs, Prometheus scaler, "Google Managed Prometheus"; TriggerAuthentication podIdentity provider gcp),
   on EKS against the in-cluster Prometheus. KEDA owns the HPA it creates for 1..N and scales 0 <-> 1 itself, which
@@ -25,7 +25,7 @@ import pulumi_kubernetes as k8s
 
 from accelfit.clouds import cloud_named
 from accelfit.engines import engine
-from accelfit.planner.serving_traffic import POOL_LABEL, PoolScaling, RoutePool, ServingRoute, serving_traffic_facts
+from accelfit.planner.serving.traffic import POOL_LABEL, PoolScaling, RoutePool, ServingRoute, serving_traffic_facts
 from accelfit.pricing.serving_objects import RANK_LABEL, ROUTE_LABEL
 from components.common import child_name
 from components.kubernetes.serving.routing import server_selector

@@ -38,7 +38,7 @@ from accelfit.engines import Engine, ServerShape, engine
 from accelfit.engines.vllm import MULTI_NODE_SCRIPT, PORT  # noqa: F401  (names tests and the fuzz oracle read)
 from accelfit.errors import InputError, problem
 from accelfit.planner.model import ServingPlan, ServingPool, Taint
-from accelfit.planner.serving_route_plan import server_name
+from accelfit.planner.serving.route_plan import server_name
 from accelfit.values import ObjectLocation, split_location
 from components.kubernetes.serving.images import server_image
 
@@ -117,7 +117,7 @@ class ServerSettings:
 
 
 def object_name(settings: ServerSettings, pool: ServingPool) -> str:
-    """`<workload>-<engine>-<node pool>`, fitted to what its kind allows (accelfit.planner.serving_route_plan)."""
+    """`<workload>-<engine>-<node pool>`, fitted to what its kind allows (accelfit.planner.serving.route_plan)."""
     return server_name(settings.workload, pool, settings.engine.name)
 
 

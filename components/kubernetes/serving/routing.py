@@ -1,6 +1,6 @@
 """ServingRouting: one endpoint per workload across its serving pools, through the Gateway API Inference Extension
 (GAIE): the endpoint picker (EPP), an InferencePool over every server pod of the workload, an HTTPRoute to it and
-the Gateway that gets the load balancer. The route order and why it holds: accelfit.planner.serving_traffic.
+the Gateway that gets the load balancer. The route order and why it holds: accelfit.planner.serving.traffic.
 
 Every object is what the GAIE inferencepool chart renders at the pinned release, with the chart's default values
 (kubernetes-sigs/gateway-api-inference-extension v1.3.1 @fea5e3db, config/charts/inferencepool/templates:
@@ -8,7 +8,7 @@ epp-deployment.yaml, epp-service.yaml, epp-config.yaml, rbac.yaml, inferencepool
 gke.yaml's HealthCheckPolicy and GCPBackendPolicy), named as
 the chart names them for a release called after the workload (`<workload>` pool, `<workload>-epp` picker); the
 Gateway is the one the GAIE guide deploys per implementation (config/manifests/gateway/<implementation>/gateway.yaml),
-with the class and load-balancer annotations of accelfit.planner.serving_traffic; on EKS the route's timeout is an
+with the class and load-balancer annotations of accelfit.planner.serving.traffic; on EKS the route's timeout is an
 NGINX Gateway Fabric ProxySettingsPolicy (NGF does not apply HTTPRoute timeouts). tests/components/kubernetes/
 test_serving_routing.py compares them with those templates field by field, each deviation recorded with its reason.
 """
@@ -24,7 +24,7 @@ import pulumi_kubernetes as k8s
 
 from accelfit.clouds import cloud_named
 from accelfit.engines import engine
-from accelfit.planner.serving_traffic import ServingRoute, serving_traffic_facts
+from accelfit.planner.serving.traffic import ServingRoute, serving_traffic_facts
 from accelfit.pricing.serving_objects import ROUTE_LABEL
 from components.common import child_name
 

@@ -2,7 +2,7 @@
 from the pinned release manifests (accelfit/planner/data/serving_traffic.yaml `manifests`):
 
 - the InferencePool CRD (GAIE release manifests.yaml) where the cluster does not install it: EKS, and GKE before
-  1.34.0-gke.1626000 (accelfit.planner.gke_crds: no channel accelfit uses offers such a version any more);
+  1.34.0-gke.1626000 (accelfit.planner.serving.gke_crds: no channel accelfit uses offers such a version any more);
 - EKS: the Gateway API standard CRDs and NGINX Gateway Fabric with the inference extension (its CRDs, then its
   controller); GKE runs its own Gateway controller once the cluster's Gateway API is on (GkeClusterArgs.gateway_api);
 - KEDA (its release manifest), on both clouds. On GKE its operator reads Managed Prometheus as itself through
@@ -20,7 +20,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from accelfit.clouds import cloud_named
-from accelfit.planner.serving_traffic import serving_traffic_facts
+from accelfit.planner.serving.traffic import serving_traffic_facts
 from components.common import child_name
 
 KEDA_NAMESPACE = "keda"
@@ -45,7 +45,7 @@ def metrics_reader_member(project: str, project_number: str) -> str:
 
 def manifests_for(cloud: Literal["gcp", "aws"], inference_crds: bool = True) -> tuple[tuple[str, str], ...]:
     """(role, URL) in apply order: CRDs before the controllers that watch them. `inference_crds` False: the cluster
-    installs the InferencePool CRD itself (GKE from 1.34.0-gke.1626000: accelfit.planner.gke_crds)."""
+    installs the InferencePool CRD itself (GKE from 1.34.0-gke.1626000: accelfit.planner.serving.gke_crds)."""
     urls = serving_traffic_facts().manifests
     crds = (("inference-crds", urls["inference_crds"]),) if inference_crds else ()
     if cloud_named(cloud).serving_gateway == "nginx-gateway-fabric":  # the stack brings the Gateway API too

@@ -7,7 +7,7 @@ from __future__ import annotations
 import yaml
 
 from accelfit.planner.build import SLICE_SET_LABEL
-from accelfit.planner.fallback_triggers import (
+from accelfit.planner.fleet.fallback_triggers import (
     PODS_READY_TIMEOUT_MINUTES,
     PODS_RECOVERY_TIMEOUT_MINUTES,
     REQUEUE_BACKOFF_BASE_SECONDS,
@@ -150,7 +150,7 @@ def flex_start_h100_plan():
 
     plan = gcp_plans.gke_h100_training()
     # As the planner builds a flex-start pool: empty at start, and no compact placement on a queued GPU pool
-    # (accelfit/cloudrules/gcp/data/flex_start.yaml compact_placement).
+    # (accelfit/clouds/data/flex_start.yaml compact_placement).
     pools = tuple(pool.model_copy(update={"buying": "flex-start", "initial_nodes": 0, "min_nodes": 0,
                                           "compact_placement": False})
                   if pool.role == "gpu" else pool for pool in plan.node_pools)

@@ -9,7 +9,7 @@ import re
 import pytest
 import yaml
 
-from accelfit.planner.capacity_groups import (
+from accelfit.planner.fleet.capacity_groups import (
     EKS_CAPACITY_GROUP_LABEL,
     GKE_COMPUTE_CLASS_LABEL,
     capacity_groups,
@@ -17,7 +17,7 @@ from accelfit.planner.capacity_groups import (
     pool_group_labels,
 )
 from accelfit.planner.model import PlanCloud, Platform
-from accelfit.planner.fallback_triggers import NODE_PROVISION_TIMEOUT_MINUTES, TRIGGER_TEXT, step_triggers, \
+from accelfit.planner.fleet.fallback_triggers import NODE_PROVISION_TIMEOUT_MINUTES, TRIGGER_TEXT, step_triggers, \
     step_wait_minutes
 from components.kubernetes.capacity_fallback import (
     PRIORITY_CONFIGMAP,
@@ -208,10 +208,10 @@ def test_a_compute_class_tries_its_priorities_in_order_and_never_outside_them():
 
 
 def test_the_chain_marks_only_the_planned_steps_group_as_no_capacity():
-    """fleet_fallback.with_triggers: steps in the planned step's group move on no-capacity; a step after a step of
-    another accelerator is Kueue's (quota) even if it were grouped."""
-    from accelfit.planner.fleet_fallback import with_triggers
-    from accelfit.planner.fleet_model import FallbackStep
+    """accelfit/planner/fleet/chain.py with_triggers: steps in the planned step's group move on no-capacity; a step
+    after a step of another accelerator is Kueue's (quota) even if it were grouped."""
+    from accelfit.planner.fleet.chain import with_triggers
+    from accelfit.planner.fleet.model import FallbackStep
 
     def step(rank, accelerator="x", pricing="on-demand"):
         return FallbackStep(rank=rank, option="o", accelerator=accelerator, count=8, pricing=pricing,
@@ -239,9 +239,9 @@ def test_the_pinned_chart_renders_the_expander_configmap_from_these_values():
 
 def test_a_same_type_step_the_autoscaler_cannot_move_to_says_why_in_the_plan():
     """The plan must not suggest a capacity fallback that does not happen: a TPU standby of the planned type is
-    moved to on quota, and its note says why (fleet_fallback.ungrouped_reasons)."""
-    from accelfit.planner.capacity_groups import why_not_grouped
-    from accelfit.planner.fleet_fallback import ungrouped_reasons
+    moved to on quota, and its note says why (chain.ungrouped_reasons)."""
+    from accelfit.planner.fleet.capacity_groups import why_not_grouped
+    from accelfit.planner.fleet.chain import ungrouped_reasons
 
     tpu = make_plan("tpu", make_pool("tpu-0", "tpu")).model_copy(update={"platform": Platform("gke-tpu"),
                                                                          "cloud": PlanCloud("gcp")})

@@ -24,7 +24,7 @@ from components.kubernetes.multikueue import (
     WorkerAccessArgs,
     worker_access,
 )
-from accelfit.planner.overflow import DISPATCH_ROUND_MINUTES
+from accelfit.planner.fleet.overflow import DISPATCH_ROUND_MINUTES
 from components.kubernetes.multikueue_objects import (
     INCREMENTAL_DISPATCHER,
     MULTIKUEUE_CONTROLLER,

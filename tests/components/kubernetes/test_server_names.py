@@ -8,7 +8,7 @@ from __future__ import annotations
 from accelfit.catalog import load_catalog
 from accelfit.planner import plan_fleet
 from accelfit.planner.planner import Environment
-from accelfit.planner.serving_route_plan import route_pools, server_name
+from accelfit.planner.serving.route_plan import route_pools, server_name
 from accelfit.spec import WorkloadSpec
 from accelfit.values import REVISION_HASH_CHARS
 from components.kubernetes.build import servings

@@ -13,7 +13,7 @@ import yaml
 
 from accelfit.catalog import load_catalog
 from accelfit.cli.main import main
-from accelfit.planner.server_pods import server_pods_data
+from accelfit.planner.serving.server_pods import server_pods_data
 from accelfit.spec import WorkloadSpec
 from accelfit.engines.vllm_quantization import vllm_methods, vllm_tpu_methods
 from components.kubernetes.serving import manifests
@@ -86,7 +86,7 @@ def test_the_accepted_values_are_the_pinned_vllm_release_list():
 
 
 def test_a_tpu_pool_refuses_a_method_vllm_tpu_does_not_accept():
-    from accelfit.planner.serving_layout import server_quantization
+    from accelfit.planner.serving.layout import server_quantization
     from accelfit.planner.sizes import Unfit
 
     awq = _fp8(quantization="awq")

@@ -13,7 +13,7 @@ import pulumi_kubernetes as k8s
 import pytest
 import yaml
 
-from accelfit.planner.serving_traffic import RoutePool, serving_route
+from accelfit.planner.serving.traffic import RoutePool, serving_route
 from accelfit.preview.recorder import record
 from components.kubernetes.serving.autoscaling import ServingAutoscaling, ServingAutoscalingArgs
 from components.kubernetes.serving.routing import ServingRouting, ServingRoutingArgs
@@ -264,7 +264,7 @@ def test_gcp_autoscaling_without_a_project_is_refused():
 
 def test_the_ordering_rules_name_the_manifests_the_route_applies():
     from accelfit.ordering.check import ordering_rules
-    from accelfit.planner.serving_traffic import serving_traffic_facts
+    from accelfit.planner.serving.traffic import serving_traffic_facts
 
     rule = next(rule for rule in ordering_rules() if rule.id == "crds-before-custom-resources")
     urls = serving_traffic_facts().manifests
