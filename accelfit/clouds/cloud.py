@@ -67,7 +67,7 @@ class Cloud:
     # catalog, before anything is created (accelfit/cloudrules/stack_checks.py); "" where it has none.
     plan_check: str = ""
     # The machine type of a cluster's system pool (cluster add-ons), priced at its "vm-<type>" service row, and how
-    # a fleet plan names what its shared cluster holds once (accelfit/planner/fleet_costs.py).
+    # a fleet plan names what its shared cluster holds once (accelfit/planner/fleet/costs.py).
     system_pool_machine: str = ""
     shared_cluster_parts: tuple[str, ...] = ()
     # "module:function" reading one of its priced resources (a policies.accelfit_policies.view.ResourceView and the

@@ -3,17 +3,15 @@ per zone, owned servers per GPU model; each either priced under the spec's prici
 
 from __future__ import annotations
 
-from typing import Any
-
 import datetime as dt
 from collections.abc import Mapping
 from collections import defaultdict
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from accelfit.buying import buying_model
 from accelfit.catalog.models import Accelerator, Catalog, Cloud, InstanceType, region_of_zone
 from accelfit.clouds import cloud_named
-from accelfit.pricing.onprem import owned_server_cost
 from accelfit.planner.costing.buying import (
     buying_rejection, held_block, max_units, reservation_zones, sold_as_hint,
 )
@@ -21,7 +19,10 @@ from accelfit.planner.eligibility import hard_rejection
 from accelfit.planner.gpu_vms import vm_platforms, gpu_platforms, vm_rejection
 from accelfit.planner.limits import max_cluster_nodes
 from accelfit.planner.options import Offer, RawRejection
-from accelfit.spec import Deployment, Inventory, Orchestration, WorkloadSpec
+from accelfit.spec import Deployment, Orchestration, WorkloadSpec
+
+if TYPE_CHECKING:  # the inventory's models load with an inventory (accelfit.spec)
+    from accelfit.spec import Inventory
 
 NO_PRICE = "no-price"  # the rejection rule for an offered option the catalog has no price for
 NOT_SOLD = "not-sold"  # the rejection rule for an option the cloud does not sell under the spec's pricing model
@@ -248,6 +249,8 @@ def _tpu_platform_offers(spec: WorkloadSpec, catalog: Catalog, found: OfferSet, 
 
 def _baremetal_offers(spec: WorkloadSpec, catalog: Catalog, inventory: Inventory, found: OfferSet,
                       measured_power_w: Mapping[str, float]) -> None:
+    from accelfit.pricing.onprem import owned_server_cost  # loaded with an inventory only (issue 39)
+
     groups: dict[tuple[str, int], list[Any]] = defaultdict(list)
     for server in inventory.servers:
         groups[(server.gpu_model, server.gpu_count)].append(server)

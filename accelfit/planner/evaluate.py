@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import dataclasses
 import math
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from accelfit.buying import buying_model, find_buying_model
 from accelfit.catalog.models import Catalog
@@ -18,16 +17,15 @@ from accelfit.planner.constraints import PolicyConstraints
 from accelfit.planner.eligibility import penalties
 from accelfit.planner.gpu_vms import SINGLE_NODE, vm_platforms, single_node_reason
 from accelfit.planner.options import Offer, RawRejection, Sized
-from accelfit.planner.serving.replica import Efficiency
-from accelfit.planner.serving.engine_figures import efficiency_for
-from accelfit.planner.serving.load import Miss
-from accelfit.planner.serving.sizing import shortfall, size_inference
 from accelfit.planner.sizes import latency_budget_ms, peak_factor
 from accelfit.planner.training.sizing import (
     GIB, InferenceSize, TrainingSize, Unfit, effective_mfu, layout, size_training, training_efficiency, training_hours,
 )
-from accelfit.planner.team_efficiency import TeamEfficiency
 from accelfit.spec import WorkloadSpec
+
+if TYPE_CHECKING:  # a team's file is read (and its models built) where it is given
+    from accelfit.planner.serving.load import Miss
+    from accelfit.planner.team_efficiency import TeamEfficiency
 
 
 @dataclass
@@ -138,6 +136,11 @@ def _training_shape(spec: WorkloadSpec, catalog: Catalog, offer: Offer, team: Te
 
 def _serving_shape(spec: WorkloadSpec, offer: Offer, team: TeamEfficiency | None, at_units: int | None) -> _Shape:
     accelerator = offer.accelerator.name
+    # The serving model is imported for a spec that serves: a training plan never loads it (issue 39).
+    from accelfit.planner.serving.engine_figures import efficiency_for
+    from accelfit.planner.serving.replica import Efficiency
+    from accelfit.planner.serving.sizing import size_inference
+
     efficiency, calibration = None, ""
     if team is not None and (measured := team.serving_for(accelerator)) is not None:
         efficiency = Efficiency(measured.decode_bandwidth, measured.prefill_compute)
@@ -262,6 +265,11 @@ def held_limit(offer: Offer) -> str:
 
 
 def _record_latency(spec: WorkloadSpec, result: Evaluation, unfit: Unfit) -> None:
+    if unfit.best is None and not unfit.misses:
+        return  # no latency to record (a training option, or a serving one that does not fit)
+    from accelfit.planner.serving.load import Miss
+    from accelfit.planner.serving.sizing import shortfall
+
     if unfit.best is not None:
         result.best_latency_ms = min(unfit.best, result.best_latency_ms or unfit.best)
     misses = unfit.misses

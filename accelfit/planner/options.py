@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from accelfit.catalog.models import Accelerator, InstanceType, Price, TpuSlice
 from accelfit.planner.model import CostLine
 from accelfit.planner.preferences import Penalty
 from accelfit.pricing.figures import Part
-from accelfit.pricing.onprem import OwnedServerCost
-from accelfit.spec import Server
+
+if TYPE_CHECKING:  # owned servers' models load with an inventory (accelfit.spec), their costs with them
+    from accelfit.pricing.onprem import OwnedServerCost
+    from accelfit.spec import Server
 
 
 @dataclass(frozen=True)

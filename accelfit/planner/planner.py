@@ -6,6 +6,7 @@ from typing import Any
 
 import datetime as dt
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from accelfit.buying import is_held, is_preemptible, term_hours
 from accelfit.clouds import cloud_named
@@ -24,13 +25,18 @@ from accelfit.planner.model import Plan, PlanCloud, Platform
 from accelfit.planner.constraints import PolicyConstraints
 from accelfit.planner.costing.data_transfer import region_reason
 from accelfit.planner.options import Offer, RawRejection, Sized
-from accelfit.planner.serving.layout import ServingStep, serving_section
 from accelfit.planner.serving.route_plan import with_route
 from accelfit.planner.stack_placement import StackPlacement, placed_offers
-from accelfit.planner.team_efficiency import TeamEfficiency
 from accelfit.durations import duration
 from accelfit.sizes import format_count
-from accelfit.spec import Inventory, Orchestration, WorkloadSpec
+from accelfit.spec import Orchestration, WorkloadSpec
+
+if TYPE_CHECKING:
+    # Loaded where they are used: the inventory's models with an inventory, the serving model for a spec that serves
+    # (a training plan never imports them, issue 39), the team's file with the file.
+    from accelfit.planner.serving.layout import ServingStep
+    from accelfit.planner.team_efficiency import TeamEfficiency
+    from accelfit.spec import Inventory
 
 
 @dataclass(frozen=True)
@@ -94,6 +100,8 @@ def plan(spec: WorkloadSpec, catalog: Catalog, environment: Environment | None =
 
     Raises `NoFeasiblePlan` naming the binding constraint and how far to relax it.
     """
+    from accelfit.planner.serving.layout import serving_section
+
     environment = environment or Environment()
     evaluation, rejected = evaluate_spec(spec, catalog, environment)
     grouped = grouped_rejections(rejected)
@@ -135,6 +143,8 @@ def build_plan(spec: WorkloadSpec, environment: Environment, chosen: Sized, rank
 
 def planned_step(pools: tuple[Any, ...], chosen: Sized) -> list[ServingStep]:
     """The planned serving pool (the node pools that carry accelerators), route rank 1."""
+    from accelfit.planner.serving.layout import ServingStep
+
     accelerated = tuple(pool for pool in pools if pool.role != "system" and not pool.fallback_rank)
     return [ServingStep(1, 0, accelerated, chosen.offer, chosen.replicas)] if accelerated else []
 

@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
 from accelfit.pricing.figures import HOURS_PER_MONTH
+from accelfit.yamlio import read_yaml
 
 DATA = Path(__file__).parent / "data" / "owned_hardware.yaml"
 HOST_POWER_FACTOR = 1.5  # CPUs, memory, NICs and fans on top of the GPUs' board power (accelfit estimate)
@@ -48,7 +48,7 @@ class OwnedDefaults(BaseModel):
 
 @lru_cache(maxsize=1)
 def owned_defaults() -> OwnedDefaults:
-    loaded = OwnedDefaults.model_validate(yaml.safe_load(DATA.read_text(encoding="utf-8")))
+    loaded = OwnedDefaults.model_validate(read_yaml(DATA))
     missing = set(OWNERSHIP_FIGURES) - set(loaded.defaults)
     if missing:
         raise ValueError(f"{DATA.name}: no default for {sorted(missing)}")

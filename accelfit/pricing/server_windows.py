@@ -18,10 +18,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from accelfit.pricing.rates import NeutralResource
 from accelfit.pricing.serving_objects import SCALED_OBJECT_TYPE
+
+if TYPE_CHECKING:  # the planner reads stop_tail_hours without loading the preview's rate book (issue 39)
+    from accelfit.pricing.rates import NeutralResource
 
 # After the window KEDA waits cooldownPeriod (default 300 s) with every trigger inactive before it scales to zero
 # (keda.sh/docs/2.18/reference/scaledobject-spec, cooldownPeriod), and the cluster autoscaler removes a node only

@@ -1,6 +1,7 @@
 """The workload spec and bare-metal inventory: validated, frozen input models and their loaders. Pure."""
 
-from accelfit.spec.inventory import Inventory, Server
+from typing import Any
+
 from accelfit.spec.loader import LoadedWorkload, load_inventory, load_workload, workload_from_document
 from accelfit.spec.models import (
     Architecture, Attention, AutostopAction, BudgetSpec, DataSpec, Deployment, Framework, InferenceSpec, Maturity, ModelServer,
@@ -8,6 +9,18 @@ from accelfit.spec.models import (
     PlacementSpec, Portability, Precision, Pricing, ReservationSpec, Traffic, TrainingMethod, TrainingSpec, WorkloadKind,
     WorkloadSpec,
 )
+
+# The inventory's models are imported on first use, so a spec that names no inventory (`accelfit plan` of a
+# training spec) does not pay for building them (issue 39).
+_INVENTORY = {"Inventory", "Server"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _INVENTORY:
+        from accelfit.spec import inventory
+        return getattr(inventory, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "Architecture", "Attention", "BudgetSpec", "DataSpec", "Deployment", "Framework", "InferenceSpec", "Inventory",

@@ -6,14 +6,16 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from accelfit.errors import InputError, Problem, problem
 from accelfit.inputfile import is_regular_file
-from accelfit.spec.inventory import Inventory
 from accelfit.spec.models import WorkloadSpec
 from accelfit.validation import validate
 from accelfit.yamlio import read_yaml
+
+if TYPE_CHECKING:  # the inventory's models load with the first inventory (load_inventory)
+    from accelfit.spec.inventory import Inventory
 
 # The config namespace is the Pulumi project's name (Pulumi.yaml `name`), as `pulumi.Config()` reads it in the
 # program; these are the keys of the project named accelfit, and `workload_key`/`workloads_key` give any project's.
@@ -131,6 +133,8 @@ def with_inventory(spec: WorkloadSpec, source_path: Path, prefix: str = "") -> L
 def load_inventory(path: Path | str) -> Inventory:
     """The validated inventory; parsed once per version of the file in a process. A preview reads it twice (the
     stack file, then the Pulumi program): at 10,000 servers each parse is about 0.6 s per 1,000 servers."""
+    from accelfit.spec.inventory import Inventory
+
     path = Path(path)
     try:
         stat = path.stat()
@@ -143,4 +147,6 @@ def load_inventory(path: Path | str) -> Inventory:
 def _inventory_version(path: str, device: int, inode: int, modified_ns: int, size: int) -> Inventory:
     """Keyed on the file's identity, modification time and size: a rewritten file is read again. Inventory is a
     frozen model, so sharing one between readers is safe."""
+    from accelfit.spec.inventory import Inventory
+
     return validate(Inventory, read_yaml(path), path)

@@ -25,7 +25,6 @@ from accelfit.planner.lock import LockRequired, Selection, plan_with_lock
 from accelfit.planner.planner import Environment
 from accelfit.pricing.figures import HOURS_PER_MONTH
 from accelfit.pricing.overheads import run_window
-from accelfit.pricing.rates import OVERFLOW_HOURS_LABEL
 from accelfit.spec import WorkloadSpec
 from accelfit.spec.models import Deployment
 
@@ -53,6 +52,9 @@ def overflow_spec(spec: WorkloadSpec, accelerator: str) -> WorkloadSpec:
 def with_overflow(spec: WorkloadSpec, owned: Plan, cloud: Plan) -> Plan:
     """`owned` with its overflow: `cloud` (the overflow spec's plan) scaled from 0 and labelled with its hours, and
     the overflow's cost lines added to the owned plan's estimate."""
+    # The label the preview's rate book reads; imported here so a plan without overflow never loads the rate book.
+    from accelfit.pricing.rates import OVERFLOW_HOURS_LABEL
+
     overflow = spec.placement.overflow
     assert overflow is not None
     hours = float(overflow.hours_per_month)

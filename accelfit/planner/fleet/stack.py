@@ -31,7 +31,6 @@ from accelfit.planner.lock import LockRequired, LockStatus, Selection, plan_with
 from accelfit.planner.limits import pods_cidr_for
 from accelfit.planner.model import NetworkPlan, Plan
 from accelfit.planner.planner import Environment, search
-from accelfit.planner.serving.layout import ServingStep, serving_section
 from accelfit.planner.serving.route_plan import with_route
 from accelfit.spec import WorkloadSpec
 
@@ -157,6 +156,9 @@ def with_serving(spec: WorkloadSpec, environment: Environment, plan: Plan, chain
     serve), each from the offer the chain sized it from."""
     if spec.inference is None:
         return plan
+    # The serving model is imported for a workload that serves: a training plan never loads it (issue 39).
+    from accelfit.planner.serving.layout import ServingStep, serving_section
+
     planned = tuple(pool for pool in plan.node_pools if pool.role != "system" and not pool.fallback_rank)
     steps: list[ServingStep] = []
     offer = chain.offer_at(1)

@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field, model_serializer
+from pydantic import ConfigDict, Field, model_serializer
 
 from accelfit.clouds import cloud_named
 from accelfit.catalog.rows import Frozen
@@ -38,7 +38,13 @@ DATA_FILE = Path(__file__).parents[1] / "data" / "serving_traffic.yaml"
 POOL_LABEL = "accelfit_io_serving_pool"
 
 
-class EndpointPickerFacts(Frozen):
+class _FileFacts(Frozen):
+    # Built when the file is first read (defer_build): a training plan never reads it, and building these models'
+    # validators would cost every `accelfit plan` (issue 39).
+    model_config = ConfigDict(defer_build=True)
+
+
+class EndpointPickerFacts(_FileFacts):
     release: str
     commit: str
     source: str
@@ -46,7 +52,7 @@ class EndpointPickerFacts(Frozen):
     kv_cache_threshold: float = Field(gt=0, le=1)
 
 
-class AutoscalingFacts(Frozen):
+class AutoscalingFacts(_FileFacts):
     keda_release: str
     keda_source: str
     polling_interval_seconds: int = Field(ge=1)
@@ -54,7 +60,7 @@ class AutoscalingFacts(Frozen):
     scrape_interval_seconds: int = Field(ge=1)
 
 
-class GatewayFacts(Frozen):
+class GatewayFacts(_FileFacts):
     gcp_internal_class: str
     gcp_public_class: str
     gcp_proxy_only_cidr: str
@@ -64,7 +70,7 @@ class GatewayFacts(Frozen):
     request_timeout: str
 
 
-class ServingTrafficFacts(Frozen):
+class ServingTrafficFacts(_FileFacts):
     schema_version: Literal[1]
     as_of: dt.date
     endpoint_picker: EndpointPickerFacts

@@ -23,7 +23,9 @@ ANY = "*"
 
 
 class _Row(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    # Built when the file is first read (defer_build): most plans never read it, and building the validators of
+    # the file's models would cost every `accelfit plan` (issue 39).
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     accelerator: str
     as_of: dt.date
@@ -51,7 +53,7 @@ class OtherModel(_Row):
 class MoeFit(BaseModel):
     """How well the MoE factors reproduce the published MoE rows: published over planned throughput per row."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     as_of: dt.date
     geo_mean: float = Field(gt=0)
@@ -66,7 +68,7 @@ class MoeFit(BaseModel):
 
 
 class TrainingEfficiencyData(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     schema_version: int
     precision_speedups: tuple[PrecisionSpeedup, ...]
