@@ -25,6 +25,16 @@ def plan_stack_fleet(stack: Any, catalog: Any, *, fresh: bool = False, top: int 
     return fleet, locks
 
 
+def plan_spec_fleet(spec: Any, catalog: Any, environment: Any, *, top: int = 8) -> Any:
+    """The FleetPlan of a spec file: the fleet of one a stack of it builds (its fallback chain and standby serving
+    steps included), so `plan SPEC`, `simulate SPEC` and `tco SPEC` answer for what `plan --stack` and the program
+    would build. A spec file has no stack, so no lock. Raises NoFeasiblePlan."""
+    from accelfit.planner import plan_fleet
+
+    fleet, _ = plan_fleet([spec], catalog, environment, None, fleet_name=None, top=top)
+    return fleet
+
+
 def single_view(fleet: Any, locks: Any) -> tuple[Any, Any]:
     """(Plan, LockStatus) of a fleet of one: what the single form's reports show."""
     (member,) = fleet.workloads

@@ -78,16 +78,14 @@ def plan(ctx: click.Context, spec_file: Path | None, stack_name: str | None, as_
     try:
         # One way: a spec file plans as the fleet of one a stack of it builds (its fallback chain and standby
         # serving steps included), so `plan SPEC` and `plan --stack` of the same workload give the same chain.
-        from accelfit.stack_plan import plan_stack_fleet, single_view
+        from accelfit.stack_plan import plan_spec_fleet, plan_stack_fleet, single_view
 
         if stack_name:
             fleet, locks = plan_stack_fleet(stack, catalog, top=max(top, 8))
             result, lock = single_view(fleet, locks)  # the locked selection while it still meets the spec
         else:
-            from accelfit.planner import plan_fleet
-
-            fleet, locks = plan_fleet([loaded.spec], catalog, environment, None, fleet_name=None, top=max(top, 8))
-            result, _ = single_view(fleet, locks)  # a spec file has no stack, so no lock to report
+            fleet = plan_spec_fleet(loaded.spec, catalog, environment, top=max(top, 8))
+            result = fleet.workloads[0].shown_plan()  # a spec file has no stack, so no lock to report
         member = fleet.workloads[0]
     except NoFeasiblePlan as failure:
         report_infeasible(ctx, failure)

@@ -74,8 +74,8 @@ def _plans(spec_file: Path | None,
         return [(specs[member.name], member.plan, None) for member in fleet.workloads
                 if specs[member.name].inference is not None]
     from accelfit.planner import Environment
-    from accelfit.planner import plan as make_plan
     from accelfit.spec import load_workload
+    from accelfit.stack_plan import plan_spec_fleet
 
     assert spec_file is not None  # simulate() asks for a spec file or --stack
     loaded = load_workload(spec_file)
@@ -83,7 +83,10 @@ def _plans(spec_file: Path | None,
         return []
     team = load_team_efficiency()
     environment = Environment(name="dev", inventory=loaded.inventory, efficiency=team)
-    return [(loaded.spec, _planned(lambda: make_plan(loaded.spec, catalog, environment)), team)]
+    # The fleet of one `plan SPEC` shows (its standby serving steps included), so `simulate SPEC` and
+    # `plan SPEC --simulate` replay the same fleet.
+    fleet = _planned(lambda: plan_spec_fleet(loaded.spec, catalog, environment))
+    return [(loaded.spec, fleet.workloads[0].plan, team)]
 
 
 _Planned = TypeVar("_Planned")

@@ -12,6 +12,8 @@ import click
 from accelfit.errors import InputError, problem
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from accelfit.catalog.models import Catalog
     from accelfit.planner import Plan
     from accelfit.spec import Inventory
@@ -73,30 +75,36 @@ def tco(spec_file: Path | None, stack_name: str | None, curve: str, months: int 
 
 
 def _owned_plan(spec_file: Path | None, stack_name: str | None, catalog: Catalog) -> tuple[Plan, Inventory, str]:
-    """(plan, inventory, source file) for a workload planned onto owned servers; exit 2 for anything else."""
-    from accelfit.planner import Environment, NoFeasiblePlan, plan
+    """(plan, inventory, source file) for a workload planned onto owned servers; exit 2 for anything else.
 
+    One way to plan: a stack's plan is the one its program builds (its lock respected), a spec file's the fleet of
+    one `plan SPEC` shows."""
+    from accelfit.planner import Environment, NoFeasiblePlan
+    from accelfit.stack_plan import plan_spec_fleet, plan_stack_fleet, single_view
+
+    plan_it: Callable[[], Plan]
     if stack_name is not None:
-        from accelfit.policy_config import stack_environment
         from accelfit.stackfile import load_stack
 
         stack = load_stack(stack_name)
         if stack.is_fleet:
             raise InputError([problem(str(stack.path), "--stack", "tco compares one workload's owned servers, and "
                                       "this stack holds a fleet", "run tco on one workload's spec file")])
-        loaded, environment, source = stack.workload, stack_environment(stack, catalog), str(stack.path)
+        loaded, source = stack.workload, str(stack.path)
+        plan_it = lambda: single_view(*plan_stack_fleet(stack, catalog))[0]  # noqa: E731
     else:
         from accelfit.spec import load_workload
 
         assert spec_file is not None
-        loaded = load_workload(spec_file)
-        environment, source = Environment("dev", loaded.inventory), str(spec_file)
+        loaded, source = load_workload(spec_file), str(spec_file)
+        environment = Environment("dev", loaded.inventory)
+        plan_it = lambda: plan_spec_fleet(loaded.spec, catalog, environment).workloads[0].shown_plan()  # noqa: E731
     if loaded.inventory is None:
         raise InputError([problem(source, "placement.inventory", "tco compares owned servers against the cloud, "
                                   "and this workload lists no inventory of owned servers",
                                   "add placement.inventory: the file listing the servers (and their ownership:)")])
     try:
-        result = plan(loaded.spec, catalog, environment)
+        result = plan_it()
     except NoFeasiblePlan as failure:
         raise InputError([problem(source, "placement", f"no feasible plan: {failure.message}",
                                   "run `accelfit plan` on it to see why")]) from None

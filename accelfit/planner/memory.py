@@ -82,12 +82,14 @@ def training_memory(model: ModelSpec, method: TrainingMethod, devices: int, memo
     usable = memory_gib * GIB * pref.USABLE_MEMORY_FRACTION
     layers, _, _, _ = model_dims(model)
     state = training_state_bytes(model.total_parameters, model.precision, method) / devices  # the TOTAL: all experts
+    # Both per-layer figures shrink as 1/TP: computed once, divided per layout (a plan sizes hundreds of layouts).
+    full_at_tp1, kept_at_tp1 = activation_bytes_per_layer(model, 1), checkpoint_bytes_per_layer(model, 1)
     best: TrainingMemory | None = None
     for tensor_parallel in (size for size in (1, 2, 4, 8) if size <= max(1, devices_per_node) and size <= devices):
         # FSDP gathers one layer's weights ahead of the one computing: two layers' weights, split over TP.
         gathered = 2.0 * model.total_parameters / layers * BYTES_PER_WEIGHT[model.precision] / tensor_parallel
-        full = activation_bytes_per_layer(model, tensor_parallel)
-        kept = checkpoint_bytes_per_layer(model, tensor_parallel)
+        full = full_at_tp1 / tensor_parallel
+        kept = kept_at_tp1 / tensor_parallel
         room = usable - state - gathered
         if room >= layers * full:
             return TrainingMemory(state, gathered, layers * full, tensor_parallel, 0.0)

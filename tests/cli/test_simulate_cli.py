@@ -103,3 +103,15 @@ def test_a_fleets_workloads_run_side_by_side_each_as_it_runs_alone(tmp_path):
     alone = [command.finish_day(job, None) for job in jobs]
     assert figures(side_by_side) == figures(alone) and [result["day"]["requests"] for result, _ in alone] == [600, 1500]
     assert "servers ready" in chart.read_text()
+
+
+def test_a_spec_file_is_simulated_as_the_fleet_of_one_plan_spec_shows():
+    """One way (issue 35): `simulate SPEC` replays the fleet `plan SPEC` shows, its standby serving step included
+    (vllm-serving-aws falls back to a second accelerator with a standby pool), as `plan SPEC --simulate` does."""
+    planned = CliRunner().invoke(cli, ["plan", "examples/vllm-serving-aws.yaml", "--json"])
+    assert planned.exit_code == 0, planned.output
+    serving_pools = json.loads(planned.output)["serving"]["pools"]
+    assert [pool["fallback_rank"] for pool in serving_pools] == [0, 2]  # the planned pool and a standby step
+    result = _invoke("examples/vllm-serving-aws.yaml", "--json")
+    assert result.exit_code == 0, result.output
+    assert len(json.loads(result.output)["pools"]) == len(serving_pools) == 2
