@@ -16,7 +16,7 @@ from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, PydanticCustomError, core_schema
 
 from accelfit.buying import buying_model_names, is_buying_model
-from accelfit.clouds.names import Cloud
+from accelfit.clouds.names import Cloud as Cloud  # a row's cloud, re-exported with the rows
 
 
 class Frozen(BaseModel):

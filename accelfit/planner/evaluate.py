@@ -18,8 +18,10 @@ from accelfit.planner.eligibility import penalties
 from accelfit.planner.gpu_vms import SINGLE_NODE, vm_platforms, single_node_reason
 from accelfit.planner.options import Offer, RawRejection, Sized
 from accelfit.planner.sizes import latency_budget_ms, peak_factor
+from accelfit.planner.memory import GIB
+from accelfit.planner.sizes import InferenceSize, TrainingSize, Unfit
 from accelfit.planner.training.sizing import (
-    GIB, InferenceSize, TrainingSize, Unfit, effective_mfu, layout, size_training, training_efficiency, training_hours,
+    effective_mfu, layout, size_training, training_efficiency, training_hours,
 )
 from accelfit.spec import WorkloadSpec
 

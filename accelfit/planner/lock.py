@@ -17,7 +17,7 @@ from accelfit.planner.evaluate import over_budget, policy_rejections, size_offer
 from accelfit.planner.model import Plan
 from accelfit.planner.options import Offer, Sized
 from accelfit.planner.planner import Environment, Search, build_plan, search
-from accelfit.planner.training.sizing import Unfit
+from accelfit.planner.sizes import Unfit
 from accelfit.spec import WorkloadSpec
 
 

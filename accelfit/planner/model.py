@@ -14,7 +14,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_serializer, model_validator
 
 from accelfit.buying import BuyingModel, buying_model
-from accelfit.clouds.names import PlanCloud, Platform
+from accelfit.clouds.names import PlanCloud as PlanCloud, Platform as Platform  # the plan's vocabulary, re-exported
 from accelfit.planner.serving.traffic import ServingRoute
 
 

@@ -2,11 +2,12 @@
 
 from typing import Any
 
+from accelfit.catalog.models import PricingModel as Pricing  # budget.pricing's values: the catalog's buying models
 from accelfit.spec.loader import LoadedWorkload, load_inventory, load_workload, workload_from_document
 from accelfit.spec.models import (
     Architecture, Attention, AutostopAction, BudgetSpec, DataSpec, Deployment, Framework, InferenceSpec, Maturity, ModelServer,
     ModelSpec, Orchestration, PlacementCloud, weights_cloud, weights_scheme,
-    PlacementSpec, Portability, Precision, Pricing, ReservationSpec, Traffic, TrainingMethod, TrainingSpec, WorkloadKind,
+    PlacementSpec, Portability, Precision, ReservationSpec, Traffic, TrainingMethod, TrainingSpec, WorkloadKind,
     WorkloadSpec,
 )
 

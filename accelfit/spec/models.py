@@ -18,8 +18,8 @@ from pydantic import (
 
 from accelfit.buying import buying_model
 from accelfit.clouds import cloud_of_scheme
-from accelfit.clouds.names import PlacementCloud
-from accelfit.catalog.models import Precision
+from accelfit.clouds.names import PlacementCloud as PlacementCloud  # the spec's vocabulary, re-exported
+from accelfit.catalog.models import Precision as Precision  # re-exported as the spec's own names
 from accelfit.catalog.models import PricingModel as Pricing
 from accelfit.catalog.names import UnknownAcceleratorError, canonical_accelerator, shipped_instance_types
 from accelfit.catalog.rows import region_of_zone

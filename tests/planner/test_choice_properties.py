@@ -11,7 +11,7 @@ from accelfit.planner import NoFeasiblePlan, plan
 from accelfit.planner.candidates import offers_for
 from accelfit.planner.choose import rank_key
 from accelfit.planner.evaluate import family_key, size_offer
-from accelfit.planner.training.sizing import Unfit
+from accelfit.planner.sizes import Unfit
 
 training_specs = st.builds(
     lambda params, tokens, days, framework, pricing, clouds, kernels: make_spec(

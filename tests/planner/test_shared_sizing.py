@@ -7,7 +7,7 @@ import pytest
 
 from accelfit.planner.candidates import offers_for
 from accelfit.planner.evaluate import evaluate, size_offer, sizing_key
-from accelfit.planner.training.sizing import Unfit
+from accelfit.planner.sizes import Unfit
 from planner_specs import INFERENCE, TRAINING, make_spec
 
 SPECS = {

@@ -35,7 +35,7 @@ from accelfit.planner.fleet.clusters import CLUSTER_PLATFORMS, describe_layout
 from accelfit.planner.model import NodePool, Plan
 from accelfit.planner.options import Offer, Sized
 from accelfit.planner.planner import Environment, Search
-from accelfit.planner.training.sizing import Unfit
+from accelfit.planner.sizes import Unfit
 from accelfit.spec import WorkloadSpec
 
 # The order a job falls through its type's capacity tiers is the buying-model table's (accelfit/buying: tier and

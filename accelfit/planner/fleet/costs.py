@@ -18,7 +18,8 @@ from accelfit.planner.options import cost_lines
 from accelfit.planner.fleet.model import FleetWorkload, SharedCluster
 from accelfit.planner.fleet.clusters import CLUSTER_PLATFORMS, Placement
 from accelfit.planner.model import CostLine, NodePool, Plan, PlanCloud
-from accelfit.pricing.overheads import RunWindow, run_window
+from accelfit.pricing.figures import RunWindow
+from accelfit.pricing.overheads import run_window
 
 # The lines of a single plan that a shared cluster holds once (option_costs.cost_parts names them so).
 SHARED_ITEMS = ("system", "cluster", "nat")

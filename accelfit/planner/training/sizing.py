@@ -17,9 +17,8 @@ from accelfit.planner.memory import (
     GIB, TrainingMemory, training_memory, training_state_bytes,
 )
 from accelfit.planner.options import Offer
-# The sizes and the refusal are sizing's answers; importers name them from here or from sizes.py alike. The serving
-# search is serving/sizing.py's: training/ never imports serving/ (accelfit/planner/training/__init__.py).
-from accelfit.planner.sizes import InferenceSize, RunCap, TrainingSize, Unfit, latency_budget_ms  # noqa: F401
+# The serving search is serving/sizing.py's: training/ never imports serving/ (accelfit/planner/training/__init__.py).
+from accelfit.planner.sizes import RunCap, TrainingSize, Unfit
 from accelfit.planner.training.efficiency import moe_factor, other_model, precision_speedup
 from accelfit.spec import Architecture, Precision, TrainingMethod, WorkloadSpec
 
