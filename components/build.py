@@ -20,7 +20,7 @@ import pulumi
 
 from accelfit.catalog.models import Catalog
 from accelfit.clouds import cloud_named, hook
-from accelfit.errors import InputError, problem
+from accelfit.errors import InputError, Problem, problem
 from accelfit.planner.model import Plan
 from accelfit.spec.inventory import Inventory
 from components.common import Ownership
@@ -136,7 +136,7 @@ def _build_eks(cluster: SharedClusterBuild, catalog: Catalog, layer: Any) -> Bui
     return Built(built.stack if cluster.own else built, build_eks_layer(cluster, layer, built))
 
 
-def _raise_if_any(problems: list) -> None:
+def _raise_if_any(problems: list[Problem]) -> None:
     if problems:
         raise InputError(problems)
 
@@ -202,7 +202,7 @@ def build_fleet(fleet: Any, ownership: Ownership, catalog: Catalog,
 
 
 def alone_problems(plan: Plan, ownership: Ownership, catalog: Catalog, inventory: Inventory | None,
-                   source: str) -> list:
+                   source: str) -> list[Problem]:
     """What `build` would refuse for a workload built alone (a cluster of its own, TPU VMs, a GPU VM, bare metal),
     found before any of the stack's resources exist."""
     from components.fleet import own_cluster
@@ -230,25 +230,25 @@ def alone_problems(plan: Plan, ownership: Ownership, catalog: Catalog, inventory
         return list(error.problems)
 
 
-def cluster_check(cluster: SharedClusterBuild, catalog: Catalog) -> list:
+def cluster_check(cluster: SharedClusterBuild, catalog: Catalog) -> list[Problem]:
     """Everything wrong with a GKE or EKS cluster (of its own, or shared), before any resource of the stack exists."""
     check = builders_of(cluster.basis.cloud.value).cluster_problems
     return check(cluster, catalog) if check is not None else []
 
 
-def _gke_problems(cluster: SharedClusterBuild, catalog: Catalog) -> list:
+def _gke_problems(cluster: SharedClusterBuild, catalog: Catalog) -> list[Problem]:
     from components.gcp.fleet_stack import cluster_build_problems
 
     return cluster_build_problems(cluster, catalog)
 
 
-def _eks_problems(cluster: SharedClusterBuild, catalog: Catalog) -> list:
+def _eks_problems(cluster: SharedClusterBuild, catalog: Catalog) -> list[Problem]:
     from components.aws.fleet_stack import cluster_build_problems
 
     return cluster_build_problems(cluster, catalog)
 
 
-def _gcp_vm_problems(plan: Plan, catalog: Catalog) -> list:
+def _gcp_vm_problems(plan: Plan, catalog: Catalog) -> list[Problem]:
     from accelfit.cloudrules.gcp.validation import plan_problems
 
     return plan_problems(plan, catalog)
@@ -262,8 +262,8 @@ class CloudBuilders:
 
     vms: Callable[[Plan, Ownership, Catalog], Any] | None = None
     cluster: Callable[[SharedClusterBuild, Catalog, Any], Built] | None = None
-    cluster_problems: Callable[[SharedClusterBuild, Catalog], list] | None = None
-    vm_problems: Callable[[Plan, Catalog], list] | None = None
+    cluster_problems: Callable[[SharedClusterBuild, Catalog], list[Problem]] | None = None
+    vm_problems: Callable[[Plan, Catalog], list[Problem]] | None = None
     # The cluster gets the shared Kubernetes layer (GPU software, Kueue routing, DCGM telemetry: planned and checked
     # here before anything is created, handed to `cluster`); False where the cloud's builder builds none (a cloud
     # whose cluster has no GPU software profile, as a test's fake cloud), and `cluster` is handed None.

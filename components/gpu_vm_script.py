@@ -21,7 +21,7 @@ from pathlib import Path
 from accelfit.clouds import cloud_named
 from accelfit.planner.software import baremetal_gpu_driver
 from accelfit.spec.job_source import parse_code, parse_image
-from components.baremetal.host_software import host_packages, repositories, words
+from accelfit.cloudrules.baremetal.host_software import host_packages, repositories, words
 
 TEMPLATES = Path(__file__).parent / "templates"
 TEMPLATE = TEMPLATES / "gpu_vm_startup.sh.tmpl"

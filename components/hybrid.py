@@ -23,7 +23,7 @@ from components.fleet import SharedClusterBuild, own_cluster
 # The cluster builder and its checks (components.build's), passed in: the assembly imports this module, not the
 # other way round.
 ClusterBuilder = Callable[..., Any]
-ClusterCheck = Callable[[SharedClusterBuild, Catalog], list]
+ClusterCheck = Callable[[SharedClusterBuild, Catalog], list[Problem]]
 
 
 def overflow_cluster(plan: Plan, ownership: Ownership) -> SharedClusterBuild:
@@ -89,14 +89,16 @@ def build_overflow(plan: Plan, ownership: Ownership, catalog: Catalog, owned: An
 
 def _gke_endpoint(stack: Any) -> pulumi.Output[str]:
     """The GKE control plane's IP endpoint (the cluster CA comes with the worker's token Secret)."""
-    return stack.cluster.cluster.endpoint.apply(lambda endpoint: f"https://{endpoint}")
+    endpoint: pulumi.Output[str] = stack.cluster.cluster.endpoint.apply(lambda ip: f"https://{ip}")
+    return endpoint
 
 
 def _eks_endpoint(stack: Any) -> pulumi.Output[str]:
     """The EKS API server endpoint, already an https URL, as the stack's own kubeconfig uses it
     (components/kubernetes/access.py eks_kubeconfig; https://docs.aws.amazon.com/eks/latest/userguide/
     create-kubeconfig.html); the cluster CA comes with the worker's token Secret."""
-    return stack.cluster.endpoint
+    endpoint: pulumi.Output[str] = stack.cluster.endpoint
+    return endpoint
 
 
 # The overflow cluster's API server URL, by cloud: what the manager's kubeconfig for it names.

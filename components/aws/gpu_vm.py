@@ -35,7 +35,8 @@ import pulumi_aws as aws
 from accelfit.clouds.aws import CLOUD as AWS
 from accelfit.environments import is_protected
 from components.aws.checks import args_problem, raise_if_any
-from components.common import child_name
+from accelfit.planner.model import Plan
+from components.common import Ownership, child_name
 from accelfit.spec.job_source import parse_code, parse_image
 from components.gpu_vm_script import GpuVmJob, render_startup_script
 
@@ -163,11 +164,13 @@ class Ec2GpuVmStack(pulumi.ComponentResource):
     """An ec2-gpu-vm plan: the network (private subnets, one NAT gateway in the VM's zone), the data bucket, and
     the VM."""
 
-    def __init__(self, name: str, plan, ownership, opts: pulumi.ResourceOptions | None = None):
+    def __init__(self, name: str, plan: Plan, ownership: Ownership, opts: pulumi.ResourceOptions | None = None):
         from components.aws.data_bucket import DataBucket, DataBucketArgs
         from components.aws.network import AwsNetwork, AwsNetworkArgs
 
         vm = plan.gpu_vm
+        if vm is None:  # build.py builds this stack only for an ec2-gpu-vm plan, which always has its VM
+            raise AssertionError(f"{plan.workload}: an EC2 GPU VM stack built for a plan without a VM")
         super().__init__("accelfit:aws:Ec2GpuVmStack", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
         tags = ownership.aws_tags()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Any
 
 from accelfit.values import split_location
 
@@ -70,7 +71,7 @@ def weights_read_policy(weights: str) -> str:
     trailing `/*` this function adds is a wildcard."""
     location = split_location(weights)
     bucket, prefix = iam_literal(location.bucket), iam_literal(location.key)
-    listing: dict = {"Sid": "ListWeights", "Effect": "Allow", "Action": ["s3:ListBucket", "s3:GetBucketLocation"],
+    listing: dict[str, Any] = {"Sid": "ListWeights", "Effect": "Allow", "Action": ["s3:ListBucket", "s3:GetBucketLocation"],
                      "Resource": f"arn:aws:s3:::{bucket}"}
     if prefix:
         listing["Condition"] = {"StringLike": {"s3:prefix": [f"{prefix}/*", prefix]}}

@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import pulumi
 import pulumi_aws as aws
@@ -279,9 +280,9 @@ def node_template_tags(args: ManagedNodeGroupArgs) -> dict[str, str]:
     return tags
 
 
-def _first_autoscaling_group(resources: list) -> str:
+def _first_autoscaling_group(resources: list[Any]) -> str:
     """The Auto Scaling group EKS made for the node group (a managed node group has exactly one)."""
     first = resources[0]
     groups = first["autoscaling_groups"] if isinstance(first, dict) else first.autoscaling_groups
     group = groups[0]
-    return group["name"] if isinstance(group, dict) else group.name
+    return str(group["name"] if isinstance(group, dict) else group.name)

@@ -19,9 +19,15 @@ from dataclasses import dataclass, field
 import pulumi
 import pulumi_aws as aws
 
+from typing import TYPE_CHECKING
+
 from accelfit.errors import Problem
+from accelfit.planner.model import Plan
 from components.aws.checks import args_problem, raise_if_any
 from components.common import child_name
+
+if TYPE_CHECKING:  # the fleet stack imports this module's schedules' builder
+    from components.aws.fleet_stack import EksWorkload, EksWorkloadParts
 
 _COMPONENT = "ServingSchedule"
 _HH_MM = re.compile(r"^([01]\d|2[0-3]):([0-5]\d)\Z")
@@ -85,7 +91,7 @@ class ServingSchedule(pulumi.ComponentResource):
         self.register_outputs({"start_recurrence": start_cron, "stop_recurrence": stop_cron})
 
 
-def build_schedules(plan, stack) -> dict[str, ServingSchedule]:
+def build_schedules(plan: Plan, stack: EksWorkload | EksWorkloadParts) -> dict[str, ServingSchedule]:
     """One ServingSchedule per plan pool that serves part of the day, under its node group component."""
     schedules: dict[str, ServingSchedule] = {}
     for pool in plan.node_pools:

@@ -11,7 +11,7 @@ from typing import Literal
 import pulumi
 from pulumi_gcp import container
 
-from accelfit.errors import InputError, problem
+from accelfit.errors import InputError, Problem, problem
 from accelfit.environments import is_protected
 from components.gcp import pool_parts
 from accelfit.cloudrules.gcp.names import KEEP_EXISTING_NAME, fitted_name
@@ -104,7 +104,7 @@ def validate_gpu_pool_args(name: str, args: GpuNodePoolArgs) -> None:
         raise InputError(problems)
 
 
-def _boot_disk_problems(where: str, args: GpuNodePoolArgs) -> list:
+def _boot_disk_problems(where: str, args: GpuNodePoolArgs) -> list[Problem]:
     rule = gcp_rules().boot_disk(args.machine_family)
     if rule is None:
         known = ", ".join(row.family for row in gcp_rules().boot_disks)
@@ -118,7 +118,7 @@ def _boot_disk_problems(where: str, args: GpuNodePoolArgs) -> list:
     return []
 
 
-def _flex_start_problems(where: str, args: GpuNodePoolArgs) -> list:
+def _flex_start_problems(where: str, args: GpuNodePoolArgs) -> list[Problem]:
     """DWS flex-start and queued provisioning take no reservation and no spot, and start empty.
     https://cloud.google.com/kubernetes-engine/docs/how-to/dws-flex-start-training and xpk
     src/xpk/core/capacity.py @367c838 (--flex-start --location-policy=ANY --reservation-affinity=none, 0 nodes)."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 import ipaddress
 
 from dataclasses import dataclass
+from typing import Any
 
 import pulumi
 from pulumi_gcp import compute
@@ -123,7 +124,7 @@ class Network(pulumi.ComponentResource):
                                "gvnic_network_names": [net.name for net in self.gvnic_networks],
                                "rdma_network_name": self.rdma_network.name if self.rdma_network else None})
 
-    def _firewall(self, name: str, network: pulumi.Input[str], opts: pulumi.ResourceOptions, **kwargs) -> None:
+    def _firewall(self, name: str, network: pulumi.Input[str], opts: pulumi.ResourceOptions, **kwargs: Any) -> None:
         compute.Firewall(name, name=fitted_name("compute_firewall", name), network=network, direction="INGRESS",
                          priority=1000, opts=opts, **kwargs)
 

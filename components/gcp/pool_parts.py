@@ -4,6 +4,7 @@ literals would pass silently: reference/pulumi.md P4). The decisions behind them
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 import pulumi
 from pulumi_gcp import container
@@ -38,7 +39,7 @@ def autoscaling(min_nodes: int, max_nodes: int, spot: bool) -> container.NodePoo
                                              location_policy=autoscaling_location_policy(spot))
 
 
-def starting(initial_nodes: int, zones: Sequence[str]) -> dict:
+def starting(initial_nodes: int, zones: Sequence[str]) -> dict[str, Any]:
     """node_locations and the per-zone initial_node_count that start the plan's total (node_settings.starting_zones).
     """
     locations, per_zone = starting_zones(initial_nodes, zones)
@@ -52,7 +53,7 @@ def starting(initial_nodes: int, zones: Sequence[str]) -> dict:
 POOL_IGNORE_CHANGES = ["initialNodeCount"]
 
 
-def secure_node_basics(service_account: pulumi.Input[str]) -> dict:
+def secure_node_basics(service_account: pulumi.Input[str]) -> dict[str, Any]:
     """Node settings every pool gets: its own service account, Workload Identity metadata, shielded boot."""
     return {
         "service_account": service_account,

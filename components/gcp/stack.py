@@ -9,6 +9,7 @@ on."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import pulumi
 from pulumi_gcp import organizations, projects
@@ -19,6 +20,9 @@ from accelfit.planner.serving.route_plan import builds_route
 from accelfit.errors import InputError, problem
 from accelfit.stackrules.control_plane import control_plane_problems
 from accelfit.planner.model import Plan
+
+if TYPE_CHECKING:  # the VM's module is imported where a plan has a GPU VM
+    from components.gcp.gpu_vm import GceGpuVm
 from components.common import Ownership
 from components.fleet import SharedClusterBuild, own_cluster
 from components.fleet_groups import SharedClusterGroup, WorkloadGroup
@@ -119,7 +123,8 @@ def build_stack(plan: Plan, ownership: Ownership, *, catalog: Catalog | None = N
     return built
 
 
-def _build_gpu_vm(plan: Plan, project: str, shared: SharedParts, bucket: DataBucket, labels: dict[str, str]):
+def _build_gpu_vm(plan: Plan, project: str, shared: SharedParts, bucket: DataBucket,
+                  labels: dict[str, str]) -> GceGpuVm:
     """The GPU VM, after the bucket whose name its job is given ($ACCELFIT_BUCKET_URL)."""
     from components.gcp.gpu_vm import GceGpuVm, GceGpuVmArgs
     from components.gpu_vm_script import GpuVmJob

@@ -25,7 +25,7 @@ import pulumi
 from pulumi_gcp import container
 
 from accelfit.catalog import load_catalog
-from accelfit.errors import InputError, problem
+from accelfit.errors import InputError, Problem, problem
 from components.gcp import pool_parts
 from accelfit.cloudrules.gcp import tpu_rules
 from accelfit.cloudrules.gcp.names import KEEP_EXISTING_NAME, fitted_name
@@ -67,7 +67,7 @@ UPGRADE_MAX_UNAVAILABLE = 1
 HOST_MAINTENANCE_INTERVALS = ("AS_NEEDED", "PERIODIC")
 
 
-def _slice_size_problems(where: str, args: TpuNodePoolArgs) -> list:
+def _slice_size_problems(where: str, args: TpuNodePoolArgs) -> list[Problem]:
     """A multi-host slice is all its hosts or none: GKE refuses a pool whose (per-zone) max_node_count is not
     the slice's host count ("Maximum node count N is not a valid size of TPU pod slice")."""
     shape = next((row for row in load_catalog().tpu_slices if row.gke_machine_type == args.machine_type

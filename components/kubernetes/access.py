@@ -6,6 +6,7 @@ Bare-metal clusters have no such plugin; their kubeconfig comes from the secret 
 """
 
 from __future__ import annotations
+from typing import Any
 
 import yaml
 
@@ -18,7 +19,7 @@ _GKE_EXEC = {"apiVersion": EXEC_API_VERSION, "command": "gke-gcloud-auth-plugin"
              "provideClusterInfo": True, "interactiveMode": "Never"}
 
 
-def _kubeconfig(name: str, server: str, ca_data: str | None, exec_config: dict) -> str:
+def _kubeconfig(name: str, server: str, ca_data: str | None, exec_config: dict[str, Any]) -> str:
     cluster = {"server": server, "certificate-authority-data": ca_data} if ca_data else {"server": server}
     document = {
         "apiVersion": "v1", "kind": "Config", "current-context": name,
@@ -26,7 +27,7 @@ def _kubeconfig(name: str, server: str, ca_data: str | None, exec_config: dict) 
         "contexts": [{"name": name, "context": {"cluster": name, "user": name}}],
         "users": [{"name": name, "user": {"exec": exec_config}}],
     }
-    return yaml.safe_dump(document, sort_keys=False)
+    return str(yaml.safe_dump(document, sort_keys=False))
 
 
 def gke_kubeconfig(cluster_name: str, endpoint: str, ca_certificate: str) -> str:

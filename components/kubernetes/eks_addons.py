@@ -43,7 +43,8 @@ def autoscaler_images() -> dict[str, Any]:
 def autoscaler_image_tag(kubernetes_version: str) -> str | None:
     """The autoscaler release for a Kubernetes minor ("1.35" or "1.35.2" -> v1.35.x), None when none is pinned."""
     minor = ".".join(kubernetes_version.split(".")[:2])
-    return autoscaler_images()["image_tags"].get(minor)
+    tag = autoscaler_images()["image_tags"].get(minor)
+    return None if tag is None else str(tag)
 
 
 @dataclass(frozen=True)

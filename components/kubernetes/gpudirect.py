@@ -19,6 +19,7 @@ import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pulumi
 import pulumi_kubernetes as k8s
@@ -55,11 +56,11 @@ class NicNetwork:
     """NetDevice (gVNIC) or RDMA (RoCE NICs)."""
 
 
-def network_param_set_spec(nic: NicNetwork) -> dict:
+def network_param_set_spec(nic: NicNetwork) -> dict[str, pulumi.Input[str]]:
     return {"vpc": nic.vpc, "vpcSubnet": nic.subnet, "deviceMode": nic.device_mode}
 
 
-def network_spec(name: str) -> dict:
+def network_spec(name: str) -> dict[str, Any]:
     return {"parametersRef": {"group": "networking.gke.io", "kind": "GKENetworkParamSet", "name": name},
             "type": "Device"}
 

@@ -43,7 +43,8 @@ WORKER_ACCESS = Path(__file__).parent / "data" / "multikueue_worker_access.yaml"
 
 @functools.cache
 def worker_access() -> dict[str, Any]:
-    return yaml.safe_load(WORKER_ACCESS.read_text())
+    document: dict[str, Any] = yaml.safe_load(WORKER_ACCESS.read_text())
+    return document
 
 
 @dataclass(frozen=True)

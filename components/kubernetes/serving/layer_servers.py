@@ -30,7 +30,8 @@ def hf_token(build: ServingBuild) -> pulumi.Output[str]:
     return token
 
 
-def targets_of(build: ServingBuild, selectors) -> tuple[PoolTarget, ...]:
+def targets_of(build: ServingBuild, selectors: Mapping[str, Mapping[str, pulumi.Input[str]]]
+               ) -> tuple[PoolTarget, ...]:
     targets = []
     for placement in build.pools:
         labels = [next(iter(selectors[key].items())) for key in placement.selector_keys]
