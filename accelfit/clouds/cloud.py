@@ -50,7 +50,8 @@ class Cloud:
     # Types that cost nothing themselves but say how a priced one runs (a launch or instance template), handed to
     # the pricers by resource name.
     template_resource_types: tuple[str, ...] = ()
-    # "module:Class" of the read-only preflight reader for this cloud ("" where preflight reads nothing).
+    # "module:Class" of the read-only preflight reader for this cloud ("" where preflight reads nothing): the one
+    # place preflight learns how to build it, how to log in and how to ask for more (accelfit/preflight/readers.py).
     preflight_reader: str = ""
     # The stack config key naming where preflight reads (GCP: the project; "" where the credentials say it all).
     preflight_project_key: str = ""
@@ -67,7 +68,7 @@ class Cloud:
     # catalog, before anything is created (accelfit/cloudrules/stack_checks.py); "" where it has none.
     plan_check: str = ""
     # The machine type of a cluster's system pool (cluster add-ons), priced at its "vm-<type>" service row, and how
-    # a fleet plan names what its shared cluster holds once (accelfit/planner/fleet_costs.py).
+    # a fleet plan names what its shared cluster holds once (accelfit/planner/fleet/costs.py).
     system_pool_machine: str = ""
     shared_cluster_parts: tuple[str, ...] = ()
     # "module:function" reading one of its priced resources (a policies.accelfit_policies.view.ResourceView and the

@@ -1,0 +1,133 @@
+"""The generic paths that used to name the shipped clouds follow a third cloud's record (issue 35): each test
+registers the fake cloud (tests/clouds/fake_cloud.py) or a variant of it and shows the path reading the record's
+field instead of a list of gcp/aws or their platforms."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from typing import ClassVar
+
+import pytest
+
+from accelfit.cli.main import main
+from accelfit.clouds import register, unregister
+from accelfit.preflight.errors import credentials_error
+from accelfit.preflight.model import Needs, Observed, QuotaNeed, QuotaReading, ReservationNeed, ReservationReading
+from tests.clouds import fake_cloud
+from tests.clouds.test_third_cloud import STACK, _project
+
+
+@pytest.fixture
+def cloud_variant():
+    """Register the fake cloud with some fields changed; unregistered after the test."""
+    registered: list[str] = []
+
+    def install(**changes: object) -> object:
+        cloud = register(dataclasses.replace(fake_cloud.CLOUD, **changes))
+        registered.append(cloud.name)
+        return cloud
+
+    yield install
+    for name in registered:
+        unregister(name)
+
+
+# 1. Preflight: the reader, how to log in and how to ask for more are the class the record names.
+
+class FakeReader:
+    """A preflight reader for the fake cloud: every zone offers what is asked; the needs it read are kept."""
+
+    read_needs: ClassVar[list[Needs]] = []
+
+    @classmethod
+    def for_needs(cls, needs: Needs) -> FakeReader:
+        return cls()
+
+    @staticmethod
+    def login(profile: str = "") -> str:
+        return f"run `fakecloud auth login{' --profile ' + profile if profile else ''}`"
+
+    @staticmethod
+    def quota_request(need: QuotaNeed, project: str, wanted: int) -> str:
+        return f"fakecloud quotas raise {need.metric} --to {wanted} --region {need.region}"
+
+    @staticmethod
+    def reservation_request(res: ReservationNeed, wanted: int, project: str) -> str:
+        return f"fakecloud reservations resize {res.name} --count {wanted}"
+
+    def read(self, needs: Needs) -> Observed:
+        FakeReader.read_needs.append(needs)
+        from accelfit.preflight.model import zone_key
+
+        return Observed(zones={zone_key(z.zone, z.machine_type): True for z in needs.zones})
+
+
+class LockedOutReader(FakeReader):
+    def read(self, needs: Needs) -> Observed:
+        raise credentials_error("fakecloud", "no token in ~/.fakecloud", profile="ml")
+
+
+def test_preflight_reads_it_with_the_reader_its_record_names(cloud_variant, tmp_path, capsys, monkeypatch):
+    """`accelfit preflight --stack` builds the reader the record names for the stack's needs and compares its
+    answer: the fake node's zone offering is read and fits (exit 0); its pool has no quota rules, said as a note."""
+    cloud_variant(preflight_reader=f"{__name__}:FakeReader")
+    monkeypatch.chdir(_project(tmp_path))
+    FakeReader.read_needs.clear()
+    assert main(["preflight", "--stack", STACK, "--json"]) == 0, capsys.readouterr().err
+    document = json.loads(capsys.readouterr().out)
+    (report,) = document["reports"]
+    (needs,) = FakeReader.read_needs
+    assert report["cloud"] == "fakecloud" and document["fits"]
+    assert [(z.zone, z.machine_type) for z in needs.zones] == [(fake_cloud.REGION, fake_cloud.MACHINE_TYPE)]
+    assert [(f["kind"], f["status"]) for f in report["findings"]] == [("zone", "ok")]
+    assert any("no FakeCloud quota rules known for fk-h100-8; not checked" in note for note in report["notes"])
+
+
+def test_a_cloud_without_a_reader_is_not_read(cloud_variant, tmp_path, capsys, monkeypatch):
+    """The fake cloud as shipped names no reader: preflight has nothing to read (exit 0), as for owned servers."""
+    cloud_variant()
+    monkeypatch.chdir(_project(tmp_path))
+    assert main(["preflight", "--stack", STACK]) == 0
+    assert "nothing to check" in capsys.readouterr().out
+
+
+def test_its_login_fix_comes_from_its_reader(cloud_variant, tmp_path, capsys, monkeypatch):
+    """Credentials it refuses: exit 2, and the fix is how its reader says to log in (for the profile in use)."""
+    cloud_variant(preflight_reader=f"{__name__}:LockedOutReader")
+    monkeypatch.chdir(_project(tmp_path))
+    assert main(["preflight", "--stack", STACK]) == 2
+    err = capsys.readouterr().err
+    assert "fakecloud credentials" in err and "no token in ~/.fakecloud" in err
+    assert "run `fakecloud auth login --profile ml`" in err and "Traceback" not in err
+
+
+def test_its_quota_and_reservation_requests_come_from_its_reader(cloud_variant):
+    """A short quota or reservation names the request its reader writes, not GCP's console or the AWS CLI."""
+    from accelfit.preflight.compare import compare
+    from accelfit.preflight.model import quota_key, reservation_key
+
+    cloud_variant(preflight_reader=f"{__name__}:FakeReader")
+    quota = QuotaNeed(cloud="fakecloud", region=fake_cloud.REGION, metric="gpus-h100", label="H100 GPUs",
+                      unit="gpus", amount=16, by_step=(("third/gpu", 16),))
+    reservation = ReservationNeed(cloud="fakecloud", region=fake_cloud.REGION, zone="", name="res-1", instances=4,
+                                  pools=("third/gpu",))
+    observed = Observed(quotas={quota_key(fake_cloud.REGION, "gpus-h100"): QuotaReading(limit=8, usage=0,
+                                                                                         source="fake")},
+                        reservations={reservation_key("", "res-1"): ReservationReading(count=2, in_use=1)})
+    report = compare(Needs(stack=STACK, quotas=(quota,), reservations=(reservation,)), observed, "fakecloud")
+    requests = {f.kind: f.request for f in report.findings if f.status == "short"}
+    assert requests == {"quota": f"fakecloud quotas raise gpus-h100 --to 16 --region {fake_cloud.REGION}",
+                        "reservation": "fakecloud reservations resize res-1 --count 5"}
+
+
+def test_the_shipped_readers_say_how_to_log_in_and_ask():
+    """The shipped records' readers carry what preflight's tables used to: the same words for GCP and AWS."""
+    from accelfit.preflight.readers import reader_class
+
+    assert reader_class("gcp").login("ml") == ("run `gcloud auth application-default login` (or set "
+                                               "GOOGLE_APPLICATION_CREDENTIALS to a key file)")
+    assert reader_class("aws").login() == "run `aws sso login --profile NAME` (then AWS_PROFILE=NAME) or `aws configure`"
+    assert "--profile ml" in reader_class("aws").login("ml")
+    with pytest.raises(ValueError, match="'onprem' has no preflight reader"):
+        reader_class("onprem")
