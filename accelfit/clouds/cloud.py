@@ -162,6 +162,12 @@ class Cloud:
         return platform in self.platforms
 
     @property
+    def has_catalog(self) -> bool:
+        """It has catalog rows of its own (its catalog files: offerings and prices) that `accelfit catalog --cloud`
+        lists; owned servers have none (their inventory is theirs)."""
+        return bool(self.catalog_files)
+
+    @property
     def a_region_owner(self) -> str:
         """'a Google Cloud', 'an AWS': as in "not an AWS region"."""
         title = self.provider_title or self.title

@@ -131,3 +131,37 @@ def test_the_shipped_readers_say_how_to_log_in_and_ask():
     assert "--profile ml" in reader_class("aws").login("ml")
     with pytest.raises(ValueError, match="'onprem' has no preflight reader"):
         reader_class("onprem")
+
+
+# 2. `accelfit catalog --cloud`: the registered clouds with catalog rows of their own.
+
+def test_catalog_lists_it_under_cloud(cloud_variant, capsys):
+    """Registered, its name is a --cloud choice (the help lists it) and filters to its own rows."""
+    cloud_variant()
+    assert main(["catalog", "--help"]) == 0
+    assert "--cloud [gcp|aws|fakecloud]" in capsys.readouterr().out
+    document = _json_of(["catalog", "--cloud", "fakecloud", "--json"], capsys)
+    assert document["filters"]["cloud"] == "fakecloud"
+    assert [(row["cloud"], row["name"]) for row in document["instance_types"]] == [
+        ("fakecloud", fake_cloud.MACHINE_TYPE)]
+    assert [price["hourly_usd"] for price in document["instance_types"][0]["prices"]] == [fake_cloud.HOURLY_USD]
+
+
+def test_catalog_refuses_a_cloud_without_rows(cloud_variant, capsys):
+    """A cloud whose record lists no catalog files (as owned servers) is no --cloud choice: exit 2 naming the
+    choices; neither is a cloud that is not registered."""
+    cloud_variant(catalog_files=(), catalog_dir=None)
+    assert main(["catalog", "--cloud", "fakecloud"]) == 2
+    assert "'fakecloud' is not one of 'gcp', 'aws'" in capsys.readouterr().err
+    assert main(["catalog", "--cloud", "onprem"]) == 2
+    assert "'onprem' is not one of 'gcp', 'aws'" in capsys.readouterr().err
+
+
+def test_catalog_forgets_it_when_unregistered(capsys):
+    assert main(["catalog", "--cloud", "fakecloud"]) == 2
+    assert "'fakecloud' is not one of 'gcp', 'aws'." in capsys.readouterr().err
+
+
+def _json_of(args: list[str], capsys: pytest.CaptureFixture[str]) -> dict:
+    assert main(args) == 0, capsys.readouterr().err
+    return json.loads(capsys.readouterr().out)
