@@ -15,6 +15,7 @@ CLOUD = Cloud(
     title="AWS",
     platforms=("eks-gpu", "ec2-gpu-vm"),
     cluster_platform="eks-gpu",
+    cluster_kind="eks",
     vm_platform="ec2-gpu-vm",
     server_platforms=("eks-gpu",),
     catalog_files=("instances_aws.yaml", "prices_aws.yaml"),

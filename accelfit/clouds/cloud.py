@@ -32,6 +32,9 @@ class Cloud:
     # pools (the only one that buys reservations and the cloud's own buying models), a GPU VM without a cluster.
     cluster_platform: str = ""
     cluster_tpu_platform: str = ""  # a cluster's TPU node pools (GKE)
+    # How a plan names the cloud's clusters (SharedCluster.platform; upper-cased in why a workload runs where it
+    # does): gke, eks; "" = its cluster platform's name.
+    cluster_kind: str = ""
     vm_platform: str = ""
     # Platforms on which the stack builds a model server (a cluster whose workload identity reads the weights).
     server_platforms: tuple[str, ...] = ()
@@ -160,6 +163,24 @@ class Cloud:
 
     def offers(self, platform: str) -> bool:
         return platform in self.platforms
+
+    @property
+    def cluster_platforms(self) -> tuple[str, ...]:
+        """Its platforms whose work runs as node pools of a Kubernetes cluster accelfit creates in the cloud (not
+        owned servers' own cluster, TPU VMs or GPU VMs): they take the cluster's costs and standby pools, and may
+        share a fleet's cluster."""
+        return tuple(platform for platform in (self.cluster_platform, self.cluster_tpu_platform) if platform)
+
+    @property
+    def cluster_word(self) -> str:
+        """How a plan names its clusters: `cluster_kind`, else its cluster platform's name."""
+        return self.cluster_kind or self.cluster_platform
+
+    @property
+    def has_system_pool(self) -> bool:
+        """Its clusters build a system pool (cluster add-ons) of `system_pool_machine`; a fleet's shared cluster
+        builds one for all members (SharedCluster.system_pool, which the plan's schema requires)."""
+        return bool(self.system_pool_machine)
 
     @property
     def has_catalog(self) -> bool:

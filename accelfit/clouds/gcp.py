@@ -17,6 +17,7 @@ CLOUD = Cloud(
     title="GCP",
     platforms=("gke-gpu", "gke-tpu", "tpu-vm", "gce-gpu-vm"),
     cluster_platform="gke-gpu",
+    cluster_kind="gke",
     cluster_tpu_platform="gke-tpu",
     vm_platform="gce-gpu-vm",
     server_platforms=("gke-gpu", "gke-tpu"),

@@ -6,7 +6,7 @@ import math
 
 from accelfit.buying import all_buying_models, buying_model, find_buying_model
 from accelfit.catalog import TpuSlice
-from accelfit.clouds import cloud_named
+from accelfit.clouds import cloud_named, is_cluster_platform
 from accelfit.clouds.gcp_flex_start import flex_start_placement_rejection
 from accelfit.planner.costing.option_costs import (
     SYSTEM_POOL_DISK_GB, SYSTEM_POOL_MAX_NODES, SYSTEM_POOL_MIN_NODES, serving_window, storage_needs,
@@ -65,7 +65,7 @@ def node_pools(spec: WorkloadSpec, sized: Sized) -> tuple[NodePool, ...]:
     # Multi-node training keeps every node in one zone (compact placement, no cross-zone traffic); serving
     # spreads over the offer's zones. On GKE the system pool follows, so add-ons run where the work runs.
     pool_zones = offer.zones[:1] if multi_node_training else offer.zones
-    if offer.platform in ("gke-gpu", "gke-tpu", "eks-gpu"):
+    if is_cluster_platform(offer.platform) and cloud_named(offer.cloud).has_system_pool:
         pools.append(NodePool(name="system", role="system", machine_type=cloud_named(offer.cloud).system_pool_machine,
                               min_nodes=SYSTEM_POOL_MIN_NODES, max_nodes=SYSTEM_POOL_MAX_NODES,
                               initial_nodes=SYSTEM_POOL_MIN_NODES,

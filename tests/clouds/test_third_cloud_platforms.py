@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from pathlib import Path
 from typing import ClassVar
 
 import pytest
@@ -165,3 +166,65 @@ def test_catalog_forgets_it_when_unregistered(capsys):
 def _json_of(args: list[str], capsys: pytest.CaptureFixture[str]) -> dict:
     assert main(args) == 0, capsys.readouterr().err
     return json.loads(capsys.readouterr().out)
+
+
+# 3. Cluster platforms: the records' cluster platforms, their system pool and the word for their clusters.
+
+FLEET_STACK = "fakecloud-fleet"
+
+
+def _fleet_project(tmp_path: Path) -> Path:
+    """A fleet of two fake-cloud workloads in its one region (both training on its cluster platform)."""
+    import yaml
+
+    project = _project(tmp_path)
+    single = yaml.safe_load((project / "stacks" / f"Pulumi.{STACK}.yaml").read_text())["config"]
+    workload = single.pop("accelfit:workload")
+    second = {**workload, "name": "fourth", "training": {**workload["training"], "tokens": "10B"}}
+    config = {**single, "accelfit:fleet": "fk-fleet", "accelfit:workloads": [workload, second]}
+    (project / "stacks" / f"Pulumi.{FLEET_STACK}.yaml").write_text(yaml.safe_dump({"config": config}))
+    return project
+
+
+def test_its_cluster_platform_is_a_cluster_platform(cloud_variant):
+    from accelfit.clouds import is_cluster_platform
+
+    assert [is_cluster_platform(p) for p in ("gke-gpu", "gke-tpu", "eks-gpu", "tpu-vm", "gce-gpu-vm",
+                                             "baremetal-gpu")] == [True, True, True, False, False, False]
+    assert not is_cluster_platform("fake-gpu")  # not registered yet
+    cloud_variant()
+    assert is_cluster_platform("fake-gpu")
+
+
+def test_with_a_system_pool_its_workloads_share_one_fleet_cluster(cloud_variant, tmp_path, capsys, monkeypatch):
+    """A variant whose record has a system pool and names its clusters: the fleet's two workloads join one shared
+    cluster of its kind, which builds the record's system pool once and prices it as the record says."""
+    cloud_variant(system_pool_machine=fake_cloud.MACHINE_TYPE, cluster_kind="fks",
+                  shared_cluster_parts=("FakeCloud control plane", "system pool"))
+    monkeypatch.chdir(_fleet_project(tmp_path))
+    fleet = _json_of(["plan", "--stack", FLEET_STACK, "--json"], capsys)
+    (cluster,) = fleet["clusters"]
+    assert (cluster["name"], cluster["cloud"], cluster["platform"], cluster["workloads"]) == (
+        "fk-fleet", "fakecloud", "fks", ["third", "fourth"])
+    assert cluster["system_pool"]["machine_type"] == fake_cloud.MACHINE_TYPE
+    assert cluster["shared"] == ["FakeCloud control plane", "system pool"]
+    assert [line["item"] for line in cluster["breakdown"]] == ["system", "nat"]  # no control-plane fee service
+    assert [member["cluster"] for member in fleet["workloads"]] == ["fk-fleet", "fk-fleet"]
+    assert fleet["workloads"][0]["placement"].startswith("cluster fk-fleet (FKS in fakecloud fk-east1)")
+    for member in fleet["workloads"]:  # each plan carries the system pool a single stack would build
+        assert member["plan"]["node_pools"][0]["role"] == "system"
+
+
+def test_without_a_system_pool_each_workload_gets_its_own_cluster(cloud_variant, tmp_path, capsys, monkeypatch):
+    """The fake cloud as it is (no system pool: a shared cluster would have none to build, and the plan's schema
+    requires one): each workload runs in a cluster of its own, said in words, and no cluster costs are made up."""
+    cloud_variant()
+    monkeypatch.chdir(_fleet_project(tmp_path))
+    fleet = _json_of(["plan", "--stack", FLEET_STACK, "--json"], capsys)
+    assert fleet["clusters"] == [] and [member["cluster"] for member in fleet["workloads"]] == [None, None]
+    assert fleet["workloads"][0]["placement"] == (
+        f"its own cluster third (FAKE-GPU in fakecloud {fake_cloud.REGION}): FakeCloud clusters build no system "
+        "pool, which a shared cluster holds once")
+    plan = fleet["workloads"][0]["plan"]
+    assert [pool["role"] for pool in plan["node_pools"]] == ["gpu"]
+    assert {line["item"] for line in plan["estimate"]["breakdown"]} & {"system", "cluster"} == set()
