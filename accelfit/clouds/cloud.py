@@ -134,6 +134,13 @@ class Cloud:
     # exporter), "gpu-operator" (the driver and toolkit come with the node image or host preparation: the GPU
     # Operator with driver and toolkit off); "" where it has no GPU cluster.
     gpu_software: str = ""
+    # How the cloud's cluster autoscaler moves pending work between a workload's planned and standby GPU pools (a
+    # capacity group, accelfit/planner/fleet/capacity_groups.py): "compute-class" (GKE custom compute classes, by
+    # their node label), "node-label" (accelfit's own node label, which the Cluster Autoscaler reads: EKS); "" where
+    # it does not (Kueue moves the job instead).
+    capacity_groups: str = ""
+    # What the cloud's managed GPU pools are called in a plan's words (EKS: managed node groups).
+    node_pool_kind: str = "node pools"
     # Reservations are zonal (GCP: a reservation lives in one zone) rather than named by id alone (AWS).
     zonal_reservations: bool = False
     # How a cluster's pool limit is named in a problem (accelfit/cloudrules/shared_cluster.py).

@@ -53,6 +53,7 @@ CLOUD = Cloud(
     multi_node_network="extra-networks",
     queued_provisioning=True,
     zonal_reservations=True,
+    capacity_groups="compute-class",
     pools_per_cluster="node pools per GKE cluster",
     metrics_billed_per_sample=True,
     serving_gateway="gke-gateway",

@@ -206,7 +206,10 @@ def network_plan(spec: WorkloadSpec, sized: Sized) -> NetworkPlan:
     efa = bool(instance and network == "efa" and multi_node_training and instance.efa_interfaces > 0)
     extra = instance.extra_networks if (instance and network == "extra-networks" and multi_node_training) else 0
     default = NetworkPlan()
-    pods = pods_cidr_for(sized.units, default.pods_cidr) if offer.platform == "gke-gpu" else default.pods_cidr
+    cloud = cloud_named(offer.cloud)
+    # Sized from the nodes where the cloud fixes a GPU cluster's pods range when it is created (GKE).
+    fixed = cloud.pods_range_fixed_at_creation and offer.platform == cloud.cluster_platform
+    pods = pods_cidr_for(sized.units, default.pods_cidr) if fixed else default.pods_cidr
     return NetworkPlan(extra_networks=extra, efa=efa, placement_group=efa, pods_cidr=pods)
 
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 from accelfit.buying import buying_model
 from accelfit.catalog.models import Catalog, Cloud, region_of_zone
-from accelfit.clouds import cloud_named
+from accelfit.clouds import cloud_named, is_cluster_platform
 from accelfit.pricing.onprem import owned_server_cost
 from accelfit.planner.costing.buying import (
     buying_rejection, held_block, max_units, reservation_zones, sold_as_hint,
@@ -190,18 +190,23 @@ def _gpu_zones(catalog: Catalog, instance, region: str) -> tuple[str, ...]:
 
 
 def _tpu_offers(spec: WorkloadSpec, catalog: Catalog, found: OfferSet) -> None:
-    if not any(cloud_named(cloud).supports("tpu") for cloud in spec.placement.clouds):
-        return
-    # TPUs: vms -> TPU VMs, kubernetes -> GKE TPU node pools, any -> both (the cheaper wins).
-    for platform in {Orchestration.vms: ("tpu-vm",), Orchestration.kubernetes: ("gke-tpu",)}.get(
-            spec.placement.orchestration, ("gke-tpu", "tpu-vm")):
-        _tpu_platform_offers(spec, catalog, found, platform)
+    """The catalog's TPU slices on each allowed cloud that sells TPUs (its record's tpu_platforms: GCP)."""
+    for name in dict.fromkeys(spec.placement.clouds):
+        cloud = cloud_named(name)
+        if not cloud.supports("tpu"):
+            continue
+        # TPUs: vms -> TPU VMs, kubernetes -> the cluster's TPU node pools (GKE), any -> both (the cheaper wins).
+        in_cluster = tuple(platform for platform in cloud.tpu_platforms if is_cluster_platform(platform))
+        alone = tuple(platform for platform in cloud.tpu_platforms if not is_cluster_platform(platform))
+        for platform in {Orchestration.vms: alone, Orchestration.kubernetes: in_cluster}.get(
+                spec.placement.orchestration, cloud.tpu_platforms):
+            _tpu_platform_offers(spec, catalog, found, platform, cloud.name)
 
 
-def _tpu_platform_offers(spec: WorkloadSpec, catalog: Catalog, found: OfferSet, platform: str) -> None:
+def _tpu_platform_offers(spec: WorkloadSpec, catalog: Catalog, found: OfferSet, platform: str, cloud: str) -> None:
     pricing = spec.budget.pricing.value
     if buying_model(pricing).offers_by_rules:
-        why = buying_rejection(spec, "gcp", platform, None, pricing)
+        why = buying_rejection(spec, cloud, platform, None, pricing)
         if why is not None:
             for generation in dict.fromkeys(tpu_slice.accelerator for tpu_slice in catalog.tpu_slices):
                 found.reject(platform, generation, "", "", *why)
@@ -222,7 +227,7 @@ def _tpu_platform_offers(spec: WorkloadSpec, catalog: Catalog, found: OfferSet, 
             rejected_generations.add(accelerator.name)
             continue
         # Zones come from the cloud's availability list (tpu_availability.yaml), never from price rows.
-        zones = catalog.available_zones(accelerator.name, Cloud.gcp)
+        zones = catalog.available_zones(accelerator.name, Cloud(cloud))
         if not zones:
             found.reject(platform, accelerator.name, tpu_slice.name, "", "no-availability",
                          f"the catalog lists no zone where {accelerator.name} can be created")
@@ -231,13 +236,13 @@ def _tpu_platform_offers(spec: WorkloadSpec, catalog: Catalog, found: OfferSet, 
             region = region_of_zone(zone)
             if not _region_allowed(spec, region):
                 continue
-            price = catalog.price(Cloud.gcp, tpu_slice.accelerator, region, pricing)
+            price = catalog.price(Cloud(cloud), tpu_slice.accelerator, region, pricing)
             if price is None:
                 found.reject(platform, accelerator.name, tpu_slice.name, zone, NO_PRICE,
                              f"the catalog has no {pricing} price for {accelerator.name} in {region}")
                 continue
             found.offers.append(Offer(
-                platform=platform, cloud="gcp", region=region, zones=(zone,), accelerator=accelerator,
+                platform=platform, cloud=cloud, region=region, zones=(zone,), accelerator=accelerator,
                 machine=tpu_slice.name, devices_per_unit=tpu_slice.chips, max_units=tpu_slice.max_slices,
                 multi_unit=tpu_slice.max_slices > 1 and tpu_slice.chips == largest_chips[tpu_slice.accelerator],
                 tpu_slice=tpu_slice, price=price,

@@ -281,16 +281,19 @@ def serving_margin(spec: WorkloadSpec, chosen: Sized) -> str:
 def capacity_reasons(chosen: Sized) -> list[str]:
     """How a large GPU run is laid out over node pools, and the accelerator quota it draws on."""
     offer = chosen.offer
-    if offer.platform not in ("gke-gpu", "eks-gpu"):
+    cloud = cloud_named(offer.cloud)
+    if offer.platform != cloud.cluster_platform:  # a cloud's GPU cluster (GKE, EKS), not TPUs, VMs or owned servers
         return []
     sizes = pool_sizes(offer.platform, chosen.units)
     out = []
     if len(sizes) > 1:
-        kind = "node pools" if offer.platform == "gke-gpu" else "managed node groups"
+        kind = cloud.node_pool_kind
         limit = nodes_per_pool(offer.platform)
         out.append(f"Scale: {chosen.units:,} nodes in {len(sizes)} {kind} of at most {limit:,} nodes each "
                    f"({', '.join(f'{size:,}' for size in sizes)}), one cluster.")
-    quota = cloud_named(offer.cloud).gpu_quota
+    quota = cloud.gpu_quota
+    if not quota:  # the record names no GPU quota to check
+        return out
     vcpus = f" ({chosen.units * offer.instance.vcpus:,} vCPUs)" if offer.instance is not None else ""
     out.append(f"Quota: {chosen.devices:,} × {offer.accelerator.name}{vcpus} count against {quota}; check it "
                "before `pulumi up` and request the difference if it is lower.")
@@ -341,7 +344,7 @@ def warnings(spec: WorkloadSpec, chosen: Sized) -> tuple[str, ...]:
                          cpu_cores=server.cpu_cores, memory_gib=server.memory_gib, nvme_tb=server.nvme_tb,
                          network_gbps=server.network_gbps)
         out.extend(f"Unbalanced server: {problem}" for problem in balance_problems(node, training, multi_node))
-    if offer.platform in ("gke-gpu", "eks-gpu"):
+    if offer.platform == cloud_named(offer.cloud).cluster_platform:
         out.extend(f"Capacity: {note}" for note in capacity_notes(offer.platform, chosen.units))
     if offer.owned is not None and offer.owned.defaulted:
         out.append(f"Owned servers are priced with sourced defaults for {', '.join(offer.owned.defaulted)} "

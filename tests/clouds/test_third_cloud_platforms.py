@@ -228,3 +228,91 @@ def test_without_a_system_pool_each_workload_gets_its_own_cluster(cloud_variant,
     plan = fleet["workloads"][0]["plan"]
     assert [pool["role"] for pool in plan["node_pools"]] == ["gpu"]
     assert {line["item"] for line in plan["estimate"]["breakdown"]} & {"system", "cluster"} == set()
+
+
+# 4. Platform-string branches: what the plan says and sizes by the record's fields.
+
+def _fake_plan():  # noqa: ANN202
+    from accelfit.catalog import load_catalog
+    from accelfit.planner.planner import plan
+    from tests.clouds.test_third_cloud import _spec
+
+    return plan(_spec(), load_catalog())
+
+
+def test_the_quota_reason_names_the_quota_its_record_names(cloud_variant):
+    """A plan on a cloud's GPU cluster platform says which quota it counts against: the record's `gpu_quota`;
+    a record that names none gets no such sentence (the fake cloud as it is)."""
+    cloud_variant()
+    assert not any(reason.startswith("Quota:") for reason in _fake_plan().reasons)
+    unregister(fake_cloud.CLOUD.name)
+    cloud_variant(gpu_quota="FakeCloud's regional GPU quota")
+    (quota,) = [reason for reason in _fake_plan().reasons if reason.startswith("Quota:")]
+    assert quota == ("Quota: 8 × h100-80gb (208 vCPUs) count against FakeCloud's regional GPU quota; check it "
+                     "before `pulumi up` and request the difference if it is lower.")
+
+
+def test_the_unit_word_follows_the_record(cloud_variant):
+    """How a plan counts its units: from the platform's record (TPU platform, owned, VM platform, else nodes)."""
+    from accelfit.planner.lock import unit_word
+
+    assert [unit_word(p, 2) for p in ("gke-tpu", "tpu-vm", "baremetal-gpu", "gce-gpu-vm", "ec2-gpu-vm", "gke-gpu",
+                                      "eks-gpu")] == ["2 slices", "2 slices", "2 servers", "2 VMs", "2 VMs",
+                                                      "2 nodes", "2 nodes"]
+    cloud_variant()
+    assert unit_word("fake-gpu", 1) == "1 node"
+    unregister(fake_cloud.CLOUD.name)
+    cloud_variant(vm_platform="fake-gpu")
+    assert unit_word("fake-gpu", 3) == "3 VMs"
+
+
+def test_the_pods_range_is_sized_where_the_record_fixes_it(cloud_variant):
+    """A GPU cluster whose record says its pods range is fixed at creation gets one sized for its nodes."""
+    from types import SimpleNamespace
+
+    from accelfit.planner.build import network_plan
+    from accelfit.planner.model import NetworkPlan
+    from tests.clouds.test_third_cloud import _spec
+
+    big = SimpleNamespace(offer=SimpleNamespace(cloud="fakecloud", platform="fake-gpu", instance=None), units=2000)
+    cloud_variant()
+    assert network_plan(_spec(), big).pods_cidr == NetworkPlan().pods_cidr  # the default
+    unregister(fake_cloud.CLOUD.name)
+    cloud_variant(pods_range_fixed_at_creation=True)
+    assert network_plan(_spec(), big).pods_cidr == "10.128.0.0/13"
+
+
+def test_capacity_groups_follow_the_record(cloud_variant):
+    """Whether the cloud's autoscaler moves work between a workload's pools, and by which node label, is its
+    record's `capacity_groups`."""
+    from accelfit.planner.fleet.capacity_groups import (EKS_CAPACITY_GROUP_LABEL, GKE_COMPUTE_CLASS_LABEL,
+                                                        node_label_key, why_not_grouped)
+
+    cloud_variant()
+    chosen = _fake_plan()
+    (pool,) = chosen.node_pools
+    assert why_not_grouped(chosen, pool) == "fake-gpu has no cluster autoscaler choosing between pools"
+    for mechanism, label in (("node-label", EKS_CAPACITY_GROUP_LABEL), ("compute-class", GKE_COMPUTE_CLASS_LABEL)):
+        unregister(fake_cloud.CLOUD.name)
+        cloud_variant(capacity_groups=mechanism)
+        assert why_not_grouped(chosen, pool) is None and node_label_key(chosen) == label
+
+
+def test_tpu_candidates_come_from_the_record_with_tpu_platforms(cloud_variant):
+    """TPU slices are offered on each allowed cloud whose record sells TPUs, on its tpu_platforms, tagged with its
+    name (was: always gcp, gke-tpu/tpu-vm). A variant that claims TPUs on its cluster platform is searched there
+    (and finds no zone for them in its catalog); the shipped GCP still gets every TPU offer."""
+    from accelfit.catalog import load_catalog
+    from accelfit.planner.candidates import OfferSet, _tpu_offers
+    from accelfit.spec import WorkloadSpec
+
+    cloud_variant(tpu_platforms=("fake-gpu",), unsupported=())
+    spec = WorkloadSpec.model_validate(dict(
+        name="tpus", kind="training", framework="jax", model={"parameters": "7B"},
+        training={"tokens": "20B", "deadline_days": 10},
+        placement={"orchestration": "kubernetes", "clouds": ["fakecloud", "gcp"]}))
+    found = OfferSet()
+    _tpu_offers(spec, load_catalog(), found)
+    fake = [r for r in found.rejected if r.platform == "fake-gpu"]
+    assert fake and {r.rule for r in fake} == {"no-availability"}
+    assert found.offers and {(o.cloud, o.platform) for o in found.offers} == {("gcp", "gke-tpu")}
