@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 from accelfit.buying import buying_model
 from accelfit.catalog.models import Catalog, Cloud, region_of_zone
-from accelfit.clouds import cloud_named, is_cluster_platform
+from accelfit.clouds import cloud_named
 from accelfit.pricing.onprem import owned_server_cost
 from accelfit.planner.costing.buying import (
     buying_rejection, held_block, max_units, reservation_zones, sold_as_hint,
@@ -196,8 +196,8 @@ def _tpu_offers(spec: WorkloadSpec, catalog: Catalog, found: OfferSet) -> None:
         if not cloud.supports("tpu"):
             continue
         # TPUs: vms -> TPU VMs, kubernetes -> the cluster's TPU node pools (GKE), any -> both (the cheaper wins).
-        in_cluster = tuple(platform for platform in cloud.tpu_platforms if is_cluster_platform(platform))
-        alone = tuple(platform for platform in cloud.tpu_platforms if not is_cluster_platform(platform))
+        in_cluster = tuple(platform for platform in cloud.tpu_platforms if platform in cloud.cluster_platforms)
+        alone = tuple(platform for platform in cloud.tpu_platforms if platform not in cloud.cluster_platforms)
         for platform in {Orchestration.vms: alone, Orchestration.kubernetes: in_cluster}.get(
                 spec.placement.orchestration, cloud.tpu_platforms):
             _tpu_platform_offers(spec, catalog, found, platform, cloud.name)
