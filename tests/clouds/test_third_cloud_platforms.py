@@ -316,3 +316,21 @@ def test_tpu_candidates_come_from_the_record_with_tpu_platforms(cloud_variant):
     fake = [r for r in found.rejected if r.platform == "fake-gpu"]
     assert fake and {r.rule for r in fake} == {"no-availability"}
     assert found.offers and {(o.cloud, o.platform) for o in found.offers} == {("gcp", "gke-tpu")}
+
+
+def test_the_tie_break_order_places_its_platform_by_its_kind(cloud_variant):
+    """The documented order (owned, TPU, GPU clusters, GPU VMs) is read from the records: the shipped platforms as
+    documented, the fake cloud's GPU cluster platform after the shipped clusters and before the VMs, and gone again
+    once it is unregistered."""
+    from accelfit.planner.choose import _platform_rank
+    from accelfit.planner.preferences import platform_order
+
+    shipped = ("baremetal-gpu", "gke-tpu", "tpu-vm", "gke-gpu", "eks-gpu", "gce-gpu-vm", "ec2-gpu-vm")
+    assert platform_order() == shipped
+    cloud_variant()
+    assert platform_order() == (*shipped[:5], "fake-gpu", *shipped[5:])
+    assert _platform_rank("eks-gpu") < _platform_rank("fake-gpu") < _platform_rank("gce-gpu-vm")
+    unregister(fake_cloud.CLOUD.name)
+    assert platform_order() == shipped
+    cloud_variant(vm_platform="fake-gpu", cluster_platform="")
+    assert platform_order() == (*shipped, "fake-gpu")
