@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from accelfit.buying import is_held, is_preemptible, term_hours
-from accelfit.clouds import cloud_named
+from accelfit.clouds import cloud_named, cloud_of_platform, is_cluster_platform
 from accelfit.catalog.models import Catalog
 from accelfit.planner import preferences as pref
 from accelfit.planner.balance import NodeShape, balance_problems
@@ -102,8 +102,11 @@ def plan(spec: WorkloadSpec, catalog: Catalog, environment: Environment | None =
     return with_route(built.model_copy(update={"serving": serving}), spec, catalog)
 
 
-# Platforms with no cluster: the plan's `orchestration` is vms (placement.orchestration any resolves to one).
-VM_PLAN_PLATFORMS = ("tpu-vm", "gce-gpu-vm", "ec2-gpu-vm")
+def runs_on_vms(platform: str) -> bool:
+    """A platform with no cluster (TPU VMs, GPU VMs): the plan's `orchestration` is vms (placement.orchestration
+    any resolves to one). Every cloud platform that is not a cluster platform, by its record; owned servers run
+    Kubernetes."""
+    return not (cloud_of_platform(platform).owned or is_cluster_platform(platform))
 
 
 def build_plan(spec: WorkloadSpec, environment: Environment, chosen: Sized, ranked: list[Sized],
@@ -117,7 +120,7 @@ def build_plan(spec: WorkloadSpec, environment: Environment, chosen: Sized, rank
         workload=spec.name, kind=spec.kind.value, framework=spec.framework.value, environment=environment.name,
         option=chosen.option_id, platform=Platform(offer.platform), cloud=PlanCloud(offer.cloud),
         region=offer.region, zones=offer.zones, pricing=offer.pricing,
-        orchestration="vms" if offer.platform in VM_PLAN_PLATFORMS else "kubernetes",
+        orchestration="vms" if runs_on_vms(offer.platform) else "kubernetes",
         accelerator=plan_accelerator(chosen),
         node_pools=pools, tpu_vm_slices=tpu_vm_slices(spec, chosen),
         gpu_vm=gpu_vm_plan(spec, offer) if offer.platform in vm_platforms() else None,
@@ -148,8 +151,8 @@ def orchestration_reasons(spec: WorkloadSpec, chosen: Sized, ranked: list[Sized]
     """placement.orchestration any: why a VM or a cluster won, against the best of the other kind."""
     if spec.placement.orchestration is not Orchestration.any:
         return []
-    chosen_vm = chosen.offer.platform in VM_PLAN_PLATFORMS
-    others = [sized for sized in ranked if (sized.offer.platform in VM_PLAN_PLATFORMS) != chosen_vm]
+    chosen_vm = runs_on_vms(chosen.offer.platform)
+    others = [sized for sized in ranked if runs_on_vms(sized.offer.platform) != chosen_vm]
     kind, other_kind = ("no cluster (VMs)", "a cluster") if chosen_vm else ("a cluster", "VMs without a cluster")
     if not others:
         return [f"placement.orchestration any: {kind}, as no option on {other_kind} fits (see rejected)."]

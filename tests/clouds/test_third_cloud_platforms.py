@@ -334,3 +334,17 @@ def test_the_tie_break_order_places_its_platform_by_its_kind(cloud_variant):
     assert platform_order() == shipped
     cloud_variant(vm_platform="fake-gpu", cluster_platform="")
     assert platform_order() == (*shipped, "fake-gpu")
+
+
+def test_a_platform_without_a_cluster_plans_on_vms(cloud_variant):
+    """The plan's orchestration: vms on every cloud platform that is not a cluster platform (its record's), else
+    kubernetes; owned servers run Kubernetes."""
+    from accelfit.planner.planner import runs_on_vms
+
+    assert [runs_on_vms(p) for p in ("tpu-vm", "gce-gpu-vm", "ec2-gpu-vm", "gke-gpu", "gke-tpu", "eks-gpu",
+                                     "baremetal-gpu")] == [True, True, True, False, False, False, False]
+    cloud_variant()
+    assert not runs_on_vms("fake-gpu")
+    unregister(fake_cloud.CLOUD.name)
+    cloud_variant(cluster_platform="", vm_platform="fake-gpu")
+    assert runs_on_vms("fake-gpu")
