@@ -14,8 +14,26 @@ if TYPE_CHECKING:
     from accelfit.catalog import Catalog
 
 
+class _CloudWithCatalog(click.Choice[str]):
+    """The registered clouds with catalog rows (`Cloud.has_catalog`), read from the registry whenever the option is
+    shown or checked, so a cloud registered after this module loads (a plug-in, a test's) is a choice too."""
+
+    def __init__(self) -> None:
+        super().__init__(())
+
+    @property
+    def choices(self) -> tuple[str, ...]:
+        from accelfit.clouds import all_clouds
+
+        return tuple(cloud.name for cloud in all_clouds() if cloud.has_catalog)
+
+    @choices.setter
+    def choices(self, value: object) -> None:  # click.Choice sets it once; the registry answers instead
+        pass
+
+
 @click.group(invoke_without_command=True)
-@click.option("--cloud", type=click.Choice(["gcp", "aws"]), help="Only offerings on this cloud.")
+@click.option("--cloud", type=_CloudWithCatalog(), help="Only offerings on this cloud.")
 @click.option("--accelerator", "accelerator", metavar="NAME", help="Only this accelerator (aliases such as H100 or v5p ok).")
 @click.option("--region", metavar="REGION", help="Only offerings (and prices) in this region, e.g. us-central1.")
 @click.option("--kind", type=click.Choice(["gpu", "tpu"]), help="Only GPUs or only TPUs.")

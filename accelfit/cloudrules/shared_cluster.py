@@ -38,8 +38,9 @@ class SharedClusterRules(Frozen):
     node_pools_per_cluster: tuple[PoolLimit, ...]
     kueue: KueueLimits
 
-    def pool_limit(self, cloud: str) -> PoolLimit:
-        return next(row for row in self.node_pools_per_cluster if row.cloud == cloud)
+    def pool_limit(self, cloud: str) -> PoolLimit | None:
+        """The cloud's sourced limit; None for a cloud the file has no row for (a registered cloud's own)."""
+        return next((row for row in self.node_pools_per_cluster if row.cloud == cloud), None)
 
 
 @functools.cache
@@ -49,7 +50,7 @@ def shared_cluster_rules() -> SharedClusterRules:
 
 def pool_count_problems(cloud: str, cluster: str, pools: int) -> list[Problem]:
     limit = shared_cluster_rules().pool_limit(cloud)
-    if pools <= limit.max_pools:
+    if limit is None or pools <= limit.max_pools:
         return []
     what = cloud_named(cloud).pools_per_cluster
     fix = ("raise the quota (Service Quotas: Amazon EKS, managed node groups per cluster) or split the fleet "

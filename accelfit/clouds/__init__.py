@@ -9,8 +9,8 @@ planner, because the cloud rules (accelfit/cloudrules) check plans and so import
 from accelfit.clouds.cloud import FEATURES, Cloud
 from accelfit.clouds.registry import (
     UnknownCloud, all_clouds, cloud_named, cloud_names, cloud_of_platform, cloud_of_scheme,
-    clouds_supporting, hook, register, unregister,
+    clouds_supporting, hook, is_cluster_platform, register, unregister,
 )
 
 __all__ = ["FEATURES", "Cloud", "UnknownCloud", "all_clouds", "cloud_named", "cloud_names", "cloud_of_platform",
-           "cloud_of_scheme", "clouds_supporting", "hook", "register", "unregister"]
+           "cloud_of_scheme", "clouds_supporting", "hook", "is_cluster_platform", "register", "unregister"]

@@ -32,6 +32,9 @@ class Cloud:
     # pools (the only one that buys reservations and the cloud's own buying models), a GPU VM without a cluster.
     cluster_platform: str = ""
     cluster_tpu_platform: str = ""  # a cluster's TPU node pools (GKE)
+    # How a plan names the cloud's clusters (SharedCluster.platform; upper-cased in why a workload runs where it
+    # does): gke, eks; "" = its cluster platform's name.
+    cluster_kind: str = ""
     vm_platform: str = ""
     # Platforms on which the stack builds a model server (a cluster whose workload identity reads the weights).
     server_platforms: tuple[str, ...] = ()
@@ -50,7 +53,8 @@ class Cloud:
     # Types that cost nothing themselves but say how a priced one runs (a launch or instance template), handed to
     # the pricers by resource name.
     template_resource_types: tuple[str, ...] = ()
-    # "module:Class" of the read-only preflight reader for this cloud ("" where preflight reads nothing).
+    # "module:Class" of the read-only preflight reader for this cloud ("" where preflight reads nothing): the one
+    # place preflight learns how to build it, how to log in and how to ask for more (accelfit/preflight/readers.py).
     preflight_reader: str = ""
     # The stack config key naming where preflight reads (GCP: the project; "" where the credentials say it all).
     preflight_project_key: str = ""
@@ -130,6 +134,13 @@ class Cloud:
     # exporter), "gpu-operator" (the driver and toolkit come with the node image or host preparation: the GPU
     # Operator with driver and toolkit off); "" where it has no GPU cluster.
     gpu_software: str = ""
+    # How the cloud's cluster autoscaler moves pending work between a workload's planned and standby GPU pools (a
+    # capacity group, accelfit/planner/fleet/capacity_groups.py): "compute-class" (GKE custom compute classes, by
+    # their node label), "node-label" (accelfit's own node label, which the Cluster Autoscaler reads: EKS); "" where
+    # it does not (Kueue moves the job instead).
+    capacity_groups: str = ""
+    # What the cloud's managed GPU pools are called in a plan's words (EKS: managed node groups).
+    node_pool_kind: str = "node pools"
     # Reservations are zonal (GCP: a reservation lives in one zone) rather than named by id alone (AWS).
     zonal_reservations: bool = False
     # How a cluster's pool limit is named in a problem (accelfit/cloudrules/shared_cluster.py).
@@ -159,6 +170,30 @@ class Cloud:
 
     def offers(self, platform: str) -> bool:
         return platform in self.platforms
+
+    @property
+    def cluster_platforms(self) -> tuple[str, ...]:
+        """Its platforms whose work runs as node pools of a Kubernetes cluster accelfit creates in the cloud (not
+        owned servers' own cluster, TPU VMs or GPU VMs): they take the cluster's costs and standby pools, and may
+        share a fleet's cluster."""
+        return tuple(platform for platform in (self.cluster_platform, self.cluster_tpu_platform) if platform)
+
+    @property
+    def cluster_word(self) -> str:
+        """How a plan names its clusters: `cluster_kind`, else its cluster platform's name."""
+        return self.cluster_kind or self.cluster_platform
+
+    @property
+    def has_system_pool(self) -> bool:
+        """Its clusters build a system pool (cluster add-ons) of `system_pool_machine`; a fleet's shared cluster
+        builds one for all members (SharedCluster.system_pool, which the plan's schema requires)."""
+        return bool(self.system_pool_machine)
+
+    @property
+    def has_catalog(self) -> bool:
+        """It has catalog rows of its own (its catalog files: offerings and prices) that `accelfit catalog --cloud`
+        lists; owned servers have none (their inventory is theirs)."""
+        return bool(self.catalog_files)
 
     @property
     def a_region_owner(self) -> str:

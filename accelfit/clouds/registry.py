@@ -99,6 +99,13 @@ def cloud_of_platform(platform: str) -> Cloud:
     raise _unknown("platform", value, tuple(p for cloud in _registry().values() for p in cloud.platforms))
 
 
+def is_cluster_platform(platform: str) -> bool:
+    """The platform's work runs as node pools of a cloud Kubernetes cluster accelfit creates (Cloud.cluster_platforms):
+    GKE's GPU and TPU pools, EKS's node groups, a registered cloud's own cluster platform."""
+    value = str(getattr(platform, "value", platform))
+    return any(value in cloud.cluster_platforms for cloud in _registry().values())
+
+
 def clouds_supporting(feature: str) -> tuple[Cloud, ...]:
     """The clouds that can do `feature` (dstack's features.py idea: derived from each cloud's own data)."""
     return tuple(cloud for cloud in _registry().values() if cloud.supports(feature))

@@ -6,7 +6,7 @@ import math
 
 from accelfit.buying import all_buying_models, buying_model, find_buying_model
 from accelfit.catalog import TpuSlice
-from accelfit.clouds import cloud_named
+from accelfit.clouds import cloud_named, is_cluster_platform
 from accelfit.clouds.gcp_flex_start import flex_start_placement_rejection
 from accelfit.planner.costing.option_costs import (
     SYSTEM_POOL_DISK_GB, SYSTEM_POOL_MAX_NODES, SYSTEM_POOL_MIN_NODES, serving_window, storage_needs,
@@ -65,7 +65,7 @@ def node_pools(spec: WorkloadSpec, sized: Sized) -> tuple[NodePool, ...]:
     # Multi-node training keeps every node in one zone (compact placement, no cross-zone traffic); serving
     # spreads over the offer's zones. On GKE the system pool follows, so add-ons run where the work runs.
     pool_zones = offer.zones[:1] if multi_node_training else offer.zones
-    if offer.platform in ("gke-gpu", "gke-tpu", "eks-gpu"):
+    if is_cluster_platform(offer.platform) and cloud_named(offer.cloud).has_system_pool:
         pools.append(NodePool(name="system", role="system", machine_type=cloud_named(offer.cloud).system_pool_machine,
                               min_nodes=SYSTEM_POOL_MIN_NODES, max_nodes=SYSTEM_POOL_MAX_NODES,
                               initial_nodes=SYSTEM_POOL_MIN_NODES,
@@ -207,7 +207,10 @@ def network_plan(spec: WorkloadSpec, sized: Sized) -> NetworkPlan:
     efa = bool(instance and network == "efa" and multi_node_training and instance.efa_interfaces > 0)
     extra = instance.extra_networks if (instance and network == "extra-networks" and multi_node_training) else 0
     default = NetworkPlan()
-    pods = pods_cidr_for(sized.units, default.pods_cidr) if offer.platform == "gke-gpu" else default.pods_cidr
+    cloud = cloud_named(offer.cloud)
+    # Sized from the nodes where the cloud fixes a GPU cluster's pods range when it is created (GKE).
+    fixed = cloud.pods_range_fixed_at_creation and offer.platform == cloud.cluster_platform
+    pods = pods_cidr_for(sized.units, default.pods_cidr) if fixed else default.pods_cidr
     return NetworkPlan(extra_networks=extra, efa=efa, placement_group=efa, pods_cidr=pods)
 
 

@@ -193,17 +193,23 @@ def _gpu_zones(catalog: Catalog, instance: InstanceType, region: str) -> tuple[s
 
 
 def _tpu_offers(spec: WorkloadSpec, catalog: Catalog, found: OfferSet, pricing: str) -> None:
-    if not any(cloud_named(cloud).supports("tpu") for cloud in spec.placement.clouds):
-        return
-    # TPUs: vms -> TPU VMs, kubernetes -> GKE TPU node pools, any -> both (the cheaper wins).
-    for platform in {Orchestration.vms: ("tpu-vm",), Orchestration.kubernetes: ("gke-tpu",)}.get(
-            spec.placement.orchestration, ("gke-tpu", "tpu-vm")):
-        _tpu_platform_offers(spec, catalog, found, platform, pricing)
+    """The catalog's TPU slices on each allowed cloud that sells TPUs (its record's tpu_platforms: GCP)."""
+    for name in dict.fromkeys(spec.placement.clouds):
+        cloud = cloud_named(name)
+        if not cloud.supports("tpu"):
+            continue
+        # TPUs: vms -> TPU VMs, kubernetes -> the cluster's TPU node pools (GKE), any -> both (the cheaper wins).
+        in_cluster = tuple(platform for platform in cloud.tpu_platforms if platform in cloud.cluster_platforms)
+        alone = tuple(platform for platform in cloud.tpu_platforms if platform not in cloud.cluster_platforms)
+        for platform in {Orchestration.vms: alone, Orchestration.kubernetes: in_cluster}.get(
+                spec.placement.orchestration, cloud.tpu_platforms):
+            _tpu_platform_offers(spec, catalog, found, platform, cloud.name, pricing)
 
 
-def _tpu_platform_offers(spec: WorkloadSpec, catalog: Catalog, found: OfferSet, platform: str, pricing: str) -> None:
+def _tpu_platform_offers(spec: WorkloadSpec, catalog: Catalog, found: OfferSet, platform: str, cloud: str,
+                         pricing: str) -> None:
     if buying_model(pricing).offers_by_rules:
-        why = buying_rejection(spec, "gcp", platform, None, pricing)
+        why = buying_rejection(spec, cloud, platform, None, pricing)
         if why is not None:
             for generation in dict.fromkeys(tpu_slice.accelerator for tpu_slice in catalog.tpu_slices):
                 found.reject(platform, generation, "", "", *why)
@@ -224,7 +230,7 @@ def _tpu_platform_offers(spec: WorkloadSpec, catalog: Catalog, found: OfferSet, 
             rejected_generations.add(accelerator.name)
             continue
         # Zones come from the cloud's availability list (tpu_availability.yaml), never from price rows.
-        zones = catalog.available_zones(accelerator.name, Cloud.gcp)
+        zones = catalog.available_zones(accelerator.name, Cloud(cloud))
         if not zones:
             found.reject(platform, accelerator.name, tpu_slice.name, "", "no-availability",
                          f"the catalog lists no zone where {accelerator.name} can be created")
@@ -233,13 +239,13 @@ def _tpu_platform_offers(spec: WorkloadSpec, catalog: Catalog, found: OfferSet, 
             region = region_of_zone(zone)
             if not _region_allowed(spec, region):
                 continue
-            price = catalog.price(Cloud.gcp, tpu_slice.accelerator, region, pricing)
+            price = catalog.price(Cloud(cloud), tpu_slice.accelerator, region, pricing)
             if price is None:
                 found.reject(platform, accelerator.name, tpu_slice.name, zone, NO_PRICE,
                              f"the catalog has no {pricing} price for {accelerator.name} in {region}")
                 continue
             found.offers.append(Offer(
-                platform=platform, cloud="gcp", region=region, zones=(zone,), accelerator=accelerator,
+                platform=platform, cloud=cloud, region=region, zones=(zone,), accelerator=accelerator,
                 machine=tpu_slice.name, devices_per_unit=tpu_slice.chips, max_units=tpu_slice.max_slices,
                 multi_unit=tpu_slice.max_slices > 1 and tpu_slice.chips == largest_chips[tpu_slice.accelerator],
                 tpu_slice=tpu_slice, price=price,

@@ -22,9 +22,8 @@ class NoFeasiblePlan(Exception):
 
 
 def _platform_rank(platform: str) -> int:
-    """The platform's place in the documented tie-break order; a registered cloud's platform not in it comes after
-    the shipped ones (then the cloud's name breaks the tie)."""
-    order = pref.PLATFORM_ORDER
+    """The platform's place in the documented tie-break order (preferences.platform_order, from the records)."""
+    order = pref.platform_order()
     return order.index(platform) if platform in order else len(order)
 
 

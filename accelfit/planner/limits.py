@@ -52,26 +52,24 @@ def _value(platform: str, limit: str, kind: str) -> int | None:
 
 
 def nodes_per_pool(platform: str) -> int | None:
-    """Most nodes one GPU node pool / managed node group holds without a quota raise; None = no pool limit."""
-    if platform == "gke-gpu":
-        return _value(platform, "nodes-per-pool-zone", "hard")
-    if platform == "eks-gpu":
-        return _value(platform, "nodes-per-pool", "quota")
-    return None
+    """Most nodes one GPU node pool / managed node group holds without a quota raise; None = no pool limit. The
+    platform's own row says which: per pool and zone, hard (GKE), or per pool, a quota (EKS)."""
+    rows = [row.value for limit in ("nodes-per-pool-zone", "nodes-per-pool") for row in limits_for(platform, limit)
+            if row.kind in ("hard", "quota")]
+    return min(rows) if rows else None
 
 
 @functools.cache  # asked once per offer
 def max_cluster_nodes(platform: str) -> int | None:
     """Most GPU nodes accelfit plans in one cluster: the hard limit (GKE) or the default quotas' product (EKS)."""
-    if platform == "gke-gpu":
-        return _value(platform, "nodes-per-cluster", "hard")
-    if platform == "eks-gpu":
-        # EKS publishes no per-cluster node limit; the default quotas (groups per cluster x nodes per group) bound
-        # what accelfit plans, and the plan says when the group count needs raising.
-        per_pool = nodes_per_pool(platform)
-        groups = _value(platform, "pools-per-cluster", "quota")
-        return per_pool * groups if per_pool and groups else None
-    return None
+    hard = _value(platform, "nodes-per-cluster", "hard")
+    if hard is not None:
+        return hard
+    # No published per-cluster node limit (EKS): the default quotas (groups per cluster x nodes per group) bound
+    # what accelfit plans, and the plan says when the group count needs raising.
+    per_pool = nodes_per_pool(platform)
+    groups = _value(platform, "pools-per-cluster", "quota")
+    return per_pool * groups if per_pool and groups else None
 
 
 def pool_sizes(platform: str, nodes: int) -> list[int]:

@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from accelfit.lock_setting import LOCKED_ENV, TRUE_WORDS  # noqa: F401 (re-exported: one reading, lock_setting)
 from accelfit.catalog.models import Catalog
+from accelfit.clouds import cloud_of_platform
 from accelfit.planner.choose import best_per_group, grouped_rejections, infeasible, rank_key
 from accelfit.planner.evaluate import over_budget, policy_rejections, size_offer
 from accelfit.planner.model import Plan
@@ -81,9 +82,10 @@ class LockRequired(Exception):
 
 
 def unit_word(platform: str, count: int) -> str:
-    """What the count of an option counts: nodes, TPU slices or owned servers."""
-    word = {"gke-tpu": "slice", "tpu-vm": "slice", "baremetal-gpu": "server", "gce-gpu-vm": "VM",
-            "ec2-gpu-vm": "VM"}.get(platform, "node")
+    """What the count of an option counts, as its cloud's record says: TPU slices, owned servers, GPU VMs or nodes."""
+    cloud = cloud_of_platform(platform)
+    word = ("slice" if platform in cloud.tpu_platforms else "server" if cloud.owned
+            else "VM" if platform == cloud.vm_platform else "node")
     return f"{count} {word}{'' if count == 1 else 's'}"
 
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from accelfit.buying import is_held, is_preemptible, term_hours
-from accelfit.clouds import cloud_named
+from accelfit.clouds import cloud_named, cloud_of_platform, is_cluster_platform
 from accelfit.catalog.models import Catalog
 from accelfit.planner import preferences as pref
 from accelfit.planner.balance import NodeShape, balance_problems
@@ -114,8 +114,11 @@ def plan(spec: WorkloadSpec, catalog: Catalog, environment: Environment | None =
     return with_route(built.model_copy(update={"serving": serving}), spec, catalog)
 
 
-# Platforms with no cluster: the plan's `orchestration` is vms (placement.orchestration any resolves to one).
-VM_PLAN_PLATFORMS = ("tpu-vm", "gce-gpu-vm", "ec2-gpu-vm")
+def runs_on_vms(platform: str) -> bool:
+    """A platform with no cluster (TPU VMs, GPU VMs): the plan's `orchestration` is vms (placement.orchestration
+    any resolves to one). Every cloud platform that is not a cluster platform, by its record; owned servers run
+    Kubernetes."""
+    return not (cloud_of_platform(platform).owned or is_cluster_platform(platform))
 
 
 def build_plan(spec: WorkloadSpec, environment: Environment, chosen: Sized, ranked: list[Sized],
@@ -129,7 +132,7 @@ def build_plan(spec: WorkloadSpec, environment: Environment, chosen: Sized, rank
         workload=spec.name, kind=spec.kind.value, framework=spec.framework.value, environment=environment.name,
         option=chosen.option_id, platform=Platform(offer.platform), cloud=PlanCloud(offer.cloud),
         region=offer.region, zones=offer.zones, pricing=offer.pricing,
-        orchestration="vms" if offer.platform in VM_PLAN_PLATFORMS else "kubernetes",
+        orchestration="vms" if runs_on_vms(offer.platform) else "kubernetes",
         accelerator=plan_accelerator(chosen),
         node_pools=pools, tpu_vm_slices=tpu_vm_slices(spec, chosen),
         gpu_vm=gpu_vm_plan(spec, offer) if offer.platform in vm_platforms() else None,
@@ -162,8 +165,8 @@ def orchestration_reasons(spec: WorkloadSpec, chosen: Sized, ranked: list[Sized]
     """placement.orchestration any: why a VM or a cluster won, against the best of the other kind."""
     if spec.placement.orchestration is not Orchestration.any:
         return []
-    chosen_vm = chosen.offer.platform in VM_PLAN_PLATFORMS
-    others = [sized for sized in ranked if (sized.offer.platform in VM_PLAN_PLATFORMS) != chosen_vm]
+    chosen_vm = runs_on_vms(chosen.offer.platform)
+    others = [sized for sized in ranked if runs_on_vms(sized.offer.platform) != chosen_vm]
     kind, other_kind = ("no cluster (VMs)", "a cluster") if chosen_vm else ("a cluster", "VMs without a cluster")
     if not others:
         return [f"placement.orchestration any: {kind}, as no option on {other_kind} fits (see rejected)."]
@@ -294,16 +297,19 @@ def serving_margin(spec: WorkloadSpec, chosen: Sized) -> str:
 def capacity_reasons(chosen: Sized) -> list[str]:
     """How a large GPU run is laid out over node pools, and the accelerator quota it draws on."""
     offer = chosen.offer
-    if offer.platform not in ("gke-gpu", "eks-gpu"):
+    cloud = cloud_named(offer.cloud)
+    if offer.platform != cloud.cluster_platform:  # a cloud's GPU cluster (GKE, EKS), not TPUs, VMs or owned servers
         return []
     sizes = pool_sizes(offer.platform, chosen.units)
     out = []
     if len(sizes) > 1:
-        kind = "node pools" if offer.platform == "gke-gpu" else "managed node groups"
+        kind = cloud.node_pool_kind
         limit = nodes_per_pool(offer.platform)
         out.append(f"Scale: {chosen.units:,} nodes in {len(sizes)} {kind} of at most {limit:,} nodes each "
                    f"({', '.join(f'{size:,}' for size in sizes)}), one cluster.")
-    quota = cloud_named(offer.cloud).gpu_quota
+    quota = cloud.gpu_quota
+    if not quota:  # the record names no GPU quota to check
+        return out
     vcpus = f" ({chosen.units * offer.instance.vcpus:,} vCPUs)" if offer.instance is not None else ""
     out.append(f"Quota: {chosen.devices:,} × {offer.accelerator.name}{vcpus} count against {quota}; check it "
                "before `pulumi up` and request the difference if it is lower.")
@@ -354,7 +360,7 @@ def warnings(spec: WorkloadSpec, chosen: Sized) -> tuple[str, ...]:
                          cpu_cores=server.cpu_cores, memory_gib=server.memory_gib, nvme_tb=server.nvme_tb,
                          network_gbps=server.network_gbps)
         out.extend(f"Unbalanced server: {problem}" for problem in balance_problems(node, training, multi_node))
-    if offer.platform in ("gke-gpu", "eks-gpu"):
+    if offer.platform == cloud_named(offer.cloud).cluster_platform:
         out.extend(f"Capacity: {note}" for note in capacity_notes(offer.platform, chosen.units))
     if offer.owned is not None and offer.owned.defaulted:
         out.append(f"Owned servers are priced with sourced defaults for {', '.join(offer.owned.defaulted)} "

@@ -8,9 +8,11 @@ Each penalty appears by name in the plan's reasons or an alternative's `why_not`
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from pathlib import Path
 
+from accelfit.clouds.registry import all_clouds, on_change
 from accelfit.yamlio import read_package_yaml
 
 
@@ -100,6 +102,19 @@ DAYS_PER_MONTH = 30.42
 # Owned (bare-metal) hardware: its cost (acquisition, energy, rack, staff) is accelfit.pricing.onprem's.
 
 # Tie-break order when two options score the same to the cent: owned hardware first (already paid for), then
-# managed TPU, then GPU clouds; then cloud, region, accelerator name and count, alphabetically/ascending.
-PLATFORM_ORDER = ("baremetal-gpu", "gke-tpu", "tpu-vm", "gke-gpu", "eks-gpu", "gce-gpu-vm", "ec2-gpu-vm")
+# managed TPU, then GPU clouds (their clusters, then GPU VMs); then cloud, region, accelerator name and count,
+# alphabetically/ascending. Read from the records (`platform_order`), the clouds in registry order: baremetal-gpu,
+# gke-tpu, tpu-vm, gke-gpu, eks-gpu, gce-gpu-vm, ec2-gpu-vm for the shipped ones.
+@functools.cache
+def platform_order() -> tuple[str, ...]:
+    clouds = all_clouds()
+    kinds = ([platform for cloud in clouds if cloud.owned for platform in cloud.platforms],
+             [platform for cloud in clouds for platform in cloud.tpu_platforms],
+             [cloud.cluster_platform for cloud in clouds if cloud.cluster_platform and not cloud.owned],
+             [cloud.vm_platform for cloud in clouds if cloud.vm_platform],
+             [platform for cloud in clouds for platform in cloud.platforms])  # any other, last
+    return tuple(dict.fromkeys(platform for kind in kinds for platform in kind))
+
+
+on_change(platform_order.cache_clear)  # a cloud registered or removed
 

@@ -23,8 +23,8 @@ from typing import Any
 
 from accelfit.preflight.credentials import check_aws_files
 from accelfit.preflight.errors import UNREACHABLE_FIX, credentials_error, sdk_missing
-from accelfit.preflight.model import (Needs, Observed, QuotaReading, ReservationNeed, ReservationReading, Unchecked, ZoneNeed,
-                                      quota_key, reservation_key, zone_key)
+from accelfit.preflight.model import (Needs, Observed, QuotaNeed, QuotaReading, ReservationNeed, ReservationReading,
+                                      Unchecked, ZoneNeed, quota_key, reservation_key, zone_key)
 from accelfit.preflight.retry import Throttled, call_with_retries, throttled_unchecked
 
 THROTTLED = {"Throttling", "ThrottlingException", "TooManyRequestsException", "RequestLimitExceeded",
@@ -34,7 +34,34 @@ BAD_CREDENTIALS = {"UnrecognizedClientException", "InvalidClientTokenId", "Expir
 DENIED = {"AccessDenied", "AccessDeniedException", "UnauthorizedOperation", "UnauthorizedException"}
 
 
+LOGIN = "run `aws sso login --profile NAME` (then AWS_PROFILE=NAME) or `aws configure`"
+
+
 class AwsReader:
+    """The record's preflight reader (accelfit/preflight/readers.py): reads with the default credential chain."""
+
+    @classmethod
+    def for_needs(cls, needs: Needs) -> AwsReader:
+        return cls()
+
+    @staticmethod
+    def login(profile: str = "") -> str:
+        """How to log in, for the profile in use (AWS_PROFILE) when there is one."""
+        if not profile:
+            return LOGIN
+        return (f"run `aws sso login --profile {profile}` (an SSO profile) or `aws configure --profile {profile}` "
+                f"(access keys), or unset AWS_PROFILE to use the default profile")
+
+    @staticmethod
+    def quota_request(need: QuotaNeed, project: str, wanted: int) -> str:
+        return (f"aws service-quotas request-service-quota-increase --service-code ec2 --quota-code {need.metric} "
+                f"--desired-value {wanted} --region {need.region}")
+
+    @staticmethod
+    def reservation_request(res: ReservationNeed, wanted: int, project: str) -> str:
+        return (f"aws ec2 modify-capacity-reservation --capacity-reservation-id {res.name} --instance-count {wanted} "
+                f"--region {res.region}")
+
     def __init__(self, client_factory: Callable[[str, str], Any] | None = None, *,
                  sleep: Callable[[float], None] = time.sleep, now: Callable[[], dt.datetime] | None = None):
         try:

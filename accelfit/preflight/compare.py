@@ -9,10 +9,9 @@ is reported with the reason and never counted as fitting.
 
 from __future__ import annotations
 
-from urllib.parse import quote
-
-from accelfit.preflight.model import (Finding, Needs, Observed, QuotaNeed, QuotaReading, Report, ReservationNeed,
+from accelfit.preflight.model import (Finding, Needs, Observed, QuotaNeed, QuotaReading, Report,
                                       cloud_quotas_key, quota_key, reservation_key, zone_key)
+from accelfit.preflight.readers import reader_class
 
 
 def compare(needs: Needs, observed: Observed, cloud: str) -> Report:
@@ -50,7 +49,7 @@ def compare(needs: Needs, observed: Observed, cloud: str) -> Report:
         request = ""
         if short:
             wanted = reading.in_use + res.instances
-            request = _RESERVATION_REQUEST[cloud](res, wanted, needs.project)
+            request = reader_class(cloud).reservation_request(res, wanted, needs.project)
         findings.append(Finding(kind="reservation", status="short" if short else "ok", subject=subject,
                                 region=res.region, needed=res.instances, limit=reading.count, in_use=reading.in_use,
                                 detail=f"{free} of {reading.count} instances free", request=request,
@@ -125,33 +124,8 @@ def _quota(need: QuotaNeed, observed: Observed, project: str, standard_needs: di
 
 
 def _request(need: QuotaNeed, project: str, wanted: int) -> str:
-    return _QUOTA_REQUEST[need.cloud](need, project, wanted)
-
-
-def _gcp_quota_request(need: QuotaNeed, project: str, wanted: int) -> str:
-    where = need.zone or need.region
-    return (f"ask for {wanted} {need.unit} of {need.metric} in {where}: "
-            f"https://console.cloud.google.com/iam-admin/quotas?project={quote(project)} (filter: {need.metric})")
-
-
-def _aws_quota_request(need: QuotaNeed, project: str, wanted: int) -> str:
-    return (f"aws service-quotas request-service-quota-increase --service-code ec2 --quota-code {need.metric} "
-            f"--desired-value {wanted} --region {need.region}")
-
-
-def _gcp_reservation_request(res: ReservationNeed, wanted: int, project: str) -> str:
-    return (f"gcloud compute reservations update {res.name} --zone={res.zone} --vm-count={wanted} "
-            f"--project={project}")
-
-
-def _aws_reservation_request(res: ReservationNeed, wanted: int, project: str) -> str:
-    return (f"aws ec2 modify-capacity-reservation --capacity-reservation-id {res.name} --instance-count {wanted} "
-            f"--region {res.region}")
-
-
-# How to ask each cloud that preflight reads for more: its own command or console page, by cloud name.
-_QUOTA_REQUEST = {"gcp": _gcp_quota_request, "aws": _aws_quota_request}
-_RESERVATION_REQUEST = {"gcp": _gcp_reservation_request, "aws": _aws_reservation_request}
+    """How to ask the cloud that preflight read for more: its own command or console page (its reader says)."""
+    return str(reader_class(need.cloud).quota_request(need, project, wanted))
 
 
 def _steps(needs: Needs, findings: list[Finding]) -> tuple[tuple[str, str], ...]:

@@ -19,11 +19,12 @@ import functools
 import time
 from collections.abc import Callable
 from typing import Any
+from urllib.parse import quote
 
 from accelfit.preflight.credentials import gcp_key_info
 from accelfit.preflight.errors import UNREACHABLE_FIX, credentials_error, sdk_missing
-from accelfit.preflight.model import (Needs, Observed, QuotaNeed, QuotaReading, ReservationReading, Unchecked, ZoneNeed,
-                                      cloud_quotas_key, quota_key, reservation_key, zone_key)
+from accelfit.preflight.model import (Needs, Observed, QuotaNeed, QuotaReading, ReservationNeed, ReservationReading,
+                                      Unchecked, ZoneNeed, cloud_quotas_key, quota_key, reservation_key, zone_key)
 from accelfit.preflight.retry import Throttled, call_with_retries, throttled_unchecked
 
 # Read-only roles that grant each call (IAM basic/predefined roles reference).
@@ -31,7 +32,31 @@ ROLE = {"compute": "roles/compute.viewer", "quotas": "roles/cloudquotas.viewer",
         "services": "roles/serviceusage.serviceUsageViewer"}
 
 
+LOGIN = "run `gcloud auth application-default login` (or set GOOGLE_APPLICATION_CREDENTIALS to a key file)"
+
+
 class GcpReader:
+    """The record's preflight reader (accelfit/preflight/readers.py): reads the stack's project."""
+
+    @classmethod
+    def for_needs(cls, needs: Needs) -> GcpReader:
+        return cls(needs.project)
+
+    @staticmethod
+    def login(profile: str = "") -> str:
+        return LOGIN
+
+    @staticmethod
+    def quota_request(need: QuotaNeed, project: str, wanted: int) -> str:
+        where = need.zone or need.region
+        return (f"ask for {wanted} {need.unit} of {need.metric} in {where}: "
+                f"https://console.cloud.google.com/iam-admin/quotas?project={quote(project)} (filter: {need.metric})")
+
+    @staticmethod
+    def reservation_request(res: ReservationNeed, wanted: int, project: str) -> str:
+        return (f"gcloud compute reservations update {res.name} --zone={res.zone} --vm-count={wanted} "
+                f"--project={project}")
+
     def __init__(self, project: str, credentials: Any = None, *, sleep: Callable[[float], None] = time.sleep):
         try:
             from google.api_core import exceptions

@@ -6,6 +6,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from accelfit.clouds.names import Cloud
+
 
 class Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -15,7 +17,7 @@ class QuotaNeed(Frozen):
     """One quota a stack draws on in one region (GCP: a Compute Engine metric or a Cloud Quotas quota id; AWS: a
     Service Quotas code), at full scale: every pool the stack builds at its maximum, standby pools included."""
 
-    cloud: Literal["gcp", "aws"]
+    cloud: Cloud  # a registered cloud that sells capacity (preflight reads no owned servers)
     region: str
     metric: str = Field(description="GCE metric (NVIDIA_H100_GPUS), TPU quota id, or AWS quota code (L-417A185B).")
     label: str = Field(description="What the quota counts, in words.")
@@ -44,7 +46,7 @@ def cloud_quotas_key(region: str, quota_id: str, dimension: str, zone: str = "")
 
 
 class ZoneNeed(Frozen):
-    cloud: Literal["gcp", "aws"]
+    cloud: Cloud
     region: str
     zone: str
     machine_type: str
@@ -53,7 +55,7 @@ class ZoneNeed(Frozen):
 
 
 class ReservationNeed(Frozen):
-    cloud: Literal["gcp", "aws"]
+    cloud: Cloud
     region: str
     zone: str
     name: str = Field(description="GCE reservation name or EC2 capacity reservation id.")

@@ -1,32 +1,17 @@
-"""Needs -> the cloud's reader -> comparison, per cloud the stack uses. The readers are looked up here so tests
-can hand in readers built on recorded responses."""
+"""Needs -> the cloud's reader -> comparison, per cloud the stack uses. Each cloud's reader is the class its record
+names (accelfit/preflight/readers.py); tests hand in readers built on recorded responses by replacing its
+`for_needs`."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from accelfit.preflight.compare import compare
 from accelfit.preflight.model import Needs, Report
-
-
-def gcp_reader(needs: Needs) -> Any:
-    from accelfit.preflight.gcp import GcpReader
-
-    return GcpReader(needs.project)
-
-
-def aws_reader(needs: Needs) -> Any:
-    from accelfit.preflight.aws import AwsReader
-
-    return AwsReader()
-
-
-READERS = {"gcp": gcp_reader, "aws": aws_reader}
+from accelfit.preflight.readers import reader_class
 
 
 def check(needs_by_cloud: dict[str, Needs]) -> list[Report]:
     reports = []
     for cloud, needs in needs_by_cloud.items():
-        observed = READERS[cloud](needs).read(needs)
+        observed = reader_class(cloud).for_needs(needs).read(needs)
         reports.append(compare(needs, observed, cloud))
     return reports

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from accelfit.buying import find_buying_model, term_hours
 from accelfit.catalog.models import Catalog
-from accelfit.clouds import cloud_named, cloud_of_platform
+from accelfit.clouds import cloud_named, cloud_of_platform, is_cluster_platform
 from accelfit.planner.costing import filestore_capacity
 from accelfit.planner.costing.data_transfer import transfer_part
 from accelfit.planner import preferences as pref
@@ -47,7 +47,6 @@ GIB_PER_TB = 1e12 / 2.0**30
 SYSTEM_POOL_MIN_NODES = 1
 SYSTEM_POOL_MAX_NODES = 3
 SYSTEM_POOL_DISK_GB = 100
-CLUSTER_PLATFORMS = ("gke-gpu", "gke-tpu", "eks-gpu")
 # Platforms that take a part-day service's pools to zero outside its daily window, and how (the plan's note):
 # - EKS: scheduled actions on the node group's Auto Scaling group set it to zero nodes (components/aws/schedule.py).
 # - GKE (GPU pools): a KEDA cron trigger holds the servers for the window and lets them go after it (minReplicaCount
@@ -172,12 +171,14 @@ def node_boot_disk(catalog: Catalog, offer: Offer, system: bool) -> tuple[float,
     """(hourly USD, description) of one node's boot disk as the stack builds it: the plan's pool disk size
     (GPU pools the NodePool default, the system pool SYSTEM_POOL_DISK_GB) and the type the stack sets.
     TPU machines and owned servers: none priced (accelfit.pricing.node_disks)."""
-    if cloud_named(offer.cloud).owned or (offer.tpu_slice is not None and not system):
+    cloud = cloud_named(offer.cloud)
+    if cloud.owned or (offer.tpu_slice is not None and not system):
         return 0.0, ""
     if system:
         return system_boot_disk(catalog, offer.cloud, offer.region)
+    if not (cloud.node_disk_service or cloud.node_disk_by_family):  # a cloud whose record prices no node disk
+        return 0.0, ""
     size_gb = NodePool.model_fields["disk_size_gb"].default
-    cloud = cloud_named(offer.cloud)
     service = (gke_boot_disk_type(offer.instance.family if offer.instance else "") if cloud.node_disk_by_family
                else cloud.node_disk_service)
     rate = _service(catalog, offer.cloud, service, offer.region)
@@ -201,11 +202,11 @@ def cost_parts(spec: WorkloadSpec, catalog: Catalog, offer: Offer, units: int, r
     cloud, region = offer.cloud, offer.region
     run = run_of(spec, offer, run_hours)
     vm = None
-    if offer.platform in ("gce-gpu-vm", "ec2-gpu-vm"):
+    if offer.platform == cloud_named(cloud).vm_platform:
         from accelfit.planner.gpu_vms import vm_parts
 
         vm = vm_parts(spec, catalog, offer, run)
-    disk_hourly, disk_note = (node_boot_disk(catalog, offer, system=False) if offer.platform in CLUSTER_PLATFORMS
+    disk_hourly, disk_note = (node_boot_disk(catalog, offer, system=False) if is_cluster_platform(offer.platform)
                               else (0.0, ""))
     fleet_hourly = units * (offer.unit_hourly_usd + disk_hourly)
     committed_term = term_hours(offer.pricing)
@@ -276,7 +277,7 @@ def place_parts(spec: WorkloadSpec, catalog: Catalog, platform: str, cloud: str,
                 run: RunWindow | None, storage: StorageNeeds) -> tuple[Part, ...]:
     """The parts besides the accelerators: cluster, NAT, bucket, shared file system, egress."""
     parts: list[Part] = []
-    if platform in CLUSTER_PLATFORMS:
+    if is_cluster_platform(platform):
         parts.extend(cluster_parts(catalog, cloud, region, run))
     if not cloud_of_platform(platform).owned:
         parts.append(nat_part(catalog, cloud, region, gateways, run))
@@ -301,17 +302,23 @@ def place_parts(spec: WorkloadSpec, catalog: Catalog, platform: str, cloud: str,
     return tuple(parts)
 
 
-def cluster_parts(catalog: Catalog, cloud: str, region: str, run: RunWindow | None) -> tuple[Part, Part]:
+def cluster_parts(catalog: Catalog, cloud: str, region: str, run: RunWindow | None) -> tuple[Part, ...]:
     """The system pool and the control plane of one cluster: what a cluster costs whatever runs on it. A fleet's
-    shared cluster prices them with this same function, once (accelfit.planner.fleet.costs)."""
-    system = cloud_named(cloud).system_pool_machine
-    system_disk_hourly, system_disk_note = system_boot_disk(catalog, cloud, region)
-    hourly = _service(catalog, cloud, f"vm-{system}", region) + system_disk_hourly
-    fee = _service(catalog, cloud, cloud_named(cloud).cluster_fee_service, region)
-    return (always_on("system", hourly * SYSTEM_POOL_MIN_NODES, hourly * SYSTEM_POOL_MAX_NODES, run,
-                      f"system pool {system} with a {system_disk_note}, {SYSTEM_POOL_MIN_NODES} node all "
-                      f"month (up to {SYSTEM_POOL_MAX_NODES} at full scale)"),
-            always_on("cluster", fee, fee, run, "control-plane fee"))
+    shared cluster prices them with this same function, once (accelfit.planner.fleet.costs). Each where the cloud's
+    record has it: a system pool (`has_system_pool`), a control-plane fee (`cluster_fee_service`)."""
+    record = cloud_named(cloud)
+    parts: list[Part] = []
+    if record.has_system_pool:
+        system = record.system_pool_machine
+        system_disk_hourly, system_disk_note = system_boot_disk(catalog, cloud, region)
+        hourly = _service(catalog, cloud, f"vm-{system}", region) + system_disk_hourly
+        parts.append(always_on("system", hourly * SYSTEM_POOL_MIN_NODES, hourly * SYSTEM_POOL_MAX_NODES, run,
+                               f"system pool {system} with a {system_disk_note}, {SYSTEM_POOL_MIN_NODES} node all "
+                               f"month (up to {SYSTEM_POOL_MAX_NODES} at full scale)"))
+    if record.cluster_fee_service:
+        fee = _service(catalog, cloud, record.cluster_fee_service, region)
+        parts.append(always_on("cluster", fee, fee, run, "control-plane fee"))
+    return tuple(parts)
 
 
 def nat_part(catalog: Catalog, cloud: str, region: str, gateways: int, run: RunWindow | None) -> Part:
@@ -336,7 +343,7 @@ def cost_assumptions(spec: WorkloadSpec, offer: Offer, run_hours: float) -> tupl
                    f"{run.start_hours:g} h of accelerator start (boot, image pull, weights) and "
                    f"{duration(run.compute_hours)} of training; storage for the share of a month the run lasts. "
                    f"Overheads: {overhead.source}")
-        if offer.platform in ("gce-gpu-vm", "ec2-gpu-vm"):
+        if offer.platform == cloud_named(offer.cloud).vm_platform:
             out.append(f"The GPU VM bills the run plus {spec.placement.autostop_idle_minutes} min of idle GPUs before "
                        f"autostop {spec.placement.autostop_action.value}s it; no cluster fee or system pool.")
         if offer.platform == "tpu-vm":

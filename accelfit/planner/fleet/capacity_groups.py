@@ -31,8 +31,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from accelfit.clouds import cloud_named, is_cluster_platform
 from accelfit.planner.build import SLICE_SET_LABEL
-from accelfit.planner.model import NodePool, Plan, Platform
+from accelfit.planner.model import NodePool, Plan
 from accelfit.planner.fleet.provisioning import provisioning_class
 from accelfit.values import fitted_name
 
@@ -49,7 +50,6 @@ GKE_COMPUTE_CLASS_LABEL = "cloud.google.com/compute-class"
 # updates the node group in place (hashicorp/terraform-provider-aws internal/service/eks/node_group.go
 # resourceNodeGroupUpdate: labels go through UpdateNodegroupConfig).
 EKS_CAPACITY_GROUP_LABEL = "accelfit.io/capacity-group"
-GROUPED_PLATFORMS = frozenset({Platform.gke_gpu, Platform.gke_tpu, Platform.eks_gpu})
 _MAX_NAME = 63  # a ComputeClass name and a label value: a DNS label, at most 63 characters
 
 
@@ -70,7 +70,7 @@ def groupable(plan: Plan, pool: NodePool) -> bool:
 
 def why_not_grouped(plan: Plan, pool: NodePool) -> str | None:
     """Why the cloud's autoscaler does not move jobs to or from this pool (None: it can), in the plan's words."""
-    if plan.platform not in GROUPED_PLATFORMS:
+    if not (is_cluster_platform(plan.platform) and cloud_named(plan.cloud).capacity_groups):
         return f"{plan.platform.value} has no cluster autoscaler choosing between pools"
     if pool.role == "tpu" or SLICE_SET_LABEL in pool.labels:
         return ("a TPU slice pool is created as one unit and GKE's ComputeClass fallback waits on TPU capacity "
@@ -108,11 +108,12 @@ def capacity_groups(plan: Plan, pools: Iterable[NodePool] | None = None) -> tupl
 
 
 def node_label_key(plan: Plan) -> str:
-    return _CAPACITY_GROUP_LABEL.get(plan.cloud.value, EKS_CAPACITY_GROUP_LABEL)
+    return _CAPACITY_GROUP_LABEL.get(cloud_named(plan.cloud).capacity_groups, EKS_CAPACITY_GROUP_LABEL)
 
 
-# The node label a capacity group's pools carry, by cloud: a GKE custom compute class, an EKS capacity group.
-_CAPACITY_GROUP_LABEL = {"gcp": GKE_COMPUTE_CLASS_LABEL, "aws": EKS_CAPACITY_GROUP_LABEL}
+# The node label a capacity group's pools carry, by how the cloud's autoscaler groups them (Cloud.capacity_groups):
+# a GKE custom compute class, accelfit's own label (EKS).
+_CAPACITY_GROUP_LABEL = {"compute-class": GKE_COMPUTE_CLASS_LABEL, "node-label": EKS_CAPACITY_GROUP_LABEL}
 
 
 def group_of_pools(plan: Plan) -> dict[str, CapacityGroup]:

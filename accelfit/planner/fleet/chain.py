@@ -20,7 +20,7 @@ from __future__ import annotations
 import dataclasses
 from accelfit.buying import all_buying_models, buying_model, is_buying_model, is_preemptible, tier_names
 from accelfit.buying import tier_of as buying_tier
-from accelfit.clouds import cloud_of_platform
+from accelfit.clouds import cloud_of_platform, is_cluster_platform
 from accelfit.catalog.models import Catalog
 from accelfit.catalog.rows import Price, TpuSlice
 from accelfit.planner.build import SLICE_SET_LABEL, network_plan, node_pools
@@ -31,7 +31,7 @@ from accelfit.planner.evaluate import policy_rejections, size_offer
 from accelfit.planner.fleet.fallback_triggers import step_triggers, step_wait_minutes
 from accelfit.planner.fleet.costs import figures_of, own_lines
 from accelfit.planner.fleet.model import FallbackStep, SharedCluster
-from accelfit.planner.fleet.clusters import CLUSTER_PLATFORMS, describe_layout
+from accelfit.planner.fleet.clusters import describe_layout
 from accelfit.planner.model import NodePool, Plan
 from accelfit.planner.options import Offer, Sized
 from accelfit.planner.planner import Environment, Search
@@ -100,8 +100,8 @@ class _Context:
         if self.cluster is None and not self.own_cluster:
             return (f"{self.plan.platform.value} has no cluster to hold a standby pool; switch by re-planning "
                     f"(accelfit lock --fresh) if the planned capacity is not there")
-        if offer.platform not in CLUSTER_PLATFORMS or (offer.cloud, offer.region) != (self.plan.cloud.value,
-                                                                                       self.plan.region):
+        if not is_cluster_platform(offer.platform) or (offer.cloud, offer.region) != (self.plan.cloud.value,
+                                                                                      self.plan.region):
             return (f"runs as {offer.platform} in {offer.cloud} {offer.region}, outside cluster {self.cluster_name} "
                     f"({self.plan.cloud.value} {self.plan.region}); it would need a cluster of its own")
         needed = network_plan(self.spec, sized)
@@ -126,7 +126,7 @@ def fallback_chain(spec: WorkloadSpec, catalog: Catalog, environment: Environmen
                    cluster: SharedCluster | None, members: int, trainers: int, *, own_cluster: bool = False) -> Chain:
     """`own_cluster`: the workload runs in a cluster of its own (the single form), which holds its standby pools."""
     context = _Context(spec, catalog, environment, plan, cluster, max(members, 1), trainers,
-                       own_cluster=own_cluster and cluster is None and plan.platform.value in CLUSTER_PLATFORMS)
+                       own_cluster=own_cluster and cluster is None and is_cluster_platform(plan.platform))
     planned = _planned_offer(context, found)
     chain = _ChainSteps(context, offers=[(1, planned)] if planned is not None else [])
     chain.steps.append(_planned_step(context))

@@ -11,12 +11,24 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from accelfit.clouds import cloud_named, is_cluster_platform
 from accelfit.planner.model import Plan
 
-CLUSTER_PLATFORMS = {"gke-gpu": "gke", "gke-tpu": "gke", "eks-gpu": "eks"}
 # Workload names may have 40 characters (spec.models.WorkloadSpec.name); a fleet's second cluster adds "-2" ...
 # "-99" to the fleet's name, so fleet names stop at 37 to keep cluster names within the same 40.
 MAX_FLEET_NAME_CHARS = 37
+
+
+def cluster_word(plan: Plan) -> str:
+    """How the plan's cloud names its clusters (gke, eks: its record's `cluster_word`)."""
+    return cloud_named(plan.cloud).cluster_word
+
+
+def shares_clusters(plan: Plan) -> bool:
+    """The workload can join a fleet's shared cluster: it runs as node pools of a cloud cluster accelfit creates,
+    whose cloud builds a system pool (a shared cluster builds one for all its members: SharedCluster.system_pool,
+    which the plan's schema requires)."""
+    return is_cluster_platform(plan.platform) and cloud_named(plan.cloud).has_system_pool
 
 
 def layout_of(plan: Plan) -> tuple[int, bool]:
@@ -53,8 +65,7 @@ def place(plans: Sequence[Plan], fleet: str) -> Placement:
     by_key: dict[tuple[str, str, tuple[int, bool]], str] = {}
     first_layout: dict[tuple[str, str], tuple[str, tuple[int, bool]]] = {}
     for index, plan in enumerate(plans):
-        platform = plan.platform.value
-        if platform not in CLUSTER_PLATFORMS:
+        if not shares_clusters(plan):
             placement.why.append(_alone_reason(plan))
             continue
         layout = layout_of(plan)
@@ -74,7 +85,7 @@ def place(plans: Sequence[Plan], fleet: str) -> Placement:
                 f"{describe_layout(layout)}, and cluster {region_first[0]} in the same region is built with "
                 f"{describe_layout(region_first[1])}; a cluster has one network layout")
         else:
-            placement.why.append(f"cluster {name} ({CLUSTER_PLATFORMS[platform].upper()} in {plan.cloud.value} "
+            placement.why.append(f"cluster {name} ({cluster_word(plan).upper()} in {plan.cloud.value} "
                                  f"{plan.region}), with its own node pools")
     for index in range(len(plans)):
         name = placement.cluster_of.get(index)
@@ -88,8 +99,8 @@ def place_own(plans: Sequence[Plan]) -> Placement:
     """The single form: the workload in a cluster of its own, named after it (no shared cluster)."""
     placement = Placement()
     for plan in plans:
-        if plan.platform.value in CLUSTER_PLATFORMS:
-            placement.why.append(f"its own cluster {plan.workload} ({CLUSTER_PLATFORMS[plan.platform.value].upper()} "
+        if is_cluster_platform(plan.platform):
+            placement.why.append(f"its own cluster {plan.workload} ({cluster_word(plan).upper()} "
                                  f"in {plan.cloud.value} {plan.region}): the stack holds this one workload")
         else:
             placement.why.append(_alone_reason(plan))
@@ -97,6 +108,9 @@ def place_own(plans: Sequence[Plan]) -> Placement:
 
 
 def _alone_reason(plan: Plan) -> str:
+    if is_cluster_platform(plan.platform):  # its cloud's clusters have no system pool for a shared cluster to build
+        return (f"its own cluster {plan.workload} ({cluster_word(plan).upper()} in {plan.cloud.value} {plan.region}): "
+                f"{cloud_named(plan.cloud).title} clusters build no system pool, which a shared cluster holds once")
     if plan.platform.value == "tpu-vm":
         return (f"alone: TPU VMs in {plan.zones[0]} (placement.orchestration: vms) are not nodes of a cluster, so "
                 "they get their own network and share nothing")

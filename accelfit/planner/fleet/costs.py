@@ -16,7 +16,7 @@ from accelfit.catalog.models import Catalog
 from accelfit.planner.costing.option_costs import cluster_parts, nat_part
 from accelfit.planner.options import cost_lines
 from accelfit.planner.fleet.model import FleetWorkload, SharedCluster
-from accelfit.planner.fleet.clusters import CLUSTER_PLATFORMS, Placement
+from accelfit.planner.fleet.clusters import Placement, cluster_word
 from accelfit.planner.model import CostLine, NodePool, Plan, PlanCloud
 from accelfit.pricing.figures import RunWindow
 from accelfit.pricing.overheads import run_window
@@ -71,7 +71,7 @@ def _shared_cluster(name: str, members: Sequence[Plan], catalog: Catalog) -> Sha
     network = first.network  # the pods range is widened for the standby pools too (stack.with_standby_pools)
     return SharedCluster(
         name=name, cloud=PlanCloud(cloud), region=region, zones=zones,
-        platform=CLUSTER_PLATFORMS[first.platform.value], network=network, system_pool=_system_pool(members),
+        platform=cluster_word(first), network=network, system_pool=_system_pool(members),
         workloads=tuple(plan.workload for plan in members), shared=cloud_named(cloud).shared_cluster_parts,
         breakdown=tuple(line.model_copy(update={"monthly_usd": round(line.monthly_usd, 2),
                                                 "full_scale_monthly_usd": round(line.full_scale_monthly_usd, 2),
