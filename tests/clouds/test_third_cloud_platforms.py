@@ -312,7 +312,7 @@ def test_tpu_candidates_come_from_the_record_with_tpu_platforms(cloud_variant):
         training={"tokens": "20B", "deadline_days": 10},
         placement={"orchestration": "kubernetes", "clouds": ["fakecloud", "gcp"]}))
     found = OfferSet()
-    _tpu_offers(spec, load_catalog(), found)
+    _tpu_offers(spec, load_catalog(), found, "on-demand")
     fake = [r for r in found.rejected if r.platform == "fake-gpu"]
     assert fake and {r.rule for r in fake} == {"no-availability"}
     assert found.offers and {(o.cloud, o.platform) for o in found.offers} == {("gcp", "gke-tpu")}
