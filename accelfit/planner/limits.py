@@ -16,7 +16,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from accelfit.yamlio import read_yaml
+from accelfit.yamlio import read_package_yaml
 
 LIMITS_FILE = Path(__file__).parent / "data" / "scale_limits.yaml"
 
@@ -37,7 +37,7 @@ class ScaleLimit(BaseModel):
 
 @functools.cache
 def scale_limits() -> tuple[ScaleLimit, ...]:
-    document = read_yaml(LIMITS_FILE)
+    document = read_package_yaml(LIMITS_FILE)
     return tuple(ScaleLimit.model_validate(row) for row in document["limits"])
 
 

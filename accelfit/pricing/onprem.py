@@ -16,7 +16,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from accelfit.pricing.figures import HOURS_PER_MONTH
-from accelfit.yamlio import read_yaml
+from accelfit.yamlio import read_package_yaml
 
 DATA = Path(__file__).parent / "data" / "owned_hardware.yaml"
 HOST_POWER_FACTOR = 1.5  # CPUs, memory, NICs and fans on top of the GPUs' board power (accelfit estimate)
@@ -48,7 +48,7 @@ class OwnedDefaults(BaseModel):
 
 @lru_cache(maxsize=1)
 def owned_defaults() -> OwnedDefaults:
-    loaded = OwnedDefaults.model_validate(read_yaml(DATA))
+    loaded = OwnedDefaults.model_validate(read_package_yaml(DATA))
     missing = set(OWNERSHIP_FIGURES) - set(loaded.defaults)
     if missing:
         raise ValueError(f"{DATA.name}: no default for {sorted(missing)}")

@@ -15,7 +15,7 @@ from pydantic import Field
 
 from accelfit.catalog.models import Frozen, Sourced
 from accelfit.validation import validate
-from accelfit.yamlio import read_yaml
+from accelfit.yamlio import read_package_yaml
 
 RULES_FILE = Path(__file__).parent / "data" / "gke_rules.yaml"
 
@@ -109,4 +109,4 @@ class GcpRules(Frozen):
 
 @functools.cache
 def gcp_rules() -> GcpRules:
-    return validate(GcpRules, read_yaml(RULES_FILE), str(RULES_FILE))
+    return validate(GcpRules, read_package_yaml(RULES_FILE), str(RULES_FILE))
