@@ -7,14 +7,14 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from accelfit.yamlio import read_yaml
+from accelfit.yamlio import read_package_yaml
 
 DATA = Path(__file__).with_name("data") / "quotas.yaml"
 
 
 @lru_cache(maxsize=1)
 def table() -> dict[str, Any]:
-    quotas: dict[str, Any] = read_yaml(DATA)  # the shipped quotas.yaml: a mapping per cloud
+    quotas: dict[str, Any] = read_package_yaml(DATA)  # the shipped quotas.yaml: a mapping per cloud
     return quotas
 
 

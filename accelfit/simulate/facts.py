@@ -12,7 +12,7 @@ from typing import Literal
 from pydantic import Field
 
 from accelfit.catalog.rows import Frozen
-from accelfit.yamlio import read_yaml
+from accelfit.yamlio import read_package_yaml
 
 DATA_FILE = Path(__file__).parent / "data" / "simulate.yaml"
 
@@ -52,4 +52,4 @@ class SimulateFacts(Frozen):
 
 @functools.cache
 def simulate_facts() -> SimulateFacts:
-    return SimulateFacts.model_validate(read_yaml(DATA_FILE))
+    return SimulateFacts.model_validate(read_package_yaml(DATA_FILE))

@@ -11,7 +11,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from accelfit.catalog.models import Accelerator
-from accelfit.yamlio import read_yaml
+from accelfit.yamlio import read_package_yaml
 
 SERVING_FILE = Path(__file__).parents[1] / "data" / "serving.yaml"
 ANY = "*"
@@ -76,7 +76,7 @@ class ServingData(BaseModel):
 
 @functools.cache
 def serving_data() -> ServingData:
-    return ServingData.model_validate(read_yaml(SERVING_FILE))
+    return ServingData.model_validate(read_package_yaml(SERVING_FILE))
 
 
 def efficiency_for(accelerator: str, engine: str = ANY) -> ServingEfficiency:

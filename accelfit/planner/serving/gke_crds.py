@@ -12,7 +12,7 @@ from typing import Literal
 from pydantic import Field
 
 from accelfit.catalog.rows import Frozen, Sourced
-from accelfit.yamlio import read_yaml
+from accelfit.yamlio import read_package_yaml
 
 DATA_FILE = Path(__file__).parents[1] / "data" / "gke_managed_crds.yaml"
 _VERSION = re.compile(r"^(\d+)\.(\d+)\.(\d+)-gke\.(\d+)\Z")
@@ -33,7 +33,7 @@ class GkeManagedCrds(Frozen):
 
 @functools.cache
 def gke_managed_crds() -> GkeManagedCrds:
-    return GkeManagedCrds.model_validate(read_yaml(DATA_FILE))
+    return GkeManagedCrds.model_validate(read_package_yaml(DATA_FILE))
 
 
 def gke_version(version: str) -> tuple[int, int, int, int]:

@@ -30,7 +30,7 @@ from accelfit.planner.serving.replica import Efficiency, ReplicaModel
 from accelfit.planner.serving.engine_figures import efficiency_for
 from accelfit.planner.serving.benchmark_run import run
 from accelfit.spec import ModelSpec
-from accelfit.yamlio import read_yaml
+from accelfit.yamlio import read_package_yaml
 
 POINTS_FILE = Path(__file__).parents[1] / "data" / "calibration_inference.yaml"
 
@@ -80,7 +80,7 @@ class PublishedServing(BaseModel):
 
 
 def published_points() -> tuple[PublishedServing, ...]:
-    return tuple(PublishedServing.model_validate(row) for row in read_yaml(POINTS_FILE)["points"])
+    return tuple(PublishedServing.model_validate(row) for row in read_package_yaml(POINTS_FILE)["points"])
 
 
 def replica_model_for(point: PublishedServing, catalog: Catalog, efficiency: Efficiency | None = None) -> ReplicaModel:

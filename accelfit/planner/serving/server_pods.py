@@ -11,7 +11,7 @@ from typing import Literal
 from pydantic import Field
 
 from accelfit.catalog.rows import Frozen, Sourced
-from accelfit.yamlio import read_yaml
+from accelfit.yamlio import read_package_yaml
 
 SERVER_PODS_FILE = Path(__file__).parents[1] / "data" / "server_pods.yaml"
 
@@ -27,7 +27,7 @@ class ServerPodsData(Frozen):
 
 @functools.cache
 def server_pods_data() -> ServerPodsData:
-    return ServerPodsData.model_validate(read_yaml(SERVER_PODS_FILE))
+    return ServerPodsData.model_validate(read_package_yaml(SERVER_PODS_FILE))
 
 
 def pod_requests(node_vcpus: float, node_memory_gib: float, pods_per_node: int) -> tuple[int, int]:

@@ -30,7 +30,7 @@ from pydantic import ConfigDict, Field, model_serializer
 from accelfit.clouds import cloud_named
 from accelfit.catalog.rows import Frozen
 from accelfit.engines import engine
-from accelfit.yamlio import read_yaml
+from accelfit.yamlio import read_package_yaml
 
 DATA_FILE = Path(__file__).parents[1] / "data" / "serving_traffic.yaml"
 # The Prometheus label the pool's pod label `accelfit.io/serving-pool` becomes on both clouds (PodMonitoring
@@ -91,7 +91,7 @@ class ServingTrafficFacts(_FileFacts):
 
 @functools.cache
 def serving_traffic_facts() -> ServingTrafficFacts:
-    return ServingTrafficFacts.model_validate(read_yaml(DATA_FILE))
+    return ServingTrafficFacts.model_validate(read_package_yaml(DATA_FILE))
 
 
 class RoutePool(Frozen):

@@ -10,7 +10,7 @@ from typing import Literal
 from pydantic import Field
 
 from accelfit.catalog.rows import Frozen, Sourced
-from accelfit.yamlio import read_yaml
+from accelfit.yamlio import read_package_yaml
 
 WEIGHTS_READ_FILE = Path(__file__).parents[1] / "data" / "weights_read.yaml"
 
@@ -36,7 +36,7 @@ class WeightsReadData(Frozen):
 
 @functools.cache
 def weights_read_data() -> WeightsReadData:
-    return WeightsReadData.model_validate(read_yaml(WEIGHTS_READ_FILE))
+    return WeightsReadData.model_validate(read_package_yaml(WEIGHTS_READ_FILE))
 
 
 def read_source(scheme: str) -> ReadSource:

@@ -16,7 +16,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from accelfit.catalog.models import Precision
-from accelfit.yamlio import read_yaml
+from accelfit.yamlio import read_package_yaml
 
 EFFICIENCY_FILE = Path(__file__).parents[1] / "data" / "training_efficiency.yaml"
 ANY = "*"
@@ -79,7 +79,7 @@ class TrainingEfficiencyData(BaseModel):
 
 @functools.cache
 def training_efficiency_data() -> TrainingEfficiencyData:
-    return TrainingEfficiencyData.model_validate(read_yaml(EFFICIENCY_FILE))
+    return TrainingEfficiencyData.model_validate(read_package_yaml(EFFICIENCY_FILE))
 
 
 @dataclass(frozen=True)
