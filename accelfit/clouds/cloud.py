@@ -74,6 +74,11 @@ class Cloud:
     # catalog) into the accelerators it asks for (an AcceleratorUse, or None), for the policy pack's accelerator
     # rules; "" where policies/accelfit_policies/usage.py reads the cloud's types itself (the shipped clouds).
     accelerator_reader: str = ""
+    # "module:function" reading one of its priced resources (a ResourceView) into a node group as the policy pack's
+    # node rules see it (a policies.accelfit_policies.nodes.NodeGroup: where its node range, labels, tags, taints
+    # and private-nodes setting are), or None for a resource that is not one; "" where nodes.py knows the cloud's
+    # node types itself (the shipped clouds).
+    node_reader: str = ""
     # "module:name" of the cloud's component builders (a components.build.CloudBuilders: its cluster, its GPU VMs,
     # the checks run before anything is created); "" where it has none (owned servers: components/baremetal).
     component_builders: str = ""
