@@ -137,6 +137,13 @@ class Cloud:
     gpu_software: str = ""
     # Reservations are zonal (GCP: a reservation lives in one zone) rather than named by id alone (AWS).
     zonal_reservations: bool = False
+    # placement.reservations on this cloud (accelfit/spec/models.py ReservationSpec): the regular expression the end
+    # of a zone's name matches after its region (GCP us-central1-a, AWS us-east-1a), the one a reservation's name
+    # matches in full, and what the error says a name must be, with where to copy it from; "" where the cloud takes
+    # no reservations.
+    zone_suffix: str = ""
+    reservation_name_pattern: str = ""
+    reservation_name_rule: str = ""
     # How a cluster's pool limit is named in a problem (accelfit/cloudrules/shared_cluster.py).
     pools_per_cluster: str = ""
     # What plans tell users: the quota a GPU pool counts against, how to reach a GPU VM, how a spot VM comes back.

@@ -52,6 +52,12 @@ CLOUD = Cloud(
     multi_node_network="extra-networks",
     queued_provisioning=True,
     zonal_reservations=True,
+    zone_suffix=r"-[a-z]\Z",
+    # A reservation is a Compute Engine resource: its name follows RFC 1035
+    # (https://cloud.google.com/compute/docs/naming-resources#resource-name-format).
+    reservation_name_pattern=r"[a-z]([-a-z0-9]{0,61}[a-z0-9])?\Z",
+    reservation_name_rule="a GCP reservation name (lowercase letters, digits and '-', starting with a letter, at "
+                          "most 63); copy it from `gcloud compute reservations list`",
     pools_per_cluster="node pools per GKE cluster",
     metrics_billed_per_sample=True,
     serving_gateway="gke-gateway",

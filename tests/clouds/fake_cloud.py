@@ -43,6 +43,11 @@ CLOUD = Cloud(
     regions=(REGION,),
     example_region=REGION,
     gpu_software="gpu-operator",  # its node image carries the driver and toolkit
+    # placement.reservations: its zones are its region and a letter (fk-east1-b); a reservation is named fkr- and
+    # six digits, as its console lists them.
+    zone_suffix=r"-[a-z]\Z",
+    reservation_name_pattern=r"fkr-[0-9]{6}\Z",
+    reservation_name_rule="a FakeCloud reservation id (fkr- and six digits) from its console",
     unsupported=(("tpu", "FakeCloud sells GPUs only"),),
 )
 
@@ -53,11 +58,13 @@ STACK_KEYS = (StackKey("fakecloud:region", "The FakeCloud region the stack build
 @prices(NODE_TYPE)
 def gpu_node(resource: NeutralResource, book: RateBook) -> Priced | None:
     """Its node resource at the catalog's price for its machine type in its region (the stack's region key when the
-    resource names none); it scales itself between `minNodes` and `nodes`, as a GKE node pool's own autoscaling
-    does."""
+    resource names none), or as already paid on the reservation it names; it scales itself between `minNodes` and
+    `nodes`, as a GKE node pool's own autoscaling does."""
     props = resource.props
     region = props.get("region") or book.context.region(CLOUD.name)
-    found = book.compute_hourly(CatalogCloud(CLOUD.name), str(props.get("machineType", "")), region, spot=False)
+    reservation = props.get("reservation")
+    found = book.node_hourly(CatalogCloud(CLOUD.name), str(props.get("machineType", "")), region,
+                             "reservation" if reservation else "on-demand", reservation)
     if found is None:
         return None
     hourly, basis, _ = found
@@ -99,13 +106,15 @@ _EFFECTS = {"NoSchedule": "NO_SCHEDULE", "PreferNoSchedule": "PREFER_NO_SCHEDULE
 def _node_inputs(pool: Any, plan: Any, name: str, ownership: Any) -> dict[str, Any]:
     """Its node resource's inputs: the machine type, node range and region its pricer reads; the pool's labels;
     the ownership tags on its machines; the plan's taints (its API spells effects NO_SCHEDULE) with the GPU taint
-    added when the plan has none of that key; its nodes on private addresses only."""
+    added when the plan has none of that key; its nodes on private addresses only; the reservation its nodes are
+    taken from, where the plan's pool consumes one."""
     taints = [{"key": taint.key, "value": taint.value, "effect": _EFFECTS[taint.effect]} for taint in pool.taints]
     if not any(taint["key"] == GPU_TAINT for taint in taints):
         taints.append({"key": GPU_TAINT, "value": "present", "effect": "NO_SCHEDULE"})
-    return {"machineType": pool.machine_type, "nodes": pool.max_nodes, "minNodes": pool.min_nodes,
-            "region": plan.region, "labels": {**pool.labels, POOL_LABEL: name}, "tags": ownership.aws_tags(),
-            "taints": taints, "privateNodes": True}
+    inputs = {"machineType": pool.machine_type, "nodes": pool.max_nodes, "minNodes": pool.min_nodes,
+              "region": plan.region, "labels": {**pool.labels, POOL_LABEL: name}, "tags": ownership.aws_tags(),
+              "taints": taints, "privateNodes": True}
+    return {**inputs, "reservation": pool.reservation} if pool.reservation else inputs
 
 
 def _build_cluster(cluster: Any, catalog: Any, layer: Any) -> Built:
