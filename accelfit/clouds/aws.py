@@ -27,6 +27,7 @@ CLOUD = Cloud(
     component_builders="components.build:AWS_BUILDERS",
     preflight_reader="accelfit.preflight.aws:AwsReader",
     provider_config_check="accelfit.cloudrules.aws.provider_config:provider_problems",
+    provider_config_keys=("aws:region",),
     plan_check="accelfit.cloudrules.aws.plan_checks:plan_problems",
     system_pool_machine="m6i.xlarge",
     shared_cluster_parts=("EKS control plane", "VPC, subnets + NAT gateways (one per zone)", "system node group",

@@ -57,6 +57,7 @@ class Cloud:
     # "module:function" of the check of what the cloud's Pulumi provider needs from the stack's config (a project,
     # a region), given the stack; "" where the provider needs nothing.
     provider_config_check: str = ""
+    provider_config_keys: tuple[str, ...] = ()  # the stack config keys that check reads (`accelfit check` lists them)
     # The catalog's rules for this cloud's rows: its instance rows carry the GKE accelerator string, GPUDirect and
     # extra networks (GCP machine types; every other cloud's rows must leave them out), and "module:function" of the
     # check of one availability row's own fields (AWS: where the row was read), given the row's `Located` and
@@ -125,6 +126,12 @@ class Cloud:
     # (the stack file's schema lists them); how messages name the cloud whose provider builds there.
     region_key: str = ""
     stack_keys: str = ""
+    # The provider config key of the zone the stack builds in ("" where the stack names none), the regular
+    # expression a zone name matches in full, with a group `region` naming its region, and how an error describes
+    # a zone (accelfit/stackrules/regions.py).
+    zone_key: str = ""
+    zone_pattern: str = ""
+    zone_form: str = ""
     provider_title: str = ""  # "Google Cloud", "AWS"
     # Its public regions where accelfit/spec/data/regions.yaml (the shipped clouds' published lists, each with its
     # source) has none: a cloud not shipped with accelfit lists them here, for placement.regions and its region key.
