@@ -170,8 +170,10 @@ SPOT_OPTIONS = {
 def _reserved(view: ResourceView) -> bool:
     props = view.props
     affinity = str(get(props, "nodeConfig.reservationAffinity.consumeReservationType", ""))
+    node = node_group(view)
     return (affinity == "SPECIFIC_RESERVATION" or bool(get(props, "schedulingConfig.reserved"))
-            or buying_model(buying_of_capacity_type(str(get(props, "capacityType", "")))).whole_block)
+            or buying_model(buying_of_capacity_type(str(get(props, "capacityType", "")))).whole_block
+            or (node is not None and node.reserved))
 
 
 def check_spot(view: ResourceView, settings: Settings) -> list[str]:

@@ -1,5 +1,5 @@
 """One neutral reading of a cloud's node pool / node group for the rules that read nodes (issue 35): the taint rule,
-bounded autoscaling and scale-to-zero, the ownership labels and private nodes.
+bounded autoscaling and scale-to-zero, the ownership labels, private nodes and the reservation the spot rule exempts.
 
 A cloud's node resource keeps these settings at its own input paths; `NodePaths` names them, and `NodeGroup` reads
 each one only when a rule asks for it, so a value unknown during preview stops only the rule that reads it (the
@@ -34,6 +34,9 @@ class NodePaths:
     # of this resource says (EKS: the launch template's interfaces, read by the public-IP rule itself).
     private_nodes: str = ""
     egress: str = ""
+    # The input naming the reservation its nodes are taken from ("" where the spot rule reads the cloud's own
+    # reservation settings itself: GKE's reservation affinity, an EKS Capacity Block's capacity type).
+    reservation: str = ""
 
 
 @dataclass(frozen=True)
@@ -56,6 +59,11 @@ class NodeGroup:
     @property
     def taints(self) -> list[Any]:
         return items(get(self.view.props, self.paths.taints))
+
+    @property
+    def reserved(self) -> bool:
+        """Its nodes come from a held reservation named at `paths.reservation`."""
+        return bool(self.paths.reservation) and bool(get(self.view.props, self.paths.reservation))
 
     def private_setting(self) -> tuple[bool, Any]:
         """(whether its nodes are private, the value as written or 'unset'), where `paths.private_nodes` is set."""

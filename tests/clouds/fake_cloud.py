@@ -89,13 +89,14 @@ def accelerators_of(view: Any, catalog: Any) -> Any:
 
 def node_group_of(view: Any) -> Any:
     """Its node resource as the policy pack's node rules read it (taints, bounded autoscaling, scale to zero,
-    ownership tags, private nodes): where each setting is among its inputs."""
+    ownership tags, private nodes, the reservation the spot rule exempts): where each setting is among its
+    inputs."""
     from policies.accelfit_policies.nodes import NodeGroup, NodePaths
 
     if view.type != NODE_TYPE:
         return None
     return NodeGroup(view, NodePaths(max_nodes="nodes", min_nodes="minNodes", labels="labels", tags="tags",
-                                     taints="taints", private_nodes="privateNodes"))
+                                     taints="taints", private_nodes="privateNodes", reservation="reservation"))
 
 
 POOL_LABEL = "fakecloud.io/pool"  # the label its nodes carry: the pool's name (as GKE's and EKS's do)

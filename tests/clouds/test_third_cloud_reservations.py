@@ -84,7 +84,7 @@ def test_a_cloud_without_reservation_rules_refuses_one():
 
 def test_its_stack_on_a_reservation_previews_at_the_plans_figures(third_cloud, tmp_path, capsys, monkeypatch):
     """`accelfit preview --stack` of its stack with a reservation: the node takes it, the preview prices it as
-    the plan does (already paid)."""
+    the plan does (already paid), and the policy pack knows its nodes are reserved, not on demand."""
     held = ("      orchestration: kubernetes\n      reservations:\n        - {name: fkr-000123, zone: fk-east1-b, "
             f"instance_type: {fake_cloud.MACHINE_TYPE}, count: 2}}\n")
     project = _project(tmp_path, ("      orchestration: kubernetes\n", held))
@@ -99,3 +99,5 @@ def test_its_stack_on_a_reservation_previews_at_the_plans_figures(third_cloud, t
         assert document["cost"][figure] == pytest.approx(document["plan"]["estimate"][figure], rel=1e-5,
                                                          abs=0.05), figure
     assert document["cost"]["full_scale_monthly_usd"] < fake_cloud.HOURLY_USD * 730
+    # Reserved capacity is exempt from the spot rule (allowReserved), read through its record's node reader.
+    assert [v["policy"] for v in document["policies"]["violations"]] == []
