@@ -4,15 +4,18 @@ policy pack's settings in a preview, and the planner's constraints (`accelfit.pl
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 # Reading the file is the environment's own job (accelfit.environments); here for the callers that read it by name.
 from accelfit.environments import policy_config_path, read_policy_config
 
+if TYPE_CHECKING:
+    from accelfit.catalog.models import Catalog
+
 __all__ = ["plan_constraints", "policy_config_path", "read_policy_config"]
 
 
-def plan_constraints(project_dir: Path, environment: str, catalog: Any, *, required: bool = False) -> Any:
+def plan_constraints(project_dir: Path, environment: str, catalog: Catalog, *, required: bool = False) -> Any:
     """The planner's constraints from the environment's policy configuration; None when there is none."""
     from accelfit.planner.constraints import PolicyConstraints
 

@@ -159,7 +159,8 @@ def read_project(project_dir: Path) -> dict[str, Any]:
 
 def stack_path(name: str, project_dir: Path) -> Path:
     check_stack_name(name)
-    return project_dir / read_project(project_dir).get("stackConfigDir", ".") / f"Pulumi.{name}.yaml"
+    config_dir: str = read_project(project_dir).get("stackConfigDir", ".")  # Pulumi.yaml's stackConfigDir
+    return project_dir / config_dir / f"Pulumi.{name}.yaml"
 
 
 def known_project_keys(project_doc: dict[str, Any]) -> tuple[str, ...]:

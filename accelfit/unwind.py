@@ -13,6 +13,8 @@ import os
 import signal
 import threading
 from collections.abc import Iterator
+from types import FrameType
+from typing import NoReturn
 
 
 class _Interrupted(BaseException):
@@ -32,7 +34,7 @@ def signals_unwind() -> Iterator[None]:
         return
     previous = {}
 
-    def unwind(signum, _frame):  # noqa: ANN001
+    def unwind(signum: int, _frame: FrameType | None) -> NoReturn:
         raise _Interrupted(signum)
 
     for signum in (signal.SIGTERM, signal.SIGHUP):

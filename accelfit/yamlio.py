@@ -68,14 +68,16 @@ class _StrictLoader(yaml.CSafeLoader if hasattr(yaml, "CSafeLoader") else yaml.S
                 raise _YamlProblem(_line(key_node), f"duplicate key {_short(key)} (first at line {seen[key]})",
                                    "give each key once; YAML keeps only one of them")
             seen[key] = _line(key_node)
-        return super().construct_mapping(node, deep=deep)
+        mapping: dict[Any, Any] = super().construct_mapping(node, deep=deep)  # PyYAML is untyped here (no stubs)
+        return mapping
 
     def construct_yaml_int(self, node: Any) -> int:
         digits = sum(character.isalnum() for character in str(node.value))
         if digits > MAX_INT_DIGITS:
             raise _YamlProblem(_line(node), f"a {digits}-digit integer is far outside any allowed range",
                                "use a realistic number, or a size such as 70B")
-        return super().construct_yaml_int(node)
+        value: int = super().construct_yaml_int(node)  # PyYAML is untyped here (no stubs)
+        return value
 
 
 _StrictLoader.add_implicit_resolver(_INT_TAG, _INT, list("-+0123456789"))
@@ -196,8 +198,12 @@ def parse_yaml(text: str, source: str) -> Any:
                                   "simplify the document")]) from None
 
 
-def read_package_yaml(path: Path) -> Any:
+def read_package_yaml(path: Path) -> dict[str, Any]:
     """A data file that ships inside accelfit (catalog, rules, pins): trusted, so read with the fast C loader when
-    PyYAML has it, without the strict checks user files get."""
+    PyYAML has it, without the strict checks user files get. Each is a mapping at the top (its rows or facts under
+    named keys, with their source)."""
     with path.open(encoding="utf-8") as handle:
-        return yaml.load(handle, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+        document = yaml.load(handle, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    if not isinstance(document, dict):
+        raise ValueError(f"{path}: a shipped data file must be a mapping at the top, not {type(document).__name__}")
+    return document

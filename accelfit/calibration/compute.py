@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from accelfit.calibration.dcgm import DRAM, POWER, TENSOR, Utilisation
 from accelfit.calibration.measurements import MeasuredRun
-from accelfit.catalog.models import Catalog
+from accelfit.catalog.models import Accelerator, Catalog
 from accelfit.errors import InputError, Problem, join_path, problem
 from accelfit.planner import preferences as pref
 from accelfit.planner.serving.lengths import Lengths
@@ -106,7 +106,7 @@ def _training_mfu(run: MeasuredRun, catalog: Catalog, file: str, where: str) -> 
     return min(1.0, mfu / _planned_factor(run, accelerator))
 
 
-def _physical_limit(run: MeasuredRun, accelerator) -> float:
+def _physical_limit(run: MeasuredRun, accelerator: Accelerator) -> float:
     """The most MFU (against the BF16 peak, as the planner counts FP8/FP4) the chips can reach: their own peak for
     this precision over the BF16 one (2 for FP8 on H100), else 1."""
     from accelfit.catalog.models import Precision
@@ -116,7 +116,7 @@ def _physical_limit(run: MeasuredRun, accelerator) -> float:
     return max(1.0, own / bf16) if own and bf16 and run.precision in (Precision.fp8, Precision.fp4) else 1.0
 
 
-def _planned_factor(run: MeasuredRun, accelerator) -> float:
+def _planned_factor(run: MeasuredRun, accelerator: Accelerator) -> float:
     """What the planner multiplies a dense BF16 MFU by for this run's architecture and precision."""
     from accelfit.planner.training.sizing import training_efficiency
     from accelfit.spec import WorkloadSpec

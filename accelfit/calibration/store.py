@@ -9,6 +9,7 @@ from __future__ import annotations
 import errno
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import yaml
 
@@ -16,9 +17,11 @@ from accelfit.atomicwrite import real_target, write_atomically
 from accelfit.errors import InputError, problem
 from accelfit.inputfile import os_error
 from accelfit.paths import user_data_path
-from accelfit.planner.team_efficiency import TeamEfficiency
 from accelfit.validation import validate
 from accelfit.yamlio import read_yaml
+
+if TYPE_CHECKING:  # the team file's models are built when there is a team file to read
+    from accelfit.planner.team_efficiency import TeamEfficiency
 
 ENV_VAR = "ACCELFIT_EFFICIENCY_FILE"
 
@@ -32,6 +35,8 @@ def load_team_efficiency(path: Path | None = None) -> TeamEfficiency | None:
     path = path or efficiency_path()
     if not _present(path):
         return None  # no calibration yet: the catalog's figures apply, and plans carry no "Calibration:" reason
+    from accelfit.planner.team_efficiency import TeamEfficiency
+
     document = read_yaml(path)
     team = validate(TeamEfficiency, document, str(path))
     return team.model_copy(update={"path": str(path)})

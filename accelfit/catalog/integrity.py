@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
@@ -27,6 +28,9 @@ from accelfit.clouds import all_clouds, cloud_named, hook
 from accelfit.errors import Problem, did_you_mean, problem
 
 
+_Row = TypeVar("_Row", bound=BaseModel)
+
+
 @dataclass(frozen=True)
 class Located:
     """A validated row and where it came from, so a rule can point at the exact file and field."""
@@ -38,6 +42,12 @@ class Located:
     def at(self, field: str, message: str, fix: str, *value: object) -> Problem:
         return problem(self.file, f"{self.path}.{field}" if field else self.path, message, fix, *value)
 
+    def row_as(self, kind: type[_Row]) -> _Row:
+        """The row as the model its file is validated with (the loader reads each file with one row model)."""
+        if not isinstance(self.row, kind):
+            raise AssertionError(f"{self.file}: {self.path} is a {type(self.row).__name__}, not a {kind.__name__}")
+        return self.row
+
 
 def check_integrity(rows: dict[str, list[Located]], rejected: dict[str, set[str]] | None = None) -> list[Problem]:
     """Problems with references and keys between rows. `rejected` holds names claimed by rows that failed
@@ -45,7 +55,7 @@ def check_integrity(rows: dict[str, list[Located]], rejected: dict[str, set[str]
     rejected = rejected or {}
     bad_chips = rejected.get("accelerators", set())
     bad_skus = bad_chips | rejected.get("instance_types", set()) | rejected.get("tpu_slices", set())
-    accelerators = {item.row.name: item.row for item in rows["accelerators"]}  # type: ignore[attr-defined]
+    accelerators = {row.name: row for row in (item.row_as(Accelerator) for item in rows["accelerators"])}
     aliases = _alias_table(rows["accelerators"])
     problems: list[Problem] = []
     problems += _accelerator_rules(rows["accelerators"])
@@ -69,13 +79,13 @@ def _keep(items: list[Located], skip: set[str], field: str) -> list[Located]:
 def _alias_table(items: list[Located]) -> dict[str, str]:
     table: dict[str, str] = {}
     for item in items:
-        row: Accelerator = item.row  # type: ignore[assignment]
+        row = item.row_as(Accelerator)
         for alias in (row.name, *row.aliases):
             table.setdefault(fold(alias), row.name)
     return table
 
 
-def _unique(items: Iterable[Located], key, field: str, fix: str) -> list[Problem]:
+def _unique(items: Iterable[Located], key: Callable[[Any], object], field: str, fix: str) -> list[Problem]:
     seen: dict[object, Located] = {}
     problems = []
     for item in items:
@@ -100,7 +110,7 @@ def _accelerator_rules(items: list[Located]) -> list[Problem]:
     problems = _unique(items, lambda r: r.name, "name", "keep one row per accelerator")
     owner: dict[str, str] = {}
     for item in items:
-        row: Accelerator = item.row  # type: ignore[assignment]
+        row = item.row_as(Accelerator)
         if fold(row.name) != row.name:
             problems.append(item.at("name", "canonical names are lower-case with '-' separators",
                                     f"rename it to {fold(row.name)!r}", row.name))
@@ -120,7 +130,7 @@ def _instance_rules(items: list[Located], accelerators: dict[str, Accelerator],
                     aliases: dict[str, str]) -> list[Problem]:
     problems = _unique(items, lambda r: (r.cloud, r.name), "name", "keep one row per (cloud, instance type)")
     for item in items:
-        row: InstanceType = item.row  # type: ignore[assignment]
+        row = item.row_as(InstanceType)
         chip = accelerators.get(row.accelerator)
         if chip is None:
             problems.append(_unknown_accelerator(item, "accelerator", row.accelerator, accelerators))
@@ -167,7 +177,7 @@ def _slice_rules(items: list[Located], accelerators: dict[str, Accelerator],
     problems = _unique(items, lambda r: r.name, "name", "keep one row per Cloud TPU accelerator type")
     first_of_generation: dict[str, TpuSlice] = {}
     for item in items:
-        row: TpuSlice = item.row  # type: ignore[assignment]
+        row = item.row_as(TpuSlice)
         chip = accelerators.get(row.accelerator)
         if chip is None:
             problems.append(_unknown_accelerator(item, "accelerator", row.accelerator, accelerators))
@@ -209,9 +219,10 @@ def _price_rules(items: list[Located], instance_items: list[Located],
                  accelerators: dict[str, Accelerator]) -> list[Problem]:
     problems = _unique(items, lambda r: (r.cloud, r.sku, r.region, r.pricing), "pricing",
                        "keep one row per (cloud, sku, region, pricing)")
-    instance_regions = {(i.row.cloud, i.row.name): set(i.row.regions) for i in instance_items}  # type: ignore[attr-defined]
+    instance_regions = {(row.cloud, row.name): set(row.regions)
+                        for row in (item.row_as(InstanceType) for item in instance_items)}
     for item in items:
-        row: Price = item.row  # type: ignore[assignment]
+        row = item.row_as(Price)
         if row.unit == "instance-hour":
             regions = instance_regions.get((row.cloud, row.sku))
             if regions is None:
@@ -243,10 +254,10 @@ def _availability_rules(items: list[Located], instance_items: list[Located],
     """Availability rows name a known SKU, GCP zones lie in their region, and every GPU type is offered somewhere."""
     problems = _unique(items, lambda r: (r.cloud, r.sku, r.region), "region",
                        "keep one row per (cloud, sku, region) and list its zones in it")
-    instances = {(i.row.cloud, i.row.name) for i in instance_items}  # type: ignore[attr-defined]
+    instances = {(row.cloud, row.name) for row in (item.row_as(InstanceType) for item in instance_items)}
     covered: set[tuple[object, str]] = set()
     for item in items:
-        row: Availability = item.row  # type: ignore[assignment]
+        row = item.row_as(Availability)
         chip = accelerators.get(row.sku)
         if (row.cloud, row.sku) in instances:
             covered.add((row.cloud, row.sku))
@@ -258,11 +269,11 @@ def _availability_rules(items: list[Located], instance_items: list[Located],
                                     "add the instance type or fix the name", row.sku))
         problems += _cloud_availability_rules(item, row)
     for item in instance_items:
-        key = (item.row.cloud, item.row.name)  # type: ignore[attr-defined]
-        if key not in covered:
+        instance = item.row_as(InstanceType)
+        if (instance.cloud, instance.name) not in covered:
             problems.append(item.at("name", "no availability row lists this instance type anywhere",
                                     "add its regions (and zones) to gpu_availability.yaml with a source",
-                                    item.row.name))  # type: ignore[attr-defined]
+                                    instance.name))
     return problems
 
 
@@ -283,10 +294,10 @@ def _cloud_availability_rules(item: Located, row: Availability) -> list[Problem]
 def _efficiency_rules(items: list[Located], accelerators: dict[str, Accelerator], complete: bool) -> list[Problem]:
     problems = _unique(items, lambda r: r.accelerator, "accelerator", "keep one MFU row per accelerator")
     for item in items:
-        row: EfficiencyFigure = item.row  # type: ignore[assignment]
+        row = item.row_as(EfficiencyFigure)
         if row.accelerator not in accelerators:
             problems.append(_unknown_accelerator(item, "accelerator", row.accelerator, accelerators))
-    covered = Counter(item.row.accelerator for item in items)  # type: ignore[attr-defined]
+    covered = Counter(item.row_as(EfficiencyFigure).accelerator for item in items)
     for name in accelerators:
         if not covered[name] and items and complete:
             problems.append(problem(items[0].file, "efficiency", f"no MFU figure for {name!r}",
@@ -303,11 +314,11 @@ def _not_sold_rules(items: list[Located], prices: list[Located]) -> list[Problem
     """A not-sold row cites its document, and no price row contradicts it (a price for a way the cloud does not
     sell is a placeholder or a mixed-up SKU upstream; keep the one the cloud's own documentation supports)."""
     priced_regions: dict[tuple[object, str, object], set[str]] = {}
-    for price in (item.row for item in prices):
-        priced_regions.setdefault((price.cloud, price.sku, price.pricing), set()).add(price.region)  # type: ignore[attr-defined]
+    for price in (item.row_as(Price) for item in prices):
+        priced_regions.setdefault((price.cloud, price.sku, price.pricing), set()).add(price.region)
     problems: list[Problem] = []
     for item in items:
-        rule: NotSold = item.row  # type: ignore[assignment]
+        rule = item.row_as(NotSold)
         way = f"{rule.sku} {rule.pricing.value}"
         if not _CITES_DOCUMENT.search(rule.source):
             problems.append(item.at("source", f"not-sold rule for {way} names no document: {rule.source!r}",

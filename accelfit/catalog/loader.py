@@ -22,8 +22,9 @@ from __future__ import annotations
 import dataclasses
 import functools
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel
 
@@ -65,7 +66,7 @@ SECTIONS: dict[str, type[BaseModel]] = {
 }
 
 # Sections an imported catalog may hold, and the key under which its row replaces a shipped row.
-OVERLAY_KEYS = {
+OVERLAY_KEYS: dict[str, Callable[[Any], tuple[object, ...]]] = {
     "prices": lambda row: (row.cloud, row.sku, row.region, row.pricing),
     "availability": lambda row: (row.cloud, row.sku, row.region),
 }

@@ -9,11 +9,18 @@ from pydantic import PrivateAttr
 
 from accelfit.catalog.lookup import CatalogIndex
 # The rows are part of the catalog model: importers name them from here or from rows.py alike.
-from accelfit.catalog.rows import (  # noqa: F401
+from accelfit.catalog.rows import (
     Accelerator, AcceleratorKind, Availability, CatalogOrigin, CatalogRows, Cloud, EfficiencyFigure, Frozen, InstanceType,
     NotSold,
     Precision, Price, PricingModel, ServicePrice, Sourced, TpuSlice, _as_cloud, _as_pricing, region_of_zone,
 )
+
+# What importers name from here: the catalog and its rows (mypy's no_implicit_reexport reads this list).
+__all__ = [
+    "Accelerator", "AcceleratorKind", "Availability", "Catalog", "CatalogOrigin", "CatalogRows", "Cloud",
+    "EfficiencyFigure", "Frozen", "InstanceType", "NotSold", "Precision", "Price", "PricingModel", "ServicePrice",
+    "Sourced", "TpuSlice", "region_of_zone",
+]
 
 
 class Catalog(CatalogRows):
@@ -31,7 +38,9 @@ class Catalog(CatalogRows):
     def _lookup(self) -> CatalogIndex:
         # pydantic answers `self._index` from its __getattr__, about 1.3 us a call; the planner's loops make
         # thousands of lookups per plan, so they read the private slot directly (0.1 us).
-        return self.__pydantic_private__["_index"]  # type: ignore[index]
+        # pydantic types the private slots as Optional (None before model_post_init, which sets _index).
+        index: CatalogIndex = self.__pydantic_private__["_index"]  # type: ignore[index]
+        return index
 
     @property
     def label(self) -> str:

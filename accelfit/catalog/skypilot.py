@@ -36,7 +36,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from accelfit.catalog.models import Availability, Catalog, Cloud, Price, PricingModel
+from accelfit.catalog.models import Availability, Catalog, Cloud, InstanceType, Price, PricingModel
 from accelfit.errors import Problem, problem
 
 AWS_FILE = "aws/vms.csv"
@@ -231,7 +231,8 @@ def gpu_row_name(gke_accelerator: str) -> str:
     return "H100" if "H100-80GB" in name else name
 
 
-def _gcp_machines(catalog: Catalog, vm_rows: dict, gpu_rows: dict, result: ImportResult,
+def _gcp_machines(catalog: Catalog, vm_rows: dict[str, dict[str, tuple[str, float | None, float | None]]],
+                 gpu_rows: dict[tuple[str, int, str], tuple[float | None, float | None]], result: ImportResult,
                   provenance: Provenance) -> None:
     """A machine is offered in the zones its VM row lists; its price is VM part + GPU part of the same zone."""
     for name, by_zone in sorted(vm_rows.items()):
@@ -262,7 +263,8 @@ def _gcp_machines(catalog: Catalog, vm_rows: dict, gpu_rows: dict, result: Impor
                         spot.get(region, []), provenance)
 
 
-def _gcp_tpus(catalog: Catalog, tpu_rows: list, result: ImportResult, provenance: Provenance) -> None:
+def _gcp_tpus(catalog: Catalog, tpu_rows: list[tuple[str, int, str, str, float | None, float | None]],
+              result: ImportResult, provenance: Provenance) -> None:
     """Chip-hour prices from the smallest priced slice per region; zones per generation and region."""
     zones: dict[tuple[str, str], set[str]] = defaultdict(set)
     cheapest: dict[tuple[str, str], tuple[int, float | None, float | None]] = {}
@@ -363,7 +365,7 @@ def _count(text: str | None) -> int:
     return int(value) if math.isfinite(value) and 0 <= value <= 1_000_000 else 0
 
 
-def _same_accelerator(catalog: Catalog, instance, name: str, count: str, file: str, line: int) -> list[Problem]:
+def _same_accelerator(catalog: Catalog, instance: InstanceType, name: str, count: str, file: str, line: int) -> list[Problem]:
     """An upstream row that disagrees with accelfit about a type's GPUs is a problem, not a silent overwrite."""
     try:
         upstream = catalog.canonical(name) if name else None

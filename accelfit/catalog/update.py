@@ -11,6 +11,7 @@ first `accelfit plan` after an import does not parse it again.
 from __future__ import annotations
 
 import datetime as dt
+import http.client
 import hashlib
 import threading
 import time
@@ -20,6 +21,7 @@ import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 import yaml
 from pydantic import ValidationError
@@ -57,7 +59,8 @@ class UpdateSummary:
 class _HttpsOnlyRedirects(urllib.request.HTTPRedirectHandler):
     """Follow a redirect only to another https URL: a downgrade to http is refused, not recorded as https."""
 
-    def redirect_request(self, req, fp, code, msg, headers, newurl):  # noqa: ANN001 (urllib's signature)
+    def redirect_request(self, req: urllib.request.Request, fp: IO[bytes], code: int, msg: str,
+                         headers: http.client.HTTPMessage, newurl: str) -> urllib.request.Request | None:
         if urllib.parse.urlsplit(newurl).scheme.lower() != "https":
             raise urllib.error.URLError(f"redirected to a URL that is not https ({newurl[:200]})")
         return super().redirect_request(req, fp, code, msg, headers, newurl)
@@ -193,7 +196,7 @@ def _read(source: str, name: str, fetch: Fetcher) -> str:
     return decode_text(body, name)  # strict UTF-8 (a BOM dropped); a NUL byte is a binary file
 
 
-def _write(staged: Path, source: str, today: dt.date, results: dict, digests: dict[str, str]) -> None:
+def _write(staged: Path, source: str, today: dt.date, results: dict[str, skypilot.ImportResult], digests: dict[str, str]) -> None:
     manifest = {
         "kind": "imported", "as_of": today.isoformat(), "source": source, "layout": "skypilot-catalog v8",
         "files": {name: {"sha256": digests[name], "rows": result.rows_read} for name, result in results.items()},
@@ -214,7 +217,7 @@ def _write(staged: Path, source: str, today: dt.date, results: dict, digests: di
 _DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
 
-def _summary(directory: Path, source: str, today: dt.date, results: dict, digests: dict[str, str],
+def _summary(directory: Path, source: str, today: dt.date, results: dict[str, skypilot.ImportResult], digests: dict[str, str],
              shipped: Catalog) -> UpdateSummary:
     prices: dict[tuple[str, str], int] = {}
     availability: dict[str, int] = {}
@@ -224,13 +227,13 @@ def _summary(directory: Path, source: str, today: dt.date, results: dict, digest
         for row in result.prices:
             key = (row.cloud.value, row.pricing.value)
             prices[key] = prices.get(key, 0) + 1
-        for row in result.availability:
-            availability[row.cloud.value] = availability.get(row.cloud.value, 0) + 1
+        for offered in result.availability:
+            availability[offered.cloud.value] = availability.get(offered.cloud.value, 0) + 1
             # A new region of an instance type the shipped catalog describes (every imported AWS row is one: the
             # AWS import keeps only those), not of a TPU generation (accelfit/catalog/skypilot.py).
-            if shipped.instance_type(row.cloud, row.sku) is not None \
-                    and shipped.offered_zones(row.cloud, row.sku, row.region) is None:
-                new_regions.append((row.cloud.value, row.sku, row.region))
+            if shipped.instance_type(offered.cloud, offered.sku) is not None \
+                    and shipped.offered_zones(offered.cloud, offered.sku, offered.region) is None:
+                new_regions.append((offered.cloud.value, offered.sku, offered.region))
         for reason, names in result.skipped.items():
             skipped[reason] = skipped.get(reason, 0) + len(names)
     files = {name: {"rows": result.rows_read, "sha256": digests[name]} for name, result in results.items()}

@@ -9,11 +9,14 @@ API access, team namespaces, bare-metal join settings), so `check` never says ok
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from accelfit.errors import EXIT_POLICY_OR_INFEASIBLE, InputError, problem
+
+if TYPE_CHECKING:
+    from accelfit.stackfile import StackFile
 
 
 def _looks_like_inventory(document: Any) -> bool:
@@ -103,7 +106,7 @@ def lock_words(state: str) -> str:
     return LOCK_WORDS.get(state, f"lock {state}")
 
 
-def _check_fleet(ctx: click.Context, file: Path, stack, simulate: bool = False) -> None:
+def _check_fleet(ctx: click.Context, file: Path, stack: StackFile, simulate: bool = False) -> None:
     """A fleet stack: every workload plans (with its lock) and the fleet meets every stack rule."""
     from accelfit.catalog import load_catalog
     from accelfit.stack_plan import plan_stack_fleet

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import datetime as dt
+from typing import TYPE_CHECKING
 
 import click
 
 from accelfit.errors import EXIT_POLICY_OR_INFEASIBLE
+
+if TYPE_CHECKING:
+    from accelfit.stackfile import StackFile
 
 
 @click.command()
@@ -43,7 +47,7 @@ def lock(ctx: click.Context, stack_name: str, fresh: bool) -> None:
                f"${selection.total_usd:,.0f} total)")
 
 
-def _lock_fleet(ctx: click.Context, stack, fresh: bool) -> None:
+def _lock_fleet(ctx: click.Context, stack: StackFile, fresh: bool) -> None:
     """Lock each workload of a fleet: keep a lock that is still valid (unless --fresh), lock a fresh plan for the
     others, and write the map of selections by workload name."""
     from accelfit.catalog import load_catalog

@@ -7,6 +7,7 @@ reported as messages that name the file, the field and the fix, never as a trace
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 import click
 
@@ -37,7 +38,7 @@ class AccelfitGroup(click.Group):
     """Turns our input errors into exit code 2 with readable messages, for every command; imports each command only
     when it is used."""
 
-    def invoke(self, ctx: click.Context):
+    def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
         except InputError as error:

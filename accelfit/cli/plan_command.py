@@ -4,10 +4,19 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING, NoReturn
 
 import click
 
 from accelfit.errors import EXIT_POLICY_OR_INFEASIBLE, InputError, problem
+
+if TYPE_CHECKING:
+    from accelfit.catalog.models import Catalog
+    from accelfit.planner import Environment, NoFeasiblePlan, Plan
+    from accelfit.planner.fleet.model import FleetWorkload
+    from accelfit.planner.lock import LockStatus
+    from accelfit.spec.loader import LoadedWorkload
+    from accelfit.stackfile import StackFile
 
 
 @click.command()
@@ -99,7 +108,8 @@ def plan(ctx: click.Context, spec_file: Path | None, stack_name: str | None, as_
         simulate_planned(ctx, [(loaded.spec, member.plan, team)], stack_name or str(spec_file), as_json)
 
 
-def _spec_environment(loaded, environment_name: str, environment_option: str | None, catalog):
+def _spec_environment(loaded: LoadedWorkload, environment_name: str, environment_option: str | None,
+                      catalog: Catalog) -> Environment:
     """A spec file's environment: dev, or --environment's policy constraints (discovered from policies/config)."""
     from accelfit.calibration.store import load_team_efficiency
     from accelfit.planner import Environment
@@ -121,7 +131,8 @@ def _spec_environment(loaded, environment_name: str, environment_option: str | N
                        constraints=constraints)
 
 
-def _print_plan(result, member, lock, as_json: bool, markdown: bool, top: int, stack_name: str | None) -> None:
+def _print_plan(result: Plan, member: FleetWorkload, lock: LockStatus | None, as_json: bool, markdown: bool, top: int,
+                stack_name: str | None) -> None:
     if as_json:
         document = member.shown_json()
         if lock is not None:
@@ -139,7 +150,7 @@ def _print_plan(result, member, lock, as_json: bool, markdown: bool, top: int, s
                                member=member))
 
 
-def _plan_fleet(ctx: click.Context, stack, as_json: bool, markdown: bool, top: int, chart: Path | None,
+def _plan_fleet(ctx: click.Context, stack: StackFile, as_json: bool, markdown: bool, top: int, chart: Path | None,
                 simulate: bool = False) -> None:
     """A fleet stack: each workload's plan, placement, fallback chain and cost, and the fleet's totals."""
     from accelfit.catalog import load_catalog
@@ -169,7 +180,7 @@ def _plan_fleet(ctx: click.Context, stack, as_json: bool, markdown: bool, top: i
                          str(stack.path), as_json)
 
 
-def report_infeasible(ctx: click.Context, failure) -> None:
+def report_infeasible(ctx: click.Context, failure: NoFeasiblePlan) -> NoReturn:
     """No feasible plan: the binding constraint, the first rejected options, exit 1."""
     click.echo(f"no feasible plan: {failure.message}", err=True)
     for rejection in failure.rejected[:20]:

@@ -9,6 +9,8 @@ message says how to log in).
 
 from __future__ import annotations
 
+from typing import Any
+
 import json
 
 import click
@@ -39,7 +41,7 @@ def preflight(ctx: click.Context, stack_name: str, as_json: bool, markdown: bool
     except NoFeasiblePlan as failure:
         report_infeasible(ctx, failure)
         return
-    by_cloud: dict[str, list] = {}
+    by_cloud: dict[str, list[Any]] = {}
     for member in members:
         by_cloud.setdefault(member.plan.cloud.value, []).append(member)
     needs_by_cloud = {}

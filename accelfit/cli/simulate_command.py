@@ -5,11 +5,17 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from accelfit.errors import InputError, problem
+
+if TYPE_CHECKING:
+    from accelfit.planner import Plan
+    from accelfit.planner.team_efficiency import TeamEfficiency
+    from accelfit.spec import WorkloadSpec
 
 
 @click.command()
@@ -51,7 +57,8 @@ def simulate(spec_file: Path | None, stack_name: str | None, trace_file: Path | 
     _print(run_days(jobs, chart), as_json, markdown)
 
 
-def _plans(spec_file: Path | None, stack_name: str | None):
+def _plans(spec_file: Path | None,
+           stack_name: str | None) -> list[tuple[WorkloadSpec, Plan, TeamEfficiency | None]]:
     """(spec, plan, team efficiency) of each inference workload, planned as `accelfit plan` plans it."""
     from accelfit.calibration.store import load_team_efficiency
     from accelfit.catalog import load_catalog
@@ -82,7 +89,10 @@ def _plans(spec_file: Path | None, stack_name: str | None):
     return [(loaded.spec, fleet.workloads[0].plan, team)]
 
 
-def _planned(make):
+_Planned = TypeVar("_Planned")
+
+
+def _planned(make: Callable[[], _Planned]) -> _Planned:
     from accelfit.planner import NoFeasiblePlan
 
     try:

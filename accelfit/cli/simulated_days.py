@@ -5,9 +5,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from accelfit.errors import InputError, problem
+
+if TYPE_CHECKING:
+    from accelfit.planner import Plan
+    from accelfit.planner.team_efficiency import TeamEfficiency
+    from accelfit.simulate.engine import Requests
+    from accelfit.spec import WorkloadSpec
 
 
 @dataclass(frozen=True)
@@ -21,7 +27,8 @@ class Day:
     source: str
 
 
-def prepare_day(spec, plan, team, trace, trace_file, seed, spike) -> Day:
+def prepare_day(spec: WorkloadSpec, plan: Plan, team: TeamEfficiency | None, trace: Requests | None,
+                trace_file: Path | None, seed: int, spike: str | None) -> Day:
     from accelfit.catalog import load_catalog
     from accelfit.planner.serving.replica import Efficiency
     from accelfit.simulate.fleet import build_fleet, spec_requests
@@ -35,13 +42,13 @@ def prepare_day(spec, plan, team, trace, trace_file, seed, spike) -> Day:
     if measured is not None:
         efficiency = Efficiency(measured.decode_bandwidth, measured.prefill_compute)
     fleet = build_fleet(spec, plan, load_catalog(), efficiency)
-    burst = parse_spike(spike, fleet.serving_start_s, spec.inference.hours_per_day) if spike else None
+    burst = parse_spike(spike, fleet.serving_start_s, spec.inference_block.hours_per_day) if spike else None
     if trace is not None and burst is not None:
         raise InputError([problem(None, "--spike", "a trace already says when requests come",
                                   "give --trace or --spike, not both")])
     requests = trace if trace is not None else spec_requests(fleet, seed, burst)
     source = (f"trace {trace_file}" if trace is not None else
-              f"a day of the spec's {spec.inference.traffic.value} traffic at {spec.inference.requests_per_second:g} "
+              f"a day of the spec's {spec.inference_block.traffic.value} traffic at {spec.inference_block.requests_per_second:g} "
               f"req/s, seed {seed}")
     return Day(fleet, requests, trace is None, burst.describe() if burst else None, source)
 

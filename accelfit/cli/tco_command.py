@@ -5,10 +5,18 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from accelfit.errors import InputError, problem
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from accelfit.catalog.models import Catalog
+    from accelfit.planner import Plan
+    from accelfit.spec import Inventory
 
 
 @click.command()
@@ -41,13 +49,14 @@ def tco(spec_file: Path | None, stack_name: str | None, curve: str, months: int 
         check_chart_target(chart)
     catalog = load_catalog()
     plan, inventory, source = _owned_plan(spec_file, stack_name, catalog)
-    hosts = plan.accelerator.nodes
+    hosts, per_node = plan.accelerator.nodes, plan.accelerator.per_node
+    assert hosts is not None and per_node is not None  # owned servers are GPU nodes: plan_accelerator sets both
     ownership = inventory.ownership
-    owned = owned_server_cost(catalog.accelerator(plan.accelerator.name).power_w, plan.accelerator.per_node,
+    owned = owned_server_cost(catalog.accelerator(plan.accelerator.name).power_w, per_node,
                               ownership.model_dump(exclude={"purchased"}), ownership.purchased,
                               # the team's measured draw, where the plan priced with it
                               next((pool.measured_power_w for pool in plan.node_pools if pool.measured_power_w), None))
-    options = rent_options(catalog, plan.accelerator.name, plan.accelerator.per_node, hosts)
+    options = rent_options(catalog, plan.accelerator.name, per_node, hosts)
     if not options:
         raise InputError([problem(source, "placement.inventory", f"no cloud sells {plan.accelerator.per_node} x "
                                   f"{plan.accelerator.name} per instance in the catalog, so there is nothing to "
@@ -65,7 +74,7 @@ def tco(spec_file: Path | None, stack_name: str | None, curve: str, months: int 
         click.echo(tco_report.render_text(result, plan.workload))
 
 
-def _owned_plan(spec_file: Path | None, stack_name: str | None, catalog):
+def _owned_plan(spec_file: Path | None, stack_name: str | None, catalog: Catalog) -> tuple[Plan, Inventory, str]:
     """(plan, inventory, source file) for a workload planned onto owned servers; exit 2 for anything else.
 
     One way to plan: a stack's plan is the one its program builds (its lock respected), a spec file's the fleet of
@@ -73,6 +82,7 @@ def _owned_plan(spec_file: Path | None, stack_name: str | None, catalog):
     from accelfit.planner import Environment, NoFeasiblePlan
     from accelfit.stack_plan import plan_spec_fleet, plan_stack_fleet, single_view
 
+    plan_it: Callable[[], Plan]
     if stack_name is not None:
         from accelfit.stackfile import load_stack
 

@@ -4,6 +4,8 @@ tests. Pure data in the cloud registry's layer, so the planner reads it without 
 
 from __future__ import annotations
 
+from typing import Any
+
 import functools
 from pathlib import Path
 
@@ -13,7 +15,7 @@ _DATA = Path(__file__).parent / "data" / "flex_start.yaml"
 
 
 @functools.cache
-def flex_start_rules() -> dict:
+def flex_start_rules() -> dict[str, Any]:
     return read_package_yaml(_DATA)
 
 

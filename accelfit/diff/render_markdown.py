@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from accelfit.diff import format as fmt
-from accelfit.diff.model import ResourceDiff, StackDiff, ViolationDiff
+from accelfit.diff.model import FigureChange, ResourceDiff, StackDiff, ViolationDiff
 from accelfit.durations import usd
 from accelfit.reports.table import render_markdown_table
 
@@ -153,10 +153,10 @@ _SUMMARY_SECTIONS: tuple[Callable[[StackDiff], list[str]], ...] = (
 
 def _workload_table(diff: StackDiff) -> str:
     """A fleet's three figures per workload, before → after (shared items as `<cluster>-shared`, counted once)."""
-    def cell(change) -> str:
+    def cell(change: FigureChange) -> str:
         if change.base_usd is None and change.head_usd is None:
             return "-"
-        if change.base_usd == change.head_usd:
+        if change.head_usd is not None and change.base_usd == change.head_usd:
             return usd(change.head_usd)
         delta = f" ({fmt.signed_usd(change.delta_usd)})" if change.delta_usd is not None else ""
         return f"{usd(change.base_usd) if change.base_usd is not None else '-'} → " \

@@ -18,6 +18,8 @@ checks it):
   costs and policy limits, a dedicated workload's cloud overflow.
 Data files (sourced, dated) stay together in data/."""
 
+from typing import Any
+
 from accelfit.planner.choose import NoFeasiblePlan
 from accelfit.planner.model import (
     Alternative, CostLine, Estimate, NetworkPlan, NodePool, Plan, PlanAccelerator, PlanCloud, Platform, Rejection,
@@ -29,7 +31,7 @@ from accelfit.planner.planner import Environment, evaluate_spec, plan
 _FLEET = {"FallbackStep", "FleetPlan", "FleetWorkload", "SharedCluster", "plan_fleet"}
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> Any:  # the lazily imported names are of several types
     if name in _FLEET:
         from accelfit.planner.fleet import stack as fleet
         return getattr(fleet, name)

@@ -118,7 +118,8 @@ def _tpu_pools(spec: WorkloadSpec, sized: Sized, tpu: TpuSlice, labels: dict[str
 def _gpu_driver(cloud: str, platform: str) -> str | None:
     """The NVIDIA driver the pool pins: bare metal's and GKE's sourced versions; EKS: the NVIDIA AMI ships it."""
     if cloud_named(cloud).owned:
-        return baremetal_gpu_driver()["version"]
+        version: str = baremetal_gpu_driver()["version"]
+        return version
     if platform == "gke-gpu":
         return gke_gpu_driver_version()
     return None

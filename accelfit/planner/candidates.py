@@ -7,10 +7,10 @@ import datetime as dt
 from collections.abc import Mapping
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from accelfit.buying import buying_model
-from accelfit.catalog.models import Catalog, Cloud, region_of_zone
+from accelfit.catalog.models import Accelerator, Catalog, Cloud, InstanceType, region_of_zone
 from accelfit.clouds import cloud_named
 from accelfit.planner.costing.buying import (
     buying_rejection, held_block, max_units, reservation_zones, sold_as_hint,
@@ -54,8 +54,8 @@ def offers_for(spec: WorkloadSpec, catalog: Catalog, inventory: Inventory | None
         for pricing in spec.budget.pricing_options:
             priced = spec if pricing == spec.budget.pricing else spec.model_copy(
                 update={"budget": spec.budget.model_copy(update={"pricing": pricing})})
-            _cloud_gpu_offers(priced, catalog, found)
-            _tpu_offers(priced, catalog, found)
+            _cloud_gpu_offers(priced, catalog, found, pricing.value)
+            _tpu_offers(priced, catalog, found, pricing.value)
     if deployment in (Deployment.dedicated, Deployment.any) and inventory is not None:
         _baremetal_offers(spec, catalog, inventory, found, measured_power_w or {})
     return found
@@ -73,10 +73,10 @@ def _largest_in_family(catalog: Catalog) -> dict[tuple[str, str], int]:
     return largest
 
 
-def _cloud_gpu_offers(spec: WorkloadSpec, catalog: Catalog, found: OfferSet) -> None:
+def _cloud_gpu_offers(spec: WorkloadSpec, catalog: Catalog, found: OfferSet, pricing: str) -> None:
+    """The cloud GPU offers under `pricing` (the spec's own, one of its budget.pricing list)."""
     clouds = {cloud.value for cloud in spec.placement.clouds}
     largest = _largest_in_family(catalog)
-    pricing = spec.budget.pricing.value
     label = catalog.label  # once, not per offer: a full imported catalog makes thousands of offers
     for instance in catalog.instance_types:
         cloud = instance.cloud.value
@@ -86,7 +86,7 @@ def _cloud_gpu_offers(spec: WorkloadSpec, catalog: Catalog, found: OfferSet) -> 
             _instance_offers(spec, catalog, found, instance, platform, largest, pricing, label)
 
 
-def _offer_rejection(spec: WorkloadSpec, instance, platform: str, accelerator, pricing: str,
+def _offer_rejection(spec: WorkloadSpec, instance: InstanceType, platform: str, accelerator: Accelerator, pricing: str,
                      regions: list[str]) -> tuple[str, str] | None:
     """(rule, reason) when this machine type cannot be offered on `platform` at all, before any region's price."""
     vm = platform in vm_platforms()
@@ -101,8 +101,8 @@ def _offer_rejection(spec: WorkloadSpec, instance, platform: str, accelerator, p
     return None
 
 
-def _instance_offers(spec: WorkloadSpec, catalog: Catalog, found: OfferSet, instance, platform: str,
-                     largest: dict, pricing: str, label: str) -> None:
+def _instance_offers(spec: WorkloadSpec, catalog: Catalog, found: OfferSet, instance: InstanceType, platform: str,
+                     largest: dict[tuple[str, str], int], pricing: str, label: str) -> None:
     accelerator = catalog.accelerator(instance.accelerator)
     where = (platform, accelerator.name, instance.name)
     regions = [region for region in instance.regions if _region_allowed(spec, region)]
@@ -117,8 +117,8 @@ def _instance_offers(spec: WorkloadSpec, catalog: Catalog, found: OfferSet, inst
         _region_offer(spec, catalog, found, instance, platform, largest, pricing, label, region)
 
 
-def _region_offer(spec: WorkloadSpec, catalog: Catalog, found: OfferSet, instance, platform: str,
-                  largest: dict, pricing: str, label: str, region: str) -> None:
+def _region_offer(spec: WorkloadSpec, catalog: Catalog, found: OfferSet, instance: InstanceType, platform: str,
+                  largest: dict[tuple[str, str], int], pricing: str, label: str, region: str) -> None:
     cloud = instance.cloud.value
     accelerator = catalog.accelerator(instance.accelerator)
     where = (platform, accelerator.name, instance.name)
@@ -148,8 +148,8 @@ def _region_offer(spec: WorkloadSpec, catalog: Catalog, found: OfferSet, instanc
         catalog=label, reservation=block.name if block is not None else None))
 
 
-def _reservation_offers(spec: WorkloadSpec, catalog: Catalog, found: OfferSet, instance, platform: str,
-                        largest: dict, label: str) -> None:
+def _reservation_offers(spec: WorkloadSpec, catalog: Catalog, found: OfferSet, instance: InstanceType,
+                        platform: str, largest: dict[tuple[str, str], int], label: str) -> None:
     """One offer per reservation the team holds of this type (placement.reservations): at most its count of
     machines, in its zone, priced as already paid (unit price 0); `price` keeps the on-demand row as the
     reservation's on-demand-equivalent value (None where the catalog has none)."""
@@ -182,7 +182,7 @@ def _reservation_offers(spec: WorkloadSpec, catalog: Catalog, found: OfferSet, i
 MAX_GPU_POOL_ZONES = 3
 
 
-def _gpu_zones(catalog: Catalog, instance, region: str) -> tuple[str, ...]:
+def _gpu_zones(catalog: Catalog, instance: InstanceType, region: str) -> tuple[str, ...]:
     """A GCP pool goes only in zones the availability data lists for the machine type (up to
     MAX_GPU_POOL_ZONES, sorted); AWS rows list AZ IDs (the same for every account) or nothing, and subnets take AZ
     names, so AWS keeps the region's first zones."""
@@ -192,17 +192,16 @@ def _gpu_zones(catalog: Catalog, instance, region: str) -> tuple[str, ...]:
     return default_zones(instance.cloud.value, region)
 
 
-def _tpu_offers(spec: WorkloadSpec, catalog: Catalog, found: OfferSet) -> None:
+def _tpu_offers(spec: WorkloadSpec, catalog: Catalog, found: OfferSet, pricing: str) -> None:
     if not any(cloud_named(cloud).supports("tpu") for cloud in spec.placement.clouds):
         return
     # TPUs: vms -> TPU VMs, kubernetes -> GKE TPU node pools, any -> both (the cheaper wins).
     for platform in {Orchestration.vms: ("tpu-vm",), Orchestration.kubernetes: ("gke-tpu",)}.get(
             spec.placement.orchestration, ("gke-tpu", "tpu-vm")):
-        _tpu_platform_offers(spec, catalog, found, platform)
+        _tpu_platform_offers(spec, catalog, found, platform, pricing)
 
 
-def _tpu_platform_offers(spec: WorkloadSpec, catalog: Catalog, found: OfferSet, platform: str) -> None:
-    pricing = spec.budget.pricing.value
+def _tpu_platform_offers(spec: WorkloadSpec, catalog: Catalog, found: OfferSet, platform: str, pricing: str) -> None:
     if buying_model(pricing).offers_by_rules:
         why = buying_rejection(spec, "gcp", platform, None, pricing)
         if why is not None:
@@ -252,7 +251,7 @@ def _baremetal_offers(spec: WorkloadSpec, catalog: Catalog, inventory: Inventory
                       measured_power_w: Mapping[str, float]) -> None:
     from accelfit.pricing.onprem import owned_server_cost  # loaded with an inventory only (issue 39)
 
-    groups: dict[tuple[str, int], list] = defaultdict(list)
+    groups: dict[tuple[str, int], list[Any]] = defaultdict(list)
     for server in inventory.servers:
         groups[(server.gpu_model, server.gpu_count)].append(server)
     for (model, count), servers in sorted(groups.items()):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from accelfit.planner import preferences as pref
 from accelfit.planner.evaluate import Evaluation
 from accelfit.planner.model import Alternative, PlanCloud, Platform, Rejection
@@ -26,7 +28,7 @@ def _platform_rank(platform: str) -> int:
     return order.index(platform) if platform in order else len(order)
 
 
-def rank_key(sized: Sized) -> tuple:
+def rank_key(sized: Sized) -> tuple[object, ...]:
     """Score (cost with penalties) to the cent, then total cost, hours, platform order, cloud, region,
     accelerator name, device count and machine: deterministic for equal scores."""
     offer = sized.offer
@@ -151,7 +153,7 @@ def _policy_infeasible(evaluation: Evaluation, rejected: tuple[Rejection, ...]) 
         "(placement.accelerators, deadline, pricing) or the environment's policy configuration"), rejected)
 
 
-def latency_infeasible(spec: WorkloadSpec, misses: tuple, rejected: tuple[Rejection, ...]) -> NoFeasiblePlan:
+def latency_infeasible(spec: WorkloadSpec, misses: tuple[Any, ...], rejected: tuple[Rejection, ...]) -> NoFeasiblePlan:
     """The latency targets the closest option misses even at a light load, each with its best figure and the value
     that would admit it; the binding one is the target it misses by the most."""
     inference = spec.inference

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from accelfit.buying import buying_model, find_buying_model
 from accelfit.catalog.models import Catalog
@@ -24,6 +24,7 @@ from accelfit.planner.training.sizing import (
 from accelfit.spec import WorkloadSpec
 
 if TYPE_CHECKING:  # a team's file is read (and its models built) where it is given
+    from accelfit.planner.serving.load import Miss
     from accelfit.planner.team_efficiency import TeamEfficiency
 
 
@@ -35,13 +36,13 @@ class Evaluation:
     fastest_days: float | None = None
     best_latency_ms: float | None = None
     # The latency targets the closest option (least over its budgets) misses at a light load.
-    latency_misses: tuple = ()
+    latency_misses: tuple[Miss, ...] = ()
     cheapest_over_budget: Sized | None = None
     # Options that met the workload but a policy limit of the environment rejected (the binding constraint then).
     policy_rejected: int = 0
 
 
-def sizing_key(offer: Offer) -> tuple:
+def sizing_key(offer: Offer) -> tuple[object, ...]:
     """What sizing reads from an offer: everything but its place and price. A machine type or slice shape sizes
     the same in every region and zone that offers it, so `evaluate` sizes it once (a full imported catalog offers
     each of them in dozens of regions). The objects are keyed by identity: one catalog row (or inventory server)
@@ -56,13 +57,13 @@ class _Shape:
     """What sizing decides for an offer, the same in every region: Sized's fields that depend on neither place nor
     price, the storage it needs and the run it prices (training; 0 for inference)."""
 
-    fields: dict
+    fields: dict[str, Any]
     storage: StorageNeeds
     run_hours: float
 
 
 def size_offer(spec: WorkloadSpec, catalog: Catalog, offer: Offer, team: TeamEfficiency | None = None,
-               at_units: int | None = None, shared: dict | None = None) -> Sized:
+               at_units: int | None = None, shared: dict[Any, Any] | None = None) -> Sized:
     """Size and cost one offer; raises Unfit when it cannot meet the workload at any allowed count.
 
     `at_units` builds a count at least as large as the spec needs (a lock that still meets the spec): the same
@@ -74,70 +75,79 @@ def size_offer(spec: WorkloadSpec, catalog: Catalog, offer: Offer, team: TeamEff
         shape = _shape(spec, catalog, offer, team, at_units)
     else:
         key = (sizing_key(offer), at_units)
-        shape = shared.get(key)
-        if shape is None:
+        remembered: _Shape | Unfit | None = shared.get(key)
+        if remembered is None:
             try:
-                shape = _shape(spec, catalog, offer, team, at_units)
+                remembered = _shape(spec, catalog, offer, team, at_units)
             except Unfit as unfit:
-                shape = unfit
-            shared[key] = shape
-        if isinstance(shape, Unfit):
-            raise shape.with_traceback(None)  # one remembered Unfit, raised afresh for each offer
+                remembered = unfit
+            shared[key] = remembered
+        if isinstance(remembered, Unfit):
+            raise remembered.with_traceback(None)  # one remembered Unfit, raised afresh for each offer
+        shape = remembered
     # The models the planner offers by rules of its own (accelfit/buying) may cap a run's length
     # (planner/costing/buying.py).
     rules = find_buying_model(offer.pricing)  # None for owned servers: nothing is bought
-    if spec.training is not None and rules is not None and rules.offers_by_rules:
-        run = run_of(spec, offer, shape.run_hours)
+    run = run_of(spec, offer, shape.run_hours)  # None for inference: no run
+    if run is not None and rules is not None and rules.offers_by_rules:
         why = run_rejection(offer.pricing, offer.instance.family if offer.instance else "", run.accelerator_hours)
         if why is not None:
             raise Unfit(BUYING_RULE, why)
     parts = cost_parts(spec, catalog, offer, shape.fields["units"], shape.run_hours, shape.storage, shared)
     cost = plan_figures(spec, parts)
     return Sized(offer=offer, monthly_usd=cost.monthly_usd,
-                 total_usd=cost.run_total_usd if spec.training is not None else cost.monthly_usd,
+                 total_usd=cost.run_total_usd if cost.run_total_usd is not None else cost.monthly_usd,
                  parts=parts, full_scale_monthly_usd=cost.full_scale_monthly_usd, **shape.fields)
 
 
 def _shape(spec: WorkloadSpec, catalog: Catalog, offer: Offer, team: TeamEfficiency | None,
            at_units: int | None) -> _Shape:
-    accelerator = offer.accelerator.name
     if spec.training is not None:
-        figure = catalog.mfu(accelerator)
-        mfu, mfu_source, calibration = figure.mfu, figure.source, ""
-        measured = team.training_for(accelerator) if team else None
-        if measured is not None:
-            mfu, mfu_source = measured.mfu, f"team measurements: {measured.source}"
-            calibration = (f"MFU {measured.mfu:.0%} for {accelerator} measured by your team ({measured.runs} runs, "
-                           f"{team.path or 'team efficiency file'}) replaces the catalog's {figure.mfu:.0%}.")
-        efficiency = training_efficiency(spec, offer.accelerator, mfu, mfu_source)
-        mfu = efficiency.mfu
-        # A buying model's longest run bounds the search: more nodes until the run fits (issue 33).
-        size = size_training(spec, offer, mfu, run_cap(offer.pricing, offer.platform))
-        most = offer.max_units if offer.multi_unit else 1
-        if at_units is not None and at_units > most:
-            raise Unfit("capacity", f"{at_units} × {offer.machine} is more than this option offers ({most})")
-        if at_units is not None and at_units > size.units:
-            size = training_at(spec, offer, mfu, at_units)
-        return _Shape(dict(
-            units=size.units, devices=size.devices, hours=size.hours, accelerator_hours=size.hours * size.devices,
-            memory_per_device_gib=size.memory_per_device_gib,
-            cost_assumptions=cost_assumptions(spec, offer, size.hours), mfu=size.mfu, mfu_source=mfu_source,
-            tokens_per_second=size.tokens_per_second, penalties=penalties(spec, offer.accelerator),
-            notes=(training_memory_note(spec, size), "; ".join(efficiency.factors)), calibration=calibration),
-            storage_needs(spec, offer, size.units), size.hours)
+        return _training_shape(spec, catalog, offer, team, at_units)
+    return _serving_shape(spec, offer, team, at_units)
+
+
+def _training_shape(spec: WorkloadSpec, catalog: Catalog, offer: Offer, team: TeamEfficiency | None,
+                    at_units: int | None) -> _Shape:
+    accelerator = offer.accelerator.name
+    figure = catalog.mfu(accelerator)
+    mfu, mfu_source, calibration = figure.mfu, figure.source, ""
+    if team is not None and (measured := team.training_for(accelerator)) is not None:
+        mfu, mfu_source = measured.mfu, f"team measurements: {measured.source}"
+        calibration = (f"MFU {measured.mfu:.0%} for {accelerator} measured by your team ({measured.runs} runs, "
+                       f"{team.path or 'team efficiency file'}) replaces the catalog's {figure.mfu:.0%}.")
+    efficiency = training_efficiency(spec, offer.accelerator, mfu, mfu_source)
+    mfu = efficiency.mfu
+    # A buying model's longest run bounds the search: more nodes until the run fits (issue 33).
+    size = size_training(spec, offer, mfu, run_cap(offer.pricing, offer.platform))
+    most = offer.max_units if offer.multi_unit else 1
+    if at_units is not None and at_units > most:
+        raise Unfit("capacity", f"{at_units} × {offer.machine} is more than this option offers ({most})")
+    if at_units is not None and at_units > size.units:
+        size = training_at(spec, offer, mfu, at_units)
+    return _Shape(dict(
+        units=size.units, devices=size.devices, hours=size.hours, accelerator_hours=size.hours * size.devices,
+        memory_per_device_gib=size.memory_per_device_gib,
+        cost_assumptions=cost_assumptions(spec, offer, size.hours), mfu=size.mfu, mfu_source=mfu_source,
+        tokens_per_second=size.tokens_per_second, penalties=penalties(spec, offer.accelerator),
+        notes=(training_memory_note(spec, size), "; ".join(efficiency.factors)), calibration=calibration),
+        storage_needs(spec, offer, size.units), size.hours)
+
+
+def _serving_shape(spec: WorkloadSpec, offer: Offer, team: TeamEfficiency | None, at_units: int | None) -> _Shape:
+    accelerator = offer.accelerator.name
     # The serving model is imported for a spec that serves: a training plan never loads it (issue 39).
     from accelfit.planner.serving.engine_figures import efficiency_for
     from accelfit.planner.serving.replica import Efficiency
     from accelfit.planner.serving.sizing import size_inference
 
-    measured_serving = team.serving_for(accelerator) if team else None
     efficiency, calibration = None, ""
-    if measured_serving is not None:
-        efficiency = Efficiency(measured_serving.decode_bandwidth, measured_serving.prefill_compute)
+    if team is not None and (measured := team.serving_for(accelerator)) is not None:
+        efficiency = Efficiency(measured.decode_bandwidth, measured.prefill_compute)
         row = efficiency_for(accelerator)
-        calibration = (f"serving efficiency for {accelerator} measured by your team ({measured_serving.runs} runs, "
-                       f"{team.path or 'team efficiency file'}): decode at {measured_serving.decode_bandwidth:.0%} "
-                       f"of peak bandwidth and prefill at {measured_serving.prefill_compute:.0%} of peak compute, "
+        calibration = (f"serving efficiency for {accelerator} measured by your team ({measured.runs} runs, "
+                       f"{team.path or 'team efficiency file'}): decode at {measured.decode_bandwidth:.0%} "
+                       f"of peak bandwidth and prefill at {measured.prefill_compute:.0%} of peak compute, "
                        f"replacing the catalog's {row.decode_bandwidth:.0%} / {row.prefill_compute:.0%}.")
     size = size_inference(spec, offer, efficiency)
     if at_units is not None and at_units > size.units:
@@ -158,13 +168,15 @@ def _shape(spec: WorkloadSpec, catalog: Catalog, offer: Offer, team: TeamEfficie
 def training_at(spec: WorkloadSpec, offer: Offer, base_mfu: float, units: int) -> TrainingSize:
     """The training run on exactly `units` (more than the fewest that meet the deadline)."""
     fitted = layout(spec, offer, units)
-    recompute = fitted.recompute_fraction if fitted else 0.0
+    if fitted is None:  # more units than size_training's, which fit: more devices only shrink the state shard
+        raise AssertionError(f"{units} × {offer.machine}: no layout fits, above the fewest units that hold the run")
+    recompute = fitted.recompute_fraction
     hours = training_hours(spec, offer, units, base_mfu, recompute)
     return TrainingSize(
         units=units, devices=units * offer.devices_per_unit, hours=hours,
         mfu=effective_mfu(offer, units, base_mfu, recompute),
         memory_per_device_gib=fitted.total_bytes / GIB,
-        tokens_per_second=(spec.training.tokens or spec.training.samples) / (hours * 3600.0),
+        tokens_per_second=spec.training_amount / (hours * 3600.0),
         tensor_parallel=fitted.tensor_parallel, recompute_fraction=recompute,
         activation_gib=fitted.activation_bytes / GIB, state_gib=fitted.state_bytes / GIB)
 
@@ -191,8 +203,9 @@ def inference_note(size: InferenceSize, offer: Offer, spec: WorkloadSpec | None 
                 f"{size.pipeline_parallel} nodes)")
     peak = ""
     if spec is not None and size.token_budget:  # the transformer model (not the non-transformer one)
-        factor = peak_factor(spec.inference)
-        peak = (f" within every target, for {spec.inference.requests_per_second * factor:,.4g} req/s at the peak "
+        inference = spec.inference_block
+        factor = peak_factor(inference)
+        peak = (f" within every target, for {inference.requests_per_second * factor:,.4g} req/s at the peak "
                 f"(requests_per_second × peak_factor {factor:g}; about {size.in_flight:,.0f} sequences in flight per "
                 f"replica)")
     return (f"{size.replicas} replicas of {size.devices_per_replica} × {offer.accelerator.name}{link}, batch "
@@ -202,7 +215,7 @@ def inference_note(size: InferenceSize, offer: Offer, spec: WorkloadSpec | None 
 def evaluate(spec: WorkloadSpec, catalog: Catalog, offers: list[Offer],
              team: TeamEfficiency | None = None, constraints: PolicyConstraints | None = None) -> Evaluation:
     result = Evaluation()
-    shared: dict = {}
+    shared: dict[Any, Any] = {}
     for offer in offers:
         try:
             sized = size_offer(spec, catalog, offer, team, shared=shared)
@@ -266,7 +279,7 @@ def _record_latency(spec: WorkloadSpec, result: Evaluation, unfit: Unfit) -> Non
         result.latency_misses = tuple(misses)
 
 
-def policy_rejections(spec: WorkloadSpec, sized: Sized, constraints: PolicyConstraints | None) -> list:
+def policy_rejections(spec: WorkloadSpec, sized: Sized, constraints: PolicyConstraints | None) -> list[tuple[str, str]]:
     """What the environment's policy limits say about a sized option: (rule, reason) per limit it exceeds."""
     if constraints is None:
         return []
@@ -294,7 +307,7 @@ def over_budget(spec: WorkloadSpec, sized: Sized) -> str | None:
     return None
 
 
-def family_key(sized: Sized) -> tuple:
+def family_key(sized: Sized) -> tuple[str, str, tuple[str, ...], str, str]:
     """Offers that differ only in size: same platform, place, accelerator and pricing."""
     offer = sized.offer
     return (offer.platform, offer.cloud, offer.zones, offer.accelerator.name, offer.pricing)
@@ -307,7 +320,7 @@ def smallest_per_family(feasible: list[Sized]) -> list[Sized]:
     and would otherwise win on cents of cluster fees; the smallest sufficient shape is what is easiest to get.
     Ties on devices go to the cheaper option.
     """
-    best: dict[tuple, Sized] = {}
+    best: dict[tuple[str, str, tuple[str, ...], str, str], Sized] = {}
     for sized in feasible:
         key = family_key(sized)
         current = best.get(key)

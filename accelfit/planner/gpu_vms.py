@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -25,8 +26,9 @@ SINGLE_NODE = "single-node"  # the rejection rule for a job one VM cannot hold o
 
 
 @lru_cache(maxsize=1)
-def gpu_vm_data() -> dict:
-    return yaml.safe_load(DATA.read_text(encoding="utf-8"))
+def gpu_vm_data() -> dict[str, Any]:
+    data: dict[str, Any] = yaml.safe_load(DATA.read_text(encoding="utf-8"))  # the shipped gpu_vms.yaml: a mapping
+    return data
 
 
 def vm_platforms() -> frozenset[str]:
@@ -129,7 +131,7 @@ def gpu_vm_plan(spec: WorkloadSpec, offer: Offer) -> GpuVmPlan:
                      container_image=spec.training.image if spec.training is not None else None)
 
 
-def _image(vm: dict) -> tuple[str, str]:
+def _image(vm: dict[str, Any]) -> tuple[str, str]:
     """(image the VM boots, its source) from the cloud's gpu_vms.yaml section: an SSM parameter a launch resolves
     (EC2), or an image family in a project (Compute Engine)."""
     if "ssm_parameter" in vm:

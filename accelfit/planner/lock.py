@@ -15,6 +15,7 @@ from accelfit.catalog.models import Catalog
 from accelfit.planner.choose import best_per_group, grouped_rejections, infeasible, rank_key
 from accelfit.planner.evaluate import over_budget, policy_rejections, size_offer
 from accelfit.planner.model import Plan
+from accelfit.planner.options import Offer, Sized
 from accelfit.planner.planner import Environment, Search, build_plan, search
 from accelfit.planner.training.sizing import Unfit
 from accelfit.spec import WorkloadSpec
@@ -139,8 +140,8 @@ def plan_with_lock(spec: WorkloadSpec, catalog: Catalog, environment: Environmen
         fresh_monthly_delta_usd=round(delta, 2))
 
 
-def _locked_sized(spec: WorkloadSpec, catalog: Catalog, offers: list, selection: Selection,
-                  environment: Environment):
+def _locked_sized(spec: WorkloadSpec, catalog: Catalog, offers: list[Offer], selection: Selection,
+                  environment: Environment) -> tuple[Sized | None, str, int]:
     """(the locked option sized at its locked count, why it is stale, the count the spec needs)."""
     platform, cloud, region, accelerator, machine, units, pricing = selection.parts
     matching = [offer for offer in offers if (offer.platform, offer.cloud, offer.region, offer.accelerator.name,

@@ -81,13 +81,15 @@ def training_memory(model: ModelSpec, method: TrainingMethod, devices: int, memo
     """
     usable = memory_gib * GIB * pref.USABLE_MEMORY_FRACTION
     layers, _, _, _ = model_dims(model)
-    state = training_state_bytes(model.parameters, model.precision, method) / devices  # the TOTAL: all experts
+    state = training_state_bytes(model.total_parameters, model.precision, method) / devices  # the TOTAL: all experts
+    # Both per-layer figures shrink as 1/TP: computed once, divided per layout (a plan sizes hundreds of layouts).
+    full_at_tp1, kept_at_tp1 = activation_bytes_per_layer(model, 1), checkpoint_bytes_per_layer(model, 1)
     best: TrainingMemory | None = None
     for tensor_parallel in (size for size in (1, 2, 4, 8) if size <= max(1, devices_per_node) and size <= devices):
         # FSDP gathers one layer's weights ahead of the one computing: two layers' weights, split over TP.
-        gathered = 2.0 * model.parameters / layers * BYTES_PER_WEIGHT[model.precision] / tensor_parallel
-        full = activation_bytes_per_layer(model, tensor_parallel)
-        kept = checkpoint_bytes_per_layer(model, tensor_parallel)
+        gathered = 2.0 * model.total_parameters / layers * BYTES_PER_WEIGHT[model.precision] / tensor_parallel
+        full = full_at_tp1 / tensor_parallel
+        kept = kept_at_tp1 / tensor_parallel
         room = usable - state - gathered
         if room >= layers * full:
             return TrainingMemory(state, gathered, layers * full, tensor_parallel, 0.0)
@@ -143,7 +145,7 @@ def kv_cache_bytes_per_token(model: ModelSpec) -> float:
 
 def weights_bytes(model: ModelSpec) -> float:
     """Every weight held in memory: the TOTAL parameters (all experts of a Mixture-of-Experts model)."""
-    return model.parameters * BYTES_PER_WEIGHT[model.precision]
+    return model.total_parameters * BYTES_PER_WEIGHT[model.precision]
 
 
 def expert_split(model: ModelSpec) -> tuple[float, float, int, int]:
@@ -155,9 +157,9 @@ def expert_split(model: ModelSpec) -> tuple[float, float, int, int]:
     experts = model.experts or 8
     per_token = model.experts_per_token or min(2, experts - 1)
     if not model.is_moe or experts <= per_token:
-        return model.parameters, 0.0, 1, 1
-    expert = (model.parameters - model.active) / (experts - per_token)
-    shared = max(0.0, model.parameters - experts * expert)
+        return model.total_parameters, 0.0, 1, 1
+    expert = (model.total_parameters - model.active) / (experts - per_token)
+    shared = max(0.0, model.total_parameters - experts * expert)
     return shared, expert, experts, per_token
 
 
@@ -169,5 +171,5 @@ def weights_read_bytes(model: ModelSpec, tokens: float) -> float:
     shared, expert, experts, per_token = expert_split(model)
     if expert == 0.0:
         return weights_bytes(model)
-    touched = experts * (1.0 - (1.0 - per_token / experts) ** max(1.0, tokens))
+    touched: float = experts * (1.0 - (1.0 - per_token / experts) ** max(1.0, tokens))  # float ** float: Any
     return (shared + touched * expert) * BYTES_PER_WEIGHT[model.precision]

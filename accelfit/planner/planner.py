@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+import datetime as dt
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -54,9 +57,9 @@ class Environment:
 class Search:
     """The planner's full search before choosing: what could be bought, how each sized up, what was rejected."""
 
-    offers: list
+    offers: list[Offer]
     evaluation: Evaluation
-    rejected: list
+    rejected: list[RawRejection]
 
 
 def search(spec: WorkloadSpec, catalog: Catalog, environment: Environment) -> Search:
@@ -69,7 +72,8 @@ def search(spec: WorkloadSpec, catalog: Catalog, environment: Environment) -> Se
     return Search(allowed, evaluation, offers.rejected + elsewhere + rejected + evaluation.rejected)
 
 
-def allowed_offers(offers: list, constraints: PolicyConstraints | None) -> tuple[list, list[RawRejection]]:
+def allowed_offers(offers: list[Offer],
+                   constraints: PolicyConstraints | None) -> tuple[list[Offer], list[RawRejection]]:
     """Offers the environment's policies allow (accelerator allow-list, mandatory spot), and the others rejected
     with the policy named."""
     if constraints is None:
@@ -85,7 +89,7 @@ def allowed_offers(offers: list, constraints: PolicyConstraints | None) -> tuple
     return allowed, rejected
 
 
-def evaluate_spec(spec: WorkloadSpec, catalog: Catalog, environment: Environment) -> tuple[Evaluation, list]:
+def evaluate_spec(spec: WorkloadSpec, catalog: Catalog, environment: Environment) -> tuple[Evaluation, list[RawRejection]]:
     """Every feasible sized option and every rejection (the planner's full search, before choosing)."""
     found = search(spec, catalog, environment)
     return found.evaluation, found.rejected
@@ -115,7 +119,7 @@ VM_PLAN_PLATFORMS = ("tpu-vm", "gce-gpu-vm", "ec2-gpu-vm")
 
 
 def build_plan(spec: WorkloadSpec, environment: Environment, chosen: Sized, ranked: list[Sized],
-               rejected: tuple, top: int) -> Plan:
+               rejected: tuple[Any, ...], top: int) -> Plan:
     """The plan of the chosen option, without its serving section: that is described once, over its route (the
     planned pool, then each standby step: accelfit.planner.fleet.stack.with_serving), when its fallback chain is
     known."""
@@ -137,7 +141,7 @@ def build_plan(spec: WorkloadSpec, environment: Environment, chosen: Sized, rank
         catalog_as_of=offer.price.as_of if offer.price else _newest_date(ranked), catalog=offer.catalog)
 
 
-def planned_step(pools: tuple, chosen: Sized) -> list[ServingStep]:
+def planned_step(pools: tuple[Any, ...], chosen: Sized) -> list[ServingStep]:
     """The planned serving pool (the node pools that carry accelerators), route rank 1."""
     from accelfit.planner.serving.layout import ServingStep
 
@@ -169,14 +173,12 @@ def orchestration_reasons(spec: WorkloadSpec, chosen: Sized, ranked: list[Sized]
             f"${getattr(best, figure):,.2f} for the cheapest on {other_kind} ({best.offer.label})."]
 
 
-def _newest_date(ranked: list[Sized]):
-    import datetime as dt
-
+def _newest_date(ranked: list[Sized]) -> dt.date:
     dates = [sized.offer.price.as_of for sized in ranked if sized.offer.price]
     return max(dates) if dates else dt.date.today()
 
 
-def reasons(spec: WorkloadSpec, chosen: Sized, ranked: list[Sized], rejected: tuple) -> tuple[str, ...]:
+def reasons(spec: WorkloadSpec, chosen: Sized, ranked: list[Sized], rejected: tuple[Any, ...]) -> tuple[str, ...]:
     offer = chosen.offer
     out = [_choice_reason(spec, chosen), *_workload_reasons(spec, chosen)]
     if offer.platform in vm_platforms():
@@ -209,8 +211,9 @@ def _workload_reasons(spec: WorkloadSpec, chosen: Sized) -> list[str]:
     """The training run's figures, or the serving load, latency and margin; then the sizing's own notes."""
     if spec.training is not None:
         return [*training_reasons(spec, chosen), *chosen.notes[2:]]
-    target = spec.inference.latency_p99_ms
-    return [f"Serving {spec.inference.requests_per_second:g} req/s: {chosen.notes[0]}; p99 about "
+    inference = spec.inference_block
+    target = inference.latency_p99_ms
+    return [f"Serving {inference.requests_per_second:g} req/s: {chosen.notes[0]}; p99 about "
             f"{chosen.latency_p99_ms:,.0f} ms against a {target:g} ms target.",
             serving_margin(spec, chosen), *chosen.notes[1:]]
 
@@ -226,7 +229,7 @@ def _price_reasons(offer: Offer) -> list[str]:
             + ("" if offer.price.verified else "; second-hand figure, verify before committing") + ")."]
 
 
-def _comparison_reasons(chosen: Sized, ranked: list[Sized], rejected: tuple) -> list[str]:
+def _comparison_reasons(chosen: Sized, ranked: list[Sized], rejected: tuple[Any, ...]) -> list[str]:
     """The next best option of another platform or accelerator, and how many options each rule rejected."""
     offer = chosen.offer
     out = []
@@ -248,16 +251,16 @@ def _comparison_reasons(chosen: Sized, ranked: list[Sized], rejected: tuple) -> 
 def training_reasons(spec: WorkloadSpec, chosen: Sized) -> list[str]:
     """The run's compute, the efficiency and its factors, the whole-run overhead and the deadline margin."""
     offer = chosen.offer
-    training, model = spec.training, spec.model
+    training, model = spec.training_block, spec.model
     if model.architecture.value == "other":
-        compute = (f"3 × {model.gflops_per_sample:g} GFLOPs per sample (forward and backward) × "
-                   f"{format_count(training.samples)} samples")
+        compute = (f"3 × {model.sample_gflops:g} GFLOPs per sample (forward and backward) × "
+                   f"{format_count(spec.training_amount)} samples")
     else:
         flops_per = 4 if training.method.value == "lora" else 6
-        active = (f"{format_count(model.active)} active of {format_count(model.parameters)} total parameters "
+        active = (f"{format_count(model.active)} active of {format_count(model.total_parameters)} total parameters "
                   "(Mixture-of-Experts: FLOPs from the active, memory and checkpoints from the total)"
-                  if model.is_moe else format_count(model.parameters))
-        compute = f"{flops_per}·N·D = {flops_per} × {active} × {format_count(training.tokens)} tokens"
+                  if model.is_moe else format_count(model.total_parameters))
+        compute = f"{flops_per}·N·D = {flops_per} × {active} × {format_count(spec.training_amount)} tokens"
     overhead = pref.TRAINING_OVERHEAD_FRACTION + (pref.SPOT_TRAINING_OVERHEAD_FRACTION
                                                   if is_preemptible(offer.pricing) else 0.0)
     allowed = training.deadline_days * (1 - training.deadline_margin_pct / 100)
@@ -277,7 +280,7 @@ def training_reasons(spec: WorkloadSpec, chosen: Sized) -> list[str]:
 
 def serving_margin(spec: WorkloadSpec, chosen: Sized) -> str:
     """The margin to each latency target the spec states, at the planned peak (queueing included)."""
-    inference = spec.inference
+    inference = spec.inference_block
     keep = 1 - inference.headroom_pct / 100
     figures = [("TTFT", chosen.ttft_p99_ms, inference.ttft_p99_ms), ("TPOT", chosen.tpot_p99_ms, inference.tpot_p99_ms),
                ("end-to-end", chosen.latency_p99_ms, inference.latency_p99_ms)]

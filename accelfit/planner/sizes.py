@@ -5,6 +5,8 @@ sizing calls."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from dataclasses import dataclass
 
 from accelfit.planner import preferences as pref
@@ -14,7 +16,7 @@ from accelfit.spec import InferenceSpec, Traffic, WorkloadSpec
 class Unfit(Exception):
     """The offer cannot meet the workload at any count it allows; `rule` groups it, `best` is how close it got."""
 
-    def __init__(self, rule: str, reason: str, best: float | None = None, misses: tuple = ()):
+    def __init__(self, rule: str, reason: str, best: float | None = None, misses: tuple[Any, ...] = ()):
         super().__init__(reason)
         self.rule = rule
         self.reason = reason

@@ -19,9 +19,9 @@ def _software() -> dict[str, Any]:
 
 def tpu_runtime_version(generation: str, framework: Framework, multi_host: bool) -> str:
     runtimes = _software()["tpu_runtimes"]
-    if framework is Framework.tensorflow:
-        return runtimes["tensorflow"][generation]["multi_host" if multi_host else "single_host"]
-    return runtimes["common"][generation]
+    version: str = (runtimes["tensorflow"][generation]["multi_host" if multi_host else "single_host"]
+                    if framework is Framework.tensorflow else runtimes["common"][generation])
+    return version
 
 
 def common_tpu_runtimes() -> dict[str, str]:
@@ -30,7 +30,8 @@ def common_tpu_runtimes() -> dict[str, str]:
 
 
 def gke_gpu_driver_version() -> str:
-    return _software()["gke_gpu_driver"]["version"]
+    version: str = _software()["gke_gpu_driver"]["version"]
+    return version
 
 
 def baremetal_gpu_driver() -> dict[str, Any]:

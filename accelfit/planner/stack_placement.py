@@ -15,7 +15,7 @@ import dataclasses
 from dataclasses import dataclass
 
 from accelfit.clouds import cloud_named
-from accelfit.planner.options import RawRejection
+from accelfit.planner.options import Offer, RawRejection
 
 STACK_REGION_RULE = "stack-region"
 STACK_ZONE_RULE = "stack-zone"
@@ -35,7 +35,7 @@ class StackPlacement:
         return dict(self.zones).get(cloud)
 
 
-def placed_offers(offers: list, placement: StackPlacement) -> tuple[list, list[RawRejection]]:
+def placed_offers(offers: list[Offer], placement: StackPlacement) -> tuple[list[Offer], list[RawRejection]]:
     """Offers in the stack's region (and zone, narrowed to it), and the others rejected naming the config key."""
     if not placement.regions and not placement.zones:
         return list(offers), []

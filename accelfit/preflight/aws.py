@@ -23,8 +23,8 @@ from typing import Any
 
 from accelfit.preflight.credentials import check_aws_files
 from accelfit.preflight.errors import UNREACHABLE_FIX, credentials_error, sdk_missing
-from accelfit.preflight.model import (Needs, Observed, QuotaReading, ReservationReading, Unchecked, quota_key,
-                                      reservation_key, zone_key)
+from accelfit.preflight.model import (Needs, Observed, QuotaReading, ReservationNeed, ReservationReading, Unchecked, ZoneNeed,
+                                      quota_key, reservation_key, zone_key)
 from accelfit.preflight.retry import Throttled, call_with_retries, throttled_unchecked
 
 THROTTLED = {"Throttling", "ThrottlingException", "TooManyRequestsException", "RequestLimitExceeded",
@@ -93,7 +93,7 @@ class AwsReader:
                 self.botocore.SSOError) as error:  # credentials are loaded lazily: SSO or assume-role at first call
             raise credentials_error("aws", _first_line(error), profile=self.profile) from None
 
-    def _guard(self, observed: dict, check: str, action: str, fn: Callable[[], None]) -> None:
+    def _guard(self, observed: dict[str, Any], check: str, action: str, fn: Callable[[], None]) -> None:
         if self.unreachable:
             observed["unchecked"].append(Unchecked(check=check, reason=self.unreachable, fix=UNREACHABLE_FIX))
             return
@@ -135,7 +135,7 @@ class AwsReader:
         observed["unchecked"] = tuple(observed["unchecked"])
         return Observed(**observed)
 
-    def _quota(self, observed: dict, region: str, code: str) -> None:
+    def _quota(self, observed: dict[str, Any], region: str, code: str) -> None:
         quotas = self.client("service-quotas", region)
         quota = self._call(lambda: quotas.get_service_quota(ServiceCode="ec2", QuotaCode=code))["Quota"]
         usage = self._usage(region, quota.get("UsageMetric"))
@@ -143,7 +143,7 @@ class AwsReader:
             limit=float(quota["Value"]), usage=usage,
             source="Service Quotas" + (" and CloudWatch AWS/Usage" if usage is not None else ""))
 
-    def _usage(self, region: str, metric: dict | None) -> float | None:
+    def _usage(self, region: str, metric: dict[str, Any] | None) -> float | None:
         """The quota's current usage from the CloudWatch metric Service Quotas names (None when it names none)."""
         if not metric or not metric.get("MetricName"):
             return None
@@ -160,7 +160,7 @@ class AwsReader:
         statistic = metric.get("MetricStatisticRecommendation") or "Maximum"
         return float(max(point.get(statistic, 0.0) for point in points))
 
-    def _zones(self, observed: dict, region: str, wanted: list) -> None:
+    def _zones(self, observed: dict[str, Any], region: str, wanted: list[ZoneNeed]) -> None:
         ec2 = self.client("ec2", region)
         types = sorted({n.machine_type for n in wanted})
         offered: set[tuple[str, str]] = set()
@@ -177,7 +177,7 @@ class AwsReader:
         for need in wanted:
             observed["zones"][zone_key(need.zone, need.machine_type)] = (need.zone, need.machine_type) in offered
 
-    def _reservations(self, observed: dict, region: str, wanted: list) -> None:
+    def _reservations(self, observed: dict[str, Any], region: str, wanted: list[ReservationNeed]) -> None:
         ec2 = self.client("ec2", region)
         answer = self._call(lambda: ec2.describe_capacity_reservations(
             CapacityReservationIds=sorted({n.name for n in wanted})))
@@ -190,7 +190,8 @@ class AwsReader:
 
 
 def _code(error: Any) -> str:
-    return error.response.get("Error", {}).get("Code", "")
+    code: str = error.response.get("Error", {}).get("Code", "")  # botocore's ClientError is untyped here
+    return code
 
 
 def _first_line(error: BaseException) -> str:

@@ -90,7 +90,7 @@ def _standard_reading(need: QuotaNeed, observed: Observed) -> QuotaReading | Non
     return observed.quotas.get(quota_key(need.region, need.standard_metric, need.zone))
 
 
-def _quota(need: QuotaNeed, observed: Observed, project: str, standard_needs: dict) -> Finding:
+def _quota(need: QuotaNeed, observed: Observed, project: str, standard_needs: dict[tuple[str, str, str, str], int]) -> Finding:
     subject = f"{need.metric} ({need.label})"
     where = need.zone or need.region
     steps = tuple(step for step, _ in need.by_step)

@@ -22,7 +22,7 @@ from typing import Any
 
 from accelfit.preflight.credentials import gcp_key_info
 from accelfit.preflight.errors import UNREACHABLE_FIX, credentials_error, sdk_missing
-from accelfit.preflight.model import (Needs, Observed, QuotaReading, ReservationReading, Unchecked,
+from accelfit.preflight.model import (Needs, Observed, QuotaNeed, QuotaReading, ReservationReading, Unchecked, ZoneNeed,
                                       cloud_quotas_key, quota_key, reservation_key, zone_key)
 from accelfit.preflight.retry import Throttled, call_with_retries, throttled_unchecked
 
@@ -70,7 +70,7 @@ class GcpReader:
         except (ex.Unauthorized, RefreshError) as error:
             raise credentials_error("gcp", f"the credentials were rejected ({_first_line(error)})") from None
 
-    def _guard(self, observed: dict, check: str, api: str, fn: Callable[[], None]) -> None:
+    def _guard(self, observed: dict[str, Any], check: str, api: str, fn: Callable[[], None]) -> None:
         if self.unreachable:
             observed["unchecked"].append(Unchecked(check=check, reason=self.unreachable, fix=UNREACHABLE_FIX))
             return
@@ -94,7 +94,7 @@ class GcpReader:
         observed["unchecked"] = tuple(observed["unchecked"])
         return Observed(**observed)
 
-    def _read_quotas(self, observed: dict, needs: Needs) -> None:
+    def _read_quotas(self, observed: dict[str, Any], needs: Needs) -> None:
         """Regional quotas (compute regions.get), then what it leaves out and zonal TPU quotas (Cloud Quotas)."""
         for region in sorted({n.region for n in needs.quotas if not n.zone}):
             self._guard(observed, f"quota of region {region} (compute regions.get)", "compute",
@@ -112,7 +112,7 @@ class GcpReader:
             self._guard(observed, "quota of TPU VMs (Cloud Quotas, tpu.googleapis.com)", "quotas",
                         lambda: self._quota_infos(observed, "tpu.googleapis.com", zonal, by_zone=True))
 
-    def _read_places(self, observed: dict, needs: Needs) -> None:
+    def _read_places(self, observed: dict[str, Any], needs: Needs) -> None:
         """Zone offerings, held reservations and enabled APIs."""
         for zone in sorted({n.zone for n in needs.zones}):
             wanted = [n for n in needs.zones if n.zone == zone]
@@ -125,13 +125,13 @@ class GcpReader:
             self._guard(observed, "service enabled APIs (Service Usage)", "services",
                         lambda: self._services(observed, [s.name for s in needs.services]))
 
-    def _region(self, observed: dict, region: str) -> None:
+    def _region(self, observed: dict[str, Any], region: str) -> None:
         answer = self._call(lambda: self.regions.get(project=self.project, region=region))
         for quota in answer.quotas:
             observed["quotas"][quota_key(region, quota.metric)] = QuotaReading(
                 limit=quota.limit, usage=quota.usage, source="compute regions.get")
 
-    def _quota_infos(self, observed: dict, service: str, needs: list, *, by_zone: bool) -> None:
+    def _quota_infos(self, observed: dict[str, Any], service: str, needs: list[QuotaNeed], *, by_zone: bool) -> None:
         parent = f"projects/{self.project}/locations/global/services/{service}"
         wanted = {n.quota_id if not by_zone else n.metric for n in needs}
         # A spot need read from Cloud Quotas may fall back to its on-demand quota: read that one too.
@@ -147,14 +147,14 @@ class GcpReader:
                 _regional_infos(observed, info, source)
 
     @staticmethod
-    def _zonal_infos(observed: dict, info: Any, source: str) -> None:
+    def _zonal_infos(observed: dict[str, Any], info: Any, source: str) -> None:
         for dims in info.dimensions_infos:
             zone = dict(dims.dimensions).get("zone", "")
             if zone:
                 observed["quotas"][quota_key(zone.rsplit("-", 1)[0], info.quota_id, zone)] = QuotaReading(
                     limit=float(dims.details.value), usage=None, source=source)
 
-    def _zone(self, observed: dict, zone: str, wanted: list) -> None:
+    def _zone(self, observed: dict[str, Any], zone: str, wanted: list[ZoneNeed]) -> None:
         accelerators = None
         if any(n.accelerator_type for n in wanted):
             accelerators = {a.name for a in self._call(lambda: list(self.accelerator_types.list(
@@ -170,7 +170,7 @@ class GcpReader:
                 offered = False
             observed["zones"][zone_key(zone, need.machine_type)] = offered
 
-    def _reservation(self, observed: dict, res: Any) -> None:
+    def _reservation(self, observed: dict[str, Any], res: Any) -> None:
         try:
             answer = self._call(lambda: self.reservations.get(project=self.project, zone=res.zone,
                                                               reservation=res.name))
@@ -181,14 +181,14 @@ class GcpReader:
         observed["reservations"][reservation_key(res.zone, res.name)] = ReservationReading(
             count=int(specific.count), in_use=int(specific.in_use_count))
 
-    def _services(self, observed: dict, names: list[str]) -> None:
+    def _services(self, observed: dict[str, Any], names: list[str]) -> None:
         answer = self._call(lambda: self.services.batch_get_services(request={
             "parent": f"projects/{self.project}", "names": [f"projects/{self.project}/services/{n}" for n in names]}))
         for service in answer.services:
             observed["services"][service.name.rsplit("/", 1)[-1]] = service.state == self.enabled_state
 
 
-def _regional_infos(observed: dict, info: Any, source: str) -> None:
+def _regional_infos(observed: dict[str, Any], info: Any, source: str) -> None:
     """Each (region, other dimensions) value of a regional quota, kept under cloud_quotas_key. A value set for a
     region wins; an entry without a region is the default for the regions in its applicable_locations."""
     defaults: list[tuple[str, str, QuotaReading]] = []

@@ -10,11 +10,14 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from accelfit.clouds import cloud_named
 from accelfit.preflight import rules
 from accelfit.preflight.model import Needs, QuotaNeed, ReservationNeed, ServiceNeed, ZoneNeed
+
+if TYPE_CHECKING:
+    from accelfit.catalog.models import Catalog
 
 
 @dataclass(frozen=True)
@@ -32,9 +35,9 @@ def step_label(member: str, rank: int, pool: str) -> str:
 
 class _Acc:
     def __init__(self) -> None:
-        self.quotas: dict[tuple, dict[str, Any]] = {}
-        self.zones: dict[tuple, set[str]] = defaultdict(set)
-        self.reservations: dict[tuple, dict[str, Any]] = {}
+        self.quotas: dict[tuple[str, ...], dict[str, Any]] = {}
+        self.zones: dict[tuple[str, ...], set[str]] = defaultdict(set)
+        self.reservations: dict[tuple[str, ...], dict[str, Any]] = {}
         self.services: dict[str, str] = {}
         self.steps: list[str] = []
         self.notes: list[str] = []
@@ -100,7 +103,7 @@ def _gcp_services(acc: _Acc, member: str, plan: Any) -> None:
             acc.services.setdefault(service, f"{member}: Filestore")
 
 
-def _vcpus(cloud: str, machine_type: str, catalog: Any) -> int | None:
+def _vcpus(cloud: str, machine_type: str, catalog: Catalog) -> int | None:
     shape = catalog.instance_type(cloud, machine_type)
     if shape is not None:
         return shape.vcpus

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from accelfit.preflight.model import Finding, Report
 
 
@@ -67,7 +69,7 @@ def render_markdown(report: Report) -> str:
     return "\n".join(lines)
 
 
-def to_json(report: Report) -> dict:
+def to_json(report: Report) -> dict[str, Any]:
     document = report.model_dump(mode="json")
     document["fits"] = report.fits
     document["steps"] = [{"step": step, "state": state} for step, state in report.steps]

@@ -14,7 +14,8 @@ DATA = Path(__file__).with_name("data") / "quotas.yaml"
 
 @lru_cache(maxsize=1)
 def table() -> dict[str, Any]:
-    return read_yaml(DATA)
+    quotas: dict[str, Any] = read_yaml(DATA)  # the shipped quotas.yaml: a mapping per cloud
+    return quotas
 
 
 def gcp_gpu_metric(gke_accelerator: str, spot: bool) -> tuple[str, str] | None:
@@ -77,7 +78,8 @@ def gcp_services(kind: str) -> tuple[str, ...]:
 
 
 def other_vcpus(cloud: str, machine_type: str) -> int | None:
-    return table()[cloud]["other_machine_vcpus"].get(machine_type)
+    vcpus: int | None = table()[cloud]["other_machine_vcpus"].get(machine_type)
+    return vcpus
 
 
 _FAMILY = re.compile(r"^([a-z]+?)(\d)")

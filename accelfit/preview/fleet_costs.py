@@ -51,7 +51,8 @@ def attribute(records: Sequence[Any], workloads: Iterable[str]) -> dict[str, str
         if labelled in known:
             return labelled  # a workload's Kueue objects and namespace, inside the shared Kubernetes layer
         if record.type == WORKLOAD_COMPONENT:
-            return record.name
+            name: str = record.name  # a recorded resource's name
+            return name
         if record.type == SHARED_COMPONENT:
             return shared_marker(record.name)
         if record.parent and record.parent in by_urn:

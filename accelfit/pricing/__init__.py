@@ -1,5 +1,7 @@
 """Pricing: the one cost model (three named figures) and the pricing of resources with stated assumptions. Pure."""
 
+from typing import Any
+
 from accelfit.pricing.figures import CostFigures, Part, RunWindow, figures
 
 # The pricing of built resources (previews, `accelfit cost`) is imported on first use, so a plan, which needs only the
@@ -8,7 +10,7 @@ _RESOURCES = {"ASSUMPTIONS", "PRICED_TYPES", "CostReport", "NeutralResource", "P
               "monthly_cost_of_resources", "price_resources"}
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> Any:  # the lazily imported names are of several types
     if name in _RESOURCES:
         from accelfit.pricing import resources
 

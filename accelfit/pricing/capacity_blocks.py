@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 from accelfit.clouds.aws_capacity_blocks import capacity_block_rules
 
@@ -30,8 +31,9 @@ class BlockTooLong(ValueError):
     """The run is longer than the longest block AWS sells."""
 
 
-def purchase_rules() -> dict:
-    return capacity_block_rules()["purchase"]
+def purchase_rules() -> dict[str, Any]:
+    purchase: dict[str, Any] = capacity_block_rules()["purchase"]  # the sourced file's purchase mapping
+    return purchase
 
 
 def block_for(run_hours: float) -> BlockLength:

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from accelfit.catalog.models import Catalog, Cloud, InstanceType, Price, PricingModel, TpuSlice
+from accelfit.catalog.models import Accelerator, Catalog, Cloud, InstanceType, Price, PricingModel, TpuSlice
 from accelfit.clouds import cloud_named
 from accelfit.reports.table import render_markdown_table, render_table
 
@@ -81,7 +81,7 @@ def _price_json(price: Price, hourly_usd: float) -> dict[str, Any]:
             "as_of": price.as_of.isoformat(), "source": price.source, "verified": price.verified}
 
 
-def _accelerator_json(catalog: Catalog, row: Any) -> dict[str, Any]:
+def _accelerator_json(catalog: Catalog, row: Accelerator) -> dict[str, Any]:
     document = row.model_dump(mode="json")
     try:
         figure = catalog.mfu(row.name)

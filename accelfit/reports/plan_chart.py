@@ -6,6 +6,7 @@ matplotlib is imported here only, so the plan command stays fast when no chart i
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from accelfit.errors import InputError, problem
 from accelfit.planner.model import Plan
@@ -14,7 +15,7 @@ from accelfit.planner.options import Sized
 FORMATS = (".svg", ".png")
 
 
-def open_figure(path: Path, rows: int = 1):
+def open_figure(path: Path, rows: int = 1) -> tuple[Any, Any, Any]:  # matplotlib is optional: untyped here
     """(pyplot, figure, axes) for a chart written to `path` (.svg or .png): the one set-up every chart shares."""
     if path.suffix.lower() not in FORMATS:
         raise InputError([problem(str(path), "--chart", "unsupported chart format",
@@ -63,7 +64,7 @@ def write_chart(path: Path, plan: Plan, feasible: list[Sized]) -> None:
     plt.close(figure)
 
 
-def _readable_limits(axes, xs: list[float], ys: list[float]) -> None:
+def _readable_limits(axes: Any, xs: list[float], ys: list[float]) -> None:
     """Axes that show the points at their values: no offset notation, and a span of at least ±20% (x) and a
     factor of 3 (y, log) so one option, or several close ones, is not drawn on a micro-scale."""
     low_x, high_x = min(xs), max(xs)

@@ -24,7 +24,7 @@ import numpy as np
 
 from accelfit.simulate.admission import Admission
 # The simulator's inputs and outputs are named from here by its callers (fleet, servers, traffic, tests).
-from accelfit.simulate.engine_types import (  # noqa: F401
+from accelfit.simulate.engine_types import (
     Capacity, FixedCapacity, Requests, ServerShape, StepSeconds, Trace,
 )
 from accelfit.simulate.pool_state import PoolState
@@ -136,3 +136,7 @@ def simulate(requests: Requests, shapes: Sequence[ServerShape], capacity: Capaci
     """Run `requests` through the pools until `horizon_s` (default: the last arrival plus the timeout)."""
     last = float(requests.arrival[-1]) if len(requests) else 0.0
     return Engine(requests, shapes, capacity, dt, timeout_s, horizon_s or last + timeout_s).run()
+
+
+# What callers name from here: the engine, its entry point and its inputs and outputs (engine_types).
+__all__ = ["Capacity", "Engine", "FixedCapacity", "Requests", "ServerShape", "StepSeconds", "Trace", "simulate"]

@@ -10,7 +10,7 @@ import numpy as np
 
 from accelfit.catalog.models import Catalog
 from accelfit.planner.costing.option_costs import SERVING_START_UTC
-from accelfit.planner.model import Plan, ServingPool
+from accelfit.planner.model import NodePool, Plan, ServingPool
 from accelfit.planner.serving.replica import Efficiency
 from accelfit.planner.serving.traffic import serving_traffic_facts
 from accelfit.planner.sizes import peak_factor
@@ -85,7 +85,7 @@ def build_fleet(spec: WorkloadSpec, plan: Plan, catalog: Catalog, efficiency: Ef
     return Fleet(spec, plan, pools, shapes, scaled, tuple(prices), start, tuple(notes))
 
 
-def _scaled(plan: Plan, pools: tuple[ServingPool, ...], node_pools: dict) -> tuple[ScaledPool, ...]:
+def _scaled(plan: Plan, pools: tuple[ServingPool, ...], node_pools: dict[str, NodePool]) -> tuple[ScaledPool, ...]:
     facts = simulate_facts()
     node_start = facts.nodes.provisioning_seconds.get(plan.cloud.value, 0.0)
     out = []

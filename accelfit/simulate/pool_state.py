@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -21,7 +22,7 @@ class PoolState:
     steps: float = 0.0  # each server's completed steps (the servers step together)
     ending: np.ndarray = field(init=False)
     ending_kv: np.ndarray = field(init=False)
-    recent: list = field(default_factory=list)  # index arrays admitted here, newest last (preemption order)
+    recent: list[Any] = field(default_factory=list)  # index arrays admitted here, newest last (preemption order)
 
     def __post_init__(self) -> None:
         self.ending = np.zeros(self.horizon_steps + 2, dtype=np.int64)

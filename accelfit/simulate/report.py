@@ -85,7 +85,7 @@ def _day(run: Run, figures: dict[str, np.ndarray]) -> dict[str, Any]:
     return day
 
 
-def _pair(values: list) -> str:
+def _pair(values: list[float | None]) -> str:
     return "/".join("-" if value is None else f"{value:,.0f}" if value >= 100 else f"{value:,.1f}" for value in values)
 
 
@@ -143,7 +143,8 @@ def write_chart(path: Path, run: Run, result: dict[str, Any]) -> None:
     per_minute = np.arange(minutes) / 60.0
 
     def minute_mean(values: np.ndarray) -> np.ndarray:
-        return values[:minutes * 60].reshape(minutes, 60).mean(axis=1)
+        means: np.ndarray = values[:minutes * 60].reshape(minutes, 60).mean(axis=1)  # numpy types mean() as Any
+        return means
 
     arrivals = np.bincount((run.requests.arrival // 60).astype(np.int64), minlength=minutes)[:minutes] / 60.0
     load.plot(per_minute, arrivals, label="arrivals (req/s)", linewidth=0.8)

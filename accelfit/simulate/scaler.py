@@ -66,7 +66,7 @@ class _State:
     pods: list[float] = field(default_factory=list)  # ready time of each started pod (inf: pending, no node)
     nodes: list[float] = field(default_factory=list)  # ready time of each node
     empty_since: float | None = None
-    recommendations: deque = field(default_factory=deque)  # (time, replicas) within the stabilization window
+    recommendations: deque[tuple[float, int]] = field(default_factory=deque)  # (time, replicas) within the stabilization window
     last_active: float = -math.inf
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from enum import Enum
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 from pydantic import (
     AllowInfNan, BaseModel, BeforeValidator, ConfigDict, Field, Strict, WithJsonSchema, field_validator,
@@ -80,6 +80,17 @@ DNS_LABEL = r"^[a-z]([-a-z0-9]*[a-z0-9])?$"
 _NAME_CHARACTERS = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}\Z")
 HF_TOKEN_KEY = "accelfit:hfToken"  # declared in Pulumi.yaml; keys of other namespaces are the user's own
 _CONFIG_KEY = re.compile(r"[A-Za-z][A-Za-z0-9_-]*:[A-Za-z][A-Za-z0-9_.-]*\Z")
+
+
+_Value = TypeVar("_Value")
+
+
+def _required(value: _Value | None, field: str, rule: str) -> _Value:
+    """A field a validator requires (`rule` says where) read where that rule holds. None here means a caller read it
+    on a spec the rule does not cover: a bug in the caller, said as such rather than carried on as None."""
+    if value is None:
+        raise AssertionError(f"{field}: read where it is not set; it is required {rule}")
+    return value
 
 
 def weights_scheme(weights: str) -> str:
@@ -256,9 +267,25 @@ class ModelSpec(StrictModel):
         return data
 
     @property
+    def total_parameters(self) -> float:
+        """parameters, which _size_rules requires of a transformer (architecture other has no count: it is sized
+        from gflops_per_sample and memory_gib)."""
+        return _required(self.parameters, "model.parameters", "for a transformer")
+
+    @property
     def active(self) -> float:
-        """Parameters a token passes through: the FLOPs count (the total for a dense model)."""
-        return self.active_parameters if self.active_parameters is not None else self.parameters
+        """Parameters a token passes through: the FLOPs count (the total for a dense model). A transformer's."""
+        return self.active_parameters if self.active_parameters is not None else self.total_parameters
+
+    @property
+    def sample_gflops(self) -> float:
+        """gflops_per_sample, which _architecture_rules requires of architecture other."""
+        return _required(self.gflops_per_sample, "model.gflops_per_sample", "when architecture is other")
+
+    @property
+    def copy_memory_gib(self) -> float:
+        """memory_gib, which _architecture_rules requires of architecture other."""
+        return _required(self.memory_gib, "model.memory_gib", "when architecture is other")
 
     @property
     def is_moe(self) -> bool:
@@ -792,6 +819,24 @@ class WorkloadSpec(StrictModel):
                              "placement.clouds, or copy it where the job runs")
 
     @property
+    def training_block(self) -> TrainingSpec:
+        """The training block, which _kind_rules requires for training and fine-tuning."""
+        return _required(self.training, "training", "for training and fine-tuning")
+
+    @property
+    def inference_block(self) -> InferenceSpec:
+        """The inference block, which _kind_rules requires for inference."""
+        return _required(self.inference, "inference", "for inference")
+
+    @property
+    def training_amount(self) -> float:
+        """What the run processes: training.tokens (a transformer) or training.samples (architecture other), one of
+        which _training_rules requires."""
+        training = self.training_block
+        return _required(training.tokens or training.samples, "training.tokens",
+                         "(or training.samples for architecture other) for training")
+
+    @property
     def model_server(self) -> ModelServer | None:
         """The server the stack builds for an inference workload (inference.server, else vllm when model.weights
         is set and none otherwise); None for training."""
@@ -800,6 +845,11 @@ class WorkloadSpec(StrictModel):
         if self.inference.server is not None:
             return self.inference.server
         return ModelServer.vllm if self.model.weights is not None else ModelServer.none
+
+    @property
+    def inference_server(self) -> ModelServer:
+        """model_server for an inference workload (which always has one: vllm, sglang or none)."""
+        return _required(self.model_server, "inference.server", "for inference (model_server is None for training)")
 
     def _serving_rules(self) -> None:
         server = self.model_server
@@ -815,12 +865,12 @@ class WorkloadSpec(StrictModel):
             raise ValueError(f"model.weights: required when inference.server is {self.inference.server.value} (where "
                              "the server loads the weights from); add e.g. weights: gs://my-models/llama-3.1-8b, or "
                              "set server: none")
-        if not builds:
+        if server is None or not builds:  # server is None only without an inference block, returned above
             if self.inference.public_endpoint is not None:
                 raise ValueError("inference.public_endpoint: only used when the stack builds the model server (it "
                                  "sets the serving route's load balancer); set model.weights, or remove it")
             return
-        self._engine_rules(server.value)  # type: ignore[union-attr]
+        self._engine_rules(server.value)
 
     def _engine_rules(self, name: str) -> None:
         """What the named engine serves, where it runs and what it reads (accelfit.engines)."""
@@ -836,7 +886,9 @@ class WorkloadSpec(StrictModel):
             raise ValueError(f"inference.server: the {name} server is built on GKE or EKS, and placement.deployment "
                              "is dedicated (bare metal); set deployment: cloud, or server: none")
         server = engine(name)
-        scheme = weights_scheme(self.model.weights)
+        # A built server has weights: set by the spec, or the server defaults to none (_serving_rules).
+        weights = _required(self.model.weights, "model.weights", "when the stack builds a model server")
+        scheme = weights_scheme(weights)
         if scheme is not None and scheme not in server.weights_schemes:
             raise ValueError(f"model.weights: {self.model.weights}: {server.title} here loads weights from "
                              f"{', '.join(f'{item}://' for item in server.weights_schemes)} only; copy them to one of "
@@ -845,7 +897,7 @@ class WorkloadSpec(StrictModel):
         if self.model.quantization != AUTO and self.model.quantization not in accepted:
             raise ValueError(f"model.quantization: {self.model.quantization} is not a method {server.title} accepts "
                              f"(--quantization); use auto or one of {', '.join(sorted(accepted))}")
-        cloud = weights_cloud(weights_scheme(self.model.weights))
+        cloud = weights_cloud(scheme)
         if cloud is not None and cloud not in {allowed.value for allowed in self.placement.clouds}:
             raise ValueError(f"model.weights: {self.model.weights} is read through the workload's {cloud} identity, "
                              f"and placement.clouds is [{', '.join(c.value for c in self.placement.clouds)}]; add "

@@ -53,12 +53,13 @@ def read_host_access(source: str = "stack") -> HostAccess:
     """Every missing or malformed key is reported at once, before anything is created."""
     config = pulumi.Config()
     problems: list[Problem] = []
-    secrets = {}
+    secrets: dict[str, pulumi.Output[str]] = {}
     for key, fix in SECRET_KEYS.items():
         value = config.get_secret(key)  # get() on a secret would warn and expose it in plain text
         if value is None:
             problems.append(problem(source, f"accelfit:{key}", "required secret is not set", fix))
-        elif _structured(config.full_key(key)):
+            continue
+        if _structured(config.full_key(key)):
             problems.append(problem(source, f"accelfit:{key}", "a secret must be text, not a mapping or a list "
                                     "(the value is not shown)", fix))
         secrets[key] = value
@@ -67,6 +68,8 @@ def read_host_access(source: str = "stack") -> HostAccess:
     minor = config.get("kubernetesVersion") or ""
     if problems:
         raise InputError(problems)
+    # host_access_problems (required) reports an unset joinEndpoint or joinCaCertHash: both are set here.
+    assert endpoint is not None and ca_hash is not None
     return HostAccess(ssh_private_key=secrets["sshPrivateKey"], join_token=secrets["joinToken"],
                       kubeconfig=secrets["kubeconfig"], join_endpoint=endpoint, ca_cert_hash=ca_hash,
                       kubernetes_minor=minor)

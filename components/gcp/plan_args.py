@@ -5,6 +5,7 @@ a user composing the components by hand can fill the same objects themselves."""
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import pulumi
@@ -110,7 +111,7 @@ def _taints(pool: NodePool) -> tuple[tuple[str, str, str], ...]:
 
 def gpu_pool_args(plan: Plan, pool: NodePool, catalog: Catalog, cluster: pulumi.Input[str],
                   service_account: pulumi.Input[str],
-                  additional_nics: list[tuple[pulumi.Input[str], pulumi.Input[str]]],
+                  additional_nics: Sequence[tuple[pulumi.Input[str], pulumi.Input[str]]],
                   labels: dict[str, str]) -> GpuNodePoolArgs:
     machine = catalog.instance_type(Cloud.gcp, pool.machine_type)
     family = machine.family if machine else ""

@@ -125,6 +125,8 @@ def _build_gpu_vm(plan: Plan, project: str, shared: SharedParts, bucket: DataBuc
     from components.gpu_vm_script import GpuVmJob
 
     vm = plan.gpu_vm
+    if vm is None:  # build_gcp_stack builds the VM only for a plan that has one
+        raise AssertionError(f"{plan.workload}: a GPU VM built for a plan without one")
     return GceGpuVm(f"{plan.workload}-gpu", GceGpuVmArgs(
         project=project, zone=vm.zone, machine_type=vm.machine_type, image=vm.image,
         boot_disk_gb=vm.boot_disk_gb, boot_disk_type=vm.boot_disk_type, subnetwork=shared.network.subnet.id,

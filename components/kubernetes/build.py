@@ -44,11 +44,18 @@ if TYPE_CHECKING:
 
 class GkeClusterBuilt(Protocol):
     """What the GKE builder made (components.gcp.stack.GcpSharedCluster) as the layer reads it: the cluster (its
-    kubeconfig), each workload's pools, the group to parent under. A protocol, so this package imports no cloud's."""
+    kubeconfig), each workload's pools, the group to parent under. A protocol, so this package imports no cloud's.
+    Read-only members: the layer only reads them, and a read-only Mapping accepts the builder's dict of its own
+    stack views (a writable protocol attribute would have to be exactly Mapping[str, Any])."""
 
-    cluster: Any
-    workloads: Mapping[str, Any]
-    group: Any
+    @property
+    def cluster(self) -> Any: ...
+
+    @property
+    def workloads(self) -> Mapping[str, Any]: ...
+
+    @property
+    def group(self) -> Any: ...
 
 
 # Node labels each platform puts on every node of a pool by itself (the pool's name as value).

@@ -23,7 +23,7 @@ from accelfit.cloudrules.gcp import tpu_rules, tpu_runtime
 from accelfit.cloudrules.gcp.names import check_name, fitted_name
 from accelfit.cloudrules.gcp.node_settings import MANAGED_DRIVER_VERSIONS, gvnic_subnet_cidr, rdma_subnet_cidr
 from accelfit.cloudrules.gcp.retention import retention_problem
-from accelfit.cloudrules.gcp.rules import gcp_rules
+from accelfit.cloudrules.gcp.rules import GpuDirectLayout, gcp_rules
 
 FILE = "plan"
 
@@ -72,7 +72,7 @@ def _gpu_vm_problems(plan: Plan, catalog: Catalog) -> list[Problem]:
     return found
 
 
-def _layout(plan: Plan):
+def _layout(plan: Plan) -> GpuDirectLayout | None:
     flavour = next((pool.gpudirect for pool in plan.node_pools if pool.gpudirect != "none"), "none")
     return gcp_rules().layout(flavour) if flavour != "none" and plan.network.extra_networks else None
 

@@ -12,6 +12,8 @@ Pure: no Pulumi.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from accelfit.catalog.models import Catalog, InstanceType
 from accelfit.buying import buying_model
 from accelfit.clouds import cloud_named
@@ -22,6 +24,9 @@ from accelfit.pricing.capacity_blocks import BlockTooLong, block_for, max_instan
 from accelfit.pricing.overheads import overhead_for
 from accelfit.spec import WorkloadSpec
 from accelfit.spec.models import ReservationSpec
+
+if TYPE_CHECKING:
+    from accelfit.planner.options import Offer
 
 BUYING_RULE = "buying-model"  # the rejection rule for an option its buying model cannot be bought for
 
@@ -130,7 +135,7 @@ def run_rejection(pricing: str, family: str, run_hours: float) -> str | None:
     return None
 
 
-def buying_price_reason(offer) -> str:
+def buying_price_reason(offer: Offer) -> str:
     """The plan's price line for a held reservation: what it costs here (nothing more) and what it is worth."""
     value = offer.price
     worth = (f"its on-demand equivalent is ${value.hourly_usd:,.4g}/{value.unit} in {offer.region} (as of "
@@ -140,7 +145,7 @@ def buying_price_reason(offer) -> str:
             f"runs or not (a sunk cost), so this plan adds $0 for its machines; {worth}.")
 
 
-def buying_warnings(offer) -> list[str]:
+def buying_warnings(offer: Offer) -> list[str]:
     """What a plan on flex-start or a Capacity Block must say before anyone builds it."""
     if offer.pricing == "flex-start":
         return ["flex-start: GKE creates the nodes when DWS finds capacity (the job waits until then), each node "

@@ -15,6 +15,8 @@ What each part assumes is what the stack builds (design.md section 7):
 
 from __future__ import annotations
 
+from typing import Any
+
 import math
 from dataclasses import dataclass
 
@@ -93,13 +95,13 @@ def checkpoint_tb(spec: WorkloadSpec) -> float:
     """What the bucket keeps besides the dataset. Full training: the last checkpoints of the whole training state.
     LoRA: the frozen base weights once, plus the last checkpoints of the adapter (its weights and Adam state).
     Inference: the weights served."""
-    parameters = spec.model.parameters  # the total: a Mixture-of-Experts checkpoint holds every expert
     if spec.model.architecture.value == "other":
         # Weights plus optimizer state are within model.memory_gib; keep that per checkpoint (an upper bound).
-        per = spec.model.memory_gib * 2.0**30 / 1e12
+        per = spec.model.copy_memory_gib * 2.0**30 / 1e12
         return per * (pref.CHECKPOINTS_KEPT if spec.training is not None else 1)
     if spec.training is None:
         return weights_bytes(spec.model) / 1e12
+    parameters = spec.model.total_parameters  # a Mixture-of-Experts checkpoint holds every expert
     if spec.training.method.value == "lora":
         adapter = parameters * pref.LORA_ADAPTER_FRACTION
         return (parameters * 2 + adapter * pref.CHECKPOINT_BYTES_PER_PARAM * pref.CHECKPOINTS_KEPT) / 1e12
@@ -146,7 +148,7 @@ def run_of(spec: WorkloadSpec, offer: Offer, run_hours: float) -> RunWindow | No
 
 def serving_plan(spec: WorkloadSpec, offer: Offer) -> tuple[float, str]:
     """(hours a month the accelerators are planned to run, why) for inference."""
-    hours_per_day = spec.inference.hours_per_day
+    hours_per_day = spec.inference_block.hours_per_day
     if hours_per_day >= 24:
         return HOURS_PER_MONTH, "24 h a day"
     if term_hours(offer.pricing):
@@ -190,7 +192,7 @@ def system_boot_disk(catalog: Catalog, cloud: str, region: str) -> tuple[float, 
 
 
 def cost_parts(spec: WorkloadSpec, catalog: Catalog, offer: Offer, units: int, run_hours: float,
-               storage: StorageNeeds, shared: dict | None = None) -> tuple[Part, ...]:
+               storage: StorageNeeds, shared: dict[Any, Any] | None = None) -> tuple[Part, ...]:
     """Every priced part of the option. For training `run_hours` is the run; for inference it is ignored.
 
     `shared` (a dict the caller keeps while it costs one spec's offers) holds the parts that depend only on the
@@ -229,6 +231,8 @@ def cost_parts(spec: WorkloadSpec, catalog: Catalog, offer: Offer, units: int, r
                else None)
     model = find_buying_model(offer.pricing)  # None: owned servers
     if model is not None and model.sunk:
+        if compute is None:  # held capacity is built as a node pool, never a GPU VM (planner/buying.py rejects it)
+            raise AssertionError(f"{offer.machine}: a {offer.pricing} offer on {offer.platform}")
         compute = _reserved(compute, offer, units)
     elif model is not None and model.whole_block and run is not None:
         compute = _capacity_block(offer, units, disk_hourly, run, note)

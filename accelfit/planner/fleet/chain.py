@@ -22,7 +22,7 @@ from accelfit.buying import all_buying_models, buying_model, is_buying_model, is
 from accelfit.buying import tier_of as buying_tier
 from accelfit.clouds import cloud_of_platform
 from accelfit.catalog.models import Catalog
-from accelfit.catalog.rows import TpuSlice
+from accelfit.catalog.rows import Price, TpuSlice
 from accelfit.planner.build import SLICE_SET_LABEL, network_plan, node_pools
 from accelfit.planner.fleet.capacity_groups import capacity_groups, why_not_grouped
 from accelfit.planner.choose import rank_key
@@ -358,7 +358,7 @@ def _sku(offer: Offer) -> str:
     return offer.tpu_slice.accelerator if offer.tpu_slice is not None else offer.machine
 
 
-def _price(context: _Context, offer: Offer, pricing: str):
+def _price(context: _Context, offer: Offer, pricing: str) -> Price | None:
     return context.catalog.price(offer.cloud, _sku(offer), offer.region, pricing)
 
 
@@ -376,6 +376,7 @@ def _same_type_on(context: _Context, offer: Offer, tier: str, units: int | None 
         if pricing is None:
             return None, why
         price = _price(context, offer, pricing)
+        assert price is not None  # _tier_pricing names only a tier the catalog prices here
         chips = offer.tpu_slice.chips if offer.tpu_slice is not None else 1
         # Capacity bought by the hour: the held reservation (or block) of the planned offer is not this step's.
         repriced = dataclasses.replace(offer, pricing=pricing, price=price, unit_hourly_usd=price.hourly_usd * chips,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field, field_validator
 
@@ -104,7 +104,7 @@ class FleetWorkload(Frozen):
                                                   "month (in full_scale_monthly_usd; nothing as planned: they scale "
                                                   "from 0).")
 
-    def shown_json(self) -> dict:
+    def shown_json(self) -> dict[str, Any]:
         """Its plan's JSON as a stack of one workload (or a spec file) shows it: the shown plan and its fallback
         chain (`plan SPEC --json`, `plan --stack --json` and the preview's `plan` print this one document)."""
         return {**self.shown_plan().to_json_dict(),
@@ -144,5 +144,5 @@ class FleetPlan(Frozen):
     def workload(self, name: str) -> FleetWorkload:
         return next(member for member in self.workloads if member.name == name)
 
-    def to_json_dict(self) -> dict:
+    def to_json_dict(self) -> dict[str, Any]:
         return self.model_dump(mode="json")

@@ -216,7 +216,7 @@ def with_standby_pools(cluster: SharedCluster, members: Sequence[FleetWorkload])
     standby) use, and a GKE pods range holds every node its accelerator pools can scale to."""
     pools = [pool for member in members if member.cluster == cluster.name for pool in member.plan.node_pools]
     zones = {zone for pool in pools for zone in pool.zones}
-    update: dict = {"zones": tuple(sorted(zones | set(cluster.zones)))}
+    update: dict[str, Any] = {"zones": tuple(sorted(zones | set(cluster.zones)))}
     if cloud_named(cluster.cloud).pods_range_fixed_at_creation:
         nodes = sum(pool.max_nodes for pool in pools if pool.role != "system")
         update["network"] = cluster.network.model_copy(update={"pods_cidr": pods_cidr_for(

@@ -57,7 +57,7 @@ def serving_section(spec: WorkloadSpec, steps: Sequence[ServingStep],
     inference = spec.inference
     if inference is None:
         return None
-    server = spec.model_server
+    server = spec.inference_server
     notes: list[str] = []
     pools: list[ServingPool] = []
     if spec.model.architecture is Architecture.other:
@@ -89,20 +89,20 @@ def serving_pool(spec: WorkloadSpec, step: ServingStep, team: TeamEfficiency | N
     replicas_max = sum(pool.max_nodes // nodes_per_replica if nodes_per_replica > 1
                        else pool.max_nodes * max(1, per_node // group) for pool in step.pools)
     at_rate = step.replicas or size.replicas
-    base = math.ceil(spec.inference.requests_per_second / size.requests_per_replica) \
+    inference = spec.inference_block
+    base = math.ceil(inference.requests_per_second / size.requests_per_replica) \
         if size.requests_per_replica else at_rate
-    peak = spec.inference.requests_per_second * peak_factor(spec.inference)
+    peak = inference.requests_per_second * peak_factor(inference)
     point = planned_load(ReplicaLoad(model, group, batch, size.token_budget), peak, at_rate)
     ttft, tpot, e2e = point.ttft_p99_ms, point.tpot_p99_ms, point.e2e_p99_ms
     lengths = model.lengths
-    context = spec.model.context_tokens if lengths.varying else lengths.max_input + lengths.max_output
+    context = lengths.longest_tokens(spec.model.context_tokens)
     dtype, quantization = _DTYPE[spec.model.precision], server_quantization(spec, offer.accelerator.kind)
     if offer.accelerator.kind == "tpu":
         dtype = "bfloat16"  # vLLM TPU serves bf16 (docs.vllm.ai TPU: supported dtypes)
     weights = weights_bytes(spec.model)
     rate = _weights_read_gbps(spec, offer)
     share = weights / nodes_per_replica  # each pipeline stage (or TPU host) reads its own layers' files
-    inference = spec.inference
     cpu_millis, memory_mib = _pod_requests(offer, per_node, group if nodes_per_replica == 1 else per_node)
     return ServingPool(
         rank=step.rank, fallback_rank=step.fallback_rank, node_pools=tuple(pool.name for pool in step.pools),
@@ -165,7 +165,7 @@ def server_quantization(spec: WorkloadSpec, kind: str) -> str | None:
     named = spec.model.quantization
     if named == AUTO:
         return None
-    server = engine(spec.model_server.value)  # type: ignore[union-attr]  (quantization is refused without a server)
+    server = engine(spec.inference_server.value)  # model.quantization is refused without an inference server
     accepted = server.quantizations(kind)
     if named not in accepted:
         raise Unfit("quantization", f"model.quantization {named}: {server.title} on {kind.upper()} accepts "
@@ -180,7 +180,7 @@ def _margin(target: float | None, value: float) -> float | None:
 def _why(spec: WorkloadSpec) -> str:
     server = spec.model_server
     builds = server is not None and builds_server(server.value)
-    if spec.inference.server is not None:
+    if spec.inference_block.server is not None:
         if builds and server is not None:
             title = engine(server.value).title
             return (f"inference.server {server.value} (set in the spec): the stack builds {title} on each serving "

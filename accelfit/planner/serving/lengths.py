@@ -53,6 +53,15 @@ class Lengths:
             return self.mean_output
         return _truncated_quantile(self.mean_output, self.max_output, probability)
 
+    def longest_tokens(self, context_tokens: int | None) -> int:
+        """The longest request's tokens: the model's context_tokens the lengths vary up to (lengths_for makes them
+        vary only below one), else the stated input + output."""
+        if not self.varying:
+            return self.max_input + self.max_output
+        if context_tokens is None:
+            raise AssertionError("lengths vary only up to a model.context_tokens, and none is given")
+        return context_tokens
+
     def describe(self) -> str:
         if not self.varying:
             return (f"every request {self.mean_input:,.0f} tokens in and {self.mean_output:,.0f} out (no "

@@ -23,17 +23,17 @@ from accelfit.spec import WorkloadSpec
 def batch_seconds(spec: WorkloadSpec, offer: Offer, group: int, batch: int) -> float:
     row = other_model(offer.accelerator.name)
     peak = group * serving_peak_flops(offer.accelerator, spec.model.precision) * row.serving_compute
-    return row.batch_overhead_ms / 1000.0 + batch * spec.model.gflops_per_sample * 1e9 / peak
+    return row.batch_overhead_ms / 1000.0 + batch * spec.model.sample_gflops * 1e9 / peak
 
 
 def p99_ms(spec: WorkloadSpec, offer: Offer, group: int, batch: int) -> float:
     return 2.0 * batch_seconds(spec, offer, group, batch) * 1000.0
 
 
-def size_other_inference(spec: WorkloadSpec, offer: Offer):
-    inference, accelerator = spec.inference, offer.accelerator
+def size_other_inference(spec: WorkloadSpec, offer: Offer) -> InferenceSize:
+    inference, accelerator = spec.inference_block, offer.accelerator
     usable = accelerator.memory_gib * pref.USABLE_MEMORY_FRACTION
-    group = max(1, math.ceil(spec.model.memory_gib / usable))
+    group = max(1, math.ceil(spec.model.copy_memory_gib / usable))
     if group > offer.devices_per_unit or (offer.tpu_slice is not None and offer.tpu_slice.hosts > 1):
         raise Unfit("memory", f"model.memory_gib {spec.model.memory_gib:,.0f} GiB needs {group} × "
                               f"{accelerator.name}; one {offer.machine} has {offer.devices_per_unit}")
@@ -58,12 +58,12 @@ def size_other_inference(spec: WorkloadSpec, offer: Offer):
     if units > offer.max_units:
         raise Unfit("capacity", f"needs {units} × {offer.machine}; at most {offer.max_units} are available")
     row = other_model(accelerator.name)
-    lengths = (f"{spec.model.gflops_per_sample:g} GFLOPs and {spec.model.memory_gib:g} GiB per model copy, batches "
+    lengths = (f"{spec.model.sample_gflops:g} GFLOPs and {spec.model.copy_memory_gib:g} GiB per model copy, batches "
                f"of up to {batch} at {row.serving_compute:.0%} of the {spec.model.precision.value} peak plus "
                f"{row.batch_overhead_ms:g} ms per batch ({row.source})")
     return InferenceSize(
         units=units, devices=units * offer.devices_per_unit, replicas=replicas, devices_per_replica=group,
         batch=batch, latency_p99_ms=p99_ms(spec, offer, group, batch),
-        memory_per_device_gib=spec.model.memory_gib / group, tokens_per_second=inference.requests_per_second,
+        memory_per_device_gib=spec.model.copy_memory_gib / group, tokens_per_second=inference.requests_per_second,
         lengths=lengths, requests_per_replica=per_replica, tensor_parallel_link=accelerator.interconnect,
         tensor_parallel=group)

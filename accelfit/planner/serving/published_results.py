@@ -101,6 +101,7 @@ def modelled_throughput(point: PublishedServing, catalog: Catalog, efficiency: E
     if point.scenario == "server":
         return _server_throughput(point, model)
     if point.requests is not None:
+        assert point.tensor_parallel is not None  # a finite run names its shape (_a_run_names_its_shape)
         return _finite_run_throughput(point, model, usable_batch(model, point.tensor_parallel))
     best = 0.0
     for group in (size for size in (1, 2, 4, 8) if size <= point.devices and point.devices % size == 0):

@@ -248,5 +248,5 @@ class ReplicaModel:
 
     def max_sequence_kv_bytes(self) -> float:
         """The longest request must fit on its own: context_tokens (or input + output) of KV cache."""
-        tokens = self.model.context_tokens if self.lengths.varying else self.lengths.max_input + self.lengths.max_output
+        tokens = self.lengths.longest_tokens(self.model.context_tokens)
         return tokens * kv_cache_bytes_per_token(self.model)

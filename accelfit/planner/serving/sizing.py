@@ -46,7 +46,7 @@ def replica_model(spec: WorkloadSpec, accelerator: Accelerator,
             network = offer.instance.network_gbps
         elif offer.servers:
             network = min(server.network_gbps for server in offer.servers)
-    return ReplicaModel(accelerator, spec.model, request_lengths(spec.inference, spec.model), efficiency,
+    return ReplicaModel(accelerator, spec.model, request_lengths(spec.inference_block, spec.model), efficiency,
                         chips_per_node=chips, node_network_gbps=network,
                         expert_parallel=experts_across_nodes(spec))
 
@@ -114,7 +114,7 @@ class Search:
 
 def replica_choices(spec: WorkloadSpec, model: ReplicaModel, group_sizes: list[int]) -> Search:
     """Each tensor-parallel group size that fits, with its batch and its capacity within the targets."""
-    budgets = budgets_for(spec.inference)
+    budgets = budgets_for(spec.inference_block)
     token_budget = max_num_batched_tokens(model.accelerator.name)
     choices: list[ReplicaChoice] = []
     closest: tuple[Miss, ...] = ()
@@ -154,7 +154,7 @@ def _choice(model: ReplicaModel, group: int, most: int, token_budget: int,
 
 def latency_refusal(spec: WorkloadSpec, accelerator: Accelerator, group: int, misses: tuple[Miss, ...]) -> Unfit:
     """Which targets the offer's closest group misses even at a light load, by how much, and what to change."""
-    headroom = spec.inference.headroom_pct
+    headroom = spec.inference_block.headroom_pct
     parts = []
     for miss in misses:
         target = miss.budget_ms / (1.0 - headroom / 100.0)
@@ -195,7 +195,7 @@ def _group_sizes(spec: WorkloadSpec, model: ReplicaModel, offer: Offer) -> tuple
 
 def size_inference(spec: WorkloadSpec, offer: Offer, efficiency: Efficiency | None = None) -> InferenceSize:
     """Search the tensor-parallel group size and the batch together for the fewest units (throughput per dollar)."""
-    inference = spec.inference
+    inference = spec.inference_block
     accelerator = offer.accelerator
     if spec.model.architecture is Architecture.other:
         return size_other_inference(spec, offer)  # the non-transformer serving model
@@ -253,7 +253,7 @@ def _size(spec: WorkloadSpec, offer: Offer, model: ReplicaModel, chosen: Replica
         units=units, devices=units * offer.devices_per_unit, replicas=replicas, devices_per_replica=chosen.group,
         batch=chosen.batch, latency_p99_ms=point.e2e_p99_ms,
         memory_per_device_gib=(model.weights * RUNTIME_OVERHEAD + sequences_memory) / chosen.group / GIB,
-        tokens_per_second=spec.inference.requests_per_second * spec.inference.output_tokens,
+        tokens_per_second=spec.inference_block.requests_per_second * spec.inference_block.output_tokens,
         lengths=model.lengths.describe(), requests_per_replica=chosen.requests_per_second,
         tensor_parallel_link=link, tensor_parallel=tensor, pipeline_parallel=pipeline, data_parallel=data,
         ttft_p99_ms=point.ttft_p99_ms, tpot_p99_ms=point.tpot_p99_ms, in_flight=point.in_flight,

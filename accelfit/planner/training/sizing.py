@@ -39,10 +39,10 @@ def training_flops(spec: WorkloadSpec) -> float:
     experts); architecture other: 3 × forward GFLOPs × samples (the backward pass costs about twice the forward,
     Kaplan et al. 2020, arXiv:2001.08361 section 2.1)."""
     if spec.model.architecture is Architecture.other:
-        return pref.OTHER_TRAINING_PASSES * spec.model.gflops_per_sample * 1e9 * spec.training.samples
-    per = pref.LORA_FLOPS_PER_PARAM_TOKEN if spec.training.method is TrainingMethod.lora \
+        return pref.OTHER_TRAINING_PASSES * spec.model.sample_gflops * 1e9 * spec.training_amount
+    per = pref.LORA_FLOPS_PER_PARAM_TOKEN if spec.training_block.method is TrainingMethod.lora \
         else pref.FULL_FLOPS_PER_PARAM_TOKEN
-    return per * spec.model.active * spec.training.tokens
+    return per * spec.model.active * spec.training_amount
 
 
 @dataclass(frozen=True)
@@ -81,7 +81,8 @@ def training_efficiency(spec: WorkloadSpec, accelerator: Accelerator, base_mfu: 
 
 def deadline_hours(spec: WorkloadSpec) -> float:
     """The hours the plan may use: the deadline less its margin (training.deadline_margin_pct)."""
-    return spec.training.deadline_days * 24.0 * (1.0 - spec.training.deadline_margin_pct / 100.0)
+    training = spec.training_block
+    return training.deadline_days * 24.0 * (1.0 - training.deadline_margin_pct / 100.0)
 
 
 def effective_mfu(offer: Offer, units: int, base_mfu: float, recompute_fraction: float = 0.0) -> float:
@@ -107,17 +108,26 @@ def training_overhead(spot: bool) -> float:
 def layout(spec: WorkloadSpec, offer: Offer, units: int) -> TrainingMemory | None:
     if spec.model.architecture is Architecture.other:
         # Data parallel: every device holds a whole copy (model.memory_gib: weights, optimizer state, a batch).
-        need = spec.model.memory_gib * GIB
+        need = spec.model.copy_memory_gib * GIB
         usable = offer.accelerator.memory_gib * GIB * pref.USABLE_MEMORY_FRACTION
         return TrainingMemory(need, 0.0, 0.0, 1, 0.0) if need <= usable else None
-    return training_memory(spec.model, spec.training.method, units * offer.devices_per_unit,
+    return training_memory(spec.model, spec.training_block.method, units * offer.devices_per_unit,
                            offer.accelerator.memory_gib, offer.devices_per_unit)
+
+
+def fitted_layout(spec: WorkloadSpec, offer: Offer, units: int) -> TrainingMemory:
+    """The layout at a unit count at or above the fewest that fit (`_units_for_memory`): one always exists there,
+    as more devices only shrink the state shard and the activations do not grow."""
+    fitted = layout(spec, offer, units)
+    if fitted is None:
+        raise AssertionError(f"{units} × {offer.machine}: no layout fits, below the fewest units that hold the run")
+    return fitted
 
 
 def state_bytes(spec: WorkloadSpec) -> float:
     if spec.model.architecture is Architecture.other:
-        return spec.model.memory_gib * GIB
-    return training_state_bytes(spec.model.parameters, spec.model.precision, spec.training.method)
+        return spec.model.copy_memory_gib * GIB
+    return training_state_bytes(spec.model.total_parameters, spec.model.precision, spec.training_block.method)
 
 
 def training_hours(spec: WorkloadSpec, offer: Offer, units: int, base_mfu: float,
@@ -172,9 +182,9 @@ def size_training(spec: WorkloadSpec, offer: Offer, base_mfu: float, cap: RunCap
         if cap is not None and cap.hours < deadline_hours_:
             raise Unfit(cap.rule, f"takes {fastest / 24:,.1f} days at its largest size ({most} × {offer.machine}); "
                                   f"{cap.why}")
-        margin = spec.training.deadline_margin_pct
+        margin = spec.training_block.deadline_margin_pct
         raise Unfit("deadline", f"takes {fastest / 24:,.1f} days at its largest size ({most} × {offer.machine}); "
-                                f"the deadline is {spec.training.deadline_days:g} days less its {margin:g}% margin "
+                                f"the deadline is {spec.training_block.deadline_days:g} days less its {margin:g}% margin "
                                 f"({deadline_hours_ / 24:,.1f} days)",
                     best=fastest / 24 / (1.0 - margin / 100.0))
     # The fewest units that meet the deadline. Hours fall as units grow (more devices, and less recomputation as
@@ -187,13 +197,13 @@ def size_training(spec: WorkloadSpec, offer: Offer, base_mfu: float, cap: RunCap
         else:
             low = middle + 1
     units = low
-    fitted = layout(spec, offer, units)
+    fitted = fitted_layout(spec, offer, units)
     devices = units * offer.devices_per_unit
     hours = hours_at(units)
     return TrainingSize(
         units=units, devices=devices, hours=hours,
         mfu=effective_mfu(offer, units, base_mfu, fitted.recompute_fraction),
         memory_per_device_gib=fitted.total_bytes / GIB,
-        tokens_per_second=(spec.training.tokens or spec.training.samples) / (hours * 3600.0),
+        tokens_per_second=spec.training_amount / (hours * 3600.0),
         tensor_parallel=fitted.tensor_parallel, recompute_fraction=fitted.recompute_fraction,
         activation_gib=fitted.activation_bytes / GIB, state_gib=fitted.state_bytes / GIB)
