@@ -16,10 +16,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from accelfit.cloudrules.aws.zone_offerings import ZONE_ID
-from accelfit.clouds import all_clouds, hook
+from accelfit.clouds import all_clouds, cloud_named, hook
 from accelfit.stackrules.eks_access import IAM_PRINCIPAL
 from accelfit.stackrules.namespaces import DNS_LABEL
-from accelfit.stackrules.regions import GCP_ZONE
 from accelfit.values import CA_CERT_HASH, JOIN_ENDPOINT, KUBERNETES_MINOR
 
 # The environments a stack may name (`accelfit:environment`; default: the stack's name).
@@ -142,7 +141,7 @@ GCP_KEYS: tuple[StackKey, ...] = (
     StackKey("gcp:project", "The Google Cloud project id (6-30 lowercase letters, digits or '-').",
              _text(GCP_PROJECT), secret=True),
     StackKey("gcp:region", "The Google Cloud region the stack builds in.", {"type": "string"}, values=_regions("gcp")),
-    StackKey("gcp:zone", "The Google Cloud zone, <region>-<letter>.", _text(GCP_ZONE)),
+    StackKey("gcp:zone", "The Google Cloud zone, <region>-<letter>.", _text(re.compile(cloud_named("gcp").zone_pattern))),
 )
 AWS_KEYS: tuple[StackKey, ...] = (
     StackKey("aws:region", "The AWS region the stack builds in (the AWS provider needs one).", {"type": "string"},

@@ -10,6 +10,7 @@ import functools
 import re
 from pathlib import Path
 
+from accelfit.clouds import UnknownCloud, cloud_named
 from accelfit.errors import did_you_mean
 from accelfit.yamlio import read_package_yaml
 
@@ -76,11 +77,18 @@ def canonical_accelerator(name: str) -> str:
     return found
 
 
-@functools.cache
 def shipped_instance_types(cloud: str) -> tuple[str, ...]:
-    """GPU instance / machine type names of one cloud in the shipped catalog (instances_<cloud>.yaml), sorted:
-    what a spec's `placement.reservations` may name (the catalog prices and places exactly these)."""
-    path = DATA_DIR / f"instances_{cloud}.yaml"
-    if not path.exists():
+    """GPU instance / machine type names of one cloud in its catalog files (the shipped data folder's, or the folder
+    a registered cloud keeps its own in: its record's catalog_dir and catalog_files), sorted: what a spec's
+    `placement.reservations` may name (the catalog prices and places exactly these)."""
+    try:
+        record = cloud_named(cloud)
+    except UnknownCloud:
         return ()
-    return tuple(sorted(str(row["name"]) for row in read_package_yaml(path).get("instance_types", [])))
+    return _instance_types_in(tuple((record.catalog_dir or DATA_DIR) / name for name in record.catalog_files))
+
+
+@functools.cache
+def _instance_types_in(paths: tuple[Path, ...]) -> tuple[str, ...]:
+    return tuple(sorted(str(row["name"]) for path in paths if path.exists()
+                        for row in (read_package_yaml(path) or {}).get("instance_types", [])))

@@ -28,6 +28,7 @@ CLOUD = Cloud(
     component_builders="components.build:AWS_BUILDERS",
     preflight_reader="accelfit.preflight.aws:AwsReader",
     provider_config_check="accelfit.cloudrules.aws.provider_config:provider_problems",
+    provider_config_keys=("aws:region",),
     plan_check="accelfit.cloudrules.aws.plan_checks:plan_problems",
     system_pool_machine="m6i.xlarge",
     shared_cluster_parts=("EKS control plane", "VPC, subnets + NAT gateways (one per zone)", "system node group",
@@ -45,6 +46,12 @@ CLOUD = Cloud(
     pools_per_cluster="node groups per EKS cluster (a quota)",
     capacity_groups="node-label",
     node_pool_kind="managed node groups",
+    zone_suffix=r"[a-z]\Z",
+    # A reservation (a Capacity Block too) is named by its EC2 Capacity Reservation id: cr- and 17 hex digits, 8 in
+    # older ids (https://docs.aws.amazon.com/AWSEC2/latest/APIReference/API_CapacityReservation.html).
+    reservation_name_pattern=r"cr-[0-9a-f]{8}([0-9a-f]{9})?\Z",
+    reservation_name_rule="an EC2 Capacity Reservation id; give the id (cr- and 8 or 17 hex digits) from "
+                          "`aws ec2 describe-capacity-reservations`",
     vm_network_spans_zones=True,
     gpu_quota="the region's EC2 On-Demand (or Spot) vCPU quota for this instance family",
     vm_access="SSM Session Manager (`aws ssm start-session`)",

@@ -61,6 +61,7 @@ class Cloud:
     # "module:function" of the check of what the cloud's Pulumi provider needs from the stack's config (a project,
     # a region), given the stack; "" where the provider needs nothing.
     provider_config_check: str = ""
+    provider_config_keys: tuple[str, ...] = ()  # the stack config keys that check reads (`accelfit check` lists them)
     # The catalog's rules for this cloud's rows: its instance rows carry the GKE accelerator string, GPUDirect and
     # extra networks (GCP machine types; every other cloud's rows must leave them out), and "module:function" of the
     # check of one availability row's own fields (AWS: where the row was read), given the row's `Located` and
@@ -78,6 +79,11 @@ class Cloud:
     # catalog) into the accelerators it asks for (an AcceleratorUse, or None), for the policy pack's accelerator
     # rules; "" where policies/accelfit_policies/usage.py reads the cloud's types itself (the shipped clouds).
     accelerator_reader: str = ""
+    # "module:function" reading one of its priced resources (a ResourceView) into a node group as the policy pack's
+    # node rules see it (a policies.accelfit_policies.nodes.NodeGroup: where its node range, labels, tags, taints
+    # and private-nodes setting are), or None for a resource that is not one; "" where nodes.py knows the cloud's
+    # node types itself (the shipped clouds).
+    node_reader: str = ""
     # "module:name" of the cloud's component builders (a components.build.CloudBuilders: its cluster, its GPU VMs,
     # the checks run before anything is created); "" where it has none (owned servers: components/baremetal).
     component_builders: str = ""
@@ -124,6 +130,12 @@ class Cloud:
     # (the stack file's schema lists them); how messages name the cloud whose provider builds there.
     region_key: str = ""
     stack_keys: str = ""
+    # The provider config key of the zone the stack builds in ("" where the stack names none), the regular
+    # expression a zone name matches in full, with a group `region` naming its region, and how an error describes
+    # a zone (accelfit/stackrules/regions.py).
+    zone_key: str = ""
+    zone_pattern: str = ""
+    zone_form: str = ""
     provider_title: str = ""  # "Google Cloud", "AWS"
     # Its public regions where accelfit/spec/data/regions.yaml (the shipped clouds' published lists, each with its
     # source) has none: a cloud not shipped with accelfit lists them here, for placement.regions and its region key.
@@ -143,6 +155,13 @@ class Cloud:
     node_pool_kind: str = "node pools"
     # Reservations are zonal (GCP: a reservation lives in one zone) rather than named by id alone (AWS).
     zonal_reservations: bool = False
+    # placement.reservations on this cloud (accelfit/spec/models.py ReservationSpec): the regular expression the end
+    # of a zone's name matches after its region (GCP us-central1-a, AWS us-east-1a), the one a reservation's name
+    # matches in full, and what the error says a name must be, with where to copy it from; "" where the cloud takes
+    # no reservations.
+    zone_suffix: str = ""
+    reservation_name_pattern: str = ""
+    reservation_name_rule: str = ""
     # How a cluster's pool limit is named in a problem (accelfit/cloudrules/shared_cluster.py).
     pools_per_cluster: str = ""
     # What plans tell users: the quota a GPU pool counts against, how to reach a GPU VM, how a spot VM comes back.

@@ -35,6 +35,7 @@ CLOUD = Cloud(
     preflight_reader="accelfit.preflight.gcp:GcpReader",
     preflight_project_key="gcp:project",
     provider_config_check="accelfit.cloudrules.gcp.provider_config:provider_problems",
+    provider_config_keys=("gcp:project",),
     plan_check="accelfit.cloudrules.gcp.validation:plan_problems",
     system_pool_machine="e2-standard-4",
     shared_cluster_parts=("project APIs", "GKE control plane", "VPC network, Cloud Router + Cloud NAT",
@@ -54,6 +55,12 @@ CLOUD = Cloud(
     queued_provisioning=True,
     zonal_reservations=True,
     capacity_groups="compute-class",
+    zone_suffix=r"-[a-z]\Z",
+    # A reservation is a Compute Engine resource: its name follows RFC 1035
+    # (https://cloud.google.com/compute/docs/naming-resources#resource-name-format).
+    reservation_name_pattern=r"[a-z]([-a-z0-9]{0,61}[a-z0-9])?\Z",
+    reservation_name_rule="a GCP reservation name (lowercase letters, digits and '-', starting with a letter, at "
+                          "most 63); copy it from `gcloud compute reservations list`",
     pools_per_cluster="node pools per GKE cluster",
     metrics_billed_per_sample=True,
     serving_gateway="gke-gateway",
@@ -61,6 +68,10 @@ CLOUD = Cloud(
     example_region="us-central1",
     region_key="gcp:region",
     stack_keys="accelfit.stackkeys:GCP_KEYS",
+    # A zone is <region>-<letter> (https://cloud.google.com/compute/docs/regions-zones: "zone names ... us-central1-a").
+    zone_key="gcp:zone",
+    zone_pattern=r"^(?P<region>[a-z]+-[a-z]+[0-9]+)-[a-z]\Z",
+    zone_form="a region of Google Cloud and a letter: us-central1-a",
     provider_title="Google Cloud",
     serving_metrics="managed-prometheus",
     gpu_software="gke-managed",

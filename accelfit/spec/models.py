@@ -17,7 +17,7 @@ from pydantic import (
 )
 
 from accelfit.buying import buying_model
-from accelfit.clouds import cloud_of_scheme
+from accelfit.clouds import cloud_named, cloud_of_scheme
 from accelfit.clouds.names import PlacementCloud as PlacementCloud  # the spec's vocabulary, re-exported
 from accelfit.catalog.models import Precision as Precision  # re-exported as the spec's own names
 from accelfit.catalog.models import PricingModel as Pricing
@@ -510,18 +510,6 @@ class DataSpec(StrictModel):
         return region
 
 
-_GCP_RESERVATION_NAME = re.compile(r"[a-z]([-a-z0-9]{0,61}[a-z0-9])?\Z")  # GCE resource names (RFC 1035)
-_AWS_RESERVATION_ID = re.compile(r"cr-[0-9a-f]{8}([0-9a-f]{9})?\Z")  # EC2 Capacity Reservation ids
-_ZONE_SUFFIX = {"gcp": re.compile(r"-[a-z]\Z"), "aws": re.compile(r"[a-z]\Z")}
-# How each cloud names a reservation (placement.reservations[].name), with the error's wording.
-_RESERVATION_NAMES = {
-    "gcp": (_GCP_RESERVATION_NAME, "a GCP reservation name (lowercase letters, digits and '-', starting with a "
-                                   "letter, at most 63); copy it from `gcloud compute reservations list`"),
-    "aws": (_AWS_RESERVATION_ID, "an EC2 Capacity Reservation id; give the id (cr- and 8 or 17 hex digits) from "
-                                 "`aws ec2 describe-capacity-reservations`"),
-}
-
-
 class ReservationSpec(StrictModel):
     """Capacity the team already holds: a GCP reservation, an AWS On-Demand Capacity Reservation or a bought AWS
     Capacity Block. The cloud follows from the zone. Plans on it (budget.pricing reservation) price it as already
@@ -551,7 +539,12 @@ class ReservationSpec(StrictModel):
     @model_validator(mode="after")
     def _known_place_and_type(self) -> ReservationSpec:
         cloud = self.cloud
-        if not cloud or not _ZONE_SUFFIX[cloud].search(self.zone):
+        # The zone's cloud's own rules (accelfit/clouds: zone_suffix, reservation_name_pattern and _rule).
+        record = cloud_named(cloud) if cloud else None
+        if record is not None and not record.reservation_name_pattern:
+            raise ValueError(f"zone: {short_repr(self.zone)} is in {record.title}, which takes no reservations; "
+                             "remove the reservation or give one in a cloud that sells them")
+        if record is None or not re.search(record.zone_suffix, self.zone):
             raise ValueError(f"zone: {short_repr(self.zone)} is not a zone of a region accelfit knows; give the "
                              "zone the reservation is in, e.g. us-central1-a (GCP) or us-east-1a (AWS)")
         known = shipped_instance_types(cloud)
@@ -560,9 +553,8 @@ class ReservationSpec(StrictModel):
             hint = f"did you mean {close!r}?" if close else f"the catalog's {cloud} types are {', '.join(known)}"
             raise ValueError(f"instance_type: {short_repr(self.instance_type)} is not a {cloud} GPU type in the "
                              f"catalog; {hint}")
-        pattern, what = _RESERVATION_NAMES[cloud]
-        if not pattern.match(self.name):
-            raise ValueError(f"name: {short_repr(self.name)} is not {what}")
+        if not re.match(record.reservation_name_pattern, self.name):
+            raise ValueError(f"name: {short_repr(self.name)} is not {record.reservation_name_rule}")
         if self.capacity_block and not buying_model("capacity-block").sold_on(cloud):
             raise ValueError("capacity_block: Capacity Blocks are AWS's; a GCP reservation is a plain reservation, "
                              "remove capacity_block")

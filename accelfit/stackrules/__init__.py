@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from accelfit.clouds import cloud_named, cloud_of_platform, hook
+from accelfit.clouds import all_clouds, cloud_named, cloud_of_platform, hook
 from accelfit.catalog.models import Catalog
 from accelfit.errors import InputError, Problem, problem
 from accelfit.planner.fleet.model import FleetPlan
@@ -30,20 +30,37 @@ from accelfit.spec.models import WorkloadSpec
 from accelfit.stackrules import control_plane, eks_access, host_access, namespaces, regions
 
 
+# The config keys a check reads: bare for the project's namespace (`teamNamespaces`), qualified for a provider's;
+# or a function giving them, asked each time they are listed, where they are the registered clouds' (a region key).
+Keys = tuple[str, ...] | Callable[[], tuple[str, ...]]
+
+
+def _listed(keys: Keys) -> tuple[str, ...]:
+    return keys() if callable(keys) else keys
+
+
 @dataclass(frozen=True)
 class LoadedCheck:
     name: str
-    keys: tuple[str, ...]
-    """Config keys it reads: bare for the project's namespace (`teamNamespaces`), qualified for a provider's."""
+    reads: Keys
     run: Callable[[Mapping[str, Any], Iterable[tuple[WorkloadSpec, str]], str], list[Problem]]
+
+    @property
+    def keys(self) -> tuple[str, ...]:
+        """Config keys it reads (so a test can show each is honoured or refused)."""
+        return _listed(self.reads)
 
 
 @dataclass(frozen=True)
 class PlannedCheck:
     name: str
-    keys: tuple[str, ...]
+    reads: Keys
     run: Callable[[Any, FleetPlan, Catalog], list[Problem]]
     """(StackFile, FleetPlan, Catalog) -> problems."""
+
+    @property
+    def keys(self) -> tuple[str, ...]:
+        return _listed(self.reads)
 
 
 def _field(stack: Any, key: str) -> str:
@@ -62,6 +79,11 @@ def _plans(fleet: FleetPlan) -> list[Any]:
 
 def _platforms(fleet: FleetPlan) -> set[str]:
     return {plan.platform.value for plan in _plans(fleet)}
+
+
+def provider_config_keys() -> tuple[str, ...]:
+    """The keys each registered cloud's provider-config check reads (`Cloud.provider_config_keys`)."""
+    return tuple(key for cloud in all_clouds() for key in cloud.provider_config_keys)
 
 
 def provider_problems(stack: Any, fleet: FleetPlan, catalog: Catalog) -> list[Problem]:
@@ -155,12 +177,11 @@ def host_access_rule(stack: Any, fleet: FleetPlan, catalog: Catalog) -> list[Pro
 
 
 BEFORE_PLAN: tuple[LoadedCheck, ...] = (
-    # Each shipped cloud's region key (Cloud.region_key) and GCP's zone.
-    LoadedCheck("stack-region", (*regions.region_keys().values(), *regions.ZONE_KEYS.values()),
-                regions.region_problems),
+    # Each registered cloud's region and zone keys (Cloud.region_key, Cloud.zone_key), listed when asked.
+    LoadedCheck("stack-region", regions.stack_region_keys, regions.region_problems),
 )
 AFTER_PLAN: tuple[PlannedCheck, ...] = (
-    PlannedCheck("provider-config", ("gcp:project", "aws:region"), provider_problems),
+    PlannedCheck("provider-config", provider_config_keys, provider_problems),
     PlannedCheck("cloud-rules", (), cloud_rule_problems),
     PlannedCheck("eks-api-access", eks_access.KEYS, eks_access_problems),
     PlannedCheck("aws-zone-ids", ("awsZoneIds",), zone_id_problems),

@@ -1,13 +1,13 @@
-"""The stack's region and zone (each cloud's `Cloud.region_key`: `gcp:region`, `aws:region`; and `gcp:zone`): a
-region of its cloud, the zone inside it, every workload's placement in agreement, and read into the planner's
-StackPlacement so the plan places there.
+"""The stack's region and zone (each cloud's `Cloud.region_key`: `gcp:region`, `aws:region`; and its `Cloud.zone_key`:
+`gcp:zone`): a region of its cloud, the zone inside it, every workload's placement in agreement, and read into the
+planner's StackPlacement so the plan places there.
 
 A region is known when the clouds' published region lists name it (accelfit/spec/data/regions.yaml, with its
 sources: the same list `placement.regions` and `data.region` are checked against), so `us-central-1` is refused
-(exit 2) instead of planning somewhere else. A GCP zone is `<region>-<letter>`
-(https://cloud.google.com/compute/docs/regions-zones: "zone names ... us-central1-a"). Whether the accelerator is
-offered there is the planner's question (the catalog's availability data): a known region with no offer is an
-infeasible plan (exit 1) that names the key to change.
+(exit 2) instead of planning somewhere else. A zone matches its cloud's `zone_pattern` (GCP: `<region>-<letter>`),
+whose `region` group is the region it is in. Whether the accelerator is offered there is the planner's question (the
+catalog's availability data): a known region with no offer is an infeasible plan (exit 1) that names the key to
+change.
 """
 
 from __future__ import annotations
@@ -22,14 +22,24 @@ from accelfit.planner.stack_placement import StackPlacement
 from accelfit.spec.models import WorkloadSpec
 from accelfit.spec.regions import cloud_of_region, cloud_regions
 
-# GCP's zone key and its shape: only Google Cloud's provider takes a zone accelfit reads (not yet a record field).
-ZONE_KEYS = {"gcp": "gcp:zone"}
-GCP_ZONE = re.compile(r"^(?P<region>[a-z]+-[a-z]+[0-9]+)-[a-z]\Z")
-
-
 def region_keys() -> dict[str, str]:
     """cloud -> the stack config key of its region (`Cloud.region_key`), for every registered cloud that has one."""
     return {cloud.name: cloud.region_key for cloud in all_clouds() if cloud.region_key}
+
+
+def zone_keys() -> dict[str, str]:
+    """cloud -> the stack config key of its zone (`Cloud.zone_key`), for every registered cloud that has one."""
+    return {cloud.name: cloud.zone_key for cloud in all_clouds() if cloud.zone_key}
+
+
+def stack_region_keys() -> tuple[str, ...]:
+    """The keys the stack-region check reads, asked when it is listed: a cloud registered later adds its own."""
+    return (*region_keys().values(), *zone_keys().values())
+
+
+def _zone_match(cloud: str, zone: str) -> re.Match[str] | None:
+    """The zone as its cloud's `zone_pattern` reads it (its `region` group), or None when it is not one."""
+    return re.match(cloud_named(cloud).zone_pattern, zone)
 
 
 def _title(cloud: str) -> str:
@@ -38,12 +48,12 @@ def _title(cloud: str) -> str:
 
 
 def stack_placement(config: Mapping[str, Any]) -> StackPlacement:
-    """The regions and zones the stack's config names (values already checked by `region_problems`); a GCP zone
-    without gcp:region implies its region."""
+    """The regions and zones the stack's config names (values already checked by `region_problems`); a zone
+    without its cloud's region key (gcp:zone without gcp:region) implies its region."""
     regions = {cloud: config[key] for cloud, key in region_keys().items() if isinstance(config.get(key), str)}
-    zones = {cloud: config[key] for cloud, key in ZONE_KEYS.items() if isinstance(config.get(key), str)}
+    zones = {cloud: config[key] for cloud, key in zone_keys().items() if isinstance(config.get(key), str)}
     for cloud, zone in zones.items():
-        match = GCP_ZONE.match(zone)
+        match = _zone_match(cloud, zone)
         if match and cloud not in regions:
             regions[cloud] = match["region"]
     return StackPlacement(regions=tuple(sorted(regions.items())), zones=tuple(sorted(zones.items())))
@@ -57,7 +67,7 @@ def region_problems(config: Mapping[str, Any], found: Iterable[tuple[WorkloadSpe
         return problems
     placement = stack_placement(config)
     # The key that set each cloud's region: gcp:region, or gcp:zone alone (which implies its region).
-    keys = {cloud: key if config.get(key) is not None else ZONE_KEYS.get(cloud, key)
+    keys = {cloud: key if config.get(key) is not None else zone_keys().get(cloud, key)
             for cloud, key in region_keys().items()}
     for spec, prefix in found:
         problems += _agreement_problems(spec, prefix, placement, keys, source)
@@ -70,21 +80,29 @@ def _value_problems(config: Mapping[str, Any], source: str) -> list[Problem]:
         value = config.get(key)
         if value is not None:
             problems += _region_value_problems(cloud, key, value, source)
-    zone = config.get("gcp:zone")
-    if zone is None:
-        return problems
-    match = GCP_ZONE.match(zone) if isinstance(zone, str) else None
-    region = config.get("gcp:region")
-    if match is None or match["region"] not in cloud_regions()["gcp"]:
-        problems.append(problem(source, "config.gcp:zone", "not a Google Cloud zone (a region of Google Cloud and "
-                                "a letter: us-central1-a)", "set gcp:zone to a zone of gcp:region, e.g. "
-                                f"{region if isinstance(region, str) else 'us-central1'}-a, or remove it",
-                                zone if isinstance(zone, str) and len(zone) <= 64 else short_repr(zone)))
-    elif isinstance(region, str) and match["region"] != region:
-        problems.append(problem(source, "config.gcp:zone", f"is in {match['region']}, but gcp:region is {region}: "
-                                "the zone must be in the stack's region", f"set gcp:zone to a zone of {region} "
-                                f"(e.g. {region}-a), or gcp:region: {match['region']}", zone))
+    for cloud, key in zone_keys().items():
+        zone = config.get(key)
+        if zone is not None:
+            problems += _zone_value_problems(cloud, key, zone, config, source)
     return problems
+
+
+def _zone_value_problems(cloud: str, key: str, zone: Any, config: Mapping[str, Any], source: str) -> list[Problem]:
+    """A zone of the cloud's regions (its `zone_pattern`), inside the stack's region where that is set too."""
+    record = cloud_named(cloud)
+    match = _zone_match(cloud, zone) if isinstance(zone, str) else None
+    region_key = record.region_key
+    region = config.get(region_key)
+    if match is None or match["region"] not in cloud_regions().get(cloud, ()):
+        example = record.zones_of_region(region if isinstance(region, str) else record.example_region)[0]
+        return [problem(source, f"config.{key}", f"not {record.a_region_owner} zone ({record.zone_form})",
+                        f"set {key} to a zone of {region_key}, e.g. {example}, or remove it",
+                        zone if isinstance(zone, str) and len(zone) <= 64 else short_repr(zone))]
+    if isinstance(region, str) and match["region"] != region:
+        return [problem(source, f"config.{key}", f"is in {match['region']}, but {region_key} is {region}: the zone "
+                        "must be in the stack's region", f"set {key} to a zone of {region} (e.g. "
+                        f"{record.zones_of_region(region)[0]}), or {region_key}: {match['region']}", zone)]
+    return []
 
 
 def _region_value_problems(cloud: str, key: str, value: Any, source: str) -> list[Problem]:
@@ -136,7 +154,8 @@ def _reservation_problems(reservation: Any, field: str, placement: StackPlacemen
                         f"in {region}",
                         reservation.zone)]
     if zone is not None and reservation.zone != zone:
+        zone_key = cloud_named(cloud).zone_key
         return [problem(source, field, f"reservation {reservation.name} is in {reservation.zone}, but the stack "
-                        f"builds in zone {zone} ({ZONE_KEYS[cloud]})", f"set {ZONE_KEYS[cloud]}: {reservation.zone}, "
-                        "or remove gcp:zone", reservation.zone)]
+                        f"builds in zone {zone} ({zone_key})", f"set {zone_key}: {reservation.zone}, "
+                        f"or remove {zone_key}", reservation.zone)]
     return []

@@ -13,6 +13,7 @@ from pulumi_policy import EnforcementLevel, ResourceValidationPolicy
 from accelfit.catalog import Catalog, TpuSlice
 
 from .framework import Settings, resource_policy
+from .nodes import node_group
 from .usage import (
     EKS_NODE_GROUP,
     GKE_NODE_POOL,
@@ -43,14 +44,15 @@ TAINT_OPTIONS = {
 
 
 def check_tainted(view: ResourceView, settings: Settings) -> list[str]:
-    if view.type not in (GKE_NODE_POOL, EKS_NODE_GROUP):
+    node = node_group(view)
+    if node is None:
         return []
     use = accelerator_use(view)
     if use is None:
         return []
     key = str(settings.get("gpuTaintKey" if use.kind == "gpu" else "tpuTaintKey",
                            "nvidia.com/gpu" if use.kind == "gpu" else "google.com/tpu"))
-    taints = items(get(view.props, "nodeConfig.taints" if view.type == GKE_NODE_POOL else "taints"))
+    taints = node.taints
     effects = {str(get(taint, "effect", "")) for taint in taints if get(taint, "key") == key}
     if "NO_SCHEDULE" in effects or "NO_EXECUTE" in effects:
         return []

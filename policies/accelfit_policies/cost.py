@@ -3,7 +3,7 @@ outside prod, bounded autoscaling and training pools that scale to zero."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from pulumi_policy import EnforcementLevel, ResourceValidationPolicy, StackValidationPolicy
@@ -12,6 +12,7 @@ from accelfit.buying import buying_model, buying_model_names
 from accelfit.cloudrules.aws.capacity_types import buying_of_capacity_type
 
 from .framework import Settings, resource_policy, stack_policy
+from .nodes import node_group
 from .usage import AcceleratorUse, accelerator_use, canonical, default_catalog
 from .view import ResourceView, fmt, get, plain
 
@@ -169,8 +170,10 @@ SPOT_OPTIONS = {
 def _reserved(view: ResourceView) -> bool:
     props = view.props
     affinity = str(get(props, "nodeConfig.reservationAffinity.consumeReservationType", ""))
+    node = node_group(view)
     return (affinity == "SPECIFIC_RESERVATION" or bool(get(props, "schedulingConfig.reserved"))
-            or buying_model(buying_of_capacity_type(str(get(props, "capacityType", "")))).whole_block)
+            or buying_model(buying_of_capacity_type(str(get(props, "capacityType", "")))).whole_block
+            or (node is not None and node.reserved))
 
 
 def check_spot(view: ResourceView, settings: Settings) -> list[str]:
@@ -196,12 +199,13 @@ AUTOSCALING_OPTIONS = {
 
 def check_bounded_autoscaling(view: ResourceView, settings: Settings) -> list[str]:
     use = accelerator_use(view)
-    if use is None or view.type not in ("gcp:container/nodePool:NodePool", "aws:eks/nodeGroup:NodeGroup"):
+    node = node_group(view) if use is not None else None
+    if use is None or node is None:
         return []
     limit = int(settings.get("maxNodesPerPool", 64))
     if use.max_nodes is None:
         return [f"{view.label} has no maximum node count; allowed at most {limit} nodes. Fix: set "
-                "autoscaling.totalMaxNodeCount (GKE) or scalingConfig.maxSize (EKS)."]
+                f"{node.paths.max_nodes}."]
     if use.max_nodes > limit:
         return [f"{view.label} may scale to {fmt(use.max_nodes)} nodes; allowed {limit}. Fix: lower the pool's "
                 "max nodes or raise maxNodesPerPool for this environment."]
@@ -223,21 +227,16 @@ SCALE_TO_ZERO_OPTIONS: dict[str, dict[str, Any]] = {
 }
 
 
-def _node_labels(view: ResourceView) -> Mapping[str, Any]:
-    labels = get(view.props, "nodeConfig.labels") if view.type.startswith("gcp:") else get(view.props, "labels")
-    return labels if isinstance(labels, Mapping) else {}
-
-
 def check_scale_to_zero(view: ResourceView, settings: Settings) -> list[str]:
     use = accelerator_use(view)
-    if use is None or view.type not in ("gcp:container/nodePool:NodePool", "aws:eks/nodeGroup:NodeGroup"):
+    node = node_group(view) if use is not None else None
+    if use is None or node is None:
         return []
-    role = _node_labels(view).get(str(settings.get("roleLabel", "accelfit.io/role")))
+    role = node.labels.get(str(settings.get("roleLabel", "accelfit.io/role")))
     if role not in list(settings.get("trainingRoles") or ["training"]) or (use.min_nodes or 0) == 0:
         return []
     return [f"{view.label} is a training pool with {fmt(use.min_nodes)} nodes minimum; allowed 0. Fix: set the "
-            "minimum to 0 (autoscaling.totalMinNodeCount / scalingConfig.minSize) so the fleet stops billing "
-            "after the run."]
+            f"minimum to 0 ({node.paths.min_nodes}) so the fleet stops billing after the run."]
 
 
 def scale_to_zero_policy(enforcement_level: EnforcementLevel | None = None) -> ResourceValidationPolicy:

@@ -11,10 +11,10 @@ from pulumi_policy import EnforcementLevel, ResourceValidationPolicy, StackValid
 from pulumi_policy.proxy import UnknownValueError
 
 from .framework import Settings, resource_policy, stack_policy
+from .nodes import node_group
 from .usage import (
     EKS_CLUSTER,
     GKE_CLUSTER,
-    GKE_NODE_POOL,
     LAUNCH_TEMPLATE,
     TPU_QUEUED,
     TPU_VM,
@@ -39,13 +39,23 @@ WORLD = ("0.0.0.0/0", "::/0")
 
 # ---- no-public-ips-on-accelerators --------------------------------------------------------------------------
 
+def _public_node_group(view: ResourceView) -> list[str]:
+    """An accelerator node group whose own input leaves its nodes on public IPs (nodes.NodePaths.private_nodes)."""
+    node = node_group(view)
+    if node is None or not node.paths.private_nodes or accelerator_use(view) is None:
+        return []
+    private, value = node.private_setting()
+    if private:
+        return []
+    egress = f" ({node.paths.egress})" if node.paths.egress else ""
+    return [f"{view.label} gives its accelerator nodes public IPs ({node.paths.private_nodes} is {value}); allowed: "
+            f"private nodes only. Fix: set {node.paths.private_nodes}: true{egress}."]
+
+
 def check_no_public_ips(view: ResourceView, settings: Settings) -> list[str]:
     props = view.props
-    if view.type == GKE_NODE_POOL and accelerator_use(view) is not None \
-            and not truthy(get(props, "networkConfig.enablePrivateNodes")):
-        return [f"{view.label} gives its accelerator nodes public IPs (networkConfig.enablePrivateNodes is "
-                f"{get(props, 'networkConfig.enablePrivateNodes', 'unset')}); allowed: private nodes only. "
-                "Fix: set networkConfig.enablePrivateNodes: true (egress goes through Cloud NAT)."]
+    if found := _public_node_group(view):
+        return found
     if view.type == TPU_VM:
         configs = [get(props, "networkConfig"), *items(get(props, "networkConfigs"))]
         if any(truthy(get(config, "enableExternalIps")) for config in configs if config):

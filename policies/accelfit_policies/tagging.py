@@ -9,13 +9,14 @@ from typing import Any
 from pulumi_policy import EnforcementLevel, ResourceValidationPolicy
 
 from .framework import Settings, resource_policy
+from .nodes import node_group
 from .view import ResourceView, get
 
-# Where each type keeps its labels. GCP networks, firewalls, routers, NAT and IAM bindings take none; GKE pools
-# label their VMs through nodeConfig.resourceLabels (nodeConfig.labels are Kubernetes node labels).
+# Where each type keeps its labels. GCP networks, firewalls, routers, NAT and IAM bindings take none. Node pools and
+# node groups, of every cloud, are read through their cloud's node paths (nodes.py: GKE pools label their VMs
+# through nodeConfig.resourceLabels, nodeConfig.labels being Kubernetes node labels).
 GCP_LABELS = {
     "gcp:container/cluster:Cluster": "resourceLabels",
-    "gcp:container/nodePool:NodePool": "nodeConfig.resourceLabels",
     "gcp:tpu/v2Vm:V2Vm": "labels",
     "gcp:storage/bucket:Bucket": "labels",
     "gcp:filestore/instance:Instance": "labels",
@@ -30,7 +31,7 @@ AWS_TAGGED = frozenset({
     "aws:ec2/natGateway:NatGateway", "aws:ec2/eip:Eip", "aws:ec2/routeTable:RouteTable",
     "aws:ec2/securityGroup:SecurityGroup", "aws:ec2/vpcEndpoint:VpcEndpoint", "aws:ec2/placementGroup:PlacementGroup",
     "aws:ec2/launchTemplate:LaunchTemplate", "aws:ec2/instance:Instance", "aws:ebs/volume:Volume",
-    "aws:eks/cluster:Cluster", "aws:eks/nodeGroup:NodeGroup", "aws:eks/addon:Addon",
+    "aws:eks/cluster:Cluster", "aws:eks/addon:Addon",
     "aws:eks/podIdentityAssociation:PodIdentityAssociation", "aws:eks/accessEntry:AccessEntry",
     "aws:s3/bucket:Bucket", "aws:fsx/lustreFileSystem:LustreFileSystem",
     "aws:fsx/dataRepositoryAssociation:DataRepositoryAssociation", "aws:iam/role:Role", "aws:kms/key:Key",
@@ -40,14 +41,25 @@ AWS_TAGGED = frozenset({
 OWNERSHIP_KEYS = ["team", "cost-center", "environment", "workload"]
 
 
+def _where(view: ResourceView) -> str | None:
+    """The input path of the resource's labels or tags; None when its type takes none."""
+    node = node_group(view)
+    if node is not None:
+        return node.paths.tags
+    if view.type in GCP_LABELS:
+        return GCP_LABELS[view.type]
+    return "tags" if view.type in AWS_TAGGED else None
+
+
 def labels_of(view: ResourceView) -> Mapping[str, Any] | None:
     """The resource's labels or tags, {} when it takes them but has none, None when its type takes none."""
-    if view.type in GCP_LABELS:
-        found = get(view.props, GCP_LABELS[view.type], {})
-    elif view.type in AWS_TAGGED:
-        found = get(view.props, "tags", {})
-    else:
+    node = node_group(view)
+    if node is not None:
+        return node.tags
+    where = _where(view)
+    if where is None:
         return None
+    found = get(view.props, where, {})
     return found if isinstance(found, Mapping) else {}
 
 
@@ -67,7 +79,7 @@ def check_ownership_labels(view: ResourceView, settings: Settings) -> list[str]:
     missing = [key for key in required if not str(labels.get(key) or "").strip()]
     if not missing:
         return []
-    where = GCP_LABELS.get(view.type, "tags")
+    where = _where(view)
     return [f"{view.label} lacks ownership label(s) {', '.join(missing)} in {where}; required: "
             f"{', '.join(required)}. Fix: set accelfit:team, accelfit:costCenter and accelfit:environment in the "
             "stack config (the components label everything from them), or add the labels to this resource."]

@@ -196,7 +196,9 @@ def test_its_plan_is_built_by_its_own_builder_and_priced_by_its_pricer(third_clo
     assert node.name == f"third-{pool.name}"
     assert node.inputs == {"machineType": fake_cloud.MACHINE_TYPE, "nodes": pool.max_nodes,
                            "minNodes": pool.min_nodes, "region": fake_cloud.REGION,
-                           "labels": {**pool.labels, fake_cloud.POOL_LABEL: node.name}}
+                           "labels": {**pool.labels, fake_cloud.POOL_LABEL: node.name},
+                           "tags": ownership.aws_tags(), "privateNodes": True,
+                           "taints": [{"key": "nvidia.com/gpu", "value": "present", "effect": "NO_SCHEDULE"}]}
     neutral = [NeutralResource(type=r.type, name=r.name, props=r.inputs, urn=r.urn) for r in recording.resources]
     report = price_resources(neutral, catalog, PricingContext())
     (cost,) = report.resources
