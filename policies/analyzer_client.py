@@ -59,7 +59,8 @@ class PackProcess:
 
     def info(self) -> analyzer_pb2.AnalyzerInfo:
         assert self.stub is not None
-        return self.stub.GetAnalyzerInfo(empty_pb2.Empty())
+        info: analyzer_pb2.AnalyzerInfo = self.stub.GetAnalyzerInfo(empty_pb2.Empty())
+        return info
 
     def analyze(self, resources: Iterable[Mapping[str, Any]], config: Mapping[str, Any] | None = None,
                 stack_tags: Mapping[str, str] | None = None) -> list[Violation]:

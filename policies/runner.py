@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -138,7 +138,9 @@ def wire_props(props: Mapping[str, Any]) -> dict[str, Any]:
     twice while the pack runs."""
     struct = struct_pb2.Struct()
     struct.update(dict(props))
-    return with_shared_texts(deserialize_properties(json_format.MessageToDict(struct)), long_texts(props))
+    shared: dict[str, Any] = with_shared_texts(deserialize_properties(json_format.MessageToDict(struct)),
+                                               long_texts(props))
+    return shared
 
 
 def _props(resource: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -183,7 +185,8 @@ def run_policies(resources: Iterable[Mapping[str, Any]], config: Mapping[str, An
     def config_of(name: str) -> dict[str, Any] | None:
         return dict(entries[name].properties) or None  # the server passes None for an empty config
 
-    def reporter(policy: str, level: str, urn: str, name: str, names: Mapping[str, str]):
+    def reporter(policy: str, level: str, urn: str, name: str, names: Mapping[str, str]
+                 ) -> Callable[[str, str | None], None]:
         def report(message: str, violation_urn: str | None = None) -> None:
             target = violation_urn or urn
             found.append(Violation(policy, level, target, names.get(target, name if target == urn else ""), message))

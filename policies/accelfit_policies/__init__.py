@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from pulumi_policy import Policy
+
 from . import accelerators, cost, data_safety, security, serving, tagging
 from .cost import PriceResources
 from .view import ResourceView
@@ -16,7 +18,7 @@ from .view import ResourceView
 PACK_NAME = "accelfit"
 
 
-def all_policies(price_resources: PriceResources | None = None, catalog: Any = None) -> list:
+def all_policies(price_resources: PriceResources | None = None, catalog: Any = None) -> list[Policy]:
     """Every policy of the pack. `price_resources` replaces accelfit.pricing in the budget rule (tests)."""
     return [*cost.policies(price_resources, catalog), *security.policies(), *serving.policies(),
             *data_safety.policies(),

@@ -8,7 +8,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from pulumi_policy import EnforcementLevel, ResourceValidationPolicy
+from pulumi_policy import Policy, EnforcementLevel, ResourceValidationPolicy
 
 from accelfit.catalog import Catalog, TpuSlice
 
@@ -125,7 +125,7 @@ def helm_pinned_policy(enforcement_level: EnforcementLevel | None = None) -> Res
 
 # ---- tpu-topology-matches-type ------------------------------------------------------------------------------
 
-def _shapes(slices: list) -> str:
+def _shapes(slices: list[TpuSlice]) -> str:
     return ", ".join(f"{s.topology} ({s.name})" for s in slices[:8]) + (" ..." if len(slices) > 8 else "")
 
 
@@ -291,6 +291,6 @@ def server_balance_policy(enforcement_level: EnforcementLevel | None = None) -> 
                            "network per GPU.", check_server_balance, BALANCE_OPTIONS, enforcement_level)
 
 
-def policies() -> list:
+def policies() -> list[Policy]:
     return [tainted_policy(), gpu_driver_policy(), helm_pinned_policy(), tpu_topology_policy(),
             efa_placement_policy(), eks_gpu_ami_policy(), server_balance_policy()]

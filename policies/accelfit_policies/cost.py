@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from pulumi_policy import EnforcementLevel, ResourceValidationPolicy, StackValidationPolicy
+from pulumi_policy import Policy, EnforcementLevel, ResourceValidationPolicy, StackValidationPolicy
 
 from accelfit.buying import buying_model, buying_model_names
 from accelfit.cloudrules.aws.capacity_types import buying_of_capacity_type
@@ -244,7 +244,7 @@ def scale_to_zero_policy(enforcement_level: EnforcementLevel | None = None) -> R
                            check_scale_to_zero, SCALE_TO_ZERO_OPTIONS, enforcement_level)
 
 
-def policies(price_resources: PriceResources | None = None, catalog: Any = None) -> list:
+def policies(price_resources: PriceResources | None = None, catalog: Any = None) -> list[Policy]:
     return [budget_policy(price_resources, catalog), allow_list_policy(), max_accelerators_policy(), spot_policy(),
             autoscaling_policy(), scale_to_zero_policy()]
 

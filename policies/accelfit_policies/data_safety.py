@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from pulumi_policy import EnforcementLevel, ResourceValidationPolicy, StackValidationPolicy
+from pulumi_policy import Policy, EnforcementLevel, ResourceValidationPolicy, StackValidationPolicy
 
 from .framework import Settings, resource_policy, stack_policy
 from .security import GCS_BUCKET, S3_BUCKET
@@ -113,5 +113,5 @@ def lustre_policy(enforcement_level: EnforcementLevel | None = None) -> StackVal
                         check_lustre, LUSTRE_OPTIONS, enforcement_level)
 
 
-def policies() -> list:
+def policies() -> list[Policy]:
     return [versioned_policy(), bucket_protected_policy(), deletion_protection_policy(), lustre_policy()]

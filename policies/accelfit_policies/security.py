@@ -7,7 +7,7 @@ import ipaddress
 from collections.abc import Sequence
 from typing import Any
 
-from pulumi_policy import EnforcementLevel, ResourceValidationPolicy, StackValidationPolicy
+from pulumi_policy import Policy, EnforcementLevel, ResourceValidationPolicy, StackValidationPolicy
 from pulumi_policy.proxy import UnknownValueError
 
 from .framework import Settings, resource_policy, stack_policy
@@ -365,6 +365,6 @@ def encryption_policy(enforcement_level: EnforcementLevel | None = None) -> Reso
                            check_encryption, ENCRYPTION_OPTIONS, enforcement_level)
 
 
-def policies() -> list:
+def policies() -> list[Policy]:
     return [no_public_ips_policy(), private_control_plane_policy(), no_ssh_policy(), imdsv2_policy(),
             private_buckets_policy(), s3_safeguards_policy(), encryption_policy()]

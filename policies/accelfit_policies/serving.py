@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from pulumi_policy import EnforcementLevel, ResourceValidationPolicy
+from pulumi_policy import Policy, EnforcementLevel, ResourceValidationPolicy
 
 from .framework import Settings, resource_policy
 from .view import ResourceView, get, items
@@ -107,5 +107,5 @@ def images_pinned_policy(enforcement_level: EnforcementLevel | None = None) -> R
                            check_images_pinned, None, enforcement_level)
 
 
-def policies() -> list:
+def policies() -> list[Policy]:
     return [private_endpoint_policy(), images_pinned_policy()]

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from pulumi_policy import EnforcementLevel, ResourceValidationPolicy
+from pulumi_policy import Policy, EnforcementLevel, ResourceValidationPolicy
 
 from .framework import Settings, resource_policy
 from .nodes import node_group
@@ -124,5 +124,5 @@ def environment_label_policy(enforcement_level: EnforcementLevel | None = None) 
                            check_environment_label, ENVIRONMENT_OPTIONS, enforcement_level)
 
 
-def policies() -> list:
+def policies() -> list[Policy]:
     return [ownership_labels_policy(), environment_label_policy()]

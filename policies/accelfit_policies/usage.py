@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from accelfit.buying import buying_model
-from accelfit.catalog import Catalog, UnknownAcceleratorError, load_catalog
+from accelfit.catalog import Catalog, TpuSlice, UnknownAcceleratorError, load_catalog
 from accelfit.cloudrules.aws.capacity_types import buying_of_capacity_type
 from accelfit.clouds import all_clouds, hook
 
@@ -85,7 +85,7 @@ def gke_node_bounds(props: Any) -> tuple[int | None, int | None]:
     return fixed, fixed
 
 
-def tpu_slice_of_machine(machine_type: str, catalog: Catalog):
+def tpu_slice_of_machine(machine_type: str, catalog: Catalog) -> TpuSlice | None:
     """Any catalog slice whose GKE hosts use this machine type (for the generation and chips per host)."""
     for tpu_slice in catalog.tpu_slices:
         if tpu_slice.gke_machine_type == machine_type:
