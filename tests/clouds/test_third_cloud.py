@@ -31,15 +31,6 @@ STACK_FILE = Path(__file__).parent / "fakecloud_stack" / f"Pulumi.{STACK}.yaml"
 
 
 @pytest.fixture
-def third_cloud():
-    register(fake_cloud.CLOUD)
-    try:
-        yield fake_cloud.CLOUD
-    finally:
-        unregister(fake_cloud.CLOUD.name)
-
-
-@pytest.fixture
 def cloud_with_rows_in(tmp_path, monkeypatch):
     """The fake cloud registered with its rows in a private copy of its folder that a test may change, and a
     private active-catalog folder (its compiled cache); nothing cached is left behind for other tests."""

@@ -17,7 +17,6 @@ import pytest
 
 from accelfit.catalog import load_catalog
 from accelfit.cli.main import main
-from accelfit.clouds import register, unregister
 from accelfit.planner.planner import plan
 from accelfit.spec import WorkloadSpec
 from policies.accelfit_policies.nodes import node_group
@@ -31,15 +30,6 @@ ROOT = Path(__file__).parents[2]
 
 def _config(env: str) -> dict[str, Any]:
     return json.loads((ROOT / "policies" / "config" / f"{env}.json").read_text())
-
-
-@pytest.fixture
-def third_cloud():
-    register(fake_cloud.CLOUD)
-    try:
-        yield fake_cloud.CLOUD
-    finally:
-        unregister(fake_cloud.CLOUD.name)
 
 
 def _resources(environment: str = "staging") -> list[dict[str, Any]]:

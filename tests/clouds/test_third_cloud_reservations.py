@@ -23,15 +23,6 @@ from tests.clouds.test_third_cloud import STACK, _project
 RESERVATION = {"name": "fkr-000123", "zone": "fk-east1-b", "instance_type": fake_cloud.MACHINE_TYPE, "count": 2}
 
 
-@pytest.fixture
-def third_cloud():
-    register(fake_cloud.CLOUD)
-    try:
-        yield fake_cloud.CLOUD
-    finally:
-        unregister(fake_cloud.CLOUD.name)
-
-
 def _spec(**reservation: object) -> WorkloadSpec:
     return WorkloadSpec.model_validate(dict(
         name="third", kind="training", framework="pytorch", model={"parameters": "7B"},
