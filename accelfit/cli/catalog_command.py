@@ -4,6 +4,7 @@ what is priced; `accelfit catalog update` imports SkyPilot's catalog."""
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import click
@@ -28,8 +29,11 @@ class _CloudWithCatalog(click.Choice[str]):
         return tuple(cloud.name for cloud in all_clouds() if cloud.has_catalog)
 
     @choices.setter
-    def choices(self, value: object) -> None:  # click.Choice sets it once; the registry answers instead
-        pass
+    def choices(self, value: Sequence[str]) -> None:
+        # click.Choice.__init__ assigns the empty tuple given above; the registry answers from then on, so any other
+        # assignment is refused rather than silently lost.
+        if tuple(value):
+            raise AttributeError("the catalog's clouds come from the registry (Cloud.has_catalog)")
 
 
 @click.group(invoke_without_command=True)

@@ -12,11 +12,10 @@ import click
 from accelfit.errors import InputError, problem
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
     from accelfit.catalog.models import Catalog
     from accelfit.planner import Plan
     from accelfit.spec import Inventory
+    from accelfit.stackfile import StackFile
 
 
 @click.command()
@@ -82,7 +81,7 @@ def _owned_plan(spec_file: Path | None, stack_name: str | None, catalog: Catalog
     from accelfit.planner import Environment, NoFeasiblePlan
     from accelfit.stack_plan import plan_spec_fleet, plan_stack_fleet, single_view
 
-    plan_it: Callable[[], Plan]
+    stack: StackFile | None = None  # a spec file has no stack
     if stack_name is not None:
         from accelfit.stackfile import load_stack
 
@@ -91,20 +90,21 @@ def _owned_plan(spec_file: Path | None, stack_name: str | None, catalog: Catalog
             raise InputError([problem(str(stack.path), "--stack", "tco compares one workload's owned servers, and "
                                       "this stack holds a fleet", "run tco on one workload's spec file")])
         loaded, source = stack.workload, str(stack.path)
-        plan_it = lambda: single_view(*plan_stack_fleet(stack, catalog))[0]  # noqa: E731
     else:
         from accelfit.spec import load_workload
 
         assert spec_file is not None
         loaded, source = load_workload(spec_file), str(spec_file)
-        environment = Environment("dev", loaded.inventory)
-        plan_it = lambda: plan_spec_fleet(loaded.spec, catalog, environment).workloads[0].shown_plan()  # noqa: E731
     if loaded.inventory is None:
         raise InputError([problem(source, "placement.inventory", "tco compares owned servers against the cloud, "
                                   "and this workload lists no inventory of owned servers",
                                   "add placement.inventory: the file listing the servers (and their ownership:)")])
     try:
-        result = plan_it()
+        if stack is not None:
+            result, _ = single_view(*plan_stack_fleet(stack, catalog))
+        else:
+            fleet = plan_spec_fleet(loaded.spec, catalog, Environment("dev", loaded.inventory))
+            result = fleet.workloads[0].shown_plan()
     except NoFeasiblePlan as failure:
         raise InputError([problem(source, "placement", f"no feasible plan: {failure.message}",
                                   "run `accelfit plan` on it to see why")]) from None

@@ -47,8 +47,9 @@ CLOUD = Cloud(
     capacity_groups="node-label",
     node_pool_kind="managed node groups",
     zone_suffix=r"[a-z]\Z",
-    # A reservation (a Capacity Block too) is named by its EC2 Capacity Reservation id: cr- and 17 hex digits, 8 in
-    # older ids (https://docs.aws.amazon.com/AWSEC2/latest/APIReference/API_CapacityReservation.html).
+    # A reservation (a Capacity Block too) is named by its EC2 Capacity Reservation id, `cr-` and its identifier
+    # (API_CapacityReservation.html: CapacityReservationId); EC2 resource ids carry 17 characters after the hyphen,
+    # 8 in ids made before 2016-2018 (https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/resource-ids.html).
     reservation_name_pattern=r"cr-[0-9a-f]{8}([0-9a-f]{9})?\Z",
     reservation_name_rule="an EC2 Capacity Reservation id; give the id (cr- and 8 or 17 hex digits) from "
                           "`aws ec2 describe-capacity-reservations`",

@@ -348,3 +348,16 @@ def test_a_platform_without_a_cluster_plans_on_vms(cloud_variant):
     unregister(fake_cloud.CLOUD.name)
     cloud_variant(cluster_platform="", vm_platform="fake-gpu")
     assert runs_on_vms("fake-gpu")
+
+
+def test_the_catalog_cloud_choice_is_the_registrys_and_cannot_be_fixed():
+    """click.Choice assigns its choices once, empty; after that the registry answers, and a fixed list given later
+    is refused rather than silently ignored."""
+    import pytest
+
+    from accelfit.cli.catalog_command import _CloudWithCatalog
+
+    choice = _CloudWithCatalog()
+    assert choice.choices == ("gcp", "aws")
+    with pytest.raises(AttributeError, match="registry"):
+        choice.choices = ("gcp",)
